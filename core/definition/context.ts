@@ -1,0 +1,55 @@
+import type { RelatedRun } from '../domain/run.js';
+import type { WorkflowDefinition } from './workflow.js';
+
+/** Facts about the running workflow, the same on every engine. */
+export interface WorkflowInfo {
+  workflowId: string;
+  runId: string;
+  workflowName: string;
+  catalog: string;
+  firstRunId: string;
+  continuedFromRunId?: string;
+  parent?: RelatedRun;
+  root?: RelatedRun;
+  startedAt: Date;
+}
+
+export interface WebhookRequest {
+  /** Where to POST the request before waiting (decisions.md: "The call a workflow sends to a webhook target"). */
+  url?: string;
+  /** The `payload` field of that call. */
+  payload?: unknown;
+  /** Give up waiting after this long and fail with WebhookTimeoutError. */
+  timeoutMs?: number;
+}
+
+export interface ChildWorkflowOptions {
+  /** Defaults to `<parent workflowId>/<child workflow name>-<n>`: unique per call, stable across replays. */
+  workflowId?: string;
+  /** Defaults to the parent's catalog. */
+  catalog?: string;
+}
+
+/**
+ * What a workflow function can do besides calling steps. It is handed to the workflow function, not imported,
+ * so the same workflow module runs on any engine without a global dispatcher.
+ */
+export interface WorkflowContext {
+  readonly info: WorkflowInfo;
+  /** True once a stop (cancel) was requested for this run. */
+  readonly cancellationRequested: boolean;
+  /** A durable timer. */
+  sleep(ms: number): Promise<void>;
+  /** Optionally POSTs to a webhook target, then waits for the reply sent through POST /workflow/feedback. */
+  waitForWebhook<T = unknown>(request?: WebhookRequest): Promise<T>;
+  /** Ends this run as continued_as_new and starts a fresh run of the same workflow with `input`. */
+  continueAsNew(input: unknown): Promise<never>;
+  /** Runs another workflow as a child and waits for its output. */
+  executeChild<O = unknown>(
+    workflow: WorkflowDefinition<any, O> | string,
+    input: unknown,
+    options?: ChildWorkflowOptions,
+  ): Promise<O>;
+  /** Runs `fn` shielded from cancellation: the place for clean-up steps after a stop. */
+  nonCancellable<T>(fn: () => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,89 @@
+import type { SerializedFailure } from '../domain/run.js';
+
+/**
+ * Errors a workflow author meets. Both engines raise exactly these inside workflow code, so a `catch` written
+ * against them works the same on the memory engine and on Temporal.
+ */
+
+/** Thrown by a step to fail at once, without retries. */
+export class NonRetryableError extends Error {
+  override name = 'NonRetryableError';
+  readonly nonRetryable = true;
+}
+
+/** Raised inside a workflow whose run was asked to stop (cancel). Let it propagate to end the run as cancelled. */
+export class CancelledError extends Error {
+  override name = 'CancelledError';
+  constructor(message = 'Workflow cancelled') {
+    super(message);
+  }
+}
+
+/** A step failed after its retries; `failure` is the original error of its last attempt. */
+export class StepFailedError extends Error {
+  override name = 'StepFailedError';
+  constructor(
+    readonly activityType: string,
+    readonly failure: SerializedFailure,
+  ) {
+    super(`Step ${activityType} failed: ${failure.message}`);
+  }
+}
+
+/** A child workflow ended in a status other than completed. */
+export class ChildWorkflowFailedError extends Error {
+  override name = 'ChildWorkflowFailedError';
+  constructor(
+    readonly childWorkflowId: string,
+    readonly childRunId: string,
+    readonly status: string,
+    readonly failure: SerializedFailure | null,
+  ) {
+    super(`Child workflow ${childWorkflowId} ended ${status}${failure ? `: ${failure.message}` : ''}`);
+  }
+}
+
+/** A webhook wait with a time limit got no reply in time. */
+export class WebhookTimeoutError extends Error {
+  override name = 'WebhookTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`No webhook reply arrived within ${timeoutMs} ms`);
+  }
+}
+
+/** The workflow code did not call the same steps in the same order when a run was replayed after a reset. */
+export class NondeterminismError extends Error {
+  override name = 'NondeterminismError';
+}
+
+const MAX_CAUSE_DEPTH = 5;
+
+/** Serialises anything thrown into the engine-neutral failure shape: class name and message, never a stack. */
+export function serializeFailure(error: unknown, depth = 0): SerializedFailure {
+  if (error instanceof StepFailedError) {
+    return { ...error.failure, activityType: error.activityType };
+  }
+  if (error instanceof ChildWorkflowFailedError && error.failure) {
+    return { ...error.failure };
+  }
+  if (error instanceof Error) {
+    const failure: SerializedFailure = { name: error.name || 'Error', message: error.message };
+    const nonRetryable = (error as { nonRetryable?: unknown }).nonRetryable;
+    if (typeof nonRetryable === 'boolean') failure.retryable = !nonRetryable;
+    if (error.cause !== undefined && depth < MAX_CAUSE_DEPTH) failure.cause = serializeFailure(error.cause, depth + 1);
+    return failure;
+  }
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    const { name, message } = error as { name?: unknown; message: string };
+    return { name: typeof name === 'string' ? name : 'Error', message };
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+/** Rebuilds a throwable from a serialized failure, keeping its original name. */
+export function failureToError(failure: SerializedFailure): Error {
+  const error = new Error(failure.message);
+  error.name = failure.name;
+  if (failure.retryable === false) (error as Error & { nonRetryable?: boolean }).nonRetryable = true;
+  return error;
+}

@@ -1,0 +1,15 @@
+/** The authoring API: what a workflow file imports from `flowgate`. Nothing here touches Node or an engine. */
+export { workflow, isWorkflowDefinition, type WorkflowDefinition, type WorkflowSpec } from './workflow.js';
+export { step, type StepSpec } from './step.js';
+export { evaluator } from './evaluator.js';
+export { isActivity, type Activity, type ActivityDefinition } from './activity.js';
+export type { WorkflowContext, WorkflowInfo, WebhookRequest, ChildWorkflowOptions } from './context.js';
+export type { RetryPolicy } from './retry.js';
+export {
+  NonRetryableError,
+  CancelledError,
+  StepFailedError,
+  ChildWorkflowFailedError,
+  WebhookTimeoutError,
+  NondeterminismError,
+} from './failures.js';

@@ -1,0 +1,35 @@
+import { NonRetryableError } from './failures.js';
+import type { ActivityDefinition } from './activity.js';
+
+/** Validation failures are not worth retrying: the same input fails the same way. */
+export class StepInputValidationError extends NonRetryableError {
+  override name = 'StepInputValidationError';
+}
+export class StepOutputValidationError extends NonRetryableError {
+  override name = 'StepOutputValidationError';
+}
+
+/** One attempt of a step: validate input, call it, validate output. Used by every engine. */
+export async function runActivity(activity: ActivityDefinition, input: unknown): Promise<unknown> {
+  let checkedInput = input;
+  if (activity.inputSchema) {
+    const parsed = activity.inputSchema.safeParse(input);
+    if (!parsed.success) {
+      throw new StepInputValidationError(`Invalid input for ${activity.kind} ${activity.name}: ${summarise(parsed.error.issues)}`);
+    }
+    checkedInput = parsed.data;
+  }
+  const output = await activity.fn(checkedInput);
+  if (activity.outputSchema) {
+    const parsed = activity.outputSchema.safeParse(output);
+    if (!parsed.success) {
+      throw new StepOutputValidationError(`Invalid output of ${activity.kind} ${activity.name}: ${summarise(parsed.error.issues)}`);
+    }
+    return parsed.data;
+  }
+  return output;
+}
+
+function summarise(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+}

@@ -1,0 +1,48 @@
+import type { z } from 'zod';
+import type { WorkflowContext } from './context.js';
+import { assertDefinitionName } from './names.js';
+
+export interface WorkflowDefinition<I = unknown, O = unknown> {
+  readonly kind: 'workflow';
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: z.ZodType<I>;
+  readonly outputSchema: z.ZodType<O>;
+  readonly fn: (input: I, ctx: WorkflowContext) => Promise<O>;
+  /** A run still open after this long ends as timed_out. */
+  readonly runTimeoutMs: number | undefined;
+}
+
+export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType> {
+  name: string;
+  description: string;
+  inputSchema: IS;
+  outputSchema: OS;
+  fn: (input: z.output<IS>, ctx: WorkflowContext) => Promise<z.input<OS>>;
+  runTimeoutMs?: number;
+}
+
+/** Defines a workflow. The module that calls this should import its steps, not define them (see docs/authoring.md). */
+export function workflow<IS extends z.ZodType, OS extends z.ZodType>(
+  spec: WorkflowSpec<IS, OS>,
+): WorkflowDefinition<z.output<IS>, z.output<OS>> {
+  assertDefinitionName('workflow', spec.name);
+  if (typeof spec.fn !== 'function') throw new TypeError(`workflow ${spec.name}: fn must be a function`);
+  if (!spec.inputSchema || !spec.outputSchema) throw new TypeError(`workflow ${spec.name}: inputSchema and outputSchema are required`);
+  if (spec.runTimeoutMs !== undefined && !(spec.runTimeoutMs > 0)) {
+    throw new RangeError(`workflow ${spec.name}: runTimeoutMs must be a positive number`);
+  }
+  return Object.freeze({
+    kind: 'workflow',
+    name: spec.name,
+    description: spec.description ?? '',
+    inputSchema: spec.inputSchema as unknown as z.ZodType<z.output<IS>>,
+    outputSchema: spec.outputSchema as unknown as z.ZodType<z.output<OS>>,
+    fn: spec.fn as WorkflowDefinition<z.output<IS>, z.output<OS>>['fn'],
+    runTimeoutMs: spec.runTimeoutMs,
+  });
+}
+
+export function isWorkflowDefinition(value: unknown): value is WorkflowDefinition {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'workflow';
+}

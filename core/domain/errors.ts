@@ -1,0 +1,81 @@
+/**
+ * Domain errors. Each has a stable `name` (the `error` field of response bodies), structured fields and a
+ * reliable `instanceof`. Status codes are not decided here: adapters/http maps names to statuses in one table.
+ */
+export interface ErrorDetails {
+  workflowId?: string;
+  runId?: string;
+  /** Seconds a client should wait before retrying (becomes `Retry-After`). */
+  retryAfterSeconds?: number;
+  /** Schema-validation issues (ValidationError only). */
+  issues?: readonly ValidationIssue[];
+  cause?: unknown;
+}
+
+export interface ValidationIssue {
+  code: string;
+  path: (string | number)[];
+  message: string;
+  [key: string]: unknown;
+}
+
+export abstract class FlowgateError extends Error {
+  abstract override readonly name: string;
+  readonly workflowId: string | undefined;
+  readonly runId: string | undefined;
+  readonly retryAfterSeconds: number | undefined;
+  readonly issues: readonly ValidationIssue[] | undefined;
+
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.workflowId = details.workflowId;
+    this.runId = details.runId;
+    this.retryAfterSeconds = details.retryAfterSeconds;
+    this.issues = details.issues;
+  }
+}
+
+export type FlowgateErrorClass<N extends string> = (new (message: string, details?: ErrorDetails) => FlowgateError & {
+  readonly name: N;
+}) & { readonly errorName: N };
+
+/** Makes a named error class; one line per error type instead of a copy-pasted class each. */
+export function defineError<const N extends string>(errorName: N): FlowgateErrorClass<N> {
+  const errorClass = class extends FlowgateError {
+    static readonly errorName = errorName;
+    override readonly name = errorName;
+  };
+  Object.defineProperty(errorClass, 'name', { value: errorName });
+  return errorClass as unknown as FlowgateErrorClass<N>;
+}
+
+// The spec's six names.
+export const ValidationError = defineError('ValidationError');
+export const WorkflowNotFoundError = defineError('WorkflowNotFoundError');
+export const UnsupportedWorkflowError = defineError('UnsupportedWorkflowError');
+export const WorkflowExecutionTimedOutError = defineError('WorkflowExecutionTimedOutError');
+export const WorkflowNotCompletedError = defineError('WorkflowNotCompletedError');
+export const CatalogNotAvailableError = defineError('CatalogNotAvailableError');
+
+// decisions.md's additions.
+export const UnauthorizedError = defineError('UnauthorizedError');
+export const NotFoundError = defineError('NotFoundError');
+export const MethodNotAllowedError = defineError('MethodNotAllowedError');
+export const WorkflowAlreadyStartedError = defineError('WorkflowAlreadyStartedError');
+export const StepNotFoundError = defineError('StepNotFoundError');
+export const StepNotCompletedError = defineError('StepNotCompletedError');
+export const WorkflowClosedError = defineError('WorkflowClosedError');
+export const TraceNotFoundError = defineError('TraceNotFoundError');
+export const PayloadTooLargeError = defineError('PayloadTooLargeError');
+export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError');
+export const GoneError = defineError('GoneError');
+
+// Failures of the engine itself (a dead connection, a timeout talking to it): 500 without leaking the cause,
+// or 503 when the engine says it is temporarily unavailable.
+export const EngineError = defineError('EngineError');
+export const EngineUnavailableError = defineError('EngineUnavailableError');
+
+/** `CatalogNotAvailableError` comes in two flavours (decisions.md): unknown catalog (404) and no live worker (503). */
+export function isCatalogTemporarilyUnavailable(error: FlowgateError): boolean {
+  return error.name === CatalogNotAvailableError.errorName && error.retryAfterSeconds !== undefined;
+}

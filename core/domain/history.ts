@@ -1,0 +1,39 @@
+/** Engine-neutral history event types (decisions.md). Engines may add others; they are documented in docs/api.md. */
+export const HISTORY_EVENT_TYPES = [
+  'workflow_started',
+  'step_scheduled',
+  'step_started',
+  'step_completed',
+  'step_failed',
+  'timer_started',
+  'timer_fired',
+  'signal_received',
+  'child_started',
+  'child_completed',
+  'child_failed',
+  'workflow_completed',
+  'workflow_failed',
+  'workflow_cancel_requested',
+  'workflow_cancelled',
+  'workflow_terminated',
+  'workflow_timed_out',
+  'workflow_continued_as_new',
+  'workflow_reset',
+] as const;
+
+export type HistoryEventType = (typeof HISTORY_EVENT_TYPES)[number];
+
+export interface HistoryEvent {
+  /** Positive, increasing within a run; the SSE `id:` of the event. */
+  eventId: number;
+  type: HistoryEventType | (string & {});
+  /** ISO 8601 UTC. */
+  time: string;
+  stepName?: string;
+  attributes: Record<string, unknown>;
+}
+
+export interface HistoryPage {
+  events: HistoryEvent[];
+  nextPageToken: string | null;
+}

@@ -1,0 +1,31 @@
+import { ValidationError } from './errors.js';
+
+const MAX_WORKFLOW_ID_LENGTH = 1000;
+// C0 controls, DEL and C1 controls.
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** decisions.md: 1 to 1000 characters, no control characters. Returns a reason when invalid. */
+export function workflowIdProblem(value: string): string | undefined {
+  if (value.length === 0) return 'workflowId must not be empty';
+  if (value.length > MAX_WORKFLOW_ID_LENGTH) return `workflowId must be at most ${MAX_WORKFLOW_ID_LENGTH} characters`;
+  if (CONTROL_CHARACTER.test(value)) return 'workflowId must not contain control characters';
+  return undefined;
+}
+
+/** Both engines use UUID run ids (Temporal's format). */
+export function runIdProblem(value: string): string | undefined {
+  return UUID.test(value) ? undefined : 'runId must be a UUID';
+}
+
+export function assertWorkflowId(value: string): string {
+  const problem = workflowIdProblem(value);
+  if (problem) throw new ValidationError(problem, { issues: [{ code: 'invalid_workflow_id', path: ['workflowId'], message: problem }] });
+  return value;
+}
+
+export function assertRunId(value: string): string {
+  const problem = runIdProblem(value);
+  if (problem) throw new ValidationError(problem, { issues: [{ code: 'invalid_run_id', path: ['runId'], message: problem }] });
+  return value;
+}

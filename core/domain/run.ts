@@ -1,0 +1,60 @@
+import type { RunStatus } from './status.js';
+
+/** Points at a workflow execution: a pinned run, or the latest run of the id when `runId` is absent. */
+export interface RunRef {
+  workflowId: string;
+  runId?: string;
+}
+
+export interface PinnedRunRef {
+  workflowId: string;
+  runId: string;
+}
+
+export interface RelatedRun {
+  workflowId: string;
+  runId: string;
+  namespace?: string;
+}
+
+/** What the engine knows about one run, independent of the engine. */
+export interface RunDescription {
+  workflowId: string;
+  runId: string;
+  workflowName: string;
+  catalog: string;
+  status: RunStatus;
+  startedAt: Date;
+  closedAt: Date | null;
+  /** First run of the continue-as-new chain (the run itself when it starts a chain). */
+  firstRunId: string;
+  continuedFromRunId?: string;
+  parent?: RelatedRun;
+  root?: RelatedRun;
+}
+
+/**
+ * A failure as it crosses engine boundaries: the original error class name and message, never a stack.
+ * `activityType` (workflowName#stepName) is set when the failure originated in a step.
+ */
+export interface SerializedFailure {
+  name: string;
+  message: string;
+  activityType?: string;
+  retryable?: boolean | null;
+  cause?: SerializedFailure;
+}
+
+/** A closed run: its description plus what it produced. */
+export interface RunOutcome {
+  run: RunDescription;
+  output: unknown;
+  failure: SerializedFailure | null;
+}
+
+export interface StartCommand {
+  workflowName: string;
+  catalog: string;
+  workflowId: string;
+  input: unknown;
+}

@@ -1,0 +1,42 @@
+import type { SerializedFailure } from './run.js';
+
+export type ActivityKind = 'step' | 'evaluator' | 'internal_step';
+
+/** One step of a trace (decisions.md, Trace log). */
+export interface TraceStep {
+  name: string;
+  kind: ActivityKind;
+  input: unknown;
+  output: unknown;
+  error: SerializedFailure | null;
+  startedAt: string;
+  endedAt: string | null;
+  attempt: number;
+}
+
+/** The content of a trace file. */
+export interface TraceRecord {
+  workflowId: string;
+  runId: string;
+  workflowName: string;
+  input: unknown;
+  output: unknown;
+  error: SerializedFailure | null;
+  startedAt: string;
+  closedAt: string | null;
+  steps: TraceStep[];
+}
+
+/** Where a run's trace is; a destination that does not exist is absent, never null. */
+export interface TraceDestinations {
+  local?: string;
+  remote?: string;
+}
+
+/** What identifies a run's trace in every store. */
+export interface TraceKey {
+  workflowName: string;
+  workflowId: string;
+  runId: string;
+  startedAt: Date;
+}

@@ -1,0 +1,82 @@
+import type { CatalogDescription } from '../core/domain/catalog.js';
+import type { HistoryEvent, HistoryPage } from '../core/domain/history.js';
+import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../core/domain/run.js';
+import type { RunStatus } from '../core/domain/status.js';
+import { token } from './token.js';
+
+export interface ListRunsQuery {
+  workflowName?: string;
+  catalog?: string;
+  status?: RunStatus;
+  /** 1..1000 */
+  limit: number;
+  pageToken?: string;
+}
+
+export interface RunList {
+  /** Newest first. */
+  runs: RunDescription[];
+  nextPageToken: string | null;
+}
+
+export interface HistoryPageQuery {
+  /** 1..200 */
+  pageSize: number;
+  pageToken?: string;
+}
+
+export interface AwaitOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * The workflow engine as the core needs it. Implementations: adapters/memory (in-process) and adapters/temporal.
+ *
+ * Errors: implementations throw the core's named errors (WorkflowNotFoundError for an unknown id or run,
+ * WorkflowClosedError, WorkflowAlreadyStartedError, StepNotFoundError, StepNotCompletedError, WorkflowNotCompletedError,
+ * ValidationError for a bad page token, EngineError / EngineUnavailableError for the engine itself); nothing
+ * engine-specific crosses this port.
+ */
+export interface WorkflowEngine {
+  /** `memory` or `temporal`: reported by /ready. */
+  readonly kind: string;
+
+  /** Starts a run. The catalog and workflow type have already been checked by the caller. */
+  start(command: StartCommand): Promise<RunDescription>;
+  /**
+   * Waits for the run to close, following continue-as-new to the last run of the chain. Resolves `undefined` when
+   * `timeoutMs` passes first (the run keeps going).
+   */
+  awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined>;
+  describe(run: RunRef): Promise<RunDescription>;
+  /** The outcome of a closed run; WorkflowNotCompletedError while it is open. */
+  getOutcome(run: RunRef): Promise<RunOutcome>;
+  /** The input the pinned run was started with. */
+  getInput(run: PinnedRunRef): Promise<unknown>;
+  historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }>;
+  /**
+   * Every event after `afterEventId`, then new ones as they happen; ends after the run's closing event. Stops early
+   * when `signal` aborts. Must not busy-poll.
+   */
+  followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent>;
+  listRuns(query: ListRunsQuery): Promise<RunList>;
+
+  /** Requests cancellation (cleanup allowed); resolves with the run it was sent to. */
+  cancel(run: RunRef): Promise<RunDescription>;
+  terminate(run: RunRef, reason: string): Promise<RunDescription>;
+  /** Resets the run to just after the last completion of `stepName`; returns the new run. */
+  reset(run: RunRef, stepName: string, reason: string): Promise<PinnedRunRef>;
+  /** Delivers a webhook reply to the latest run of `workflowId`, buffered until the run waits for it. */
+  deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef>;
+
+  /** A catalog's published contents, or `undefined` when the engine has never seen it. */
+  describeCatalog(catalog: string): Promise<CatalogDescription | undefined>;
+  /** Names of every catalog that publishes a workflow type of this name. */
+  catalogsWithWorkflow(workflowName: string): Promise<string[]>;
+
+  /** Resolves when the engine answers a cheap call; rejects otherwise. Honors `signal`. */
+  health(signal: AbortSignal): Promise<void>;
+}
+
+export const WORKFLOW_ENGINE = token<WorkflowEngine>('WorkflowEngine');

@@ -1,0 +1,23 @@
+import type { TraceKey, TraceRecord } from '../core/domain/trace.js';
+import { token } from './token.js';
+
+/**
+ * One place traces are kept: the local directory (adapters/fs) or an object store (adapters/s3). A run's trace is
+ * identified by its TraceKey in every store; a location is the store's own address of it (a path, an s3:// URI).
+ */
+export interface TraceStore {
+  readonly kind: 'local' | 'remote';
+  /** Writes the trace; resolves with its location. */
+  write(key: TraceKey, trace: TraceRecord): Promise<string>;
+  /** The location of an existing trace, or `undefined` when there is none. */
+  locate(key: TraceKey): Promise<string | undefined>;
+  /** The trace at a location this store returned, or `undefined` when it is gone. */
+  read(location: string): Promise<TraceRecord | undefined>;
+}
+
+export interface TraceStores {
+  local?: TraceStore;
+  remote?: TraceStore;
+}
+
+export const TRACE_STORES = token<TraceStores>('TraceStores');
