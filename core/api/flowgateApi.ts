@@ -1,0 +1,28 @@
+import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefView, TerminateView, InputView,
+  RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView } from './views.js';
+import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest } from './requests.js';
+import type { PinnedRunRef, RunRef } from '../domain/run.js';
+
+/**
+ * Every use case, bound to its ports. This is what a transport (adapters/http) calls; it can also be embedded in
+ * another server. Methods throw the named errors of core/domain/errors.ts.
+ */
+export interface FlowgateApi {
+  /** Starts and waits up to `timeoutSeconds`; WorkflowExecutionTimedOutError (with workflowId and runId) after that. */
+  runSync(request: RunSyncRequest, version: ResultVersion): Promise<WorkflowResult>;
+  start(request: StartRequest): Promise<StartView>;
+  listWorkflows(catalog: string | undefined): Promise<WorkflowListView>;
+  sendFeedback(workflowId: string, payload: unknown): Promise<RunRefView>;
+  stop(run: RunRef): Promise<RunRefView>;
+  terminate(run: RunRef, reason: string | undefined): Promise<TerminateView>;
+  reset(run: RunRef, stepName: string, reason: string | undefined): Promise<RunRefView>;
+  getResult(run: RunRef, version: ResultVersion): Promise<WorkflowResult>;
+  getStatus(run: RunRef): Promise<RunStatusView>;
+  getInput(run: RunRef): Promise<InputView>;
+  listRuns(request: ListRunsRequest): Promise<RunListView>;
+  historyPage(run: RunRef, request: HistoryPageRequest): Promise<HistoryPageView>;
+  /** Resolves once the run is found (so a 404 can still be answered before any event is sent). */
+  historyStream(run: RunRef, request: HistoryStreamRequest): Promise<AsyncIterable<HistoryStreamItem>>;
+  fetchTrace(run: PinnedRunRef): Promise<TraceLogView>;
+  readiness(): Promise<ReadinessView>;
+}

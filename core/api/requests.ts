@@ -1,0 +1,34 @@
+import type { RunStatus } from '../domain/status.js';
+
+/** What identifies a workflow to start. `catalog` already has the deprecated `taskQueue` alias folded in. */
+export interface StartRequest {
+  workflowName: string;
+  input: unknown;
+  workflowId?: string;
+  catalog?: string;
+}
+
+export interface RunSyncRequest extends StartRequest {
+  /** Seconds; validated by the caller against RUN_TIMEOUT_MAX_SECONDS. */
+  timeoutSeconds: number;
+}
+
+export interface ListRunsRequest {
+  workflowName?: string;
+  catalog?: string;
+  status?: RunStatus;
+  limit: number;
+  pageToken?: string;
+}
+
+export interface HistoryPageRequest {
+  pageSize: number;
+  pageToken?: string;
+}
+
+export interface HistoryStreamRequest {
+  /** Resume after this event id (SSE `Last-Event-ID`). */
+  lastEventId?: number;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}

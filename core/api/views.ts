@@ -1,0 +1,102 @@
+import type { HistoryEvent } from '../domain/history.js';
+import type { RunStatus, TerminalStatus } from '../domain/status.js';
+import type { SerializedFailure } from '../domain/run.js';
+import type { TraceDestinations, TraceRecord } from '../domain/trace.js';
+
+/** Status response, run-list item and history metadata (decisions.md). Times are ISO 8601 UTC. */
+export interface RunStatusView {
+  workflowId: string;
+  runId: string;
+  workflowName: string;
+  catalog: string;
+  status: RunStatus;
+  startedAt: string;
+  closedAt: string | null;
+}
+
+/** Workflow result, version 2: exactly these keys. */
+export interface WorkflowResultV2 {
+  v: '2';
+  workflowId: string;
+  runId: string | null;
+  status: TerminalStatus;
+  input: unknown;
+  output: unknown;
+  trace: TraceDestinations | null;
+  error: SerializedFailure | null;
+}
+
+export interface LegacyErrorDetails {
+  message: string | null;
+  name: string | null;
+  retryable: boolean | null;
+  activityId: string | null;
+  cause: Record<string, unknown> | null;
+}
+
+/** Workflow result, legacy (deprecated): exactly these keys. */
+export interface WorkflowResultLegacy {
+  workflowId: string;
+  runId: string | null;
+  status: TerminalStatus;
+  input: unknown;
+  output: unknown;
+  trace: { destinations: TraceDestinations } | null;
+  error: string | null;
+  errorDetails: LegacyErrorDetails | null;
+}
+
+export type ResultVersion = '2' | 'legacy';
+export type WorkflowResult = WorkflowResultV2 | WorkflowResultLegacy;
+
+export interface StartView {
+  workflowId: string;
+  runId: string;
+  status: 'running';
+}
+
+export interface RunRefView {
+  workflowId: string;
+  runId: string;
+}
+
+export interface TerminateView {
+  terminated: true;
+  workflowId: string;
+  runId: string;
+}
+
+export interface InputView {
+  workflowId: string;
+  runId: string;
+  input: unknown;
+}
+
+export interface RunListView {
+  runs: RunStatusView[];
+  nextPageToken: string | null;
+}
+
+export interface HistoryPageView {
+  workflow: RunStatusView;
+  events: HistoryEvent[];
+  nextPageToken: string | null;
+}
+
+/** One item of a history stream; the HTTP adapter frames these as server-sent events. */
+export type HistoryStreamItem =
+  | { event: 'workflow'; data: RunStatusView }
+  | { event: 'history'; id: number; data: HistoryEvent }
+  | { event: 'done'; data: { status: RunStatus } };
+
+export type TraceLogView =
+  | { source: 'remote'; runId: string; data: TraceRecord }
+  | { source: 'local'; runId: string; localPath: string; data?: TraceRecord };
+
+export type ReadinessView =
+  | { status: 'ready'; engine: string }
+  | { status: 'unavailable'; engine: string; message: string };
+
+export interface WorkflowListView {
+  workflows: { name: string; description: string }[];
+}

@@ -1,0 +1,37 @@
+import type { FlowgateApi } from './api/flowgateApi.js';
+import type { CoreDeps } from './useCases/deps.js';
+import { runSync } from './useCases/runSync.js';
+import { start } from './useCases/start.js';
+import { listWorkflows } from './useCases/listWorkflows.js';
+import { sendFeedback } from './useCases/sendFeedback.js';
+import { stop } from './useCases/stop.js';
+import { terminate } from './useCases/terminate.js';
+import { reset } from './useCases/reset.js';
+import { getResult } from './useCases/getResult.js';
+import { getStatus } from './useCases/getStatus.js';
+import { getInput } from './useCases/getInput.js';
+import { listRuns } from './useCases/listRuns.js';
+import { historyPage, historyStream } from './useCases/history.js';
+import { fetchTrace } from './useCases/fetchTrace.js';
+import { readiness } from './useCases/readiness.js';
+
+/** Binds every use case to its ports. */
+export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
+  return {
+    runSync: (request, version) => runSync(deps, request, version),
+    start: (request) => start(deps, request),
+    listWorkflows: (catalog) => listWorkflows(deps, catalog),
+    sendFeedback: (workflowId, payload) => sendFeedback(deps, workflowId, payload),
+    stop: (run) => stop(deps, run),
+    terminate: (run, reason) => terminate(deps, run, reason),
+    reset: (run, stepName, reason) => reset(deps, run, stepName, reason),
+    getResult: (run, version) => getResult(deps, run, version),
+    getStatus: (run) => getStatus(deps, run),
+    getInput: (run) => getInput(deps, run),
+    listRuns: (request) => listRuns(deps, request),
+    historyPage: (run, request) => historyPage(deps, run, request),
+    historyStream: (run, request) => historyStream(deps, run, request),
+    fetchTrace: (run) => fetchTrace(deps, run),
+    readiness: () => readiness(deps),
+  };
+}

@@ -1,0 +1,16 @@
+import type { WorkflowEngine } from '../../ports/engine.js';
+import type { TraceStores } from '../../ports/traceStore.js';
+import type { Clock } from '../../ports/clock.js';
+import type { IdGenerator } from '../../ports/ids.js';
+import type { Logger } from '../../ports/logger.js';
+
+/** The ports every use case draws from. Each use case takes only what it needs (a Pick of this). */
+export interface CoreDeps {
+  engine: WorkflowEngine;
+  traces: TraceStores;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  /** Catalog used when a request names none (DEFAULT_CATALOG). */
+  defaultCatalog: string;
+}

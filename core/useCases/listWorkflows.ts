@@ -1,0 +1,14 @@
+import type { WorkflowListView } from '../api/views.js';
+import { CatalogNotAvailableError } from '../domain/errors.js';
+import type { CoreDeps } from './deps.js';
+
+/** What a catalog publishes. Answered from the engine's catalog registry, so it works while workers are busy or down. */
+export async function listWorkflows(
+  deps: Pick<CoreDeps, 'engine' | 'defaultCatalog'>,
+  catalogName: string | undefined,
+): Promise<WorkflowListView> {
+  const name = catalogName ?? deps.defaultCatalog;
+  const catalog = await deps.engine.describeCatalog(name);
+  if (!catalog) throw new CatalogNotAvailableError(`Catalog "${name}" is unknown to the engine`);
+  return { workflows: catalog.workflows.map(({ name: workflowName, description }) => ({ name: workflowName, description })) };
+}

@@ -1,0 +1,35 @@
+import type { WorkflowTypeInfo } from '../domain/catalog.js';
+import { CatalogNotAvailableError, UnsupportedWorkflowError, WorkflowNotFoundError } from '../domain/errors.js';
+import type { CoreDeps } from './deps.js';
+
+/** Seconds a client should wait before asking a catalog without workers again. */
+export const CATALOG_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Finds a workflow type in a catalog, telling apart the cases decisions.md maps to different statuses: unknown
+ * catalog, type in no catalog, type only in another catalog, and a catalog whose worker is not running.
+ */
+export async function resolveWorkflowType(
+  deps: Pick<CoreDeps, 'engine'>,
+  workflowName: string,
+  catalogName: string,
+): Promise<WorkflowTypeInfo> {
+  const catalog = await deps.engine.describeCatalog(catalogName);
+  if (!catalog) throw new CatalogNotAvailableError(`Catalog "${catalogName}" is unknown to the engine`);
+  const type = catalog.workflows.find((workflow) => workflow.name === workflowName);
+  if (!type) {
+    const elsewhere = await deps.engine.catalogsWithWorkflow(workflowName);
+    if (elsewhere.length > 0) {
+      throw new UnsupportedWorkflowError(
+        `Workflow "${workflowName}" is not in catalog "${catalogName}"; it is in: ${elsewhere.join(', ')}`,
+      );
+    }
+    throw new WorkflowNotFoundError(`Workflow "${workflowName}" is not registered in any catalog`);
+  }
+  if (!catalog.available) {
+    throw new CatalogNotAvailableError(`No worker serves catalog "${catalogName}" right now; retry shortly`, {
+      retryAfterSeconds: CATALOG_RETRY_AFTER_SECONDS,
+    });
+  }
+  return type;
+}
