@@ -1,0 +1,1 @@
+export { FsTraceStore, type FsTraceStoreOptions } from './fsTraceStore.js';

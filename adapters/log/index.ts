@@ -1,0 +1,1 @@
+export { JsonLogger, type JsonLoggerOptions, type LogLevel } from './jsonLogger.js';

@@ -1,0 +1,48 @@
+import { createHmac } from 'node:crypto';
+import { NonRetryableError } from '../../core/definition/failures.js';
+import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
+
+export interface FetchWebhookSenderOptions {
+  /** WEBHOOK_SIGNING_SECRET: when set, calls carry `X-Flowgate-Signature` and `X-Flowgate-Timestamp`. */
+  signingSecret?: string;
+  /** Deadline of one call. @default 10000 */
+  timeoutMs?: number;
+  /** Epoch seconds for the timestamp header. @default Date.now()/1000 */
+  nowSeconds?: () => number;
+}
+
+/** The HMAC decisions.md prescribes: hex SHA-256 over `<timestamp>.<raw body>`. */
+export function webhookSignature(secret: string, timestamp: number, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** POSTs the webhook call with the global fetch (undici). 5xx and network errors are retried by the engine; 4xx are not. */
+export class FetchWebhookSender implements WebhookSender {
+  private readonly timeoutMs: number;
+  private readonly nowSeconds: () => number;
+
+  constructor(private readonly options: FetchWebhookSenderOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    if (!(this.timeoutMs > 0)) throw new RangeError('FetchWebhookSender: options.timeoutMs must be positive');
+    this.nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  async send(call: WebhookCall): Promise<void> {
+    const body = JSON.stringify({
+      workflowId: call.workflowId,
+      runId: call.runId,
+      workflowName: call.workflowName,
+      payload: call.payload ?? null,
+    });
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': call.idempotencyKey };
+    if (this.options.signingSecret) {
+      const timestamp = this.nowSeconds();
+      headers['x-flowgate-timestamp'] = String(timestamp);
+      headers['x-flowgate-signature'] = webhookSignature(this.options.signingSecret, timestamp, body);
+    }
+    const response = await fetch(call.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    await response.body?.cancel();
+    if (response.status >= 500) throw new Error(`webhook target answered ${response.status}`);
+    if (response.status >= 400) throw new NonRetryableError(`webhook target refused the call with ${response.status}`);
+  }
+}

@@ -1,0 +1,1 @@
+export { FetchWebhookSender, webhookSignature, type FetchWebhookSenderOptions } from './fetchWebhookSender.js';

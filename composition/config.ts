@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
+const positiveInt = z.coerce.number().int().positive();
+const optionalSecret = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value === '' ? undefined : value));
+
+/** Every environment variable flowgate reads (decisions.md, Configuration), with its default. */
+export const envSchema = z
+  .object({
+    NODE_ENV: z.string().optional(),
+    API_AUTH_TOKEN: optionalSecret,
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+    ENGINE: z.enum(['memory']).optional(),
+    TEMPORAL_ADDRESS: z.string().optional(),
+    DEFAULT_CATALOG: z.string().min(1).max(200).default('main'),
+    MAX_RESULT_BYTES: positiveInt.default(33_554_432),
+    MAX_BODY_BYTES: positiveInt.default(2_097_152),
+    RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
+    TRACE_DIR: z.string().min(1).default('./traces'),
+    DEPRECATED_ENDPOINTS: onOff.default(true),
+    WEBHOOK_SIGNING_SECRET: optionalSecret,
+    WORKFLOWS_DIR: z.string().min(1).optional(),
+    LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
+  })
+  .superRefine((env, context) => {
+    if (env.NODE_ENV === 'production' && !env.API_AUTH_TOKEN) {
+      context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
+    }
+    if (env.TEMPORAL_ADDRESS && env.ENGINE !== 'memory') {
+      context.addIssue({
+        code: 'custom',
+        path: ['TEMPORAL_ADDRESS'],
+        message: 'the Temporal engine adapter is not part of this build yet; unset it or set ENGINE=memory',
+      });
+    }
+  });
+
+export type EnvInput = Record<string, string | undefined>;
+
+export interface FlowgateConfig {
+  nodeEnv: string | undefined;
+  authToken: string | undefined;
+  host: string;
+  port: number;
+  engine: 'memory';
+  defaultCatalog: string;
+  maxResultBytes: number;
+  maxBodyBytes: number;
+  runTimeoutMaxSeconds: number;
+  traceDir: string;
+  deprecatedEndpoints: boolean;
+  webhookSigningSecret: string | undefined;
+  workflowsDir: string | undefined;
+  logLevel: 'info' | 'warn' | 'error' | 'silent';
+  shutdownGraceMs: number;
+  memoryMaxClosedRuns: number;
+}
+
+/** Raised for invalid configuration; `problems` holds one line per bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+  }
+}
+
+export function parseConfig(env: EnvInput): FlowgateConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`));
+  }
+  const value = parsed.data;
+  return {
+    nodeEnv: value.NODE_ENV,
+    authToken: value.API_AUTH_TOKEN,
+    host: value.HOST,
+    port: value.PORT,
+    engine: 'memory',
+    defaultCatalog: value.DEFAULT_CATALOG,
+    maxResultBytes: value.MAX_RESULT_BYTES,
+    maxBodyBytes: value.MAX_BODY_BYTES,
+    runTimeoutMaxSeconds: value.RUN_TIMEOUT_MAX_SECONDS,
+    traceDir: value.TRACE_DIR,
+    deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
+    webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
+    workflowsDir: value.WORKFLOWS_DIR,
+    logLevel: value.LOG_LEVEL,
+    shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
+    memoryMaxClosedRuns: value.MEMORY_MAX_CLOSED_RUNS,
+  };
+}

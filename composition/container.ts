@@ -1,0 +1,77 @@
+import 'reflect-metadata';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { createFlowgateApi } from '../core/createFlowgateApi.js';
+import { recordTrace } from '../core/trace/recordTrace.js';
+import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, LOGGER, WEBHOOK_SENDER, type Token } from '../ports/index.js';
+import type { Logger } from '../ports/logger.js';
+import { MemoryEngine } from '../adapters/memory/index.js';
+import { systemClock, randomIds } from '../adapters/system/index.js';
+import { FsTraceStore } from '../adapters/fs/index.js';
+import { JsonLogger } from '../adapters/log/index.js';
+import { FetchWebhookSender } from '../adapters/webhook/index.js';
+import { CONFIG, FLOWGATE_API, MEMORY_ENGINE } from './tokens.js';
+import type { FlowgateConfig } from './config.js';
+
+export interface ContainerOverrides {
+  /** Replaces the JSON logger (tests capture lines with it). */
+  logger?: Logger;
+}
+
+/** Resolves a port token with the type it was declared with. */
+export function resolveToken<T>(container: DependencyContainer, key: Token<T>): T {
+  return container.resolve<T>(key);
+}
+
+/**
+ * Wires adapters to ports with factories: no decorators anywhere, so core and adapters stay framework-free.
+ * Each call makes a child container, so several servers can live in one process (tests do that).
+ */
+export function buildContainer(config: FlowgateConfig, overrides: ContainerOverrides = {}): DependencyContainer {
+  const container = rootContainer.createChildContainer();
+  const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
+
+  container.register(CONFIG, { useValue: config });
+  container.register(LOGGER, once(() => overrides.logger ?? new JsonLogger({ level: config.logLevel })));
+  container.register(CLOCK, { useValue: systemClock });
+  container.register(ID_GENERATOR, { useValue: randomIds });
+  container.register(TRACE_STORES, once(() => ({ local: new FsTraceStore({ directory: config.traceDir }) })));
+  container.register(
+    WEBHOOK_SENDER,
+    once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
+  );
+  container.register(
+    MEMORY_ENGINE,
+    once((c) => {
+      const traces = resolveToken(c, TRACE_STORES);
+      const logger = resolveToken(c, LOGGER);
+      return new MemoryEngine({
+        clock: resolveToken(c, CLOCK),
+        ids: resolveToken(c, ID_GENERATOR),
+        logger,
+        webhookSender: resolveToken(c, WEBHOOK_SENDER),
+        maxClosedRuns: config.memoryMaxClosedRuns,
+        onRunClosed: (closed) => recordTrace(traces, logger, closed),
+      });
+    }),
+  );
+  container.register(WORKFLOW_ENGINE, once((c) => resolveToken(c, MEMORY_ENGINE)));
+  container.register(
+    FLOWGATE_API,
+    once((c) =>
+      createFlowgateApi({
+        engine: resolveToken(c, WORKFLOW_ENGINE),
+        traces: resolveToken(c, TRACE_STORES),
+        clock: resolveToken(c, CLOCK),
+        ids: resolveToken(c, ID_GENERATOR),
+        logger: resolveToken(c, LOGGER),
+        defaultCatalog: config.defaultCatalog,
+      }),
+    ),
+  );
+
+  // Resolve every token now, so a missing or broken registration fails at boot, not on the first request.
+  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, TRACE_STORES, WEBHOOK_SENDER, WORKFLOW_ENGINE, FLOWGATE_API]) {
+    container.resolve(key);
+  }
+  return container;
+}

@@ -1,0 +1,98 @@
+import { fileURLToPath } from 'node:url';
+import type { WorkflowDefinition } from '../core/definition/workflow.js';
+import type { FlowgateApi } from '../core/api/flowgateApi.js';
+import type { Logger } from '../ports/logger.js';
+import { ID_GENERATOR, LOGGER } from '../ports/index.js';
+import type { MemoryEngine } from '../adapters/memory/index.js';
+import { startHttpServer } from '../adapters/http/index.js';
+import { buildContainer, resolveToken } from './container.js';
+import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
+import { CONFIG, FLOWGATE_API, MEMORY_ENGINE } from './tokens.js';
+import { loadWorkflowsFromDirectory } from './workflowDirectory.js';
+
+/** The example workflows `npm start` serves when WORKFLOWS_DIR is not set. */
+export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflows/', import.meta.url));
+
+export interface WorkerSpec {
+  catalog: string;
+  workflows: WorkflowDefinition[];
+}
+
+export interface FlowgateServerOptions {
+  /** Environment to read the configuration from. @default process.env */
+  env?: EnvInput;
+  /** Workers of the embedded engine. @default one worker for DEFAULT_CATALOG with the workflows of WORKFLOWS_DIR */
+  workers?: WorkerSpec[];
+  logger?: Logger;
+}
+
+export interface FlowgateServer {
+  url: string;
+  config: FlowgateConfig;
+  api: FlowgateApi;
+  engine: MemoryEngine;
+  /** Stops the worker of a catalog (its catalog becomes known-but-unavailable), or starts it again. */
+  stopWorker(catalog: string): void;
+  startWorker(catalog: string): void;
+  /** Graceful: stops accepting, lets in-flight requests finish within SHUTDOWN_GRACE_MS. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export async function startFlowgateServer(options: FlowgateServerOptions = {}): Promise<FlowgateServer> {
+  const config = parseConfig(options.env ?? process.env);
+  const container = buildContainer(config, options.logger ? { logger: options.logger } : {});
+  const logger = resolveToken(container, LOGGER);
+  const engine = resolveToken(container, MEMORY_ENGINE);
+  const api = resolveToken(container, FLOWGATE_API);
+
+  const workers = options.workers ?? [
+    { catalog: config.defaultCatalog, workflows: await loadWorkflowsFromDirectory(config.workflowsDir ?? EXAMPLE_WORKFLOWS_DIR) },
+  ];
+  const running = new Map<string, { stop(): void }>();
+  const startWorker = (catalog: string): void => {
+    const spec = workers.find((worker) => worker.catalog === catalog);
+    if (!spec) throw new Error(`no worker is configured for catalog "${catalog}"`);
+    if (!running.has(catalog)) running.set(catalog, engine.registerWorker(spec));
+  };
+  const stopWorker = (catalog: string): void => {
+    running.get(catalog)?.stop();
+    running.delete(catalog);
+  };
+  for (const worker of workers) startWorker(worker.catalog);
+
+  if (!config.authToken) {
+    logger.warn('API_AUTH_TOKEN is not set: every request is accepted without authentication (local development only)');
+  }
+  const http = await startHttpServer({
+    api,
+    logger,
+    ids: resolveToken(container, ID_GENERATOR),
+    authToken: config.authToken,
+    maxBodyBytes: config.maxBodyBytes,
+    runTimeoutMaxSeconds: config.runTimeoutMaxSeconds,
+    deprecatedEndpoints: config.deprecatedEndpoints,
+    host: config.host,
+    port: config.port,
+  });
+  logger.info('flowgate listening', {
+    url: http.url,
+    engine: engine.kind,
+    catalogs: workers.map((worker) => ({ catalog: worker.catalog, workflows: worker.workflows.map((w) => w.name) })),
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: http.url,
+    config: resolveToken(container, CONFIG),
+    api,
+    engine,
+    stopWorker,
+    startWorker,
+    close: () =>
+      (closing ??= (async () => {
+        await http.close(config.shutdownGraceMs);
+        for (const catalog of [...running.keys()]) stopWorker(catalog);
+        engine.close();
+      })()),
+  };
+}

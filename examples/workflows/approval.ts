@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { workflow } from '../../core/definition/index.js';
+
+const reply = z.object({ approved: z.boolean(), comment: z.string().optional() });
+
+/**
+ * Waits for a human: optionally notifies `notifyUrl` (a signed POST), then waits for
+ * POST /workflow/feedback {workflowId, payload: {approved, comment?}}.
+ */
+export default workflow({
+  name: 'approval',
+  description: 'Waits for an approval sent through POST /workflow/feedback',
+  inputSchema: z
+    .object({ request: z.string(), notifyUrl: z.url().optional(), timeoutSeconds: z.number().positive().optional() })
+    .strict(),
+  outputSchema: z.object({ request: z.string(), approved: z.boolean(), comment: z.string().nullable() }),
+  fn: async ({ request, notifyUrl, timeoutSeconds }, ctx) => {
+    const answer = reply.parse(
+      await ctx.waitForWebhook({
+        ...(notifyUrl ? { url: notifyUrl } : {}),
+        payload: { request },
+        ...(timeoutSeconds ? { timeoutMs: timeoutSeconds * 1000 } : {}),
+      }),
+    );
+    return { request, approved: answer.approved, comment: answer.comment ?? null };
+  },
+});

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// `npm test`: every suite in its own uvu process (with V8 coverage), the c8 coverage floor, and one closing line
+// `N passed, N failed` with totals over every suite. Exits non-zero on any failure.
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { suites } from './suites.mjs';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const coverageTemp = join(root, 'coverage', 'tmp');
+const COVERAGE_FLOOR = 90;
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+function run(command, args, env) {
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      process.stdout.write(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+      process.stderr.write(chunk);
+    });
+    child.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 1 : 0), output: output.replace(ANSI, '') }));
+  });
+}
+
+/** uvu's summary: `Total: N`, `Passed: N`, `Skipped: N`. */
+function parseSummary(output) {
+  const number = (label) => {
+    const match = output.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'));
+    return match ? Number(match[1]) : undefined;
+  };
+  const total = number('Total');
+  const passed = number('Passed');
+  if (total === undefined || passed === undefined) return undefined;
+  const skipped = number('Skipped') ?? 0;
+  return { passed, failed: total - passed - skipped, skipped };
+}
+
+async function main() {
+  rmSync(join(root, 'coverage'), { recursive: true, force: true });
+  mkdirSync(coverageTemp, { recursive: true });
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  const lines = [];
+
+  for (const suite of suites(root)) {
+    process.stdout.write(`\n=== ${suite.name} ===\n`);
+    const { code, output } = await run(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'node_modules', 'uvu', 'bin.js'), suite.dir, suite.pattern ?? '\\.test\\.ts$'],
+      { NODE_V8_COVERAGE: coverageTemp, ...suite.env },
+    );
+    const summary = parseSummary(output) ?? { passed: 0, failed: 1, skipped: 0 };
+    // A crash after the summary (or a non-zero exit without failures) still counts as a failure.
+    if (code !== 0 && summary.failed === 0) summary.failed = 1;
+    totals.passed += summary.passed;
+    totals.failed += summary.failed;
+    totals.skipped += summary.skipped;
+    lines.push(`${suite.name}: ${summary.passed} passed, ${summary.failed} failed${summary.skipped ? `, ${summary.skipped} skipped` : ''}`);
+  }
+
+  process.stdout.write('\n=== coverage (core/, adapters/) ===\n');
+  const coverage = await run(process.execPath, [
+    join(root, 'node_modules', 'c8', 'bin', 'c8.js'),
+    'report',
+    '--temp-directory', coverageTemp,
+    '--reporter', 'text-summary',
+    '--reporter', 'lcov',
+    '--include', 'core/**',
+    '--include', 'adapters/**',
+    '--exclude', '**/*.d.ts',
+    '--check-coverage', '--lines', String(COVERAGE_FLOOR),
+  ]);
+  if (coverage.code === 0) totals.passed += 1;
+  else totals.failed += 1;
+  lines.push(`coverage floor ${COVERAGE_FLOOR}% lines: ${coverage.code === 0 ? 'met' : 'NOT met'}`);
+
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+  process.stdout.write(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
+  process.exit(totals.failed === 0 ? 0 : 1);
+}
+
+main().catch((error) => {
+  process.stderr.write(`test runner crashed: ${error?.stack ?? error}\n`);
+  process.stdout.write('0 passed, 1 failed\n');
+  process.exit(1);
+});
