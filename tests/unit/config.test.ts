@@ -1,0 +1,41 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseConfig, ConfigError } from '../../composition/config.js';
+
+test('defaults follow decisions.md', () => {
+  const config = parseConfig({});
+  assert.is(config.host, '127.0.0.1');
+  assert.is(config.port, 3001);
+  assert.is(config.defaultCatalog, 'main');
+  assert.is(config.maxResultBytes, 33554432);
+  assert.is(config.maxBodyBytes, 2097152);
+  assert.is(config.runTimeoutMaxSeconds, 3600);
+  assert.is(config.traceDir, './traces');
+  assert.is(config.deprecatedEndpoints, true);
+  assert.is(config.authToken, undefined);
+});
+
+test('every bad variable is reported on its own line', () => {
+  try {
+    parseConfig({ PORT: 'eighty', DEPRECATED_ENDPOINTS: 'maybe', MAX_BODY_BYTES: '-1' });
+    assert.unreachable();
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    const problems = (error as ConfigError).problems;
+    assert.is(problems.length, 3);
+    assert.ok(problems.some((line) => line.startsWith('PORT:')));
+    assert.ok(problems.some((line) => line.startsWith('DEPRECATED_ENDPOINTS:')));
+    assert.ok(problems.some((line) => line.startsWith('MAX_BODY_BYTES:')));
+  }
+});
+
+test('production refuses to start without a token', () => {
+  assert.throws(() => parseConfig({ NODE_ENV: 'production' }), /API_AUTH_TOKEN: must be set/);
+  assert.is(parseConfig({ NODE_ENV: 'production', API_AUTH_TOKEN: 's3cret' }).authToken, 's3cret');
+});
+
+test('an empty token counts as unset', () => {
+  assert.is(parseConfig({ API_AUTH_TOKEN: '' }).authToken, undefined);
+});
+
+test.run();

@@ -1,0 +1,52 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { workflow, step, evaluator, isActivity, NonRetryableError, StepFailedError } from '../../core/definition/index.js';
+import { serializeFailure, failureToError } from '../../core/definition/failures.js';
+import { activityTypeOf } from '../../core/definition/names.js';
+
+test('a step outside any run is a plain async function with schema checks', async () => {
+  const half = step({ name: 'half', inputSchema: z.number(), outputSchema: z.number().int(), fn: async (n: number) => n / 2 });
+  assert.ok(isActivity(half));
+  assert.is(half.definition.kind, 'step');
+  assert.is(await half(4), 2);
+  await half('x' as unknown as number).then(() => assert.unreachable(), (error: Error) => {
+    assert.is(error.name, 'StepInputValidationError');
+    assert.is((error as NonRetryableError).nonRetryable, true);
+  });
+  await half(3).then(() => assert.unreachable(), (error: Error) => assert.is(error.name, 'StepOutputValidationError'));
+});
+
+test('evaluators are activities of kind evaluator', () => {
+  assert.is(evaluator({ name: 'judge', fn: async () => 1 }).definition.kind, 'evaluator');
+});
+
+test('bad definitions are refused at definition time with the name in the message', () => {
+  assert.throws(() => step({ name: 'has#hash', fn: async () => 1 }), /step name "has#hash" is invalid/);
+  assert.throws(() => step({ name: 'ok', fn: async () => 1, timeoutMs: 0 }), /timeoutMs/);
+  assert.throws(
+    () => workflow({ name: 'w', description: '', inputSchema: z.object({}), outputSchema: z.object({}), fn: async () => ({}), runTimeoutMs: -1 }),
+    /runTimeoutMs/,
+  );
+  assert.throws(() => workflow({ name: '', description: '', inputSchema: z.object({}), outputSchema: z.object({}), fn: async () => ({}) }), /invalid/);
+});
+
+test('failures serialise to name and message, with the activity type of a step and a bounded cause chain', () => {
+  const original = serializeFailure(new TypeError('bad', { cause: new Error('root') }));
+  assert.equal(original, { name: 'TypeError', message: 'bad', cause: { name: 'Error', message: 'root' } });
+  const stepFailure = serializeFailure(new StepFailedError(activityTypeOf('w', 's'), { name: 'X', message: 'm', retryable: false }));
+  assert.equal(stepFailure, { name: 'X', message: 'm', retryable: false, activityType: 'w#s' });
+  assert.equal(serializeFailure(new NonRetryableError('stop')), { name: 'NonRetryableError', message: 'stop', retryable: false });
+  assert.equal(serializeFailure('plain'), { name: 'Error', message: 'plain' });
+  assert.equal(serializeFailure({ name: 'Shaped', message: 'like an error' }), { name: 'Shaped', message: 'like an error' });
+  let deep: Error = new Error('0');
+  for (let i = 1; i < 20; i += 1) deep = new Error(String(i), { cause: deep });
+  let depth = 0;
+  for (let failure = serializeFailure(deep); failure.cause; failure = failure.cause) depth += 1;
+  assert.ok(depth <= 5);
+  const rebuilt = failureToError({ name: 'Custom', message: 'again', retryable: false });
+  assert.is(rebuilt.name, 'Custom');
+  assert.is((rebuilt as Error & { nonRetryable?: boolean }).nonRetryable, true);
+});
+
+test.run();

@@ -1,0 +1,52 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FsTraceStore } from '../../adapters/fs/index.js';
+import type { TraceRecord } from '../../core/domain/trace.js';
+
+const key = { workflowName: 'demo', workflowId: 'a/b', runId: '6b0f6f43-4b1f-4d55-9a35-4c7bd7c8c001', startedAt: new Date('2026-01-02T03:04:05.000Z') };
+const record: TraceRecord = {
+  workflowId: 'a/b', runId: key.runId, workflowName: 'demo', input: { x: 1 }, output: 2, error: null,
+  startedAt: key.startedAt.toISOString(), closedAt: key.startedAt.toISOString(), steps: [],
+};
+
+test('writes, locates and reads a trace under the directory', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'fg-fs-'));
+  try {
+    const store = new FsTraceStore({ directory });
+    assert.is(await store.locate(key), undefined);
+    const path = await store.write(key, record);
+    assert.ok(path.startsWith(directory));
+    assert.is(path, join(directory, 'demo', `2026-01-02T03:04:05.000Z_a%2Fb_${key.runId}.json`));
+    assert.is(await store.locate(key), path);
+    assert.equal(await store.read(path), record);
+    assert.equal(JSON.parse(await readFile(path, 'utf8')), record);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
+test('never reads outside its directory, nor files over the cap', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'fg-fs-'));
+  const outside = await mkdtemp(join(tmpdir(), 'fg-out-'));
+  try {
+    await writeFile(join(outside, 'secret.json'), '{"secret":true}');
+    const store = new FsTraceStore({ directory, maxReadBytes: 10 });
+    assert.is(await store.read(join(outside, 'secret.json')), undefined);
+    assert.is(await store.read(join(directory, '..', 'x.json')), undefined);
+    const path = await store.write(key, record);
+    assert.is(await store.read(path), undefined, 'over maxReadBytes');
+    assert.is(await store.read(join(directory, 'missing.json')), undefined);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  }
+});
+
+test('a missing directory option is named', () => {
+  assert.throws(() => new FsTraceStore({ directory: '' }), /options\.directory/);
+});
+
+test.run();
