@@ -15,7 +15,7 @@ export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflow
 
 export interface WorkerSpec {
   catalog: string;
-  workflows: WorkflowDefinition[];
+  workflows: readonly WorkflowDefinition<any, any>[];
 }
 
 export interface FlowgateServerOptions {

@@ -1,0 +1,58 @@
+import type { RunOutcome } from '../../core/domain/run.js';
+import type { AwaitOptions } from '../../ports/engine.js';
+import type { RunRecord } from './runRecord.js';
+import type { TimerRegistry } from './timers.js';
+
+/**
+ * Waits for the end of the continue-as-new chain that `start` belongs to, by close listeners and one timer (no
+ * polling). Resolves undefined on timeout or when the engine shuts down; rejects with the abort reason.
+ */
+export function awaitChainOutcome(
+  start: RunRecord,
+  timers: TimerRegistry,
+  { timeoutMs, signal }: AwaitOptions,
+  shutdowns: Set<() => void>,
+): Promise<RunOutcome | undefined> {
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  const finalRun = lastClosed(start);
+  if (finalRun) return Promise.resolve(finalRun.outcome());
+  if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
+    return Promise.reject(new RangeError(`awaitOutcome: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`));
+  }
+  return new Promise((resolve, reject) => {
+    let current = start;
+    let done = false;
+    let unsubscribe = (): void => {};
+    let cancelTimer = (): void => {};
+    const settle = (finish: () => void): void => {
+      if (done) return;
+      done = true;
+      unsubscribe();
+      cancelTimer();
+      signal?.removeEventListener('abort', onAbort);
+      shutdowns.delete(onGiveUp);
+      finish();
+    };
+    const onAbort = (): void => settle(() => reject(abortReason(signal)));
+    const onGiveUp = (): void => settle(() => resolve(undefined));
+    const follow = (): void => {
+      while (current.closed && current.continuedTo) current = current.continuedTo;
+      if (current.closed) settle(() => resolve(current.outcome()));
+      else unsubscribe = current.onClosed(follow);
+    };
+    if (Number.isFinite(timeoutMs)) cancelTimer = timers.set(timeoutMs, onGiveUp);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    shutdowns.add(onGiveUp);
+    follow();
+  });
+}
+
+function lastClosed(start: RunRecord): RunRecord | undefined {
+  let current = start;
+  while (current.closed && current.continuedTo) current = current.continuedTo;
+  return current.closed ? current : undefined;
+}
+
+function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}

@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import type { CatalogDescription, WorkflowTypeInfo } from '../../core/domain/catalog.js';
+import { CatalogNotAvailableError, UnsupportedWorkflowError } from '../../core/domain/errors.js';
+import type { JsonSchema } from '../../core/domain/json.js';
+import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
+import type { Logger } from '../../ports/logger.js';
+
+/** What a client is told to wait before starting again in a catalog whose workers are all gone. */
+export const CATALOG_RETRY_AFTER_SECONDS = 5;
+
+export interface WorkerRegistration {
+  /** The catalog (Temporal: task queue) this worker serves. */
+  catalog: string;
+  // `any`: a definition's fn takes its own input type, so typed definitions are not WorkflowDefinition<unknown>.
+  workflows: readonly WorkflowDefinition<any, any>[];
+}
+
+export interface WorkerHandle {
+  /** Stops serving the catalog. Safe to call twice. */
+  stop(): void;
+}
+
+interface PublishedWorkflow {
+  definition: WorkflowDefinition;
+  info: WorkflowTypeInfo;
+}
+
+type Worker = ReadonlyMap<string, PublishedWorkflow>;
+
+interface CatalogEntry {
+  /** Live workers, oldest first; the newest one wins when two serve the same workflow name. */
+  live: Worker[];
+  /** What the catalog publishes: its live workers' workflows, or the last ones known once all have stopped. */
+  published: Map<string, PublishedWorkflow>;
+}
+
+/**
+ * Catalogs as Temporal task queues: a catalog is known once a worker registered for it, and available while at
+ * least one of its workers runs. JSON Schemas are computed once per definition, never per run or request.
+ */
+export class CatalogRegistry {
+  private readonly catalogs = new Map<string, CatalogEntry>();
+  private readonly typeInfos = new WeakMap<WorkflowDefinition, WorkflowTypeInfo>();
+
+  constructor(private readonly logger: Logger) {}
+
+  register(registration: WorkerRegistration): WorkerHandle {
+    const { catalog, workflows } = checkRegistration(registration);
+    const worker: Worker = new Map(workflows.map((definition) => [definition.name, this.publish(definition as WorkflowDefinition)]));
+    let entry = this.catalogs.get(catalog);
+    if (!entry) {
+      entry = { live: [], published: new Map() };
+      this.catalogs.set(catalog, entry);
+    }
+    entry.live.push(worker);
+    for (const [name, workflow] of worker) entry.published.set(name, workflow);
+    const catalogEntry = entry;
+    return {
+      stop: () => {
+        const index = catalogEntry.live.indexOf(worker);
+        if (index === -1) return;
+        catalogEntry.live.splice(index, 1);
+        if (catalogEntry.live.length > 0) catalogEntry.published = mergeWorkers(catalogEntry.live);
+      },
+    };
+  }
+
+  describe(catalog: string): CatalogDescription | undefined {
+    const entry = this.catalogs.get(catalog);
+    if (!entry) return undefined;
+    return {
+      name: catalog,
+      available: entry.live.length > 0,
+      workflows: [...entry.published.values()].map(({ info }) => info),
+    };
+  }
+
+  catalogsWith(workflowName: string): string[] {
+    return [...this.catalogs].filter(([, entry]) => entry.published.has(workflowName)).map(([name]) => name);
+  }
+
+  /** The definition a new run executes; the same errors a start meets on Temporal without a worker or type. */
+  definitionFor(catalog: string, workflowName: string): WorkflowDefinition {
+    const entry = this.catalogs.get(catalog);
+    if (!entry) throw new CatalogNotAvailableError(`Catalog "${catalog}" is unknown to the engine`);
+    if (entry.live.length === 0) {
+      throw new CatalogNotAvailableError(`No worker serves catalog "${catalog}" right now; retry shortly`, {
+        retryAfterSeconds: CATALOG_RETRY_AFTER_SECONDS,
+      });
+    }
+    for (let index = entry.live.length - 1; index >= 0; index -= 1) {
+      const found = entry.live[index]?.get(workflowName);
+      if (found) return found.definition;
+    }
+    throw new UnsupportedWorkflowError(`Workflow "${workflowName}" is not served by catalog "${catalog}"`);
+  }
+
+  /** Like definitionFor, but undefined instead of an error (reset and continue-as-new fall back to the old code). */
+  liveDefinition(catalog: string, workflowName: string): WorkflowDefinition | undefined {
+    try {
+      return this.definitionFor(catalog, workflowName);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private publish(definition: WorkflowDefinition): PublishedWorkflow {
+    let info = this.typeInfos.get(definition);
+    if (!info) {
+      info = Object.freeze({
+        name: definition.name,
+        description: definition.description,
+        inputSchema: this.jsonSchema(definition, 'input'),
+        outputSchema: this.jsonSchema(definition, 'output'),
+      });
+      this.typeInfos.set(definition, info);
+    }
+    return { definition, info };
+  }
+
+  private jsonSchema(definition: WorkflowDefinition, io: 'input' | 'output'): JsonSchema {
+    const schema = io === 'input' ? definition.inputSchema : definition.outputSchema;
+    try {
+      return deepFreeze(z.toJSONSchema(schema, { unrepresentable: 'any', io }) as JsonSchema);
+    } catch (error) {
+      // A schema zod cannot describe still runs; the catalog just publishes "anything" for it.
+      this.logger.warn('workflow schema has no JSON Schema form; publishing an open schema', {
+        workflowName: definition.name,
+        io,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return {};
+    }
+  }
+}
+
+function checkRegistration(registration: WorkerRegistration): { catalog: string; workflows: readonly WorkflowDefinition[] } {
+  if (typeof registration !== 'object' || registration === null) throw new TypeError('registerWorker: expected { catalog, workflows }');
+  const { catalog, workflows } = registration;
+  if (typeof catalog !== 'string' || catalog.length === 0) throw new TypeError('registerWorker: catalog must be a non-empty string');
+  if (!Array.isArray(workflows)) throw new TypeError('registerWorker: workflows must be an array of workflow definitions');
+  const names = new Set<string>();
+  for (const definition of workflows) {
+    if (!isWorkflowDefinition(definition)) throw new TypeError('registerWorker: workflows must contain only workflow() definitions');
+    if (names.has(definition.name)) throw new TypeError(`registerWorker: workflow "${definition.name}" is listed twice`);
+    names.add(definition.name);
+  }
+  return { catalog, workflows: workflows as readonly WorkflowDefinition[] };
+}
+
+function mergeWorkers(workers: readonly Worker[]): Map<string, PublishedWorkflow> {
+  const merged = new Map<string, PublishedWorkflow>();
+  for (const worker of workers) for (const [name, workflow] of worker) merged.set(name, workflow);
+  return merged;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const nested of Object.values(value)) deepFreeze(nested);
+  }
+  return value;
+}

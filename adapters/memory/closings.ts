@@ -1,0 +1,67 @@
+import type { HistoryEventType } from '../../core/domain/history.js';
+import type { SerializedFailure } from '../../core/domain/run.js';
+import type { TerminalStatus } from '../../core/domain/status.js';
+
+/** How a run ends: its status, what it produced and the closing history event. */
+export interface RunClosing {
+  status: TerminalStatus;
+  output: unknown;
+  failure: SerializedFailure | null;
+  event: { type: HistoryEventType; attributes: Record<string, unknown> };
+  /** continue-as-new: the input of the next run. */
+  continueWith?: { input: unknown };
+}
+
+/** Thrown by ctx.continueAsNew, as Temporal's ContinueAsNew is: `finally` blocks run on the way out. */
+export class ContinueAsNewRequest extends Error {
+  override name = 'ContinueAsNew';
+  constructor(readonly input: unknown) {
+    super('The workflow continues as new');
+  }
+}
+
+export const closings = {
+  completed: (output: unknown): RunClosing => ({
+    status: 'completed',
+    output,
+    failure: null,
+    event: { type: 'workflow_completed', attributes: { output } },
+  }),
+  failed: (failure: SerializedFailure): RunClosing => ({
+    status: 'failed',
+    output: undefined,
+    failure,
+    event: { type: 'workflow_failed', attributes: { error: failure } },
+  }),
+  cancelled: (failure: SerializedFailure): RunClosing => ({
+    status: 'cancelled',
+    output: undefined,
+    failure,
+    event: { type: 'workflow_cancelled', attributes: {} },
+  }),
+  terminated: (reason: string): RunClosing => ({
+    status: 'terminated',
+    output: undefined,
+    failure: { name: 'WorkflowTerminatedError', message: reason ? `Terminated: ${reason}` : 'Terminated' },
+    event: { type: 'workflow_terminated', attributes: { reason } },
+  }),
+  timedOut: (runTimeoutMs: number): RunClosing => ({
+    status: 'timed_out',
+    output: undefined,
+    failure: { name: 'WorkflowTimedOutError', message: `The run exceeded its run timeout of ${runTimeoutMs} ms` },
+    event: { type: 'workflow_timed_out', attributes: { runTimeoutMs } },
+  }),
+  /** `newRunId` is filled in once the next run exists. */
+  continuedAsNew: (input: unknown): RunClosing => ({
+    status: 'continued_as_new',
+    output: undefined,
+    failure: null,
+    event: { type: 'workflow_continued_as_new', attributes: { input } },
+    continueWith: { input },
+  }),
+};
+
+/** Schema issues in one line, as the failure message of a run whose input or output did not validate. */
+export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+}

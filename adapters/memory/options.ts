@@ -1,0 +1,61 @@
+import type { RunDescription, SerializedFailure } from '../../core/domain/run.js';
+import type { TraceStep } from '../../core/domain/trace.js';
+import type { Clock } from '../../ports/clock.js';
+import type { IdGenerator } from '../../ports/ids.js';
+import type { Logger } from '../../ports/logger.js';
+import type { WebhookSender } from '../../ports/webhookSender.js';
+
+/** A run as it closes: handed to `onRunClosed` before anyone can see the run closed. */
+export interface ClosedRun {
+  /** Final status and `closedAt` already set. */
+  run: RunDescription;
+  input: unknown;
+  output: unknown;
+  failure: SerializedFailure | null;
+  /** One entry per step, evaluator or internal step call, with its final attempt. */
+  steps: TraceStep[];
+}
+
+export interface MemoryEngineOptions {
+  clock: Clock;
+  /** Run ids (UUIDs). */
+  ids: IdGenerator;
+  logger: Logger;
+  /** Sends the call of `ctx.waitForWebhook({ url })`. */
+  webhookSender: WebhookSender;
+  /**
+   * Awaited before a close becomes visible (status, closing event, awaiters), so whoever awaits the outcome can
+   * already read what the hook wrote (the trace). Its errors are logged, never fail the run.
+   */
+  onRunClosed?: (closed: ClosedRun) => Promise<void>;
+  /** Closed runs kept in memory; the oldest closed ones are forgotten beyond this. @default 10000 */
+  maxClosedRuns?: number;
+}
+
+export const DEFAULT_MAX_CLOSED_RUNS = 10_000;
+
+export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed'>> & Pick<MemoryEngineOptions, 'onRunClosed'>;
+
+/** Fails fast, naming the option that is wrong. */
+export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('MemoryEngine: options must be an object');
+  const { clock, ids, logger, webhookSender, onRunClosed, maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS } = options;
+  requireMethods('clock', clock, ['now', 'setTimer']);
+  requireMethods('ids', ids, ['uuid']);
+  requireMethods('logger', logger, ['info', 'warn', 'error']);
+  requireMethods('webhookSender', webhookSender, ['send']);
+  if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {
+    throw new TypeError('MemoryEngine: options.onRunClosed must be a function when given');
+  }
+  if (!Number.isInteger(maxClosedRuns) || maxClosedRuns < 1) {
+    throw new RangeError(`MemoryEngine: options.maxClosedRuns must be an integer >= 1, got ${String(maxClosedRuns)}`);
+  }
+  return { clock, ids, logger, webhookSender, onRunClosed, maxClosedRuns };
+}
+
+function requireMethods(option: string, value: unknown, methods: string[]): void {
+  const missing = methods.filter((method) => typeof (value as Record<string, unknown> | null)?.[method] !== 'function');
+  if (missing.length > 0) {
+    throw new TypeError(`MemoryEngine: options.${option} must have ${methods.map((m) => `${m}()`).join(', ')} (missing ${missing.join(', ')})`);
+  }
+}

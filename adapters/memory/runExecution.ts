@@ -1,0 +1,207 @@
+import type { WorkflowContext } from '../../core/definition/context.js';
+import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
+import type { HistoryEventType } from '../../core/domain/history.js';
+import type { TraceStep } from '../../core/domain/trace.js';
+import { closings, ContinueAsNewRequest, describeIssues, type RunClosing } from './closings.js';
+import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandRecord, type ReplayPlan } from './commandLog.js';
+import { FeedbackInbox } from './feedbackInbox.js';
+import { decodeJson, encodeJson, jsonCopy } from './json.js';
+import type { RunHost, RunScope } from './runHost.js';
+import type { RunRecord } from './runRecord.js';
+import { createWorkflowContext } from './workflowContext.js';
+
+/** A promise that never settles: what workflow code gets once its run was closed under it. */
+export function never<T>(): Promise<T> {
+  return new Promise<T>(() => {});
+}
+
+export interface ExecutionStart {
+  replay?: ReplayPlan;
+  /** A reset whose copied history holds a cancel request starts cancelled. */
+  cancelRequested?: boolean;
+}
+
+/**
+ * The live side of one run: the workflow function, its pending operations, cancellation and command log.
+ * Once the run closes (or is terminated) the execution is abandoned: its timers stop, nothing more is recorded,
+ * and every pending or new operation stays pending forever, as workflow code on a closed Temporal run never resumes.
+ */
+export class RunExecution {
+  readonly commands: CommandLog;
+  readonly trace: TraceStep[] = [];
+  readonly inbox = new FeedbackInbox();
+  /** Children this run started; they are terminated if still open when it closes. */
+  readonly childWorkflowIds = new Set<string>();
+  readonly baseScope: RunScope;
+  readonly context: WorkflowContext;
+  cancelRequested: boolean;
+  private abandonedFlag = false;
+  private readonly cancelHandlers = new Set<() => void>();
+  private readonly timerCancellers = new Set<() => void>();
+  private readonly ordinals: Record<'timer' | 'webhook' | 'child', number> = { timer: 0, webhook: 0, child: 0 };
+
+  constructor(
+    readonly record: RunRecord,
+    readonly host: RunHost,
+    start: ExecutionStart = {},
+  ) {
+    this.commands = new CommandLog(start.replay);
+    this.cancelRequested = start.cancelRequested ?? false;
+    this.baseScope = { execution: this, shielded: false };
+    this.context = createWorkflowContext(this);
+  }
+
+  get abandoned(): boolean {
+    return this.abandonedFlag;
+  }
+
+  /** Runs the workflow function; called in a microtask after the run was registered. */
+  begin(): void {
+    if (this.record.closing) return;
+    const { runTimeoutMs } = this.record.definition;
+    if (runTimeoutMs !== undefined) {
+      this.setTimer(runTimeoutMs, () => void this.host.close(this.record, closings.timedOut(runTimeoutMs)));
+    }
+    this.host.scopes.run(this.baseScope, () => {
+      this.runWorkflow().catch((error: unknown) => this.host.logger.error('memory engine: run failed internally', this.logFields(error)));
+    });
+  }
+
+  /** The scope of the calling workflow code; the base scope when called from outside this run's async context. */
+  currentScope(): RunScope {
+    const scope = this.host.scopes.getStore();
+    return scope?.execution === this ? scope : this.baseScope;
+  }
+
+  isCancelled(scope: RunScope): boolean {
+    return this.cancelRequested && !scope.shielded;
+  }
+
+  nextOrdinal(kind: 'timer' | 'webhook' | 'child'): number {
+    this.ordinals[kind] += 1;
+    return this.ordinals[kind];
+  }
+
+  append(type: HistoryEventType, attributes: Record<string, unknown>, stepName?: string): void {
+    if (!this.abandonedFlag && !this.record.closing) this.record.history.append(type, attributes, stepName);
+  }
+
+  now(): string {
+    return new Date(this.host.clock.now()).toISOString();
+  }
+
+  /** A timer that dies with the run. */
+  setTimer(ms: number, callback: () => void): () => void {
+    if (this.abandonedFlag) return () => {};
+    const cancelTimer = this.host.timers.set(ms, () => {
+      this.timerCancellers.delete(cancelTimer);
+      callback();
+    });
+    this.timerCancellers.add(cancelTimer);
+    return () => {
+      this.timerCancellers.delete(cancelTimer);
+      cancelTimer();
+    };
+  }
+
+  /** Reacts to a cancel request, unless `scope` is shielded. Returns the function that withdraws the reaction. */
+  onCancel(scope: RunScope, handler: () => void): () => void {
+    if (scope.shielded || this.abandonedFlag) return () => {};
+    this.cancelHandlers.add(handler);
+    return () => this.cancelHandlers.delete(handler);
+  }
+
+  requestCancel(): void {
+    if (this.cancelRequested) return;
+    this.cancelRequested = true;
+    const handlers = [...this.cancelHandlers];
+    this.cancelHandlers.clear();
+    for (const handler of handlers) handler();
+  }
+
+  abandon(): void {
+    this.abandonedFlag = true;
+    this.cancelHandlers.clear();
+    for (const cancel of [...this.timerCancellers]) cancel();
+    this.timerCancellers.clear();
+  }
+
+  /** Logs a command call; undefined when the run is gone or the call broke determinism (the run then fails). */
+  call(kind: CommandKind, name: string): CommandCall | undefined {
+    if (this.abandonedFlag || this.record.closing) return undefined;
+    try {
+      return this.commands.call(kind, name);
+    } catch (error) {
+      void this.host.close(this.record, closings.failed(serializeFailure(error)));
+      return undefined;
+    }
+  }
+
+  /** Records a command's outcome and hands it to the workflow (a copy, so the log keeps the original). */
+  settle<T>(call: CommandCall, outcome: CommandOutcome, delivered: unknown = jsonCopy(outcome.ok ? outcome.value : undefined)): Promise<T> {
+    if (this.abandonedFlag) return never();
+    this.commands.complete(call.record, outcome, this.record.history.lastEventId);
+    return outcome.ok ? Promise.resolve(delivered as T) : Promise.reject(outcome.error);
+  }
+
+  /** The outcome a command had in the run this one was reset from. */
+  replay<T>(record: CommandRecord): Promise<T> {
+    if (record.trace) this.trace.push(record.trace);
+    const outcome = record.outcome;
+    if (!outcome) return never();
+    return outcome.ok ? Promise.resolve(jsonCopy(outcome.value) as T) : Promise.reject(outcome.error);
+  }
+
+  cancelledOutcome(message: string): CommandOutcome {
+    return { ok: false, error: new CancelledError(message) };
+  }
+
+  logFields(error?: unknown): Record<string, unknown> {
+    const { workflowId, runId } = this.record.description;
+    return error === undefined ? { workflowId, runId } : { workflowId, runId, error: error instanceof Error ? error.message : String(error) };
+  }
+
+  private async runWorkflow(): Promise<void> {
+    const { definition, input } = this.record;
+    const parsedInput = definition.inputSchema.safeParse(jsonCopy(input));
+    if (!parsedInput.success) {
+      const message = `Invalid input for workflow ${definition.name}: ${describeIssues(parsedInput.error.issues)}`;
+      await this.host.close(this.record, closings.failed({ name: 'ValidationError', message }));
+      return;
+    }
+    let closing: RunClosing;
+    try {
+      closing = this.completion(await definition.fn(parsedInput.data, this.context));
+    } catch (error) {
+      closing = this.failureClosing(error);
+    }
+    if (this.abandonedFlag || this.record.closing) return;
+    const missing = this.commands.missingReplay();
+    if (missing) {
+      const error = new NondeterminismError(`After a reset the workflow ended without calling ${missing.kind} "${missing.name}" as the original run did`);
+      closing = closings.failed(serializeFailure(error));
+    }
+    await this.host.close(this.record, closing);
+  }
+
+  private completion(output: unknown): RunClosing {
+    const { definition } = this.record;
+    const parsed = definition.outputSchema.safeParse(output);
+    if (!parsed.success) {
+      const message = `Invalid output of workflow ${definition.name}: ${describeIssues(parsed.error.issues)}`;
+      return closings.failed({ name: 'OutputValidationError', message });
+    }
+    try {
+      return closings.completed(decodeJson(encodeJson(parsed.data)));
+    } catch (error) {
+      const message = `Output of workflow ${definition.name} is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+      return closings.failed({ name: 'OutputValidationError', message });
+    }
+  }
+
+  private failureClosing(error: unknown): RunClosing {
+    if (error instanceof ContinueAsNewRequest) return closings.continuedAsNew(error.input);
+    if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled(serializeFailure(error));
+    return closings.failed(serializeFailure(error));
+  }
+}

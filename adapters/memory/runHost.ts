@@ -1,0 +1,45 @@
+import type { AsyncLocalStorage } from 'node:async_hooks';
+import type { ActivityDefinition } from '../../core/definition/activity.js';
+import type { RelatedRun } from '../../core/domain/run.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { RunClosing } from './closings.js';
+import type { RunExecution } from './runExecution.js';
+import type { RunRecord } from './runRecord.js';
+import type { TimerRegistry } from './timers.js';
+
+/**
+ * Where workflow code is running: the async context the step router reads. `shielded` inside
+ * ctx.nonCancellable, where a cancel request does not reach.
+ */
+export interface RunScope {
+  readonly execution: RunExecution;
+  readonly shielded: boolean;
+}
+
+export interface ChildStart {
+  workflowName: string;
+  catalog: string;
+  workflowId: string;
+  input: unknown;
+  parent: RelatedRun;
+  root: RelatedRun;
+}
+
+/** What a running workflow needs from the engine around it. */
+export interface RunHost {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly timers: TimerRegistry;
+  readonly scopes: AsyncLocalStorage<RunScope>;
+  /** The internal step that sends a webhook call before a wait. */
+  readonly webhookStep: ActivityDefinition;
+  /** Starts a child run; throws the errors a start throws. */
+  startChild(start: ChildStart): RunRecord;
+  /** The last run of the continue-as-new chain that `run` begins, once it has closed. */
+  chainEnd(run: RunRecord): Promise<RunRecord>;
+  /** Asks the open run of a child to cancel, if it is still that parent's child. */
+  cancelChild(workflowId: string, parentRunId: string): void;
+  /** Closes a run (once; later calls for the same run are ignored). */
+  close(run: RunRecord, closing: RunClosing): Promise<void>;
+}

@@ -1,0 +1,220 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ActivityDefinition } from '../../core/definition/activity.js';
+import { defineActivity } from '../../core/definition/step.js';
+import type { WorkflowDefinition } from '../../core/definition/workflow.js';
+import { ValidationError, WorkflowAlreadyStartedError } from '../../core/domain/errors.js';
+import type { HistoryEvent } from '../../core/domain/history.js';
+import type { RelatedRun, RunDescription } from '../../core/domain/run.js';
+import type { WebhookCall } from '../../ports/webhookSender.js';
+import type { CatalogRegistry } from './catalogs.js';
+import { closings, type RunClosing } from './closings.js';
+import type { ReplayPlan } from './commandLog.js';
+import { RunHistory } from './history.js';
+import { decodeJson, encodeJson } from './json.js';
+import type { CheckedOptions } from './options.js';
+import { RunExecution } from './runExecution.js';
+import type { ChildStart, RunHost, RunScope } from './runHost.js';
+import { RunRecord } from './runRecord.js';
+import type { RunStore } from './runStore.js';
+import type { TimerRegistry } from './timers.js';
+
+/** Longest a single webhook call attempt may take. */
+const WEBHOOK_CALL_TIMEOUT_MS = 30_000;
+
+export interface NewRun {
+  definition: WorkflowDefinition;
+  workflowId: string;
+  catalog: string;
+  /** Already a JSON copy. */
+  input: unknown;
+  firstRunId?: string;
+  continuedFromRunId?: string;
+  parent?: RelatedRun;
+  root?: RelatedRun;
+}
+
+/** How a reset run starts: the copied history, the replay plan, and what to add before it begins. */
+export interface ResetSeed {
+  events: readonly HistoryEvent[];
+  replay: ReplayPlan;
+  cancelRequested: boolean;
+  seed(record: RunRecord): void;
+}
+
+/** Creating, cancelling and closing runs: the engine side every running workflow talks to. */
+export class RunLifecycle implements RunHost {
+  readonly scopes = new AsyncLocalStorage<RunScope>();
+  readonly webhookStep: ActivityDefinition;
+  readonly clock: CheckedOptions['clock'];
+  readonly logger: CheckedOptions['logger'];
+
+  constructor(
+    private readonly options: CheckedOptions,
+    private readonly store: RunStore,
+    private readonly catalogs: CatalogRegistry,
+    readonly timers: TimerRegistry,
+  ) {
+    this.clock = options.clock;
+    this.logger = options.logger;
+    const sender = options.webhookSender;
+    this.webhookStep = defineActivity('internal_step', {
+      name: 'webhook',
+      fn: (call: WebhookCall) => sender.send(call),
+      retry: { maximumAttempts: 5, initialIntervalMs: 500 },
+      timeoutMs: WEBHOOK_CALL_TIMEOUT_MS,
+    }).definition as unknown as ActivityDefinition;
+  }
+
+  createRun(spec: NewRun, reset?: ResetSeed): RunRecord {
+    const runId = this.options.ids.uuid();
+    const description: RunDescription = {
+      workflowId: spec.workflowId,
+      runId,
+      workflowName: spec.definition.name,
+      catalog: spec.catalog,
+      status: 'running',
+      startedAt: new Date(this.clock.now()),
+      closedAt: null,
+      firstRunId: spec.firstRunId ?? runId,
+      ...(spec.continuedFromRunId ? { continuedFromRunId: spec.continuedFromRunId } : {}),
+      ...(spec.parent ? { parent: spec.parent } : {}),
+      ...(spec.root ? { root: spec.root } : {}),
+    };
+    const history = new RunHistory(this.clock, reset?.events);
+    const record = new RunRecord(description, spec.definition, spec.input, history, this.store.nextSequence());
+    record.execution = new RunExecution(record, this, reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {});
+    if (reset) {
+      reset.seed(record);
+    } else {
+      history.append('workflow_started', {
+        workflowName: spec.definition.name,
+        catalog: spec.catalog,
+        input: spec.input,
+        ...(spec.continuedFromRunId ? { continuedFromRunId: spec.continuedFromRunId } : {}),
+        ...(spec.parent ? { parentWorkflowId: spec.parent.workflowId } : {}),
+      });
+    }
+    this.store.add(record);
+    queueMicrotask(() => record.execution.begin());
+    return record;
+  }
+
+  /** WorkflowAlreadyStartedError while the id has an open run; closed ids may be reused. */
+  assertIdFree(workflowId: string): void {
+    const latest = this.store.latest(workflowId);
+    if (latest && !latest.closed) {
+      throw new WorkflowAlreadyStartedError(`Workflow ${workflowId} is already running`, {
+        workflowId,
+        runId: latest.description.runId,
+      });
+    }
+  }
+
+  startChild(start: ChildStart): RunRecord {
+    const definition = this.catalogs.definitionFor(start.catalog, start.workflowName);
+    this.assertIdFree(start.workflowId);
+    return this.createRun({
+      definition,
+      workflowId: start.workflowId,
+      catalog: start.catalog,
+      input: jsonValue(start.input, 'input'),
+      parent: start.parent,
+      root: start.root,
+    });
+  }
+
+  chainEnd(run: RunRecord): Promise<RunRecord> {
+    return new Promise((resolve) => {
+      const follow = (from: RunRecord): void => {
+        let current = from;
+        while (current.closed && current.continuedTo) current = current.continuedTo;
+        if (current.closed) resolve(current);
+        else current.onClosed(() => follow(current));
+      };
+      follow(run);
+    });
+  }
+
+  cancelChild(workflowId: string, parentRunId: string): void {
+    const child = this.store.latest(workflowId);
+    if (child && !child.closing && child.description.parent?.runId === parentRunId) this.requestCancel(child);
+  }
+
+  /** Records the request once and interrupts the run's cancellable operations. */
+  requestCancel(record: RunRecord): void {
+    if (record.execution.cancelRequested) return;
+    record.history.append('workflow_cancel_requested', {});
+    record.execution.requestCancel();
+  }
+
+  terminate(record: RunRecord, reason: string): Promise<void> {
+    return this.close(record, closings.terminated(reason));
+  }
+
+  async close(record: RunRecord, requested: RunClosing): Promise<void> {
+    if (record.closing) return;
+    record.closing = true;
+    record.execution.abandon();
+    let closing = requested;
+    const closedAt = new Date(this.clock.now());
+    await this.closeChildren(record, closing.status);
+    await this.runClosedHook(record, closing, closedAt);
+    if (closing.continueWith) {
+      const { workflowId, runId, catalog, workflowName, firstRunId, parent, root } = record.description;
+      const next = this.createRun({
+        definition: this.catalogs.liveDefinition(catalog, workflowName) ?? record.definition,
+        workflowId,
+        catalog,
+        input: closing.continueWith.input,
+        firstRunId,
+        continuedFromRunId: runId,
+        ...(parent ? { parent } : {}),
+        ...(root ? { root } : {}),
+      });
+      record.continuedTo = next;
+      const attributes = { newRunId: next.description.runId, input: closing.continueWith.input };
+      closing = { ...closing, event: { type: closing.event.type, attributes } };
+    }
+    record.publishClose(closing, closedAt);
+    this.store.markClosed(record);
+  }
+
+  /** Temporal's default parent close policy: children still open when their parent closes are terminated. */
+  private async closeChildren(record: RunRecord, status: string): Promise<void> {
+    const { workflowId, runId } = record.description;
+    const open: RunRecord[] = [];
+    for (const childId of record.execution.childWorkflowIds) {
+      const child = this.store.latest(childId);
+      if (child && !child.closing && child.description.parent?.runId === runId) open.push(child);
+    }
+    await Promise.all(open.map((child) => this.terminate(child, `Parent workflow ${workflowId} (run ${runId}) closed: ${status}`)));
+  }
+
+  private async runClosedHook(record: RunRecord, closing: RunClosing, closedAt: Date): Promise<void> {
+    const hook = this.options.onRunClosed;
+    if (!hook) return;
+    const closed = {
+      run: { ...record.snapshot(), status: closing.status, closedAt },
+      input: record.input,
+      output: closing.output,
+      failure: closing.failure,
+      steps: record.execution.trace.map((step) => ({ ...step })),
+    };
+    try {
+      // Outside the run's async context: the hook is engine code, not workflow code.
+      await this.scopes.exit(() => hook(closed));
+    } catch (error) {
+      this.logger.error('onRunClosed failed', record.execution.logFields(error));
+    }
+  }
+}
+
+/** A JSON copy of a value crossing into the engine; ValidationError when JSON cannot carry it. */
+export function jsonValue(value: unknown, field: string): unknown {
+  try {
+    return decodeJson(encodeJson(value));
+  } catch (error) {
+    const message = `${field} must be JSON-serialisable: ${error instanceof Error ? error.message : String(error)}`;
+    throw new ValidationError(message, { issues: [{ code: 'invalid_json', path: [field], message }] });
+  }
+}

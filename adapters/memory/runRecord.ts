@@ -1,0 +1,61 @@
+import type { WorkflowDefinition } from '../../core/definition/workflow.js';
+import type { RunDescription, RunOutcome, SerializedFailure } from '../../core/domain/run.js';
+import type { RunClosing } from './closings.js';
+import type { RunHistory } from './history.js';
+import type { RunExecution } from './runExecution.js';
+
+/** Everything the engine keeps about one run. The description is published state; only the engine mutates it. */
+export class RunRecord {
+  output: unknown = undefined;
+  failure: SerializedFailure | null = null;
+  /** Set the moment a close is decided; the run still looks open until the close is published. */
+  closing = false;
+  /** The run this one continued as (continue-as-new). */
+  continuedTo: RunRecord | undefined;
+  execution!: RunExecution;
+  private closeListeners: Set<() => void> | undefined;
+
+  constructor(
+    readonly description: RunDescription,
+    readonly definition: WorkflowDefinition,
+    readonly input: unknown,
+    readonly history: RunHistory,
+    /** Insertion order, the tie-breaker of "newest first". */
+    readonly sequence: number,
+  ) {}
+
+  get closed(): boolean {
+    return this.description.status !== 'running';
+  }
+
+  snapshot(): RunDescription {
+    const { parent, root } = this.description;
+    return {
+      ...this.description,
+      ...(parent ? { parent: { ...parent } } : {}),
+      ...(root ? { root: { ...root } } : {}),
+    };
+  }
+
+  outcome(): RunOutcome {
+    return { run: this.snapshot(), output: this.output, failure: this.failure };
+  }
+
+  /** Calls `listener` once when the close is published. Returns the function that unsubscribes it. */
+  onClosed(listener: () => void): () => void {
+    (this.closeListeners ??= new Set()).add(listener);
+    return () => this.closeListeners?.delete(listener);
+  }
+
+  /** Makes the close visible, all at once: status, closedAt, result, closing event, then the waiters. */
+  publishClose(closing: RunClosing, closedAt: Date): void {
+    this.description.status = closing.status;
+    this.description.closedAt = closedAt;
+    this.output = closing.output;
+    this.failure = closing.failure;
+    this.history.append(closing.event.type, closing.event.attributes);
+    const listeners = this.closeListeners;
+    this.closeListeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
+  }
+}

@@ -1,0 +1,161 @@
+import type { ActivityDefinition } from '../../core/definition/activity.js';
+import { CancelledError, serializeFailure, StepFailedError } from '../../core/definition/failures.js';
+import { activityTypeOf } from '../../core/definition/names.js';
+import { isRetryable, retryDelayMs } from '../../core/definition/retry.js';
+import { runActivity } from '../../core/definition/runActivity.js';
+import type { SerializedFailure } from '../../core/domain/run.js';
+import type { TraceStep } from '../../core/domain/trace.js';
+import type { CommandCall, CommandOutcome } from './commandLog.js';
+import { decodeJson, encodeJson } from './json.js';
+import type { RunScope } from './runHost.js';
+import { never, type RunExecution } from './runExecution.js';
+
+/** An attempt that outlived the step's `timeoutMs` (Temporal: a start-to-close timeout). Retryable. */
+export class StepTimeoutError extends Error {
+  override name = 'StepTimeoutError';
+}
+
+/** A step, evaluator or internal step called by workflow code: recorded, retried, cancellable. */
+export function executeStep(scope: RunScope, activity: ActivityDefinition, input: unknown): Promise<unknown> {
+  const { execution } = scope;
+  const call = execution.call('step', activity.name);
+  if (!call) return never();
+  if (call.replayed) return execution.replay(call.record);
+  if (execution.isCancelled(scope)) return execution.settle(call, execution.cancelledOutcome(`Step ${activity.name} cancelled`));
+  let inputText: string | undefined;
+  try {
+    inputText = encodeJson(input);
+  } catch (error) {
+    return execution.settle(call, { ok: false, error });
+  }
+  return new StepRun(scope, activity, call, inputText).start();
+}
+
+class StepRun {
+  private readonly execution: RunExecution;
+  private readonly activityType: string;
+  private readonly trace: TraceStep;
+  private attempt = 0;
+  private attemptInFlight = false;
+  private finished = false;
+  private stopBackoff: (() => void) | undefined;
+  private withdrawCancel: () => void = () => {};
+  private deliver: (result: Promise<unknown>) => void = () => {};
+
+  constructor(
+    private readonly scope: RunScope,
+    private readonly activity: ActivityDefinition,
+    private readonly call: CommandCall,
+    private readonly inputText: string | undefined,
+  ) {
+    this.execution = scope.execution;
+    this.activityType = activityTypeOf(this.execution.record.description.workflowName, activity.name);
+    this.trace = {
+      name: activity.name,
+      kind: activity.kind,
+      input: decodeJson(inputText),
+      output: null,
+      error: null,
+      startedAt: this.execution.now(),
+      endedAt: null,
+      attempt: 0,
+    };
+  }
+
+  start(): Promise<unknown> {
+    const { activity, execution, trace } = this;
+    execution.append('step_scheduled', { activityType: this.activityType, kind: activity.kind, input: trace.input }, activity.name);
+    execution.trace.push(trace);
+    this.call.record.trace = trace;
+    return new Promise((resolve) => {
+      this.deliver = resolve;
+      this.withdrawCancel = execution.onCancel(this.scope, () => this.cancel());
+      this.runAttempt();
+    });
+  }
+
+  private runAttempt(): void {
+    this.attempt += 1;
+    const attempt = this.attempt;
+    this.trace.attempt = attempt;
+    this.attemptInFlight = true;
+    this.execution.append('step_started', { attempt }, this.activity.name);
+    this.attemptOnce().then(
+      (outputText) => {
+        if (this.finished || this.execution.abandoned) return;
+        this.attemptInFlight = false;
+        const output = decodeJson(outputText);
+        this.execution.append('step_completed', { attempt, output }, this.activity.name);
+        this.trace.output = output ?? null;
+        this.finish({ ok: true, value: output }, decodeJson(outputText));
+      },
+      (error: unknown) => {
+        if (this.finished || this.execution.abandoned) return;
+        this.attemptInFlight = false;
+        this.attemptFailed(error, attempt);
+      },
+    );
+  }
+
+  /** One attempt, outside the run's async context (a step is an activity, not workflow code). */
+  private attemptOnce(): Promise<string | undefined> {
+    const { activity, execution } = this;
+    return new Promise((resolve, reject) => {
+      const stopTimeout = execution.setTimer(activity.timeoutMs, () =>
+        reject(new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`)),
+      );
+      execution.host.scopes.exit(() => runActivity(activity, decodeJson(this.inputText))).then(
+        (output) => {
+          stopTimeout();
+          try {
+            resolve(encodeJson(output));
+          } catch (error) {
+            reject(error);
+          }
+        },
+        (error: unknown) => {
+          stopTimeout();
+          reject(error);
+        },
+      );
+    });
+  }
+
+  private attemptFailed(error: unknown, attempt: number): void {
+    const failure = serializeFailure(error);
+    this.execution.append('step_failed', { attempt, error: failure }, this.activity.name);
+    const nonRetryable = (error as { nonRetryable?: unknown } | null)?.nonRetryable === true;
+    const facts = { name: failure.name, nonRetryable };
+    const policy = this.activity.retry;
+    if (isRetryable(policy, facts, attempt)) {
+      this.stopBackoff = this.execution.setTimer(retryDelayMs(policy, attempt + 1), () => {
+        this.stopBackoff = undefined;
+        this.runAttempt();
+      });
+      return;
+    }
+    // Like Temporal's ApplicationFailure.nonRetryable: a property of the error, not of exhausted attempts.
+    const finalFailure: SerializedFailure = { ...failure, retryable: !(nonRetryable || policy.nonRetryableErrorNames.includes(failure.name)) };
+    this.trace.error = { ...finalFailure, activityType: this.activityType };
+    this.finish({ ok: false, error: new StepFailedError(this.activityType, finalFailure) });
+  }
+
+  private cancel(): void {
+    if (this.finished) return;
+    const error = new CancelledError(`Step ${this.activityType} cancelled`);
+    const failure = serializeFailure(error);
+    if (this.attemptInFlight) this.execution.append('step_failed', { attempt: this.attempt, error: failure }, this.activity.name);
+    this.trace.error = failure;
+    this.finish({ ok: false, error });
+  }
+
+  private finish(outcome: CommandOutcome, delivered?: unknown): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.withdrawCancel();
+    this.stopBackoff?.();
+    this.trace.endedAt = this.execution.now();
+    // An undefined `delivered` falls back to settle's own copy of the outcome.
+    this.deliver(this.execution.settle(this.call, outcome, delivered));
+  }
+}

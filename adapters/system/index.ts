@@ -1,0 +1,3 @@
+/** Adapters backed by the platform itself, shared by every composition. */
+export { systemClock } from './systemClock.js';
+export { randomIds } from './randomIds.js';

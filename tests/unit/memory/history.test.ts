@@ -1,0 +1,134 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { step, workflow } from '../../../core/definition/index.js';
+import type { HistoryEvent } from '../../../core/domain/history.js';
+import { FlowgateError } from '../../../core/domain/errors.js';
+import { flush, harness } from './support.js';
+
+const tick = step({ name: 'tick', fn: async (n: number) => n });
+const ticker = workflow({
+  name: 'ticker',
+  description: 'Sleeps, then runs three steps',
+  inputSchema: z.object({ sleepMs: z.number() }),
+  outputSchema: z.unknown(),
+  fn: async ({ sleepMs }, ctx) => {
+    await ctx.sleep(sleepMs);
+    for (const n of [1, 2, 3]) await tick(n);
+    return 'done';
+  },
+});
+
+async function validationError(promise: Promise<unknown>): Promise<FlowgateError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.is((error as FlowgateError).name, 'ValidationError');
+    return error as FlowgateError;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+async function collect(iterable: AsyncIterable<HistoryEvent>): Promise<HistoryEvent[]> {
+  const events: HistoryEvent[] = [];
+  for await (const event of iterable) events.push(event);
+  return events;
+}
+
+test('history pages cover the whole history with opaque tokens', async () => {
+  const h = harness([ticker]);
+  const ref = await h.run(ticker, { sleepMs: 10 });
+  await h.outcome(ref);
+  const seen: number[] = [];
+  let pageToken: string | undefined;
+  let pages = 0;
+  do {
+    const { run, page } = await h.engine.historyPage(ref, { pageSize: 4, ...(pageToken ? { pageToken } : {}) });
+    assert.is(run.status, 'completed');
+    seen.push(...page.events.map((e) => e.eventId));
+    pageToken = page.nextPageToken ?? undefined;
+    pages += 1;
+  } while (pageToken);
+  assert.equal(seen, Array.from({ length: 13 }, (_v, i) => i + 1));
+  assert.is(pages, 4);
+  for (const event of (await h.engine.historyPage(ref, { pageSize: 200 })).page.events) {
+    assert.match(event.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  }
+  h.close();
+});
+
+test('forged, garbled and stale history tokens are ValidationErrors with an invalid_page_token issue', async () => {
+  const h = harness([ticker]);
+  const a = await h.run(ticker, { sleepMs: 0 });
+  const b = await h.run(ticker, { sleepMs: 0 });
+  await h.outcome(a);
+  await h.outcome(b);
+  const token = (await h.engine.historyPage(a, { pageSize: 2 })).page.nextPageToken;
+  assert.type(token, 'string');
+  const [body, signature] = (token as string).split('.');
+  const forgedBody = Buffer.from(JSON.stringify({ s: JSON.parse(Buffer.from(body!, 'base64url').toString()).s, p: { o: 0 } })).toString('base64url');
+  for (const bad of ['garbage', `${forgedBody}.${signature}`, `${body}.${signature}x`, `${body}.${signature}.extra`, '']) {
+    const error = await validationError(h.engine.historyPage(a, { pageSize: 2, pageToken: bad }));
+    assert.is(error.message, 'pageToken is invalid or stale');
+    assert.equal(error.issues, [{ code: 'invalid_page_token', path: ['pageToken'], message: 'pageToken is invalid or stale' }]);
+  }
+  await validationError(h.engine.historyPage(b, { pageSize: 2, pageToken: token as string }));
+  await validationError(h.engine.historyPage(a, { pageSize: 0 }));
+  await validationError(h.engine.historyPage(a, { pageSize: 201 }));
+  h.close();
+});
+
+test('followHistory yields existing then live events and ends after the closing event', async () => {
+  const h = harness([ticker]);
+  const ref = await h.run(ticker, { sleepMs: 100 });
+  await flush();
+  const following = collect(h.engine.followHistory(ref, 1, new AbortController().signal));
+  await h.clock.advance(100);
+  const events = await following;
+  assert.equal(events.map((e) => e.eventId), Array.from({ length: 12 }, (_v, i) => i + 2));
+  assert.is(events.at(-1)?.type, 'workflow_completed');
+  const afterClose = await collect(h.engine.followHistory(ref, 10, new AbortController().signal));
+  assert.equal(afterClose.map((e) => e.eventId), [11, 12, 13], 'a closed run streams the rest and ends');
+  assert.equal(await collect(h.engine.followHistory(ref, 13, new AbortController().signal)), []);
+  h.close();
+});
+
+test('followHistory returns promptly when its signal aborts, and when the consumer stops', async () => {
+  const h = harness([ticker]);
+  const ref = await h.run(ticker, { sleepMs: 3_600_000 });
+  await flush();
+  const controller = new AbortController();
+  const following = collect(h.engine.followHistory(ref, 0, controller.signal));
+  await flush();
+  controller.abort();
+  const events = await following;
+  assert.equal(events.map((e) => e.type), ['workflow_started', 'timer_started']);
+
+  const iterator = h.engine.followHistory(ref, 2, new AbortController().signal)[Symbol.asyncIterator]();
+  const next = iterator.next();
+  await flush();
+  await iterator.return?.();
+  assert.equal(await next, { value: undefined, done: true });
+  h.close();
+});
+
+test('following an unknown run is WorkflowNotFoundError', () => {
+  const h = harness([ticker]);
+  assert.throws(
+    () => h.engine.followHistory({ workflowId: 'ghost', runId: '00000000-0000-4000-8000-000000000001' }, 0, new AbortController().signal),
+    (error: Error) => error.name === 'WorkflowNotFoundError',
+  );
+  h.close();
+});
+
+test('close() ends live followers', async () => {
+  const h = harness([ticker]);
+  const ref = await h.run(ticker, { sleepMs: 3_600_000 });
+  await flush();
+  const following = collect(h.engine.followHistory(ref, 0, new AbortController().signal));
+  await flush();
+  h.close();
+  assert.is((await following).length, 2);
+});
+
+test.run();
