@@ -3,10 +3,8 @@ import type { CatalogDescription, WorkflowTypeInfo } from '../../core/domain/cat
 import { CatalogNotAvailableError, UnsupportedWorkflowError } from '../../core/domain/errors.js';
 import type { JsonSchema } from '../../core/domain/json.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
+import { CATALOG_RETRY_AFTER_SECONDS } from '../../core/useCases/resolveWorkflowType.js';
 import type { Logger } from '../../ports/logger.js';
-
-/** What a client is told to wait before starting again in a catalog whose workers are all gone. */
-export const CATALOG_RETRY_AFTER_SECONDS = 5;
 
 export interface WorkerRegistration {
   /** The catalog (Temporal: task queue) this worker serves. */

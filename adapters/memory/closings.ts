@@ -42,7 +42,8 @@ export const closings = {
   terminated: (reason: string): RunClosing => ({
     status: 'terminated',
     output: undefined,
-    failure: { name: 'WorkflowTerminatedError', message: reason ? `Terminated: ${reason}` : 'Terminated' },
+    // As on Temporal, the reason is the failure's message.
+    failure: { name: 'WorkflowTerminatedError', message: reason || 'The workflow run was terminated' },
     event: { type: 'workflow_terminated', attributes: { reason } },
   }),
   timedOut: (runTimeoutMs: number): RunClosing => ({

@@ -7,6 +7,7 @@ import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } f
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
+import { jsonCopy } from './json.js';
 import { listRuns } from './listRuns.js';
 import { checkOptions, type MemoryEngineOptions } from './options.js';
 import { PageTokens } from './pageTokens.js';
@@ -82,7 +83,7 @@ export class MemoryEngine implements WorkflowEngine {
   }
 
   async getInput(run: PinnedRunRef): Promise<unknown> {
-    return this.store.find(run).input;
+    return jsonCopy(this.store.find(run).input);
   }
 
   async historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
@@ -160,7 +161,11 @@ export class MemoryEngine implements WorkflowEngine {
     this.removeStepRouter();
     this.timers.closeAll();
     for (const giveUp of [...this.awaiterShutdowns]) giveUp();
-    for (const record of this.store.open()) record.history.wake();
+    for (const record of this.store.open()) {
+      // Steps still in flight finish into the void instead of resuming workflow code on a stopped engine.
+      record.execution.abandon();
+      record.history.wake();
+    }
   }
 
   private assertOpen(): void {

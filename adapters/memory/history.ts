@@ -73,6 +73,7 @@ export class RunHistory {
 
   /** Wakes every follower (after an append, or when the engine closes). */
   wake(): void {
+    if (this.listeners.size === 0) return;
     for (const listener of [...this.listeners]) listener();
   }
 

@@ -1,8 +1,8 @@
 /** The embedded, in-process workflow engine (the default engine, and the Temporal adapter's test double). */
 export { MemoryEngine } from './engine.js';
-export type { MemoryEngineOptions, ClosedRun } from './options.js';
+export type { MemoryEngineOptions } from './options.js';
+export type { ClosedRunRecord } from '../../core/trace/recordTrace.js';
 export { DEFAULT_MAX_CLOSED_RUNS } from './options.js';
 export type { WorkerRegistration, WorkerHandle } from './catalogs.js';
-export { CATALOG_RETRY_AFTER_SECONDS } from './catalogs.js';
 export { StepTimeoutError } from './stepExecution.js';
 export { systemClock, randomIds } from '../system/index.js';

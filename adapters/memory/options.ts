@@ -1,20 +1,8 @@
-import type { RunDescription, SerializedFailure } from '../../core/domain/run.js';
-import type { TraceStep } from '../../core/domain/trace.js';
+import type { ClosedRunRecord } from '../../core/trace/recordTrace.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
 import type { WebhookSender } from '../../ports/webhookSender.js';
-
-/** A run as it closes: handed to `onRunClosed` before anyone can see the run closed. */
-export interface ClosedRun {
-  /** Final status and `closedAt` already set. */
-  run: RunDescription;
-  input: unknown;
-  output: unknown;
-  failure: SerializedFailure | null;
-  /** One entry per step, evaluator or internal step call, with its final attempt. */
-  steps: TraceStep[];
-}
 
 export interface MemoryEngineOptions {
   clock: Clock;
@@ -24,10 +12,11 @@ export interface MemoryEngineOptions {
   /** Sends the call of `ctx.waitForWebhook({ url })`. */
   webhookSender: WebhookSender;
   /**
+   * Called with the final status, closedAt, result and one trace step per step call of the run.
    * Awaited before a close becomes visible (status, closing event, awaiters), so whoever awaits the outcome can
    * already read what the hook wrote (the trace). Its errors are logged, never fail the run.
    */
-  onRunClosed?: (closed: ClosedRun) => Promise<void>;
+  onRunClosed?: (closed: ClosedRunRecord) => Promise<void>;
   /** Closed runs kept in memory; the oldest closed ones are forgotten beyond this. @default 10000 */
   maxClosedRuns?: number;
 }

@@ -1,6 +1,7 @@
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import type { RunDescription, RunOutcome, SerializedFailure } from '../../core/domain/run.js';
 import type { RunClosing } from './closings.js';
+import { jsonCopy } from './json.js';
 import type { RunHistory } from './history.js';
 import type { RunExecution } from './runExecution.js';
 
@@ -37,8 +38,9 @@ export class RunRecord {
     };
   }
 
+  /** Fresh JSON copies, as a Temporal client decodes them, so no caller can change what the engine keeps. */
   outcome(): RunOutcome {
-    return { run: this.snapshot(), output: this.output, failure: this.failure };
+    return { run: this.snapshot(), output: jsonCopy(this.output), failure: jsonCopy(this.failure) as SerializedFailure | null };
   }
 
   /** Calls `listener` once when the close is published. Returns the function that unsubscribes it. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startFlowgateServer, type WorkerSpec } from '../../composition/server.js';
 import type { LogFields, Logger } from '../../ports/logger.js';
 import * as basic from '../fixtures/workflows/basic.js';
+import * as contract from '../fixtures/workflows/contract.js';
 import { otherOnly, idleOnly } from '../fixtures/workflows/otherCatalog.js';
 
 export type EngineName = 'memory';
@@ -16,7 +17,7 @@ export function engineUnderTest(): EngineName {
 }
 
 export const FIXTURE_WORKERS: WorkerSpec[] = [
-  { catalog: 'main', workflows: Object.values(basic) },
+  { catalog: 'main', workflows: [...Object.values(basic), ...Object.values(contract)] },
   { catalog: 'other', workflows: [otherOnly] },
   { catalog: 'idle', workflows: [idleOnly] },
 ];

@@ -16,4 +16,12 @@ test('an id cannot climb out of the trace directory', () => {
   assert.is(path.split('/').length, 2);
 });
 
+test('long ids are shortened to a file name every file system accepts, never splitting an escape', () => {
+  for (const workflowId of ['x'.repeat(1000), 'ü'.repeat(400), `a${'%'.repeat(300)}`]) {
+    const fileName = traceRelativePath({ workflowName: 'w', workflowId, runId, startedAt }).split('/')[1]!;
+    assert.ok(Buffer.byteLength(fileName) < 255, `${fileName.length}`);
+    assert.not.throws(() => decodeURIComponent(fileName));
+  }
+});
+
 test.run();

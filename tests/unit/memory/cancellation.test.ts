@@ -165,7 +165,7 @@ test('terminate closes at once, abandons pending work and still calls onRunClose
   assert.is(h.closedRuns[0]?.run.status, 'terminated');
   assert.is(h.closedRuns[0]?.steps[0]?.endedAt, null, 'the step never finished');
   const outcome = await h.engine.getOutcome(ref);
-  assert.equal(outcome.failure, { name: 'WorkflowTerminatedError', message: 'Terminated: operator said so' });
+  assert.equal(outcome.failure, { name: 'WorkflowTerminatedError', message: 'operator said so' });
   releaseSlowStep();
   await flush();
   const { page } = await h.engine.historyPage(ref, { pageSize: 50 });

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { workflow } from '../../../core/definition/index.js';
+import { validateWorkflowInput } from '../../../core/validation/inputValidator.js';
 import { harness } from './support.js';
 
 const invoice = workflow({
@@ -27,6 +28,14 @@ test('describeCatalog publishes names, descriptions and JSON Schemas (input side
   assert.equal(input.properties.when, {}, 'unrepresentable types become "any"');
   assert.equal((type?.outputSchema as { required: string[] }).required, ['id']);
   assert.ok(Object.isFrozen(type?.inputSchema), 'shared schemas cannot be mutated by callers');
+  const again = await h.engine.describeCatalog('main');
+  assert.is(again?.workflows[0]?.inputSchema, type?.inputSchema, 'the same schema object every call (the core caches validators by it)');
+  assert.is(again?.workflows[0]?.outputSchema, type?.outputSchema);
+  validateWorkflowInput('invoice', type!.inputSchema, { amount: 3 });
+  assert.throws(() => validateWorkflowInput('invoice', type!.inputSchema, { amount: 'three' }), /input schema of workflow "invoice"/);
+  h.engine.registerWorker({ catalog: 'copy', workflows: [invoice] });
+  const copy = await h.engine.describeCatalog('copy');
+  assert.is(copy?.workflows[0]?.inputSchema, type?.inputSchema, 'converted once per definition, not per worker');
   assert.is(await h.engine.describeCatalog('never-registered'), undefined);
   h.close();
 });

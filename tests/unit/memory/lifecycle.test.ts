@@ -121,6 +121,43 @@ test('values cross the engine boundary as JSON copies', async () => {
   h.close();
 });
 
+test('outcomes and inputs handed out are fresh copies', async () => {
+  const h = harness([mutatesInput]);
+  const ref = await h.run(mutatesInput, { list: [1] });
+  const first = await h.outcome(ref);
+  (first.output as { list: number[] }).list.push(7);
+  ((await h.engine.getInput(ref)) as { list: number[] }).list.push(7);
+  assert.equal((await h.engine.getOutcome(ref)).output, { list: [1, 99] });
+  assert.equal(await h.engine.getInput(ref), { list: [1] });
+  h.close();
+});
+
+test('close() abandons open runs: a step still in flight does not resume workflow code', async () => {
+  let release = (): void => {};
+  let resumed = false;
+  const waits = step({ name: 'waits', fn: () => new Promise<string>((resolve) => (release = () => resolve('late'))) });
+  const resumes = workflow({
+    name: 'resumes',
+    description: 'Notes whether it ever got past its step',
+    inputSchema: z.object({}),
+    outputSchema: z.unknown(),
+    fn: async () => {
+      await waits(undefined);
+      resumed = true;
+    },
+  });
+  const h = harness([resumes]);
+  const ref = await h.run(resumes, {});
+  await flush();
+  const eventsBefore = (await eventTypes(h.engine, ref)).length;
+  h.close();
+  release();
+  await flush();
+  assert.is(resumed, false);
+  assert.is((await eventTypes(h.engine, ref)).length, eventsBefore, 'nothing more recorded');
+  assert.is((await h.engine.describe(ref)).status, 'running');
+});
+
 test('unknown ids and runs are WorkflowNotFoundError; an open run has no outcome yet', async () => {
   const h = harness([hello]);
   const missing = await rejection(h.engine.describe({ workflowId: 'ghost' }));

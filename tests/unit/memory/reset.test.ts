@@ -58,6 +58,35 @@ const review = workflow({
   },
 });
 
+const orderV3 = workflow({
+  name: 'order',
+  description: 'A changed version that stops after reserving',
+  inputSchema: z.object({ n: z.number() }),
+  outputSchema: z.unknown(),
+  fn: async ({ n }) => ({ reserved: await reserve(n) }),
+});
+
+const pendingLater: ((value: string) => void)[] = [];
+let laterCalls = 0;
+const later = step({
+  name: 'later',
+  fn: () => {
+    laterCalls += 1;
+    return new Promise<string>((resolve) => pendingLater.push(resolve));
+  },
+});
+const mark = step({ name: 'mark', fn: async () => (calls.push('mark'), 'marked') });
+const inParallel = workflow({
+  name: 'in_parallel',
+  description: 'A slow and a fast step at once',
+  inputSchema: z.object({}),
+  outputSchema: z.unknown(),
+  fn: async () => {
+    const [slowResult, fastResult] = await Promise.all([later(undefined), mark(undefined)]);
+    return { slowResult, fastResult };
+  },
+});
+
 async function rejection(promise: Promise<unknown>): Promise<FlowgateError> {
   try {
     await promise;
@@ -174,6 +203,37 @@ test('replies are re-delivered: consumed ones replay, later ones are buffered ag
   shipIsBroken = false;
   const secondOutcome = await h.outcome(again);
   assert.equal(secondOutcome.output, { first: 1, second: 2, shipped: 'shipped 2' }, 'a reset of a reset run replays the same way');
+  h.close();
+});
+
+test('a command called before the point but finished after it runs again for real', async () => {
+  const h = harness([inParallel]);
+  calls.length = 0;
+  laterCalls = 0;
+  const ref = await h.run(inParallel, {});
+  await flush();
+  assert.equal(calls, ['mark'], 'mark completed while later is still running');
+  pendingLater.shift()?.('first');
+  assert.equal((await h.outcome(ref)).output, { slowResult: 'first', fastResult: 'marked' });
+
+  const reset = await h.engine.reset(ref, 'mark', 'redo the slow part');
+  await flush();
+  assert.is(laterCalls, 2, 'later was re-executed');
+  assert.equal(calls, ['mark'], 'mark was replayed');
+  pendingLater.shift()?.('second');
+  assert.equal((await h.outcome(reset)).output, { slowResult: 'second', fastResult: 'marked' });
+  h.close();
+});
+
+test('code that stops calling what the original run called before the point fails with NondeterminismError', async () => {
+  const h = harness([order]);
+  shipIsBroken = true;
+  const ref = await h.run(order, { n: 1 });
+  await h.outcome(ref);
+  h.engine.registerWorker({ catalog: 'main', workflows: [orderV3] });
+  const outcome = await h.outcome(await h.engine.reset(ref, 'charge', 'new code'));
+  assert.is(outcome.failure?.name, 'NondeterminismError');
+  assert.match(outcome.failure?.message ?? '', /ended without calling step "optional"/);
   h.close();
 });
 

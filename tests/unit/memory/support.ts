@@ -1,5 +1,5 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { MemoryEngine, type ClosedRun, type MemoryEngineOptions } from '../../../adapters/memory/index.js';
+import { MemoryEngine, type ClosedRunRecord, type MemoryEngineOptions } from '../../../adapters/memory/index.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunOutcome } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
@@ -90,7 +90,7 @@ export interface Harness {
   clock: FakeClock;
   logger: CapturingLogger;
   webhooks: RecordingWebhookSender;
-  closedRuns: ClosedRun[];
+  closedRuns: ClosedRunRecord[];
   /** Starts a run of `workflow` in catalog main and returns its pinned ref. */
   run(workflow: WorkflowDefinition<any, any>, input: unknown, workflowId?: string): Promise<{ workflowId: string; runId: string }>;
   /** Waits (with fake time moving as needed, up to an hour) for the chain's final outcome. */
@@ -107,7 +107,7 @@ export function harness(
   const clock = new FakeClock();
   const logger = new CapturingLogger();
   const webhooks = new RecordingWebhookSender();
-  const closedRuns: ClosedRun[] = [];
+  const closedRuns: ClosedRunRecord[] = [];
   const engine = new MemoryEngine({
     clock,
     ids: new SequentialIds(),

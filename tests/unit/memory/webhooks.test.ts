@@ -136,4 +136,21 @@ test('feedback for an unknown id is WorkflowNotFoundError, for a closed run Work
   h.close();
 });
 
+test('a malformed wait request fails the run with a clear error', async () => {
+  const malformed = workflow({
+    name: 'malformed_wait',
+    description: 'Asks for a wait the engine refuses',
+    inputSchema: z.object({ which: z.enum(['url', 'timeout']) }),
+    outputSchema: z.unknown(),
+    fn: async ({ which }, ctx) => ctx.waitForWebhook(which === 'url' ? { url: '' } : { timeoutMs: -5 }),
+  });
+  const h = harness([malformed]);
+  const badUrl = await h.outcome(await h.run(malformed, { which: 'url' }));
+  assert.equal(badUrl.failure, { name: 'TypeError', message: 'waitForWebhook: url must be a non-empty string' });
+  const badTimeout = await h.outcome(await h.run(malformed, { which: 'timeout' }));
+  assert.equal(badTimeout.failure, { name: 'RangeError', message: 'waitForWebhook: timeoutMs must be a positive number' });
+  assert.is(h.webhooks.calls.length, 0);
+  h.close();
+});
+
 test.run();

@@ -1,0 +1,232 @@
+import type { Logger } from '../../ports/logger.js';
+import { FlowgateError, GoneError, MethodNotAllowedError, NotFoundError } from '../../core/domain/errors.js';
+import { createBearerAuthenticator, unauthorized } from './auth.js';
+import { EMPTY_BODY, readJsonBody } from './body.js';
+import { answerError, causeChain } from './errors.js';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
+import { resolveHttpAppOptions, type HttpAppOptions, type ResolvedHttpAppOptions } from './options.js';
+import type { Route, RouteContext, RouteResult } from './route.js';
+import { Router, type RouteMatch } from './router.js';
+import { createRoutes } from './routes.js';
+import { firstHeader, type HttpHandler, type HttpRequest, type HttpResponse } from './types.js';
+import { parseRequestPart } from './validation.js';
+
+export interface HttpApp {
+  /** Answers one request; never rejects. */
+  handle: HttpHandler;
+  readonly routes: readonly Route[];
+  readonly openApiDocument: OpenApiDocument;
+  /** The logger the app was given, for transports' own failures. */
+  readonly logger: Logger;
+}
+
+const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** What one request learned on its way, needed to finish the response even when it fails midway. */
+interface RequestState {
+  route?: Route;
+  workflowId?: string;
+  /** The run the request acted on, when known (fills the deprecated endpoints' Link). */
+  runId?: string;
+  allow?: readonly string[];
+}
+
+/**
+ * The transport-neutral HTTP application: routing, auth, validation, errors and server-sent events. Wrap it with
+ * node.ts (node:http, Express) or fetch.ts (WHATWG Request/Response). Throws on invalid options.
+ */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const config = resolveHttpAppOptions(options);
+  const routes = createRoutes(config);
+  const router = new Router(routes);
+  const authenticator = createBearerAuthenticator(config.authToken);
+  const openApiDocument = buildOpenApiDocument(routes);
+  const openApiJson = JSON.stringify(openApiDocument);
+  const { logger } = config;
+
+  async function handle(request: HttpRequest): Promise<HttpResponse> {
+    const startedAt = performance.now();
+    const requestId = acceptedRequestId(firstHeader(request.headers, 'x-request-id')) ?? config.ids.uuid();
+    const { path, search } = splitTarget(request.url);
+    const state: RequestState = {};
+    const logFailure = (error: unknown, status: number) => {
+      // A client that hung up mid-request is not a server fault worth an alert.
+      const level = request.signal.aborted ? 'warn' : 'error';
+      logger[level]('request failed', { requestId, method: request.method, path, status, error: causeChain(error) });
+    };
+    const context: RouteContext = {
+      api: config.api,
+      logger,
+      options: config,
+      requestId,
+      openApiJson,
+      describeStreamFailure(error) {
+        const answer = answerError(error);
+        if (answer.serverFault) logFailure(error, answer.status);
+        return { error: answer.body.error, message: answer.body.message };
+      },
+    };
+
+    let response: HttpResponse;
+    try {
+      response = await dispatch(request, path, search, state, context);
+    } catch (error) {
+      if (error instanceof FlowgateError && error.runId !== undefined) state.runId ??= error.runId;
+      const answer = answerError(error);
+      if (answer.serverFault) logFailure(error, answer.status);
+      response = { status: answer.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...answer.headers }, body: JSON.stringify(answer.body) };
+      if (state.allow) response.headers['allow'] = state.allow.join(', ');
+    }
+
+    const headers = response.headers;
+    headers['x-request-id'] = requestId;
+    headers['x-content-type-options'] = 'nosniff';
+    headers['cache-control'] ??= 'no-store';
+    if (state.route?.deprecated) Object.assign(headers, deprecationHeaders(state.route, state));
+
+    const logAccess = () =>
+      logger.info('http request', {
+        method: request.method,
+        path,
+        status: response.status,
+        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        requestId,
+      });
+    if (response.body !== null && typeof response.body !== 'string') {
+      // A stream's duration is the stream's: log when it ends, however it ends.
+      response.body = afterLast(response.body, logAccess);
+    } else {
+      logAccess();
+    }
+    return response;
+  }
+
+  async function dispatch(
+    request: HttpRequest,
+    path: string,
+    search: string,
+    state: RequestState,
+    context: RouteContext,
+  ): Promise<HttpResponse> {
+    let match: RouteMatch<Route>;
+    try {
+      match = router.match(request.method, path);
+    } catch (error) {
+      // Malformed percent-encoding: only an authenticated caller learns that the path was the problem.
+      if (!authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
+      throw error;
+    }
+    // Set before authenticating: a deprecated path's 401 and 405 carry its deprecation headers too.
+    if (match.kind === 'found') state.route = match.route;
+    if (match.kind === 'method-not-allowed') state.route = deprecatedRouteAt(path, match.allow);
+    const isPublic = match.kind === 'found' && match.route.public;
+    // Checked before 404/405 so that unauthenticated callers learn nothing about which paths exist.
+    if (!isPublic && !authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
+    if (match.kind === 'not-found') throw new NotFoundError(`No endpoint at ${path}.`);
+    if (match.kind === 'method-not-allowed') {
+      state.allow = match.allow;
+      throw new MethodNotAllowedError(`${request.method} is not allowed here; allowed: ${match.allow.join(', ')}.`);
+    }
+    const { route } = match;
+    state.route = route;
+    if (route.deprecated && !config.deprecatedEndpoints) {
+      throw new GoneError(`${route.method} ${route.path} has been removed; use ${route.method} ${route.deprecated.successor}.`);
+    }
+    const params = parseRequestPart(route.params, match.params, 'path') as Record<string, unknown>;
+    if (typeof params.id === 'string') state.workflowId = params.id;
+    if (typeof params.rid === 'string') state.runId = params.rid;
+    const query = parseRequestPart(route.query, queryObject(search), 'query');
+    let body: unknown;
+    if (route.body) {
+      const raw = await readJsonBody(request, { maxBytes: config.maxBodyBytes, optional: route.body.optional });
+      body = parseRequestPart(route.body.schema, raw === EMPTY_BODY ? {} : raw, 'body');
+    }
+    const result = await route.handle({ params, query, body, headers: request.headers, signal: request.signal }, context);
+    return toResponse(route, result, state, config);
+  }
+
+  /** The deprecated route among those the path has under other methods (405 answers only: not a hot path). */
+  function deprecatedRouteAt(path: string, allow: readonly string[]): Route | undefined {
+    for (const method of allow) {
+      const other = router.match(method, path);
+      if (other.kind === 'found' && other.route.deprecated) return other.route;
+    }
+    return undefined;
+  }
+
+  return { handle, routes, openApiDocument, logger };
+}
+
+function toResponse(route: Route, result: RouteResult, state: RequestState, config: ResolvedHttpAppOptions): HttpResponse {
+  switch (result.kind) {
+    case 'event-stream':
+      return { status: 200, headers: { ...result.headers }, body: result.body };
+    case 'serialized-json':
+      return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: result.body };
+    case 'json': {
+      if (result.runId !== undefined) state.runId = result.runId;
+      if (config.validateResponses) assertDocumentedResponse(route, result.status, result.body);
+      return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: JSON.stringify(result.body) };
+    }
+  }
+}
+
+/** validateResponses: a body that does not match the published schema is a server bug; fail loudly. */
+function assertDocumentedResponse(route: Route, status: number, body: unknown): void {
+  const schema = route.responses[status]?.schema;
+  const outcome = schema?.safeParse(body);
+  if (outcome === undefined || !outcome.success) {
+    const detail = outcome ? outcome.error.message : `status ${status} is not documented`;
+    throw new Error(`Response of ${route.method} ${route.path} breaks its documented schema: ${detail}`);
+  }
+}
+
+/** decisions.md: on every response of a deprecated endpoint, errors included. */
+function deprecationHeaders(route: Route, state: RequestState): Record<string, string> {
+  const deprecation = route.deprecated!;
+  const successor =
+    state.workflowId !== undefined && state.runId !== undefined
+      ? deprecation.successor
+          .replace('{id}', encodeURIComponent(state.workflowId))
+          .replace('{rid}', encodeURIComponent(state.runId))
+      : deprecation.successor;
+  return { deprecation: 'true', sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
+}
+
+function acceptedRequestId(value: string | undefined): string | undefined {
+  return value !== undefined && VALID_REQUEST_ID.test(value) ? value : undefined;
+}
+
+/** Path and query of an origin-form or absolute request target. */
+export function splitTarget(url: string): { path: string; search: string } {
+  if (!url.startsWith('/')) {
+    try {
+      const parsed = new URL(url);
+      return { path: parsed.pathname, search: parsed.search.slice(1) };
+    } catch {
+      return { path: url, search: '' };
+    }
+  }
+  const queryStart = url.indexOf('?');
+  return queryStart === -1 ? { path: url, search: '' } : { path: url.slice(0, queryStart), search: url.slice(queryStart + 1) };
+}
+
+/** A repeated parameter becomes an array, which no query schema accepts: ambiguity is a 400, not a guess. */
+function queryObject(search: string): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  if (search === '') return query;
+  for (const [name, value] of new URLSearchParams(search)) {
+    const existing = query[name];
+    query[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return query;
+}
+
+async function* afterLast<T>(source: AsyncIterable<T>, done: () => void): AsyncGenerator<T, void, undefined> {
+  try {
+    yield* source;
+  } finally {
+    done();
+  }
+}

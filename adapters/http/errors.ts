@@ -1,0 +1,152 @@
+import {
+  CatalogNotAvailableError,
+  EngineError,
+  EngineUnavailableError,
+  FlowgateError,
+  GoneError,
+  isCatalogTemporarilyUnavailable,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  StepNotCompletedError,
+  StepNotFoundError,
+  TraceNotFoundError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+  UnsupportedWorkflowError,
+  ValidationError,
+  WorkflowAlreadyStartedError,
+  WorkflowClosedError,
+  WorkflowExecutionTimedOutError,
+  WorkflowNotCompletedError,
+  WorkflowNotFoundError,
+  type ValidationIssue,
+} from '../../core/domain/errors.js';
+
+/** How one named error is answered. */
+export interface ErrorRule {
+  status: number;
+  /**
+   * Replaces the error's own message. Set for engine failures: their messages come from the engine (addresses,
+   * gRPC details) and must not reach clients; the log keeps the original.
+   */
+  publicMessage?: string;
+  /** `Retry-After` seconds when the error carries none. */
+  retryAfterSeconds?: number;
+}
+
+/** Seconds a client should wait before retrying when an engine or worker gives no hint. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/** decisions.md, "Requests and errors": THE mapping from error name to status. Nothing else picks a status. */
+export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
+  [ValidationError.errorName]: { status: 400 },
+  [UnauthorizedError.errorName]: { status: 401 },
+  [WorkflowNotFoundError.errorName]: { status: 404 },
+  // 404 when the catalog is unknown; see errorRuleFor for the 503 flavour.
+  [CatalogNotAvailableError.errorName]: { status: 404 },
+  [NotFoundError.errorName]: { status: 404 },
+  [StepNotFoundError.errorName]: { status: 404 },
+  [TraceNotFoundError.errorName]: { status: 404 },
+  [MethodNotAllowedError.errorName]: { status: 405 },
+  [WorkflowExecutionTimedOutError.errorName]: { status: 408 },
+  [WorkflowAlreadyStartedError.errorName]: { status: 409 },
+  [StepNotCompletedError.errorName]: { status: 409 },
+  [WorkflowClosedError.errorName]: { status: 409 },
+  [GoneError.errorName]: { status: 410 },
+  [PayloadTooLargeError.errorName]: { status: 413 },
+  [UnsupportedMediaTypeError.errorName]: { status: 415 },
+  [UnsupportedWorkflowError.errorName]: { status: 424 },
+  [WorkflowNotCompletedError.errorName]: { status: 424 },
+  [EngineError.errorName]: { status: 500, publicMessage: 'The workflow engine failed to handle the request.' },
+  [EngineUnavailableError.errorName]: {
+    status: 503,
+    publicMessage: 'The workflow engine is temporarily unavailable; retry later.',
+    retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+  },
+};
+
+const CATALOG_STARTING_RULE: ErrorRule = { status: 503, retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS };
+const INTERNAL_ERROR_NAME = 'InternalError';
+const UNKNOWN_ERROR_RULE: ErrorRule = { status: 500, publicMessage: 'Internal server error.' };
+
+export function errorRuleFor(error: FlowgateError): ErrorRule {
+  if (isCatalogTemporarilyUnavailable(error)) return CATALOG_STARTING_RULE;
+  return ERROR_RULES[error.name] ?? UNKNOWN_ERROR_RULE;
+}
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  workflowId?: string;
+  issues?: readonly ValidationIssue[];
+}
+
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorBody;
+  /** 5xx: the caller logs the error with its cause chain and the request id. */
+  serverFault: boolean;
+}
+
+/** Turns anything thrown into the status, headers and body a client sees. Pure: logging is the caller's job. */
+export function answerError(error: unknown): ErrorAnswer {
+  // Only the core's named errors are trusted to carry client-safe messages; anything else is an internal fault.
+  const known = error instanceof FlowgateError ? error : undefined;
+  const rule = known ? errorRuleFor(known) : UNKNOWN_ERROR_RULE;
+  const body: ErrorBody = {
+    error: known && ERROR_RULES[known.name] ? known.name : INTERNAL_ERROR_NAME,
+    message: rule.publicMessage ?? known?.message ?? UNKNOWN_ERROR_RULE.publicMessage!,
+  };
+  if (known?.workflowId !== undefined) body.workflowId = known.workflowId;
+  if (body.error === ValidationError.errorName) body.issues = known?.issues ?? [];
+  const headers: Record<string, string> = {};
+  const retryAfter = known?.retryAfterSeconds ?? rule.retryAfterSeconds;
+  if (rule.status === 503 && retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)));
+  if (rule.status === 401) headers['www-authenticate'] = 'Bearer';
+  return { status: rule.status, headers, body, serverFault: rule.status >= 500 };
+}
+
+export interface CauseLevel {
+  name: string;
+  message: string;
+  stack?: string;
+  [field: string]: unknown;
+}
+
+const MAX_CAUSE_DEPTH = 10;
+
+/** The whole cause chain for the log (stacks included: the log is for operators, never for clients). */
+export function causeChain(error: unknown): CauseLevel[] {
+  const chain: CauseLevel[] = [];
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current !== undefined && current !== null && chain.length < MAX_CAUSE_DEPTH && !seen.has(current)) {
+    seen.add(current);
+    if (current instanceof Error) {
+      const level: CauseLevel = { name: current.name, message: current.message };
+      if (current.stack) level.stack = current.stack;
+      if (current instanceof FlowgateError) {
+        if (current.workflowId !== undefined) level.workflowId = current.workflowId;
+        if (current.runId !== undefined) level.runId = current.runId;
+      }
+      const code = (current as { code?: unknown }).code;
+      if (typeof code === 'string' || typeof code === 'number') level.code = code;
+      chain.push(level);
+      current = current.cause;
+    } else {
+      chain.push({ name: typeof current, message: safeString(current) });
+      break;
+    }
+  }
+  return chain;
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

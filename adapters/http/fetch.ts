@@ -1,0 +1,49 @@
+import { createHttpApp, type HttpApp } from './app.js';
+import type { HttpAppOptions } from './options.js';
+
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Headers that belong to one HTTP/1.1 connection; a fetch-style runtime manages its own. */
+const HOP_BY_HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding'];
+
+/** A WHATWG `(Request) => Response` handler (Deno, Bun, edge runtimes, or node via an adapter). */
+export function createFetchHandler(options: HttpAppOptions): FetchHandler {
+  return toFetchHandler(createHttpApp(options));
+}
+
+export function toFetchHandler(app: HttpApp): FetchHandler {
+  return async (request) => {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    // Ends the stream when the consumer cancels the response body, as well as when the runtime aborts the request.
+    const cancelled = new AbortController();
+    const response = await app.handle({
+      method: request.method,
+      url: `${url.pathname}${url.search}`,
+      headers,
+      body: request.body,
+      signal: AbortSignal.any([request.signal, cancelled.signal]),
+    });
+    for (const name of HOP_BY_HOP_HEADERS) delete response.headers[name];
+    const init = { status: response.status, headers: response.headers };
+    if (response.body === null || typeof response.body === 'string') return new Response(response.body, init);
+
+    const chunks = response.body[Symbol.asyncIterator]();
+    const encoder = new TextEncoder();
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        cancelled.abort();
+        await chunks.return?.();
+      },
+    });
+    return new Response(stream, init);
+  };
+}

@@ -1,0 +1,31 @@
+import type { RouteContext, RouteResult } from '../route.js';
+import { ok } from '../route.js';
+import { toRunRef, type RunPathParams } from './runs.js';
+
+/** PATCH /workflow/{id}/runs/{rid}/stop and the deprecated PATCH /workflow/{id}/stop (latest run). */
+export async function stopRun(params: RunPathParams, context: RouteContext): Promise<RouteResult> {
+  const stopped = await context.api.stop(toRunRef(params));
+  return ok(stopped, { runId: stopped.runId });
+}
+
+/** POST /workflow/{id}/runs/{rid}/terminate */
+export async function terminateRun(params: Required<RunPathParams>, reason: string | undefined, context: RouteContext): Promise<RouteResult> {
+  const terminated = await context.api.terminate(toRunRef(params), reason);
+  return ok(terminated, { runId: terminated.runId });
+}
+
+/**
+ * POST /workflow/{id}/runs/{rid}/reset, and the deprecated POST /workflow/{id}/reset, which resets the latest run.
+ * The response's runId is the NEW run, so the run acted on has to be known some other way for the deprecated
+ * form's successor Link: it describes the latest run first and then resets exactly that run. Like the legacy stop,
+ * it acts on the run as described, even if another execution starts in between.
+ */
+export async function resetRun(
+  params: RunPathParams,
+  body: { stepName: string; reason?: string | undefined },
+  context: RouteContext,
+): Promise<RouteResult> {
+  const runId = params.rid ?? (await context.api.getStatus({ workflowId: params.id })).runId;
+  const reset = await context.api.reset({ workflowId: params.id, runId }, body.stepName, body.reason);
+  return ok(reset, { runId });
+}

@@ -1,0 +1,45 @@
+import type { HistoryPageRequest } from '../../../core/api/requests.js';
+import { ok, type RouteContext, type RouteInput, type RouteResult } from '../route.js';
+import { acceptsEventStream, historyEventStream, parseLastEventId, SSE_RESPONSE_HEADERS } from '../sse.js';
+import { toRunRef, type RunPathParams } from './runs.js';
+
+export interface HistoryQuery {
+  pageSize: number;
+  pageToken?: string | undefined;
+}
+
+/**
+ * GET /workflow/{id}/history and /workflow/{id}/runs/{rid}/history: a JSON page, or with
+ * `Accept: text/event-stream` a server-sent event stream that follows the run until it closes.
+ */
+export async function getHistory(
+  input: RouteInput<RunPathParams, HistoryQuery, unknown>,
+  context: RouteContext,
+): Promise<RouteResult> {
+  const run = toRunRef(input.params);
+  if (!acceptsEventStream(input.headers)) {
+    const request: HistoryPageRequest = { pageSize: input.query.pageSize };
+    if (input.query.pageToken !== undefined) request.pageToken = input.query.pageToken;
+    return ok(await context.api.historyPage(run, request));
+  }
+  const lastEventId = parseLastEventId(input.headers);
+  // Aborted when the client leaves or when the stream ends for any other reason, so the engine stops following.
+  const streamEnded = new AbortController();
+  const signal = AbortSignal.any([input.signal, streamEnded.signal]);
+  // Awaited before the response starts: an unknown run is still a plain 404.
+  const items = await context.api.historyStream(run, lastEventId === undefined ? { signal } : { signal, lastEventId });
+  const frames = historyEventStream(items, {
+    heartbeatMs: context.options.sseHeartbeatMs,
+    signal,
+    describeFailure: (error) => context.describeStreamFailure(error),
+  });
+  return { kind: 'event-stream', body: abortWhenDone(frames, streamEnded), headers: { ...SSE_RESPONSE_HEADERS } };
+}
+
+async function* abortWhenDone<T>(source: AsyncIterable<T>, controller: AbortController): AsyncGenerator<T, void, undefined> {
+  try {
+    yield* source;
+  } finally {
+    controller.abort();
+  }
+}

@@ -1,0 +1,58 @@
+import type { ListRunsRequest } from '../../../core/api/requests.js';
+import type { ResultVersion } from '../../../core/api/views.js';
+import type { RunRef } from '../../../core/domain/run.js';
+import type { RunStatus } from '../../../core/domain/status.js';
+import { ok, type RouteContext, type RouteResult } from '../route.js';
+
+/** Path parameters of the id form (`{id}`) and the pinned form (`{id}` + `{rid}`). */
+export interface RunPathParams {
+  id: string;
+  rid?: string;
+}
+
+export function toRunRef(params: RunPathParams): RunRef {
+  return params.rid === undefined ? { workflowId: params.id } : { workflowId: params.id, runId: params.rid };
+}
+
+/** decisions.md: a legacy result carries `Deprecation: true`. */
+export function resultHeaders(version: ResultVersion): Record<string, string> | undefined {
+  return version === 'legacy' ? { deprecation: 'true' } : undefined;
+}
+
+/** GET /workflow/{id}/result and /workflow/{id}/runs/{rid}/result */
+export async function getResult(params: RunPathParams, version: ResultVersion, context: RouteContext): Promise<RouteResult> {
+  return ok(await context.api.getResult(toRunRef(params), version), { headers: resultHeaders(version) });
+}
+
+/** GET /workflow/{id}/status and /workflow/{id}/runs/{rid}/status */
+export async function getStatus(params: RunPathParams, context: RouteContext): Promise<RouteResult> {
+  return ok(await context.api.getStatus(toRunRef(params)));
+}
+
+/** GET /workflow/{id}/input and /workflow/{id}/runs/{rid}/input */
+export async function getInput(params: RunPathParams, context: RouteContext): Promise<RouteResult> {
+  return ok(await context.api.getInput(toRunRef(params)));
+}
+
+export interface ListRunsQuery {
+  workflowName?: string | undefined;
+  catalog?: string | undefined;
+  status?: RunStatus | undefined;
+  limit: number;
+  pageToken?: string | undefined;
+}
+
+/** GET /workflow/runs */
+export async function listRuns(query: ListRunsQuery, context: RouteContext): Promise<RouteResult> {
+  const request: ListRunsRequest = { limit: query.limit };
+  if (query.workflowName !== undefined) request.workflowName = query.workflowName;
+  if (query.catalog !== undefined) request.catalog = query.catalog;
+  if (query.status !== undefined) request.status = query.status;
+  if (query.pageToken !== undefined) request.pageToken = query.pageToken;
+  return ok(await context.api.listRuns(request));
+}
+
+/** GET /workflow/{id}/runs/{rid}/trace-log */
+export async function getTraceLog(params: Required<RunPathParams>, context: RouteContext): Promise<RouteResult> {
+  return ok(await context.api.fetchTrace({ workflowId: params.id, runId: params.rid }), { runId: params.rid });
+}

@@ -1,0 +1,33 @@
+import type { RouteContext, RouteResult } from '../route.js';
+import { causeChain } from '../errors.js';
+
+/** Seconds a load balancer should wait before probing an unready instance again. */
+const READINESS_RETRY_AFTER_SECONDS = '5';
+
+/** GET /ready: 200 when the engine answers, 503 otherwise (also when the readiness check itself fails). */
+export async function readiness(context: RouteContext): Promise<RouteResult> {
+  try {
+    const view = await context.api.readiness();
+    if (view.status === 'ready') return { kind: 'json', status: 200, body: view };
+    return { kind: 'json', status: 503, body: view, headers: { 'retry-after': READINESS_RETRY_AFTER_SECONDS } };
+  } catch (error) {
+    // A probe wants a 503 with the readiness shape, not a 500 error body.
+    context.logger.error('readiness check failed', { requestId: context.requestId, error: causeChain(error) });
+    return {
+      kind: 'json',
+      status: 503,
+      body: { status: 'unavailable', engine: 'unknown', message: 'Readiness check failed.' },
+      headers: { 'retry-after': READINESS_RETRY_AFTER_SECONDS },
+    };
+  }
+}
+
+/** GET /health: liveness; answering at all is the signal. */
+export async function health(): Promise<RouteResult> {
+  return { kind: 'json', status: 200, body: { status: 'ok' } };
+}
+
+/** GET /openapi.json */
+export async function openApiDocument(context: RouteContext): Promise<RouteResult> {
+  return { kind: 'serialized-json', status: 200, body: context.openApiJson, headers: { 'cache-control': 'public, max-age=300' } };
+}

@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import type { StartRequest } from '../../../core/api/requests.js';
+import type { ResultVersion } from '../../../core/api/views.js';
+import { ok, type RouteContext, type RouteResult } from '../route.js';
+import type { createRunWorkflowBodySchema, FeedbackBodySchema, StartWorkflowBodySchema } from '../schemas/requests.js';
+import { resultHeaders } from './runs.js';
+
+type RunWorkflowBody = z.output<ReturnType<typeof createRunWorkflowBodySchema>>;
+type StartWorkflowBody = z.output<typeof StartWorkflowBodySchema>;
+type FeedbackBody = z.output<typeof FeedbackBodySchema>;
+
+/** POST /workflow/run */
+export async function runWorkflow(body: RunWorkflowBody, version: ResultVersion, context: RouteContext): Promise<RouteResult> {
+  const result = await context.api.runSync({ ...toStartRequest(body), timeoutSeconds: body.timeout }, version);
+  return ok(result, { headers: resultHeaders(version) });
+}
+
+/** POST /workflow */
+export async function startWorkflow(body: StartWorkflowBody, context: RouteContext): Promise<RouteResult> {
+  return ok(await context.api.start(toStartRequest(body)));
+}
+
+/** GET /workflow/list */
+export async function listWorkflows(catalog: string | undefined, context: RouteContext): Promise<RouteResult> {
+  return ok(await context.api.listWorkflows(catalog));
+}
+
+/** POST /workflow/feedback */
+export async function sendFeedback(body: FeedbackBody, context: RouteContext): Promise<RouteResult> {
+  const delivered = await context.api.sendFeedback(body.workflowId, body.payload);
+  return ok(delivered, { runId: delivered.runId });
+}
+
+/** Folds the deprecated `taskQueue` alias into `catalog` (spec: `catalog` wins) and drops absent fields. */
+export function toStartRequest(body: StartWorkflowBody | RunWorkflowBody): StartRequest {
+  const request: StartRequest = { workflowName: body.workflowName, input: body.input };
+  if (body.workflowId !== undefined) request.workflowId = body.workflowId;
+  const catalog = body.catalog ?? body.taskQueue;
+  if (catalog !== undefined) request.catalog = catalog;
+  return request;
+}

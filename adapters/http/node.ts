@@ -1,0 +1,97 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHttpApp, type HttpApp } from './app.js';
+import type { HttpAppOptions } from './options.js';
+import type { HttpResponse } from './types.js';
+
+export type NodeRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface NodeTransportOptions {
+  /**
+   * Server shutdown: once aborted, streaming responses end at once (an SSE stream never finishes by itself and
+   * would hold the server open until the grace period), and new responses carry `Connection: close`.
+   */
+  shutdownSignal?: AbortSignal;
+}
+
+/**
+ * A `(req, res)` handler for node:http, or mounted in Express 5 with `app.use('/api', handler)` (mount it before
+ * any body parser: it reads the request stream itself).
+ */
+export function createNodeHandler(options: HttpAppOptions, transport: NodeTransportOptions = {}): NodeRequestHandler {
+  return toNodeHandler(createHttpApp(options), transport);
+}
+
+export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}): NodeRequestHandler {
+  const { shutdownSignal } = transport;
+  return (req, res) => {
+    const disconnected = new AbortController();
+    // 'close' also fires after a normal end; aborting then is harmless, nothing listens any more.
+    res.once('close', () => disconnected.abort());
+    app
+      .handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: req, signal: disconnected.signal })
+      .then((response) => send(req, res, response, disconnected, shutdownSignal))
+      .catch((error: unknown) => {
+        app.logger.error('failed to write response', { error: error instanceof Error ? error.message : String(error) });
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify({ error: 'InternalError', message: 'Internal server error.' }));
+        } else {
+          res.destroy();
+        }
+      });
+  };
+}
+
+async function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  response: HttpResponse,
+  disconnected: AbortController,
+  shutdownSignal: AbortSignal | undefined,
+): Promise<void> {
+  if (res.destroyed) {
+    // Client gone before the answer. A stream is still entered once (its signal is aborted, so it ends at once):
+    // return() on a generator that never started would skip its clean-up and its access-log line.
+    if (response.body !== null && typeof response.body !== 'string') for await (const _chunk of response.body) break;
+    return;
+  }
+  // A body we did not read (an early 401/413/415, a GET with a body) would otherwise be drained byte by byte
+  // before the connection could be reused; closing is cheaper and bounds what a client can make us read.
+  if (shutdownSignal?.aborted || hasUnreadBody(req)) response.headers['connection'] = 'close';
+  res.writeHead(response.status, response.headers);
+  if (response.body === null || typeof response.body === 'string') {
+    res.end(response.body ?? undefined);
+    return;
+  }
+  res.flushHeaders();
+  const endStream = () => disconnected.abort();
+  shutdownSignal?.addEventListener('abort', endStream, { once: true });
+  try {
+    if (shutdownSignal?.aborted) endStream();
+    for await (const chunk of response.body) {
+      if (res.destroyed) break;
+      if (!res.write(chunk)) await drainedOrClosed(res);
+    }
+  } finally {
+    shutdownSignal?.removeEventListener('abort', endStream);
+    res.end();
+  }
+}
+
+function hasUnreadBody(req: IncomingMessage): boolean {
+  if (req.readableEnded) return false;
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}

@@ -1,0 +1,269 @@
+import { z } from 'zod';
+import type { DocumentedHeader, ResponseDoc, Route } from './route.js';
+import { BadRequestBodySchema, ErrorBodySchema, ValidationErrorBodySchema } from './schemas/common.js';
+import { TraceRecordSchema } from './schemas/operations.js';
+import { NoParamsSchema, NoQuerySchema } from './schemas/requests.js';
+import {
+  LegacyErrorDetailsSchema,
+  SerializedFailureSchema,
+  TraceInfoV2Schema,
+  WorkflowResultLegacySchema,
+  WorkflowResultV2Schema,
+} from './schemas/results.js';
+import { HistoryEventSchema, RunStatusViewSchema } from './schemas/runs.js';
+
+/** decisions.md: the API description's version, not the package's. */
+export const API_DESCRIPTION_VERSION = '1.0.0';
+
+type JsonObject = Record<string, unknown>;
+
+/** The generated document: OpenAPI 3.1, built once per app and served serialized. */
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; [field: string]: unknown };
+  paths: Record<string, Record<string, JsonObject>>;
+  components: { schemas: Record<string, JsonObject>; [field: string]: unknown };
+  [field: string]: unknown;
+}
+type HeaderName = DocumentedHeader | 'X-Request-Id' | 'Sunset' | 'Link' | 'WWW-Authenticate';
+
+const COMPONENT_PREFIX = '#/components/schemas/';
+
+/** Schemas nested in several bodies: components of their own, so the document names them once. */
+const SHARED_RESPONSE_SCHEMAS: readonly z.ZodType[] = [
+  // The spec describes the two result versions as resources of their own; the union alone would inline them.
+  WorkflowResultV2Schema,
+  WorkflowResultLegacySchema,
+  RunStatusViewSchema,
+  HistoryEventSchema,
+  SerializedFailureSchema,
+  TraceInfoV2Schema,
+  LegacyErrorDetailsSchema,
+  TraceRecordSchema,
+  ErrorBodySchema,
+  ValidationErrorBodySchema,
+];
+
+const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
+  'X-Request-Id': {
+    description: 'The request id: a valid incoming `X-Request-Id` (1 to 200 of `A-Z a-z 0-9 . _ : -`) echoed, else a generated UUID. Logs carry the same id.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  Deprecation: {
+    description: '`true`: this endpoint (or the legacy result shape requested with `?v=legacy`) is deprecated.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  Sunset: { description: 'When the deprecated endpoint may be removed (HTTP-date).', schema: { type: 'string' } },
+  Link: {
+    description: 'The run-pinned successor: `</workflow/{id}/runs/{rid}/...>; rel="successor-version"`, with the actual ids when the run is known.',
+    schema: { type: 'string' },
+  },
+  'WWW-Authenticate': { description: '`Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
+};
+
+/** Generic answers every route may give, added to what each route documents itself. */
+const RESPONSES = {
+  badRequest: { description: 'ValidationError: invalid path parameter, query, body or pagination token (with `issues`).', schema: BadRequestBodySchema },
+  unauthorized: { description: 'UnauthorizedError: missing or invalid bearer token.', schema: ErrorBodySchema },
+  gone: { description: 'GoneError: deprecated endpoints are switched off (DEPRECATED_ENDPOINTS=off); use the run-pinned form.', schema: ErrorBodySchema },
+  payloadTooLarge: { description: 'PayloadTooLargeError: the body exceeds MAX_BODY_BYTES.', schema: ErrorBodySchema },
+  unsupportedMediaType: { description: 'UnsupportedMediaTypeError: the body is not `application/json`.', schema: ErrorBodySchema },
+  internal: { description: 'InternalError or EngineError: an internal failure (details are logged with the request id, never returned).', schema: ErrorBodySchema },
+  engineUnavailable: { description: 'EngineUnavailableError: the workflow engine is unreachable right now; see Retry-After.', schema: ErrorBodySchema, headers: ['Retry-After'] },
+} satisfies Record<string, ResponseDoc>;
+
+/**
+ * The OpenAPI 3.1 document, derived from the route table alone: paths and operations from the routes, parameters
+ * from their params and query schemas, bodies and responses from their zod schemas through `z.toJSONSchema`.
+ * Request schemas are rendered as clients send them (`io: 'input'`: defaults make fields optional), response
+ * schemas as the server produces them.
+ */
+export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument {
+  const requestComponents = new ComponentSet('input');
+  const responseComponents = new ComponentSet('output');
+  for (const schema of SHARED_RESPONSE_SCHEMAS) responseComponents.add(schema);
+
+  const paths: Record<string, Record<string, JsonObject>> = {};
+  for (const route of routes) {
+    const responses = documentedResponses(route);
+    const operation: JsonObject = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description === undefined ? {} : { description: route.description }),
+      tags: [...route.tags],
+      ...(route.deprecated ? { deprecated: true } : {}),
+      ...(route.public ? { security: [] } : {}),
+      parameters: [...pathParameters(route), ...queryParameters(route), ...headerParameters(route)],
+    };
+    if (route.body) {
+      operation.requestBody = {
+        required: !route.body.optional,
+        ...(route.body.optional ? { description: 'Optional: an empty body is the same as `{}`.' } : {}),
+        content: { 'application/json': { schema: requestComponents.reference(route.body.schema) } },
+      };
+    }
+    operation.responses = Object.fromEntries(
+      Object.entries(responses).map(([status, doc]) => [status, responseObject(route, Number(status), doc, responseComponents)]),
+    );
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'flowgate',
+      version: API_DESCRIPTION_VERSION,
+      description:
+        'An HTTP/JSON API in front of a workflow engine: start, run and wait, list, resume, stop, terminate and reset workflow runs, and read their results, status, inputs, history (also as server-sent events) and trace logs. Every response carries `X-Request-Id`; every error body is `{error, message}` plus `workflowId` when tied to an execution, and `issues` for a ValidationError.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    tags: [
+      { name: 'workflows', description: 'Start, run, list and resume workflows.' },
+      { name: 'runs', description: 'Results, status, inputs, history and traces of runs.' },
+      { name: 'control', description: 'Stop, terminate and reset runs.' },
+      { name: 'system', description: 'Readiness, liveness and this description.' },
+    ],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      schemas: mergeComponents(requestComponents.render(), responseComponents.render()),
+      headers: HEADERS,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The server\'s API_AUTH_TOKEN. Required on every operation except GET /ready, GET /health and GET /openapi.json when the server has a token configured.',
+        },
+      },
+    },
+  };
+}
+
+/** What the route documents itself plus the transport-level answers it can give. */
+function documentedResponses(route: Route): Record<number, ResponseDoc> {
+  const responses: Record<number, ResponseDoc> = { ...route.responses };
+  const hasInput = route.params !== NoParamsSchema || route.query !== NoQuerySchema || route.body !== undefined;
+  const addOrMerge = (status: number, doc: ResponseDoc): void => {
+    const existing = responses[status];
+    responses[status] = existing ? { ...existing, description: `${existing.description} Or: ${doc.description}`, headers: mergeHeaders(existing.headers, doc.headers) } : doc;
+  };
+  if (hasInput) addOrMerge(400, RESPONSES.badRequest);
+  if (!route.public) addOrMerge(401, RESPONSES.unauthorized);
+  if (route.deprecated) addOrMerge(410, RESPONSES.gone);
+  if (route.body) {
+    addOrMerge(413, RESPONSES.payloadTooLarge);
+    addOrMerge(415, RESPONSES.unsupportedMediaType);
+  }
+  addOrMerge(500, RESPONSES.internal);
+  // Public routes never ask the engine for anything but readiness, which documents its own 503.
+  if (!route.public) addOrMerge(503, RESPONSES.engineUnavailable);
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+}
+
+function mergeHeaders(a: readonly DocumentedHeader[] | undefined, b: readonly DocumentedHeader[] | undefined): DocumentedHeader[] {
+  return [...new Set([...(a ?? []), ...(b ?? [])])];
+}
+
+function responseObject(route: Route, status: number, doc: ResponseDoc, components: ComponentSet): JsonObject {
+  const headerNames = new Set<HeaderName>(['X-Request-Id', ...(doc.headers ?? [])]);
+  if (status === 401) headerNames.add('WWW-Authenticate');
+  if (route.deprecated) for (const name of ['Deprecation', 'Sunset', 'Link'] as const) headerNames.add(name);
+  const content: JsonObject = {};
+  if (doc.schema) content['application/json'] = { schema: components.reference(doc.schema) };
+  if (doc.eventStream) {
+    content['text/event-stream'] = { schema: { type: 'string', description: doc.eventStream.description } };
+  }
+  return {
+    description: doc.eventStream ? `${doc.description} ${doc.eventStream.description}` : doc.description,
+    headers: Object.fromEntries([...headerNames].map((name) => [name, { $ref: `#/components/headers/${name}` }])),
+    ...(Object.keys(content).length > 0 ? { content } : {}),
+  };
+}
+
+function pathParameters(route: Route): JsonObject[] {
+  return objectProperties(route.params).map(({ name, schema }) => parameter(name, 'path', true, schema));
+}
+
+function queryParameters(route: Route): JsonObject[] {
+  return objectProperties(route.query).map(({ name, schema, required }) => parameter(name, 'query', required, schema));
+}
+
+function headerParameters(route: Route): JsonObject[] {
+  return route.requestHeaders.map((header) => ({ name: header.name, in: 'header', required: false, description: header.description, schema: { type: 'string' } }));
+}
+
+function parameter(name: string, location: 'path' | 'query', required: boolean, schema: JsonObject): JsonObject {
+  const { description, deprecated, ...rest } = schema;
+  return {
+    name,
+    in: location,
+    required,
+    ...(typeof description === 'string' ? { description } : {}),
+    ...(deprecated === true ? { deprecated: true } : {}),
+    schema: rest,
+  };
+}
+
+/** The properties of a params or query object schema, as clients send them. */
+function objectProperties(schema: z.ZodType): { name: string; schema: JsonObject; required: boolean }[] {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  const properties = (json.properties ?? {}) as Record<string, JsonObject>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({ name, schema: property, required: required.has(name) }));
+}
+
+/**
+ * Named schemas rendered through one zod registry, so a schema nested in another becomes a `$ref` to its
+ * component. Names come from each schema's `title` meta (schemas/*.ts); an untitled body is a bug.
+ */
+class ComponentSet {
+  private readonly registry = z.registry<{ id: string }>();
+  private readonly names = new Map<z.ZodType, string>();
+
+  constructor(private readonly io: 'input' | 'output') {}
+
+  add(schema: z.ZodType): string {
+    const known = this.names.get(schema);
+    if (known) return known;
+    const title = z.globalRegistry.get(schema)?.title;
+    if (!title) throw new Error(`OpenAPI: a request or response body schema has no title (${schema.def.type})`);
+    for (const [other, name] of this.names) {
+      if (name === title && other !== schema) throw new Error(`OpenAPI: two different schemas are titled ${title}`);
+    }
+    this.registry.add(schema, { id: title });
+    this.names.set(schema, title);
+    return title;
+  }
+
+  reference(schema: z.ZodType): JsonObject {
+    return { $ref: `${COMPONENT_PREFIX}${this.add(schema)}` };
+  }
+
+  render(): Record<string, JsonObject> {
+    if (this.names.size === 0) return {};
+    const rendered = z.toJSONSchema(this.registry, {
+      io: this.io,
+      unrepresentable: 'any',
+      uri: (id) => `${COMPONENT_PREFIX}${id}`,
+    }) as { schemas: Record<string, JsonObject> };
+    // Each component is a standalone JSON Schema document for zod; inside OpenAPI they are not.
+    return Object.fromEntries(
+      Object.entries(rendered.schemas).map(([name, { $schema: _schema, $id: _id, ...component }]) => [name, component]),
+    );
+  }
+}
+
+function mergeComponents(...sets: Record<string, JsonObject>[]): Record<string, JsonObject> {
+  const merged: Record<string, JsonObject> = {};
+  for (const set of sets) {
+    for (const [name, schema] of Object.entries(set)) {
+      const existing = merged[name];
+      if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) {
+        throw new Error(`OpenAPI: component ${name} differs between requests and responses`);
+      }
+      merged[name] = schema;
+    }
+  }
+  return Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,129 @@
+import type { FlowgateApi } from '../../core/api/flowgateApi.js';
+import type { IdGenerator } from '../../ports/ids.js';
+import type { Logger } from '../../ports/logger.js';
+
+/** Options of {@link createHttpApp}, also accepted by the node, fetch and server entry points. */
+export interface HttpAppOptions {
+  /** The use cases the endpoints call. */
+  api: FlowgateApi;
+  /** Receives one access-log line per request and every 5xx with its cause chain. */
+  logger: Logger;
+  /** Generates request ids when a request brings no valid `X-Request-Id`. */
+  ids: IdGenerator;
+  /**
+   * Bearer token every endpoint except GET /ready, /health and /openapi.json requires. Omit it to accept
+   * unauthenticated requests (local development only); an empty string is refused as a likely misconfiguration.
+   * @default undefined
+   */
+  authToken?: string;
+  /**
+   * Largest accepted request body in bytes; larger bodies are answered 413 without being read to the end.
+   * @default 2097152
+   */
+  maxBodyBytes?: number;
+  /**
+   * Largest `timeout` (seconds) POST /workflow/run accepts; more is a 400.
+   * @default 3600
+   */
+  runTimeoutMaxSeconds?: number;
+  /**
+   * `timeout` (seconds) of POST /workflow/run when the request names none. Left unset with a
+   * `runTimeoutMaxSeconds` below 30, it is that maximum (a low maximum is a valid configuration); set explicitly
+   * above the maximum, it is refused.
+   * @default 30, or runTimeoutMaxSeconds when that is lower
+   */
+  defaultRunTimeoutSeconds?: number;
+  /**
+   * When false, PATCH /workflow/{id}/stop and POST /workflow/{id}/reset answer 410 `GoneError` pointing at the
+   * run-pinned form.
+   * @default true
+   */
+  deprecatedEndpoints?: boolean;
+  /**
+   * Interval of the `: keep-alive` comment on idle server-sent event streams, in milliseconds. Proxies close idle
+   * connections, and a history stream of a waiting workflow can be quiet for hours.
+   * @default 15000
+   */
+  sseHeartbeatMs?: number;
+  /**
+   * Check every JSON response against the schema the OpenAPI document publishes for its status; a mismatch is
+   * logged and answered 500. Meant for tests and staging, where drift between core and contract must be loud.
+   * @default false
+   */
+  validateResponses?: boolean;
+}
+
+export interface ResolvedHttpAppOptions {
+  api: FlowgateApi;
+  logger: Logger;
+  ids: IdGenerator;
+  authToken: string | undefined;
+  maxBodyBytes: number;
+  runTimeoutMaxSeconds: number;
+  defaultRunTimeoutSeconds: number;
+  deprecatedEndpoints: boolean;
+  sseHeartbeatMs: number;
+  validateResponses: boolean;
+}
+
+export const HTTP_APP_DEFAULTS = {
+  maxBodyBytes: 2_097_152,
+  runTimeoutMaxSeconds: 3600,
+  defaultRunTimeoutSeconds: 30,
+  deprecatedEndpoints: true,
+  sseHeartbeatMs: 15_000,
+  validateResponses: false,
+} as const;
+
+/** Fills defaults and refuses bad options at construction, naming the option (not on the first request). */
+export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppOptions {
+  const problems: string[] = [];
+  for (const port of ['api', 'logger', 'ids'] as const) {
+    if (options[port] === undefined || options[port] === null) problems.push(`${port} is required`);
+  }
+  if (options.authToken !== undefined && (typeof options.authToken !== 'string' || options.authToken.length === 0)) {
+    problems.push('authToken must be a non-empty string (omit it to disable authentication)');
+  } else if (options.authToken !== undefined && /\s/.test(options.authToken)) {
+    // A bearer token is sent as `Bearer <token>`; one with whitespace could never match.
+    problems.push('authToken must not contain whitespace');
+  }
+  const resolved: ResolvedHttpAppOptions = {
+    api: options.api,
+    logger: options.logger,
+    ids: options.ids,
+    authToken: options.authToken,
+    maxBodyBytes: options.maxBodyBytes ?? HTTP_APP_DEFAULTS.maxBodyBytes,
+    runTimeoutMaxSeconds: options.runTimeoutMaxSeconds ?? HTTP_APP_DEFAULTS.runTimeoutMaxSeconds,
+    defaultRunTimeoutSeconds:
+      options.defaultRunTimeoutSeconds ??
+      Math.min(HTTP_APP_DEFAULTS.defaultRunTimeoutSeconds, options.runTimeoutMaxSeconds ?? HTTP_APP_DEFAULTS.runTimeoutMaxSeconds),
+    deprecatedEndpoints: options.deprecatedEndpoints ?? HTTP_APP_DEFAULTS.deprecatedEndpoints,
+    sseHeartbeatMs: options.sseHeartbeatMs ?? HTTP_APP_DEFAULTS.sseHeartbeatMs,
+    validateResponses: options.validateResponses ?? HTTP_APP_DEFAULTS.validateResponses,
+  };
+  if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
+    problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);
+  }
+  if (!isPositiveFinite(resolved.runTimeoutMaxSeconds)) {
+    problems.push(`runTimeoutMaxSeconds must be a positive number, got ${String(resolved.runTimeoutMaxSeconds)}`);
+  }
+  if (!isPositiveFinite(resolved.defaultRunTimeoutSeconds)) {
+    problems.push(`defaultRunTimeoutSeconds must be a positive number, got ${String(resolved.defaultRunTimeoutSeconds)}`);
+  } else if (resolved.defaultRunTimeoutSeconds > resolved.runTimeoutMaxSeconds) {
+    problems.push(
+      `defaultRunTimeoutSeconds (${resolved.defaultRunTimeoutSeconds}) must not exceed runTimeoutMaxSeconds (${resolved.runTimeoutMaxSeconds})`,
+    );
+  }
+  if (typeof resolved.deprecatedEndpoints !== 'boolean') problems.push('deprecatedEndpoints must be a boolean');
+  if (typeof resolved.validateResponses !== 'boolean') problems.push('validateResponses must be a boolean');
+  // Below ~1 s a heartbeat is noise, but tests need short intervals, so only positivity is enforced.
+  if (!Number.isSafeInteger(resolved.sseHeartbeatMs) || resolved.sseHeartbeatMs < 1) {
+    problems.push(`sseHeartbeatMs must be a positive integer, got ${String(resolved.sseHeartbeatMs)}`);
+  }
+  if (problems.length > 0) throw new TypeError(`Invalid HTTP adapter options: ${problems.join('; ')}`);
+  return resolved;
+}
+
+function isPositiveFinite(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}

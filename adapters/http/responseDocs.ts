@@ -1,0 +1,34 @@
+import type { ZodType } from 'zod';
+import type { DeprecationDoc, ResponseDoc } from './route.js';
+import { ErrorBodySchema } from './schemas/common.js';
+import { ResetResponseSchema } from './schemas/operations.js';
+import { WorkflowResultSchema } from './schemas/results.js';
+
+/** Building blocks of the route table's `responses`, so each route lists only what is particular to it. */
+
+/** decisions.md: the deprecated stop and reset are scheduled for removal after 2026-07-16. */
+export const DEPRECATED_ENDPOINT_SUNSET = 'Thu, 16 Jul 2026 23:59:59 GMT';
+
+export const success = (schema: ZodType, description: string, extra: Partial<ResponseDoc> = {}): ResponseDoc => ({
+  description,
+  schema,
+  ...extra,
+});
+export const failure = (description: string): ResponseDoc => ({ description, schema: ErrorBodySchema });
+
+export const NOT_FOUND = failure('WorkflowNotFoundError: no such workflow execution or run.');
+export const NOT_COMPLETED = failure('WorkflowNotCompletedError: the run is still open.');
+export const CLOSED = failure('WorkflowClosedError: the run is already closed.');
+export const RESULT_OK = success(WorkflowResultSchema, 'The workflow result (version 2, or legacy with `?v=legacy`).', {
+  headers: ['Deprecation'],
+});
+
+export const deprecatedInFavourOf = (successor: string): DeprecationDoc => ({ successor, sunset: DEPRECATED_ENDPOINT_SUNSET });
+
+export function resetResponses(): Record<number, ResponseDoc> {
+  return {
+    200: success(ResetResponseSchema, 'Reset; `runId` is the new run.'),
+    404: failure('WorkflowNotFoundError, or StepNotFoundError: the step never ran in that run.'),
+    409: failure('StepNotCompletedError: the step was scheduled but did not complete.'),
+  };
+}

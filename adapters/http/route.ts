@@ -1,0 +1,128 @@
+import type { z } from 'zod';
+import type { FlowgateApi } from '../../core/api/flowgateApi.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ResolvedHttpAppOptions } from './options.js';
+import { NoParamsSchema, NoQuerySchema } from './schemas/requests.js';
+import type { RequestHeaders } from './types.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+
+/** Response headers documented per response in the OpenAPI document (components/headers). */
+export type DocumentedHeader = 'Deprecation' | 'Retry-After';
+
+export interface ResponseDoc {
+  description: string;
+  /** A titled schema (see schemas/common.ts); absent for bodies that are not JSON. */
+  schema?: z.ZodType;
+  /** Documented alternative: the same endpoint as a server-sent event stream. */
+  eventStream?: { description: string };
+  headers?: readonly DocumentedHeader[];
+}
+
+export interface DeprecationDoc {
+  /** The run-pinned replacement, as a template: `/workflow/{id}/runs/{rid}/stop`. */
+  successor: string;
+  /** HTTP-date after which the endpoint may be removed. */
+  sunset: string;
+}
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  headers: RequestHeaders;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+}
+
+export interface RouteContext {
+  api: FlowgateApi;
+  logger: Logger;
+  options: ResolvedHttpAppOptions;
+  requestId: string;
+  /** The serialized OpenAPI document (built once at start-up). */
+  openApiJson: string;
+  /** Body of the final SSE `error` event for a failure after streaming started; logs 5xx like any error. */
+  describeStreamFailure(error: unknown): { error: string; message: string };
+}
+
+export type RouteResult =
+  | {
+      kind: 'json';
+      status: number;
+      body: unknown;
+      headers?: Record<string, string>;
+      /** The run the operation acted on, when known: fills the `Link` of deprecated endpoints. */
+      runId?: string;
+    }
+  | { kind: 'serialized-json'; status: number; body: string; headers?: Record<string, string> }
+  | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> };
+
+export interface BodySpec<B extends z.ZodType> {
+  schema: B;
+  /** An empty body is accepted and validated as `{}`. */
+  optional?: boolean;
+}
+
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  /** No bearer token needed (readiness, liveness, the API description). */
+  public?: boolean;
+  deprecated?: DeprecationDoc;
+  params?: P;
+  query?: Q;
+  body?: BodySpec<B>;
+  /** Request headers the operation reads, for the document. */
+  requestHeaders?: readonly { name: string; description: string }[];
+  /** Every status this operation answers itself; transport-level errors are added by the document generator. */
+  responses: Readonly<Record<number, ResponseDoc>>;
+  handle(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, context: RouteContext): Promise<RouteResult>;
+}
+
+/** A route with its types erased, as the router, the app and the document generator see it. */
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  public: boolean;
+  deprecated?: DeprecationDoc;
+  params: z.ZodType;
+  query: z.ZodType;
+  body?: { schema: z.ZodType; optional: boolean };
+  requestHeaders: readonly { name: string; description: string }[];
+  responses: Readonly<Record<number, ResponseDoc>>;
+  handle(input: RouteInput<unknown, unknown, unknown>, context: RouteContext): Promise<RouteResult>;
+}
+
+/**
+ * Infers the handler's input types from the route's own schemas. The erasure below is sound because the app
+ * only ever calls `handle` with values those same schemas produced.
+ */
+export function defineRoute<
+  P extends z.ZodType = typeof NoParamsSchema,
+  Q extends z.ZodType = typeof NoQuerySchema,
+  B extends z.ZodType = z.ZodUndefined,
+>(spec: RouteSpec<P, Q, B>): Route {
+  return {
+    ...spec,
+    public: spec.public ?? false,
+    params: spec.params ?? NoParamsSchema,
+    query: spec.query ?? NoQuerySchema,
+    body: spec.body && { schema: spec.body.schema, optional: spec.body.optional ?? false },
+    requestHeaders: spec.requestHeaders ?? [],
+    handle: spec.handle as Route['handle'],
+  };
+}
+
+/** A 200 JSON result. */
+export function ok(body: unknown, extra: { headers?: Record<string, string>; runId?: string } = {}): RouteResult {
+  return { kind: 'json', status: 200, body, ...extra };
+}

@@ -1,0 +1,300 @@
+import { getHistory } from './handlers/history.js';
+import { resetRun, stopRun, terminateRun } from './handlers/control.js';
+import { getInput, getResult, getStatus, getTraceLog, listRuns } from './handlers/runs.js';
+import { health, openApiDocument, readiness } from './handlers/system.js';
+import { listWorkflows, runWorkflow, sendFeedback, startWorkflow } from './handlers/workflows.js';
+import {
+  CLOSED,
+  deprecatedInFavourOf,
+  failure,
+  NOT_COMPLETED,
+  NOT_FOUND,
+  resetResponses,
+  RESULT_OK,
+  success,
+} from './responseDocs.js';
+import { defineRoute, type Route } from './route.js';
+import {
+  FeedbackResponseSchema,
+  HealthSchema,
+  OpenApiDocumentSchema,
+  ReadinessSchema,
+  StartResponseSchema,
+  StopResponseSchema,
+  TerminateResponseSchema,
+  TraceLogSchema,
+  WorkflowListSchema,
+} from './schemas/operations.js';
+import {
+  createRunWorkflowBodySchema,
+  FeedbackBodySchema,
+  HistoryQuerySchema,
+  ListRunsQuerySchema,
+  ResetBodySchema,
+  ResultQuerySchema,
+  RunParamsSchema,
+  StartWorkflowBodySchema,
+  StopBodySchema,
+  TerminateBodySchema,
+  WorkflowListQuerySchema,
+  WorkflowParamsSchema,
+  type RunBodyLimits,
+} from './schemas/requests.js';
+import { HistoryPageSchema, InputViewSchema, RunListSchema, RunStatusViewSchema } from './schemas/runs.js';
+
+/**
+ * THE route table: the router, the request validation and the OpenAPI document are all derived from it. Built per
+ * app because the POST /workflow/run timeout bounds are options.
+ */
+export function createRoutes(limits: RunBodyLimits): Route[] {
+  const RunWorkflowBodySchema = createRunWorkflowBodySchema(limits);
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/workflow/run',
+      operationId: 'runWorkflow',
+      summary: 'Run a workflow and wait for its result',
+      description: `Starts the workflow and waits up to \`timeout\` seconds (default ${limits.defaultRunTimeoutSeconds}, at most ${limits.runTimeoutMaxSeconds}). A workflow that ends failed, cancelled, terminated or timed out is still a 200; see \`status\` and \`error\`. On 408 the workflow keeps running and its result stays readable.`,
+      tags: ['workflows'],
+      query: ResultQuerySchema,
+      body: { schema: RunWorkflowBodySchema },
+      responses: {
+        200: RESULT_OK,
+        404: failure('WorkflowNotFoundError (no catalog has the workflow type) or CatalogNotAvailableError (unknown catalog).'),
+        408: failure('WorkflowExecutionTimedOutError: the timeout passed first; the body carries the workflowId.'),
+        409: failure('WorkflowAlreadyStartedError: the workflowId belongs to a running execution.'),
+        424: failure('UnsupportedWorkflowError: the workflow type is not in the selected catalog.'),
+        503: failure("CatalogNotAvailableError: the catalog's worker is not running or still starting; see Retry-After."),
+      },
+      handle: ({ body, query }, context) => runWorkflow(body, query.v, context),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workflow',
+      operationId: 'startWorkflow',
+      summary: 'Start a workflow without waiting',
+      tags: ['workflows'],
+      body: { schema: StartWorkflowBodySchema },
+      responses: {
+        200: success(StartResponseSchema, 'Started.'),
+        404: failure('WorkflowNotFoundError or CatalogNotAvailableError (unknown catalog).'),
+        409: failure('WorkflowAlreadyStartedError: the workflowId belongs to a running execution.'),
+        424: failure('UnsupportedWorkflowError: the workflow type is not in the selected catalog.'),
+        503: failure("CatalogNotAvailableError: the catalog's worker is not running; see Retry-After."),
+      },
+      handle: ({ body }, context) => startWorkflow(body, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/workflow/list',
+      operationId: 'listWorkflows',
+      summary: 'List the registered workflows of a catalog',
+      tags: ['workflows'],
+      query: WorkflowListQuerySchema,
+      responses: {
+        200: success(WorkflowListSchema, 'The workflows of the catalog.'),
+        404: failure('CatalogNotAvailableError: unknown catalog.'),
+        503: failure("CatalogNotAvailableError: the catalog's worker is not running; see Retry-After."),
+      },
+      handle: ({ query }, context) => listWorkflows(query.catalog, context),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workflow/feedback',
+      operationId: 'sendFeedback',
+      summary: 'Resume a workflow waiting on a webhook',
+      description: 'Delivered to the latest run; buffered when the run is open but has not reached its wait yet.',
+      tags: ['workflows'],
+      body: { schema: FeedbackBodySchema },
+      responses: {
+        200: success(FeedbackResponseSchema, 'Delivered.'),
+        404: NOT_FOUND,
+        409: CLOSED,
+      },
+      handle: ({ body }, context) => sendFeedback(body, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/workflow/runs',
+      operationId: 'listRuns',
+      summary: 'List runs, newest first',
+      tags: ['runs'],
+      query: ListRunsQuerySchema,
+      responses: { 200: success(RunListSchema, 'One page of runs.') },
+      handle: ({ query }, context) => listRuns(query, context),
+    }),
+    ...[false, true].flatMap((pinned) => runReadRoutes(pinned)),
+    defineRoute({
+      method: 'PATCH',
+      path: '/workflow/{id}/runs/{rid}/stop',
+      operationId: 'stopRun',
+      summary: 'Stop (cancel) a run; cleanup is allowed',
+      tags: ['control'],
+      params: RunParamsSchema,
+      body: { schema: StopBodySchema, optional: true },
+      responses: { 200: success(StopResponseSchema, 'Cancellation requested.'), 404: NOT_FOUND, 409: CLOSED },
+      handle: ({ params }, context) => stopRun(params, context),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/workflow/{id}/stop',
+      operationId: 'stopLatestRun',
+      summary: 'Stop the latest run (deprecated)',
+      description: 'Use PATCH /workflow/{id}/runs/{rid}/stop. The returned runId is the run as described, which may differ from the cancelled run if a new execution started concurrently.',
+      tags: ['control'],
+      deprecated: deprecatedInFavourOf('/workflow/{id}/runs/{rid}/stop'),
+      params: WorkflowParamsSchema,
+      body: { schema: StopBodySchema, optional: true },
+      responses: { 200: success(StopResponseSchema, 'Cancellation requested.'), 404: NOT_FOUND, 409: CLOSED },
+      handle: ({ params }, context) => stopRun(params, context),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workflow/{id}/runs/{rid}/reset',
+      operationId: 'resetRun',
+      summary: 'Reset a run to just after a completed step',
+      description: 'Terminates the current execution; a new run replays from that point. The response names the NEW run.',
+      tags: ['control'],
+      params: RunParamsSchema,
+      body: { schema: ResetBodySchema },
+      responses: resetResponses(),
+      handle: ({ params, body }, context) => resetRun(params, body, context),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workflow/{id}/reset',
+      operationId: 'resetLatestRun',
+      summary: 'Reset the latest run (deprecated)',
+      description: 'Use POST /workflow/{id}/runs/{rid}/reset. Resets the latest run as described at the time of the call; the `Link` header names that run. The response names the NEW run.',
+      tags: ['control'],
+      deprecated: deprecatedInFavourOf('/workflow/{id}/runs/{rid}/reset'),
+      params: WorkflowParamsSchema,
+      body: { schema: ResetBodySchema },
+      responses: resetResponses(),
+      handle: ({ params, body }, context) => resetRun(params, body, context),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workflow/{id}/runs/{rid}/terminate',
+      operationId: 'terminateRun',
+      summary: 'Terminate a run immediately, without cleanup',
+      tags: ['control'],
+      params: RunParamsSchema,
+      body: { schema: TerminateBodySchema, optional: true },
+      responses: { 200: success(TerminateResponseSchema, 'Terminated.'), 404: NOT_FOUND, 409: CLOSED },
+      handle: ({ params, body }, context) => terminateRun(params, body.reason, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/workflow/{id}/runs/{rid}/trace-log',
+      operationId: 'getTraceLog',
+      summary: 'Trace data of a run',
+      description: 'Remote traces are fetched and returned inline (`source: remote`); a local-only trace returns its path, plus the data when this server can read the file.',
+      tags: ['runs'],
+      params: RunParamsSchema,
+      responses: {
+        200: success(TraceLogSchema, 'The trace.'),
+        404: failure('WorkflowNotFoundError, or TraceNotFoundError: the run has no trace.'),
+        424: NOT_COMPLETED,
+      },
+      handle: ({ params }, context) => getTraceLog(params, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/ready',
+      operationId: 'readiness',
+      summary: 'Readiness: whether the workflow engine answers',
+      tags: ['system'],
+      public: true,
+      responses: {
+        200: success(ReadinessSchema, 'Ready.'),
+        503: success(ReadinessSchema, 'The engine connection is unhealthy.', { headers: ['Retry-After'] }),
+      },
+      handle: (_input, context) => readiness(context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/health',
+      operationId: 'health',
+      summary: 'Liveness: the process serves requests',
+      tags: ['system'],
+      public: true,
+      responses: { 200: success(HealthSchema, 'Alive.') },
+      handle: () => health(),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'openApiDocument',
+      summary: 'This API description (OpenAPI 3.1)',
+      tags: ['system'],
+      public: true,
+      responses: { 200: success(OpenApiDocumentSchema, 'The OpenAPI document.') },
+      handle: (_input, context) => openApiDocument(context),
+    }),
+  ];
+}
+
+/** Result, status, input and history exist in an id form (latest run) and a run-pinned form. */
+function runReadRoutes(pinned: boolean): Route[] {
+  const base = pinned ? '/workflow/{id}/runs/{rid}' : '/workflow/{id}';
+  const params = pinned ? RunParamsSchema : WorkflowParamsSchema;
+  const suffix = pinned ? 'OfRun' : '';
+  const which = pinned ? 'the pinned run' : 'the latest run';
+  return [
+    defineRoute({
+      method: 'GET',
+      path: `${base}/result`,
+      operationId: `getResult${suffix}`,
+      summary: `Result of ${which}`,
+      tags: ['runs'],
+      params,
+      query: ResultQuerySchema,
+      responses: { 200: RESULT_OK, 404: NOT_FOUND, 424: NOT_COMPLETED },
+      handle: ({ params, query }, context) => getResult(params, query.v, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${base}/status`,
+      operationId: `getStatus${suffix}`,
+      summary: `Status of ${which}`,
+      tags: ['runs'],
+      params,
+      responses: { 200: success(RunStatusViewSchema, 'The run status.'), 404: NOT_FOUND },
+      handle: ({ params }, context) => getStatus(params, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${base}/input`,
+      operationId: `getInput${suffix}`,
+      summary: pinned ? 'Input of the pinned run' : 'Original input of the workflow (first run of a continue-as-new chain)',
+      tags: ['runs'],
+      params,
+      responses: { 200: success(InputViewSchema, 'The input.'), 404: NOT_FOUND },
+      handle: ({ params }, context) => getInput(params, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${base}/history`,
+      operationId: `getHistory${suffix}`,
+      summary: `History of ${which}: a JSON page, or server-sent events`,
+      description: 'With `Accept: text/event-stream`: one `workflow` event (metadata), one `history` event per engine event with `id:` = eventId, a `: keep-alive` comment every 15 s while quiet, and a final `done` event `{status}` once the run closes, after which the response ends. `Last-Event-ID` resumes after that event. A failure after the stream started ends it with an `error` event `{error, message}`.',
+      tags: ['runs'],
+      params,
+      query: HistoryQuerySchema,
+      requestHeaders: [
+        { name: 'Accept', description: '`text/event-stream` selects the server-sent event form.' },
+        { name: 'Last-Event-ID', description: 'Event stream only: resume after this event id.' },
+      ],
+      responses: {
+        200: success(HistoryPageSchema, 'One page of history events.', {
+          eventStream: { description: 'Server-sent events: `workflow`, `history` (one per event), `done`.' },
+        }),
+        404: NOT_FOUND,
+      },
+      handle: (input, context) => getHistory(input, context),
+    }),
+  ];
+}
+
+export { DEPRECATED_ENDPOINT_SUNSET } from './responseDocs.js';

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { AnyJsonSchema, RunIdSchema, TimestampSchema, WorkflowIdSchema } from './common.js';
+import { SerializedFailureSchema } from './results.js';
+
+export const StartResponseSchema = z
+  .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema, status: z.literal('running') })
+  .meta({ title: 'StartResponse' });
+
+const runReferenceShape = { workflowId: WorkflowIdSchema, runId: RunIdSchema };
+
+export const StopResponseSchema = z
+  .strictObject(runReferenceShape)
+  .meta({ title: 'StopResponse', description: 'The run the cancellation was sent to.' });
+
+export const ResetResponseSchema = z
+  .strictObject(runReferenceShape)
+  .meta({ title: 'ResetResponse', description: '`runId` is the NEW run that replays from the step.' });
+
+export const FeedbackResponseSchema = z
+  .strictObject(runReferenceShape)
+  .meta({ title: 'FeedbackResponse', description: 'The run the payload was delivered to.' });
+
+export const TerminateResponseSchema = z
+  .strictObject({ terminated: z.literal(true), ...runReferenceShape })
+  .meta({ title: 'TerminateResponse' });
+
+export const WorkflowListSchema = z
+  .strictObject({ workflows: z.array(z.strictObject({ name: z.string(), description: z.string() })) })
+  .meta({ title: 'WorkflowList' });
+
+const TraceStepSchema = z.looseObject({
+  name: z.string(),
+  kind: z.enum(['step', 'evaluator', 'internal_step']),
+  input: AnyJsonSchema,
+  output: AnyJsonSchema,
+  error: SerializedFailureSchema.nullable(),
+  startedAt: TimestampSchema,
+  endedAt: TimestampSchema.nullable(),
+  attempt: z.number().int().positive(),
+});
+
+// Loose: a trace file may have been written by another release than the one serving it.
+export const TraceRecordSchema = z
+  .looseObject({
+    workflowId: z.string(),
+    workflowName: z.string(),
+    input: AnyJsonSchema,
+    output: AnyJsonSchema,
+    error: SerializedFailureSchema.nullable(),
+    startedAt: TimestampSchema,
+    closedAt: TimestampSchema.nullable(),
+    steps: z.array(TraceStepSchema),
+  })
+  .meta({ title: 'TraceRecord' });
+
+export const TraceLogSchema = z
+  .discriminatedUnion('source', [
+    z.strictObject({ source: z.literal('remote'), runId: RunIdSchema, data: TraceRecordSchema }),
+    z.strictObject({
+      source: z.literal('local'),
+      runId: RunIdSchema,
+      localPath: z.string(),
+      data: TraceRecordSchema.optional().meta({ description: 'Present when the API server can read the file itself.' }),
+    }),
+  ])
+  .meta({ title: 'TraceLog' });
+
+export const ReadinessSchema = z
+  .discriminatedUnion('status', [
+    z.strictObject({ status: z.literal('ready'), engine: z.string() }),
+    z.strictObject({ status: z.literal('unavailable'), engine: z.string(), message: z.string() }),
+  ])
+  .meta({ title: 'Readiness' });
+
+export const HealthSchema = z.strictObject({ status: z.literal('ok') }).meta({ title: 'Health' });
+
+/** The OpenAPI document itself: any JSON object. */
+export const OpenApiDocumentSchema = z.record(z.string(), z.unknown()).meta({ title: 'OpenApiDocument' });

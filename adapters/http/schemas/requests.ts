@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { normaliseStatusFilter, RUN_STATUSES } from '../../../core/domain/status.js';
+import {
+  AnyJsonSchema,
+  CatalogNameSchema,
+  JsonObjectSchema,
+  RunIdSchema,
+  WorkflowIdSchema,
+  WorkflowNameSchema,
+} from './common.js';
+
+// ---- Path parameters ------------------------------------------------------------------------------------------
+
+export const NoParamsSchema = z.object({});
+export const WorkflowParamsSchema = z.object({ id: WorkflowIdSchema });
+export const RunParamsSchema = z.object({ id: WorkflowIdSchema, rid: RunIdSchema });
+
+// ---- Query parameters -----------------------------------------------------------------------------------------
+// Unknown query parameters are ignored (cache busters, tracing tags); a repeated one arrives as an array and fails.
+
+export const NoQuerySchema = z.object({});
+
+export const ResultVersionSchema = z
+  .enum(['2', 'legacy'])
+  .default('2')
+  .meta({ description: 'Result shape. `legacy` is deprecated and answered with `Deprecation: true`.' });
+
+export const ResultQuerySchema = z.object({ v: ResultVersionSchema });
+
+const StatusFilterSchema = z
+  .string()
+  .transform((value, context) => {
+    const status = normaliseStatusFilter(value);
+    if (status === undefined) {
+      context.addIssue({ code: 'custom', message: `status must be one of ${RUN_STATUSES.join(', ')}` });
+      return z.NEVER;
+    }
+    return status;
+  })
+  .meta({
+    description: 'Only runs with this status. `continued` is accepted as the old name of `continued_as_new`.',
+    enum: [...RUN_STATUSES, 'continued'],
+  });
+
+const DECIMAL_DIGITS = /^[0-9]{1,15}$/;
+
+/**
+ * A whole number in a query string. Plain decimal digits only: `z.coerce.number()` would also take `1e2`, `0x10`
+ * and ` 5`, which no client means to send. Documented as an integer.
+ */
+function queryInteger(bounds: { min: number; max: number; fallback: number }) {
+  return z
+    .preprocess(
+      (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
+      // Only the type message is replaced: a range failure keeps zod's own "expected number to be <=1000".
+      z
+        .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a whole number' : undefined) })
+        .int()
+        .min(bounds.min)
+        .max(bounds.max)
+        // zod renders a preprocess by its inner schema in input mode and drops the outer default; restate it there.
+        .meta({ default: bounds.fallback }),
+    )
+    .default(bounds.fallback);
+}
+
+const PageTokenSchema = z.string().min(1).meta({ description: 'The `nextPageToken` of the previous page.' });
+
+export const ListRunsQuerySchema = z.object({
+  workflowName: WorkflowNameSchema.optional(),
+  catalog: CatalogNameSchema.optional(),
+  status: StatusFilterSchema.optional(),
+  limit: queryInteger({ min: 1, max: 1000, fallback: 100 }).meta({ description: 'Page size, newest first.' }),
+  pageToken: PageTokenSchema.optional(),
+});
+
+export const HistoryQuerySchema = z.object({
+  pageSize: queryInteger({ min: 1, max: 200, fallback: 50 }).meta({ description: 'Events per page (JSON form only).' }),
+  pageToken: PageTokenSchema.optional().meta({ description: 'Continue after the previous page (JSON form only).' }),
+});
+
+export const WorkflowListQuerySchema = z.object({ catalog: CatalogNameSchema.optional() });
+
+// ---- Bodies ---------------------------------------------------------------------------------------------------
+
+const startFields = {
+  workflowName: WorkflowNameSchema,
+  workflowId: WorkflowIdSchema.optional().meta({ description: 'Id to use; must not belong to a running execution.' }),
+  catalog: CatalogNameSchema.optional(),
+  taskQueue: CatalogNameSchema.optional().meta({ deprecated: true, description: 'Deprecated alias of `catalog`; `catalog` wins.' }),
+};
+
+export interface RunBodyLimits {
+  runTimeoutMaxSeconds: number;
+  defaultRunTimeoutSeconds: number;
+}
+
+/** Built per app because the timeout bounds are options. */
+export function createRunWorkflowBodySchema(limits: RunBodyLimits) {
+  return z
+    .strictObject({
+      ...startFields,
+      input: AnyJsonSchema.meta({ description: 'Payload for the workflow (required; any JSON, null included).' }),
+      timeout: z
+        .number()
+        .positive()
+        .max(limits.runTimeoutMaxSeconds)
+        .default(limits.defaultRunTimeoutSeconds)
+        .meta({ description: 'Seconds to wait for completion; fractions allowed.' }),
+    })
+    .meta({ title: 'RunWorkflowRequest' });
+}
+
+export const StartWorkflowBodySchema = z
+  .strictObject({
+    ...startFields,
+    input: JsonObjectSchema.meta({ description: "Must match the workflow's input schema." }),
+  })
+  .meta({ title: 'StartWorkflowRequest' });
+
+export const FeedbackBodySchema = z
+  .strictObject({
+    workflowId: WorkflowIdSchema,
+    payload: JsonObjectSchema.meta({ description: 'Data the waiting workflow resumes with.' }),
+  })
+  .meta({ title: 'FeedbackRequest' });
+
+export const ResetBodySchema = z
+  .strictObject({
+    stepName: z.string().min(1).meta({ description: 'Completed step after which the run resumes.' }),
+    reason: z.string().optional(),
+  })
+  .meta({ title: 'ResetRequest' });
+
+export const TerminateBodySchema = z
+  .strictObject({ reason: z.string().optional() })
+  .meta({ title: 'TerminateRequest', description: 'Optional; an empty body is the same as `{}`.' });
+
+export const StopBodySchema = z
+  .strictObject({})
+  .meta({ title: 'StopRequest', description: 'Optional; no fields. An empty body is the same as `{}`.' });

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { AnyJsonSchema, TerminalStatusSchema, WorkflowIdSchema } from './common.js';
+
+/** Spec: serialized workflow error; extra properties allowed. */
+export const SerializedFailureSchema = z
+  .looseObject({
+    name: z.string().meta({ description: 'Original error class name.' }),
+    message: z.string(),
+    activityType: z.string().optional().meta({ description: 'workflow#step; omitted when no activity failed.' }),
+  })
+  .meta({ title: 'SerializedWorkflowError' });
+
+/** Spec: each destination is omitted when unavailable, never null. */
+export const TraceInfoV2Schema = z
+  .strictObject({
+    local: z.string().optional().meta({ description: 'Absolute path of the local trace file.' }),
+    remote: z.string().optional().meta({ description: 'Remote location, e.g. an object-store URI.' }),
+  })
+  .meta({ title: 'TraceInfoV2' });
+
+const ResultRunIdSchema = z.string().nullable().meta({ description: 'Run id of this execution.' });
+
+export const WorkflowResultV2Schema = z
+  .strictObject({
+    v: z.literal('2'),
+    workflowId: WorkflowIdSchema,
+    runId: ResultRunIdSchema,
+    status: TerminalStatusSchema,
+    input: AnyJsonSchema.meta({ description: 'Original input; null if unavailable.' }),
+    output: AnyJsonSchema.meta({ description: 'Direct workflow output; null if no output.' }),
+    trace: TraceInfoV2Schema.nullable(),
+    error: SerializedFailureSchema.nullable(),
+  })
+  .meta({ title: 'WorkflowResultV2' });
+
+export const LegacyErrorDetailsSchema = z
+  .strictObject({
+    message: z.string().nullable(),
+    name: z.string().nullable(),
+    retryable: z.boolean().nullable(),
+    activityId: z.string().nullable().meta({ description: 'workflow#step; null if no activity failed.' }),
+    cause: z.record(z.string(), z.unknown()).nullable().meta({ description: 'Sanitized cause chain, no stack.' }),
+  })
+  .meta({ title: 'LegacyErrorDetails' });
+
+export const WorkflowResultLegacySchema = z
+  .strictObject({
+    workflowId: WorkflowIdSchema,
+    runId: ResultRunIdSchema,
+    status: TerminalStatusSchema,
+    input: AnyJsonSchema,
+    output: AnyJsonSchema.meta({ description: 'null if the workflow failed.' }),
+    trace: z.strictObject({ destinations: TraceInfoV2Schema }).nullable(),
+    error: z.string().nullable().meta({ description: 'Message when failed, else null.' }),
+    errorDetails: LegacyErrorDetailsSchema.nullable(),
+  })
+  .meta({ title: 'WorkflowResultLegacy', deprecated: true });
+
+export const WorkflowResultSchema = z
+  .union([WorkflowResultV2Schema, WorkflowResultLegacySchema])
+  .meta({ title: 'WorkflowResult', description: 'Version 2 by default; the legacy shape with `?v=legacy`.' });

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { HISTORY_EVENT_TYPES } from '../../../core/domain/history.js';
+import {
+  AnyJsonSchema,
+  CatalogNameSchema,
+  RunIdSchema,
+  RunStatusSchema,
+  TimestampSchema,
+  WorkflowIdSchema,
+  WorkflowNameSchema,
+} from './common.js';
+
+/** decisions.md: status response, run-list item and history metadata share this shape. */
+export const RunStatusViewSchema = z
+  .strictObject({
+    workflowId: WorkflowIdSchema,
+    runId: RunIdSchema,
+    workflowName: WorkflowNameSchema,
+    catalog: CatalogNameSchema,
+    status: RunStatusSchema,
+    startedAt: TimestampSchema,
+    closedAt: TimestampSchema.nullable().meta({ description: 'null while the run is open.' }),
+  })
+  .meta({ title: 'WorkflowStatus' });
+
+export const RunListSchema = z
+  .strictObject({
+    runs: z.array(RunStatusViewSchema).meta({ description: 'Newest first.' }),
+    nextPageToken: z.string().nullable().meta({ description: 'Pass as `pageToken` for the next page; null at the end.' }),
+  })
+  .meta({ title: 'RunList' });
+
+export const HistoryEventSchema = z
+  .strictObject({
+    eventId: z.number().int().positive().meta({ description: 'Increasing within a run; the SSE `id:`.' }),
+    type: z.string().meta({
+      description: `Engine-neutral event type: ${HISTORY_EVENT_TYPES.join(', ')}; engines may add others.`,
+      examples: [...HISTORY_EVENT_TYPES],
+    }),
+    time: TimestampSchema,
+    stepName: z.string().optional(),
+    attributes: z.record(z.string(), z.unknown()),
+  })
+  .meta({ title: 'HistoryEvent' });
+
+export const HistoryPageSchema = z
+  .strictObject({
+    workflow: RunStatusViewSchema,
+    events: z.array(HistoryEventSchema),
+    nextPageToken: z.string().nullable(),
+  })
+  .meta({ title: 'HistoryPage' });
+
+export const HistoryDoneSchema = z.strictObject({ status: RunStatusSchema }).meta({ title: 'HistoryDone' });
+
+export const InputViewSchema = z
+  .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema, input: AnyJsonSchema })
+  .meta({ title: 'WorkflowInput' });

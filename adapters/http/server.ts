@@ -1,0 +1,97 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createHttpApp } from './app.js';
+import { toNodeHandler } from './node.js';
+import type { HttpAppOptions } from './options.js';
+
+export interface HttpServerOptions extends HttpAppOptions {
+  /**
+   * Interface to listen on. Loopback by default: without a token the API must not be reachable from outside.
+   * @default '127.0.0.1'
+   */
+  host?: string;
+  /** @default 3001 (0 picks a free port) */
+  port?: number;
+  /**
+   * Time a client has to send the request headers (slowloris protection).
+   * @default 30000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Time a client has to send the whole request, body included. Does not limit how long the answer may take
+   * (POST /workflow/run may wait up to an hour; SSE streams last as long as the run).
+   * @default 60000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long an idle keep-alive connection stays open. Behind a load balancer, set it above the balancer's own idle
+   * timeout, so the balancer never sends a request on a connection this server is just closing.
+   * @default 5000
+   */
+  keepAliveTimeoutMs?: number;
+}
+
+export interface RunningHttpServer {
+  /** `http://host:port`, with the port actually bound. */
+  url: string;
+  server: Server;
+  /**
+   * Graceful shutdown, in stages; safe to call twice (both calls get the same promise): stop accepting, close idle
+   * keep-alive connections, end SSE streams at once, let in-flight requests finish for up to `graceMs`, then
+   * force-close what is left.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+export const HTTP_SERVER_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 3001,
+  headersTimeoutMs: 30_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  graceMs: 10_000,
+} as const;
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
+  const { host = HTTP_SERVER_DEFAULTS.host, port = HTTP_SERVER_DEFAULTS.port } = options;
+  const app = createHttpApp(options);
+  const shutdown = new AbortController();
+  const handle = toNodeHandler(app, { shutdownSignal: shutdown.signal });
+
+  const server = createServer((req, res) => {
+    // During shutdown a finished response leaves an idle connection behind; close it instead of waiting for the
+    // keep-alive timeout.
+    res.once('close', () => {
+      if (shutdown.signal.aborted) server.closeIdleConnections();
+    });
+    handle(req, res);
+  });
+  server.headersTimeout = options.headersTimeoutMs ?? HTTP_SERVER_DEFAULTS.headersTimeoutMs;
+  server.requestTimeout = options.requestTimeoutMs ?? HTTP_SERVER_DEFAULTS.requestTimeoutMs;
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? HTTP_SERVER_DEFAULTS.keepAliveTimeoutMs;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | undefined;
+  const close = (graceMs: number = HTTP_SERVER_DEFAULTS.graceMs): Promise<void> =>
+    (closing ??= new Promise<void>((resolve) => {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      shutdown.abort();
+      server.closeIdleConnections();
+      const forceClose = setTimeout(() => server.closeAllConnections(), graceMs);
+      void closed.then(() => {
+        clearTimeout(forceClose);
+        resolve();
+      });
+    }));
+
+  return { url: `http://${urlHost}:${address.port}`, server, close };
+}

@@ -1,0 +1,119 @@
+import type { HistoryStreamItem } from '../../core/api/views.js';
+import { firstHeader, type RequestHeaders } from './types.js';
+import { validationProblem } from './validation.js';
+
+export const EVENT_STREAM_CONTENT_TYPE = 'text/event-stream';
+export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
+
+export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  // no-transform: compressing proxies buffer, which would hold events back.
+  'cache-control': 'no-cache, no-transform',
+  // nginx buffers proxied responses unless told otherwise.
+  'x-accel-buffering': 'no',
+};
+
+/** One event. JSON.stringify never emits a raw newline, so `data` is always a single line. */
+export function formatSseEvent(event: string, data: unknown, id?: number): string {
+  const idLine = id === undefined ? '' : `id: ${id}\n`;
+  return `event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`;
+}
+
+/** True when the client listed text/event-stream (with a non-zero quality) in Accept. */
+export function acceptsEventStream(headers: RequestHeaders): boolean {
+  const accept = headers['accept'];
+  const values = accept === undefined ? [] : typeof accept === 'string' ? [accept] : accept;
+  for (const value of values) {
+    for (const range of value.split(',')) {
+      const [mediaType, ...parameters] = range.split(';');
+      if (mediaType?.trim().toLowerCase() !== EVENT_STREAM_CONTENT_TYPE) continue;
+      const quality = parameters.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
+      if (quality === undefined || Number(quality.slice(2)) > 0) return true;
+    }
+  }
+  return false;
+}
+
+/** `Last-Event-ID` as sent by EventSource after a reconnect: the id of the last event received. */
+export function parseLastEventId(headers: RequestHeaders): number | undefined {
+  const value = firstHeader(headers, 'last-event-id')?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,15}$/.test(value)) {
+    throw validationProblem('Last-Event-ID must be a non-negative integer event id.', 'invalid_last_event_id', ['Last-Event-ID']);
+  }
+  return Number(value);
+}
+
+export interface EventStreamOptions {
+  heartbeatMs: number;
+  /** Ends the stream (client gone, server shutting down). */
+  signal: AbortSignal;
+  /** Body of the final `error` event when the source fails after the response has started; may log. */
+  describeFailure(error: unknown): { error: string; message: string };
+}
+
+type Step<T> = { kind: 'item'; result: IteratorResult<T> } | { kind: 'heartbeat' } | { kind: 'aborted' };
+
+/**
+ * Frames history items as server-sent events, with a keep-alive comment whenever the source has been quiet for
+ * `heartbeatMs`. Ends after `done`, when the source ends, or as soon as `signal` aborts (without waiting for the
+ * source, which may be blocked on an engine long-poll).
+ */
+export async function* historyEventStream(
+  items: AsyncIterable<HistoryStreamItem>,
+  options: EventStreamOptions,
+): AsyncGenerator<string, void, undefined> {
+  const { signal } = options;
+  if (signal.aborted) return;
+  const iterator = items[Symbol.asyncIterator]();
+  let aborted!: () => void;
+  const abortedStep = new Promise<Step<HistoryStreamItem>>((resolve) => {
+    aborted = () => resolve({ kind: 'aborted' });
+  });
+  signal.addEventListener('abort', aborted, { once: true });
+  let pending: Promise<Step<HistoryStreamItem>> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Whether the source has ended by itself; otherwise it is told to stop on the way out.
+  let sourceEnded = false;
+  try {
+    while (true) {
+      // One next() at a time: a heartbeat must not make us ask the source twice.
+      pending ??= iterator.next().then((result) => ({ kind: 'item', result }));
+      const heartbeat = new Promise<Step<HistoryStreamItem>>((resolve) => {
+        timer = setTimeout(() => resolve({ kind: 'heartbeat' }), options.heartbeatMs);
+      });
+      let step: Step<HistoryStreamItem>;
+      try {
+        step = await Promise.race([pending, heartbeat, abortedStep]);
+      } catch (error) {
+        sourceEnded = true;
+        if (signal.aborted) return;
+        yield formatSseEvent('error', options.describeFailure(error));
+        return;
+      } finally {
+        clearTimeout(timer);
+      }
+      if (step.kind === 'aborted') return;
+      if (step.kind === 'heartbeat') {
+        yield SSE_KEEP_ALIVE;
+        continue;
+      }
+      pending = undefined;
+      if (step.result.done) {
+        sourceEnded = true;
+        return;
+      }
+      const item = step.result.value;
+      yield item.event === 'history' ? formatSseEvent('history', item.data, item.id) : formatSseEvent(item.event, item.data);
+      if (item.event === 'done') return;
+    }
+  } finally {
+    signal.removeEventListener('abort', aborted);
+    if (!sourceEnded) {
+      // The source may be mid-await; its return() then settles later. Nobody waits for it, and a late
+      // rejection must not become an unhandled one.
+      pending?.catch(() => undefined);
+      void Promise.resolve(iterator.return?.()).catch(() => undefined);
+    }
+  }
+}

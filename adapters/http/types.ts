@@ -1,0 +1,37 @@
+/**
+ * The transport-neutral request and response of the HTTP app. node.ts and fetch.ts translate to and from these,
+ * so everything between (routing, auth, validation, errors, SSE) is written and tested once.
+ */
+
+/** Header values as node:http delivers them; names are lower-case. */
+export type HeaderValue = string | readonly string[] | undefined;
+export type RequestHeaders = Readonly<Record<string, HeaderValue>>;
+
+export interface HttpRequest {
+  method: string;
+  /** Origin-form (`/workflow/list?catalog=main`) or absolute (`http://host/workflow/list`). */
+  url: string;
+  /** Lower-case header names. */
+  headers: RequestHeaders;
+  /** `null` when the transport knows there is no body. */
+  body: AsyncIterable<Uint8Array> | null;
+  /** Aborted when the client goes away; ends server-sent event streams. */
+  signal: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  /** A string is sent whole; an async iterable is streamed chunk by chunk (server-sent events). */
+  body: string | AsyncIterable<string> | null;
+}
+
+export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;
+
+/** The first value of a header; repeated headers other than the few HTTP allows to combine are unusual. */
+export function firstHeader(headers: RequestHeaders, name: string): string | undefined {
+  const value = headers[name];
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : value[0];
+}

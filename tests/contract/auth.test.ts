@@ -1,0 +1,111 @@
+import * as assert from 'uvu/assert';
+import { uniqueId } from '../support/http.js';
+import { contractSuite, expectError, expectStatus, http, wf } from '../support/contract.js';
+
+/** API_AUTH_TOKEN: bearer authentication on every endpoint except /ready, /health and /openapi.json. */
+const TOKEN = 'contract-Secret-t0ken_5c1f9a';
+const RIGHT = { authorization: `Bearer ${TOKEN}` };
+const test = contractSuite('auth on', { API_AUTH_TOKEN: TOKEN });
+
+const WRONG_HEADERS: [string, Record<string, string>][] = [
+  ['missing', {}],
+  ['empty', { authorization: '' }],
+  ['wrong token', { authorization: 'Bearer not-the-token' }],
+  ['token prefix', { authorization: `Bearer ${TOKEN.slice(0, -1)}` }],
+  ['token plus suffix', { authorization: `Bearer ${TOKEN}x` }],
+  ['other scheme with the token', { authorization: `Token ${TOKEN}` }],
+  ['basic scheme', { authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` }],
+  ['bare token', { authorization: TOKEN }],
+  ['scheme only', { authorization: 'Bearer' }],
+];
+
+function expectUnauthorized(response: Awaited<ReturnType<typeof http>>, what: string): void {
+  expectError(response, 401, 'UnauthorizedError', { workflowId: null });
+  assert.match(response.headers['www-authenticate'] ?? '', /^Bearer\b/, `${what}: WWW-Authenticate: Bearer`);
+  assert.not.ok(response.text.includes(TOKEN), `${what}: the token is not in the body`);
+}
+
+test('missing, wrong or other-scheme credentials: 401 UnauthorizedError with WWW-Authenticate: Bearer', async ({ api }) => {
+  const messages = new Set<string>();
+  for (const [what, headers] of WRONG_HEADERS) {
+    for (const [method, path] of [
+      ['GET', '/workflow/list'],
+      ['GET', '/workflow/runs'],
+      ['GET', `${wf('some-id')}/status`],
+    ] as const) {
+      const response = await http(api, method, path, { headers });
+      expectUnauthorized(response, `${what} on ${method} ${path}`);
+      messages.add(response.body.message);
+    }
+  }
+  assert.is(messages.size, 1, 'the message does not tell which part was wrong');
+});
+
+test('the right token: requests are served', async ({ api }) => {
+  expectStatus(await http(api, 'GET', '/workflow/list', { headers: RIGHT }), 200);
+  const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'authorised' } }, headers: RIGHT });
+  expectStatus(run, 200);
+  const result = await http(api, 'GET', `${wf(run.body.workflowId)}/result`, { headers: RIGHT });
+  expectStatus(result, 200);
+  assert.equal(result.body.output, { message: 'authorised' });
+});
+
+test('a refused request starts nothing and changes nothing', async ({ api }) => {
+  const workflowId = uniqueId('auth-refused');
+  for (const [what, headers] of WRONG_HEADERS) {
+    const response = await http(api, 'POST', '/workflow', { json: { workflowName: 'awaits_feedback', workflowId, input: {} }, headers });
+    expectUnauthorized(response, what);
+  }
+  expectError(await http(api, 'GET', `${wf(workflowId)}/status`, { headers: RIGHT }), 404, 'WorkflowNotFoundError', {
+    maybeWorkflowId: workflowId,
+  });
+
+  const started = await http(api, 'POST', '/workflow', { json: { workflowName: 'awaits_feedback', workflowId, input: {} }, headers: RIGHT });
+  expectStatus(started, 200);
+  const pinned = wf(workflowId, started.body.runId);
+  expectUnauthorized(await http(api, 'POST', `${pinned}/terminate`, { json: {} }), 'terminate');
+  expectUnauthorized(await http(api, 'PATCH', `${pinned}/stop`, { headers: { authorization: 'Bearer nope' } }), 'stop');
+  expectUnauthorized(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { x: 1 } } }), 'feedback');
+  const status = await http(api, 'GET', `${pinned}/status`, { headers: RIGHT });
+  assert.is(status.body.status, 'running', 'still running: neither stopped, terminated nor resumed');
+  expectStatus(await http(api, 'POST', `${pinned}/terminate`, { json: {}, headers: RIGHT }), 200);
+});
+
+test('/ready, /health and /openapi.json are open', async ({ api }) => {
+  for (const path of ['/ready', '/health', '/openapi.json']) {
+    const response = await http(api, 'GET', path);
+    expectStatus(response, 200, path);
+    assert.is(response.headers['www-authenticate'], undefined);
+  }
+});
+
+test('the token never appears in a log line', async ({ api }) => {
+  await http(api, 'GET', '/workflow/list', { headers: RIGHT });
+  await http(api, 'GET', '/health', { headers: RIGHT });
+  await http(api, 'GET', '/workflow/list', { headers: { authorization: `Token ${TOKEN}` } });
+  await http(api, 'GET', '/nope', { headers: RIGHT });
+  await http(api, 'POST', '/workflow/run', { json: { workflowName: 'fails_in_workflow', input: {} }, headers: RIGHT });
+  assert.ok(api.logs.length > 0, 'the server logged');
+  for (const line of api.logs) {
+    assert.not.ok(JSON.stringify(line).includes(TOKEN), `log line leaks the token: ${JSON.stringify(line)}`);
+    assert.not.ok(JSON.stringify(line).includes(TOKEN.slice(0, 12)), `log line leaks part of the token: ${JSON.stringify(line)}`);
+  }
+});
+
+test.run();
+
+const off = contractSuite('auth off');
+
+off('without API_AUTH_TOKEN requests are accepted, with or without an Authorization header', async ({ api }) => {
+  expectStatus(await http(api, 'GET', '/workflow/list'), 200);
+  expectStatus(await http(api, 'GET', '/workflow/list', { headers: { authorization: 'Bearer anything' } }), 200);
+  const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'open' } } });
+  expectStatus(run, 200);
+  assert.is(run.body.status, 'completed');
+  assert.ok(
+    api.logs.some((line) => line.level === 'warn' && /API_AUTH_TOKEN/.test(line.msg)),
+    'the start-up log warns that authentication is off',
+  );
+});
+
+off.run();

@@ -1,0 +1,205 @@
+import * as assert from 'uvu/assert';
+import { uniqueId } from '../support/http.js';
+import {
+  contractSuite,
+  enc,
+  expectError,
+  expectStatus,
+  http,
+  ISO_UTC,
+  keys,
+  listAllRuns,
+  runSync,
+  start,
+  STATUS_VIEW_KEYS,
+  statusOf,
+  UUID,
+  waitUntil,
+  wf,
+} from '../support/contract.js';
+
+/** GET /workflow/{id}/status, /workflow/{id}/input (and pinned forms), GET /workflow/runs. */
+const test = contractSuite('status, input and the run list');
+
+test('status of an open run: exactly the status keys, running, closedAt null', async ({ api }) => {
+  const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('st-open'));
+  for (const response of [await statusOf(api, workflowId), await statusOf(api, workflowId, runId)]) {
+    expectStatus(response, 200);
+    assert.equal(keys(response.body), STATUS_VIEW_KEYS);
+    assert.is(response.body.workflowId, workflowId);
+    assert.is(response.body.runId, runId);
+    assert.is(response.body.workflowName, 'awaits_feedback');
+    assert.is(response.body.catalog, 'main');
+    assert.is(response.body.status, 'running');
+    assert.match(response.body.startedAt, ISO_UTC);
+    assert.is(response.body.closedAt, null);
+  }
+  expectStatus(await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, { json: {} }), 200);
+});
+
+test('status of a closed run: terminal status, closedAt ISO 8601 UTC and not before startedAt', async ({ api }) => {
+  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('st-closed'), input: { message: 'x' } });
+  const response = await statusOf(api, run.workflowId, run.runId);
+  expectStatus(response, 200);
+  assert.equal(keys(response.body), STATUS_VIEW_KEYS);
+  assert.is(response.body.status, 'completed');
+  assert.match(response.body.closedAt, ISO_UTC);
+  assert.ok(Date.parse(response.body.closedAt) >= Date.parse(response.body.startedAt));
+});
+
+test('status: unknown id 404, unknown run 404, run id not a UUID 400', async ({ api }) => {
+  const missing = uniqueId('st-missing');
+  expectError(await statusOf(api, missing), 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
+  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('st-known'), input: { message: 'x' } });
+  const otherRun = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+  expectError(await statusOf(api, run.workflowId, otherRun), 404, 'WorkflowNotFoundError', { maybeWorkflowId: run.workflowId });
+  expectError(await statusOf(api, run.workflowId, '12345'), 400, 'ValidationError', { maybeWorkflowId: run.workflowId });
+  // A run id of another workflow id is not a run of this one.
+  const other = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('st-other'), input: { message: 'y' } });
+  for (const path of [`${wf(run.workflowId, other.runId)}/status`, `${wf(run.workflowId, other.runId)}/result`, `${wf(run.workflowId, other.runId)}/history`]) {
+    expectError(await http(api, 'GET', path), 404, 'WorkflowNotFoundError', { maybeWorkflowId: run.workflowId });
+  }
+});
+
+test('input: the id form gives the first run input of a continue-as-new chain; pinned forms their own', async ({ api }) => {
+  const { workflowId, runId: firstRunId } = await start(api, 'countdown', { n: 2 }, uniqueId('in-chain'));
+  const last = await waitUntil(api, workflowId, 'completed');
+  assert.is.not(last.runId, firstRunId, 'the chain has more than one run');
+
+  const original = await http(api, 'GET', `${wf(workflowId)}/input`);
+  expectStatus(original, 200);
+  assert.equal(keys(original.body), ['input', 'runId', 'workflowId']);
+  assert.equal(original.body, { workflowId, runId: firstRunId, input: { n: 2 } });
+
+  const pinnedFirst = await http(api, 'GET', `${wf(workflowId, firstRunId)}/input`);
+  expectStatus(pinnedFirst, 200);
+  assert.equal(pinnedFirst.body, { workflowId, runId: firstRunId, input: { n: 2 } });
+
+  const pinnedLast = await http(api, 'GET', `${wf(workflowId, last.runId)}/input`);
+  expectStatus(pinnedLast, 200);
+  assert.equal(pinnedLast.body, { workflowId, runId: last.runId, input: { n: 0 } });
+
+  const missing = uniqueId('in-missing');
+  expectError(await http(api, 'GET', `${wf(missing)}/input`), 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
+});
+
+test('run list: exactly {runs, nextPageToken}; items are status views; newest first', async ({ api }) => {
+  const workflowName = 'arithmetic';
+  const ids = [uniqueId('rl-a'), uniqueId('rl-b'), uniqueId('rl-c')];
+  for (const workflowId of ids) await runSync(api, { workflowName, workflowId, input: { n: 1 } });
+  const response = await http(api, 'GET', `/workflow/runs?workflowName=${workflowName}`);
+  expectStatus(response, 200);
+  assert.equal(keys(response.body), ['nextPageToken', 'runs']);
+  for (const run of response.body.runs) {
+    assert.equal(keys(run), STATUS_VIEW_KEYS);
+    assert.is(run.workflowName, workflowName);
+  }
+  const ours = response.body.runs.filter((run: { workflowId: string }) => ids.includes(run.workflowId));
+  assert.equal(ours.map((run: { workflowId: string }) => run.workflowId), [...ids].reverse(), 'newest first');
+  const starts = response.body.runs.map((run: { startedAt: string }) => Date.parse(run.startedAt));
+  for (let index = 1; index < starts.length; index++) assert.ok(starts[index - 1] >= starts[index], 'sorted by start, newest first');
+});
+
+test('run list filters: workflowName, catalog and status (with the old "continued" alias)', async ({ api }) => {
+  const otherId = uniqueId('rl-other');
+  await runSync(api, { workflowName: 'other_only', catalog: 'other', workflowId: otherId, input: {} });
+  const inOther = await listAllRuns(api, { catalog: 'other' });
+  assert.ok(inOther.some((run) => run.workflowId === otherId));
+  assert.ok(inOther.every((run) => run.catalog === 'other'), 'catalog filter');
+  assert.ok((await listAllRuns(api, { catalog: 'main' })).every((run) => run.catalog === 'main'));
+
+  const chainId = uniqueId('rl-chain');
+  const { runId: firstRunId } = await start(api, 'countdown', { n: 1 }, chainId);
+  await waitUntil(api, chainId, 'completed');
+  const continued = await listAllRuns(api, { status: 'continued_as_new' });
+  assert.ok(continued.length > 0);
+  assert.ok(continued.every((run) => run.status === 'continued_as_new'));
+  assert.ok(continued.some((run) => run.workflowId === chainId && run.runId === firstRunId));
+  const alias = await listAllRuns(api, { status: 'continued' });
+  assert.equal(alias, continued, 'status=continued is the same filter; responses say continued_as_new');
+
+  const completed = await listAllRuns(api, { status: 'completed', workflowName: 'countdown' });
+  assert.ok(completed.length > 0);
+  assert.ok(completed.every((run) => run.status === 'completed' && run.workflowName === 'countdown'));
+
+  const running = await start(api, 'awaits_feedback', {}, uniqueId('rl-running'));
+  const open = await listAllRuns(api, { status: 'running' });
+  assert.ok(open.some((run) => run.workflowId === running.workflowId && run.closedAt === null));
+  assert.ok(open.every((run) => run.status === 'running'));
+  expectStatus(await http(api, 'POST', `${wf(running.workflowId, running.runId)}/terminate`, { json: {} }), 200);
+
+  expectError(await http(api, 'GET', '/workflow/runs?status=continued_as_old'), 400, 'ValidationError');
+  expectError(await http(api, 'GET', '/workflow/runs?status=running&status=completed'), 400, 'ValidationError');
+});
+
+test('run list limit: 1 and 1000 accepted, 0, 1001 and non-numbers refused', async ({ api }) => {
+  await runSync(api, { workflowName: 'echo', input: { message: 'a' } });
+  await runSync(api, { workflowName: 'echo', input: { message: 'b' } });
+  const one = await http(api, 'GET', '/workflow/runs?limit=1');
+  expectStatus(one, 200);
+  assert.is(one.body.runs.length, 1);
+  assert.type(one.body.nextPageToken, 'string', 'more runs exist, so there is a next page');
+  expectStatus(await http(api, 'GET', '/workflow/runs?limit=1000'), 200);
+  for (const limit of ['0', '1001', '-1', 'ten', '2.5', '']) {
+    expectError(await http(api, 'GET', `/workflow/runs?limit=${limit}`), 400, 'ValidationError');
+  }
+});
+
+test('run list: limit defaults to 100; an unknown workflowName lists nothing', async ({ api }) => {
+  await Promise.all(Array.from({ length: 101 }, (_, index) => runSync(api, { workflowName: 'any_input', input: index })));
+  const page = await http(api, 'GET', '/workflow/runs?workflowName=any_input');
+  expectStatus(page, 200);
+  assert.is(page.body.runs.length, 100);
+  assert.type(page.body.nextPageToken, 'string');
+  const none = await http(api, 'GET', '/workflow/runs?workflowName=never_registered');
+  expectStatus(none, 200);
+  assert.equal(none.body, { runs: [], nextPageToken: null });
+});
+
+test('run list paging: every run exactly once over the pages, in order, then a null token', async ({ api }) => {
+  const ids: string[] = [];
+  for (let index = 0; index < 5; index++) {
+    const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId(`pg-${index}`), input: { message: `${index}` } });
+    ids.push(run.workflowId);
+  }
+  const all = await listAllRuns(api, { workflowName: 'echo' });
+  const seen: any[] = [];
+  let pageToken: string | null = null;
+  let pages = 0;
+  do {
+    const query: string = `/workflow/runs?workflowName=echo&limit=2${pageToken ? `&pageToken=${enc(pageToken)}` : ''}`;
+    const page: any = await http(api, 'GET', query);
+    expectStatus(page, 200);
+    assert.ok(page.body.runs.length <= 2, 'a page holds at most limit runs');
+    seen.push(...page.body.runs);
+    pageToken = page.body.nextPageToken;
+    pages += 1;
+    assert.ok(pages < 100, 'paging ends');
+  } while (pageToken);
+  assert.equal(seen.map((run) => run.runId), all.map((run) => run.runId), 'pages concatenate to the full list');
+  assert.is(new Set(seen.map((run) => run.runId)).size, seen.length, 'no run twice');
+  for (const workflowId of ids) assert.ok(seen.some((run) => run.workflowId === workflowId), `${workflowId} listed`);
+  assert.ok(pages >= 3, '5+ runs over pages of 2');
+});
+
+test('run list: a forged, garbled or stale pageToken is 400', async ({ api }) => {
+  await runSync(api, { workflowName: 'echo', input: { message: 'a' } });
+  await runSync(api, { workflowName: 'echo', input: { message: 'b' } });
+  const first = await http(api, 'GET', '/workflow/runs?workflowName=echo&limit=1');
+  const token: string = first.body.nextPageToken;
+  assert.type(token, 'string');
+  const middle = Math.floor(token.length / 2);
+  const flipped = token.slice(0, middle) + (token[middle] === 'A' ? 'B' : 'A') + token.slice(middle + 1);
+  const forged = Buffer.from(JSON.stringify({ offset: 1 })).toString('base64url');
+  for (const bad of ['garbage', forged, flipped, `${token}x`]) {
+    const response = await http(api, 'GET', `/workflow/runs?workflowName=echo&limit=1&pageToken=${enc(bad)}`);
+    expectError(response, 400, 'ValidationError');
+  }
+  // The token of one query replayed against another filter.
+  const stale = await http(api, 'GET', `/workflow/runs?workflowName=arithmetic&limit=1&pageToken=${enc(token)}`);
+  expectError(stale, 400, 'ValidationError');
+  expectStatus(await http(api, 'GET', `/workflow/runs?workflowName=echo&limit=1&pageToken=${enc(token)}`), 200, 'the real token works');
+  assert.match(first.body.runs[0].runId, UUID);
+});
+
+test.run();

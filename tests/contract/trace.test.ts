@@ -1,0 +1,130 @@
+import * as assert from 'uvu/assert';
+import { isAbsolute, join, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { uniqueId } from '../support/http.js';
+import { contractSuite, expectError, expectStatus, http, ISO_UTC, keys, runSync, start, waitUntil, wf } from '../support/contract.js';
+
+/** GET /workflow/{id}/runs/{rid}/trace-log */
+const test = contractSuite('trace log');
+
+const STEP_KEYS = ['attempt', 'endedAt', 'error', 'input', 'kind', 'name', 'output', 'startedAt'];
+
+test('a closed run with a local trace: source local, localPath and the data with every step', async ({ api }) => {
+  const workflowId = uniqueId('tr-done');
+  const run = await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 1 } });
+  const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
+  expectStatus(response, 200);
+  assert.equal(keys(response.body), ['data', 'localPath', 'runId', 'source']);
+  assert.is(response.body.source, 'local');
+  assert.is(response.body.runId, run.runId);
+  const localPath: string = response.body.localPath;
+  assert.ok(isAbsolute(localPath));
+  assert.ok(localPath.startsWith(join(api.traceDir, 'arithmetic') + sep), `${localPath} is under TRACE_DIR/arithmetic/`);
+  assert.ok((await stat(localPath)).isFile());
+  assert.is(localPath, run.trace.local, 'the same file the result names');
+
+  const data = response.body.data;
+  assert.is(data.workflowId, workflowId);
+  assert.is(data.workflowName, 'arithmetic');
+  assert.equal(data.input, { n: 1 });
+  assert.equal(data.output, { result: 4 });
+  assert.is(data.error, null);
+  assert.match(data.startedAt, ISO_UTC);
+  assert.match(data.closedAt, ISO_UTC);
+  assert.equal(data.steps.map((step: { name: string }) => step.name), ['add_one', 'double']);
+  for (const step of data.steps) {
+    assert.equal(keys(step), STEP_KEYS);
+    assert.is(step.kind, 'step');
+    assert.is(step.error, null);
+    assert.is(step.attempt, 1);
+    assert.match(step.startedAt, ISO_UTC);
+    assert.match(step.endedAt, ISO_UTC);
+    assert.ok(Date.parse(step.endedAt) >= Date.parse(step.startedAt));
+  }
+  assert.equal([data.steps[0].input, data.steps[0].output], [1, 2]);
+  assert.equal([data.steps[1].input, data.steps[1].output], [2, 4]);
+});
+
+test('a failed step is in the trace with its error', async ({ api }) => {
+  const run = await runSync(api, { workflowName: 'fails_in_step', workflowId: uniqueId('tr-failed'), input: { reason: 'r' } });
+  const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
+  expectStatus(response, 200);
+  const { data } = response.body;
+  assert.is(data.error.name, 'InvoiceRejectedError');
+  assert.is(data.steps.length, 1);
+  assert.equal(keys(data.steps[0]), STEP_KEYS);
+  assert.is(data.steps[0].name, 'reject_invoice');
+  assert.is(data.steps[0].error.name, 'InvoiceRejectedError');
+  assert.is(data.steps[0].error.message, 'invoice rejected: r');
+  assert.is(data.steps[0].output, null);
+});
+
+const longIds = (tag: string): string[] => [`${tag}${'l'.repeat(1000 - tag.length)}`, `${tag}-${'ü'.repeat(60)}`, `${tag}-${'m'.repeat(200)}`];
+
+test('long workflow ids (up to 1000 characters, or multi-byte ones) keep their trace', async ({ api }) => {
+  for (const workflowId of longIds(uniqueId('tr-long'))) {
+    const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });
+    const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
+    expectStatus(response, 200, `trace-log for a ${workflowId.length}-character id`);
+    assert.is(response.body.data.workflowId, workflowId);
+    assert.is(run.trace.local, response.body.localPath, 'the result names the same trace');
+  }
+});
+
+test('trace-log of a closed run never answers 5xx: the trace, or 404 TraceNotFoundError', async ({ api }) => {
+  for (const workflowId of longIds(uniqueId('tr-5xx'))) {
+    const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });
+    const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
+    if (response.status !== 200) expectError(response, 404, 'TraceNotFoundError', { maybeWorkflowId: workflowId });
+  }
+});
+
+test('a stopped run: the trace holds the clean-up step', async ({ api }) => {
+  const { workflowId, runId } = await start(api, 'cleans_up_on_stop', {}, uniqueId('tr-cancel'));
+  expectStatus(await http(api, 'PATCH', `${wf(workflowId, runId)}/stop`), 200);
+  await waitUntil(api, workflowId, 'cancelled');
+  const response = await http(api, 'GET', `${wf(workflowId, runId)}/trace-log`);
+  expectStatus(response, 200);
+  const cleanUp = response.body.data.steps.find((step: { name: string }) => step.name === 'clean_up');
+  assert.ok(cleanUp, 'clean_up is in the trace');
+  assert.equal(cleanUp.output, { cleaned: 'scratch space' });
+  assert.is(response.body.data.output, null);
+});
+
+test('an open run: 424 WorkflowNotCompletedError with its workflowId', async ({ api }) => {
+  const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('tr-open'));
+  expectError(await http(api, 'GET', `${wf(workflowId, runId)}/trace-log`), 424, 'WorkflowNotCompletedError', { workflowId });
+  expectStatus(await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, { json: {} }), 200);
+  expectStatus(await http(api, 'GET', `${wf(workflowId, runId)}/trace-log`), 200, 'once closed, the trace is there');
+});
+
+test('unknown run: 404; a run id that is not a UUID: 400', async ({ api }) => {
+  const missing = uniqueId('tr-missing');
+  const rid = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+  expectError(await http(api, 'GET', `${wf(missing, rid)}/trace-log`), 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
+  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('tr-known'), input: { message: 'x' } });
+  expectError(await http(api, 'GET', `${wf(run.workflowId, rid)}/trace-log`), 404, 'WorkflowNotFoundError', {
+    maybeWorkflowId: run.workflowId,
+  });
+  expectError(await http(api, 'GET', `${wf(run.workflowId, 'latest')}/trace-log`), 400, 'ValidationError', {
+    maybeWorkflowId: run.workflowId,
+  });
+  // There is no id form of the trace log.
+  expectError(await http(api, 'GET', `${wf(run.workflowId)}/trace-log`), 404, 'NotFoundError');
+});
+
+test('every run of a continue-as-new chain has its own trace', async ({ api }) => {
+  const { workflowId, runId: firstRunId } = await start(api, 'countdown', { n: 1 }, uniqueId('tr-chain'));
+  const latest = await waitUntil(api, workflowId, 'completed');
+  assert.is.not(latest.runId, firstRunId);
+  const first = await http(api, 'GET', `${wf(workflowId, firstRunId)}/trace-log`);
+  const second = await http(api, 'GET', `${wf(workflowId, latest.runId)}/trace-log`);
+  expectStatus(first, 200);
+  expectStatus(second, 200);
+  assert.is.not(first.body.localPath, second.body.localPath);
+  assert.equal(first.body.data.input, { n: 1 });
+  assert.equal(second.body.data.input, { n: 0 });
+  assert.equal(second.body.data.output, { done: true });
+});
+
+test.run();

@@ -1,0 +1,116 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as errors from '../../../core/domain/errors.js';
+import { answerError, causeChain, ERROR_RULES } from '../../../adapters/http/errors.js';
+
+/** decisions.md, "Requests and errors": one row per error name. */
+const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
+  [errors.ValidationError, 400],
+  [errors.UnauthorizedError, 401],
+  [errors.WorkflowNotFoundError, 404],
+  [errors.CatalogNotAvailableError, 404],
+  [errors.NotFoundError, 404],
+  [errors.StepNotFoundError, 404],
+  [errors.TraceNotFoundError, 404],
+  [errors.MethodNotAllowedError, 405],
+  [errors.WorkflowExecutionTimedOutError, 408],
+  [errors.WorkflowAlreadyStartedError, 409],
+  [errors.StepNotCompletedError, 409],
+  [errors.WorkflowClosedError, 409],
+  [errors.GoneError, 410],
+  [errors.PayloadTooLargeError, 413],
+  [errors.UnsupportedMediaTypeError, 415],
+  [errors.UnsupportedWorkflowError, 424],
+  [errors.WorkflowNotCompletedError, 424],
+  [errors.EngineError, 500],
+  [errors.EngineUnavailableError, 503],
+];
+
+for (const [ErrorClass, status] of CONTRACT) {
+  test(`${ErrorClass.errorName} → ${status}`, () => {
+    const answer = answerError(new ErrorClass('client-safe message'));
+    assert.is(answer.status, status);
+    assert.is(answer.body.error, ErrorClass.errorName);
+    assert.is(answer.serverFault, status >= 500);
+  });
+}
+
+test('every error the core defines has a row in the table', () => {
+  const defined = (Object.values(errors) as unknown[])
+    .filter((value): value is errors.FlowgateErrorClass<string> => typeof value === 'function' && 'errorName' in value)
+    .map((errorClass) => errorClass.errorName)
+    .sort();
+  assert.equal(Object.keys(ERROR_RULES).sort(), defined);
+  assert.equal(CONTRACT.map(([errorClass]) => errorClass.errorName).sort(), defined);
+});
+
+test('CatalogNotAvailableError with a retry hint is 503 with Retry-After (a known catalog without a worker)', () => {
+  const answer = answerError(new errors.CatalogNotAvailableError('catalog "main" has no worker yet', { retryAfterSeconds: 2.2 }));
+  assert.is(answer.status, 503);
+  assert.is(answer.headers['retry-after'], '3');
+  assert.is(answer.body.message, 'catalog "main" has no worker yet');
+  assert.is(answerError(new errors.CatalogNotAvailableError('unknown catalog "x"')).headers['retry-after'], undefined);
+});
+
+test('EngineUnavailableError always has a Retry-After; the engine hint wins over the default', () => {
+  assert.is(answerError(new errors.EngineUnavailableError('dial tcp 10.0.0.7:7233: connection refused')).headers['retry-after'], '5');
+  assert.is(answerError(new errors.EngineUnavailableError('x', { retryAfterSeconds: 30 })).headers['retry-after'], '30');
+});
+
+test('5xx bodies never carry the engine message, a stack or the cause', () => {
+  const cause = new Error('grpc: UNAVAILABLE 10.0.0.7:7233 secret-host');
+  for (const error of [
+    new errors.EngineError('rpc error: code = Internal desc = boom at 10.0.0.7', { cause }),
+    new errors.EngineUnavailableError('dial tcp 10.0.0.7:7233', { cause }),
+    new TypeError("Cannot read properties of undefined (reading 'runId')"),
+    'a thrown string',
+    { weird: true },
+  ]) {
+    const text = JSON.stringify(answerError(error).body);
+    assert.not.match(text, /10\.0\.0\.7|secret-host|rpc error|Cannot read|runId|string|weird|at /);
+  }
+  const unknown = answerError(new RangeError('x'));
+  assert.equal(unknown, { status: 500, headers: {}, body: { error: 'InternalError', message: 'Internal server error.' }, serverFault: true });
+});
+
+test('a non-core error that happens to be named like a core error is still an internal error', () => {
+  const impostor = Object.assign(new Error('leaky detail'), { name: 'WorkflowNotFoundError' });
+  assert.is(answerError(impostor).status, 500);
+  assert.is(answerError(impostor).body.message, 'Internal server error.');
+});
+
+test('workflowId is added when the error carries one; issues only (and always) for ValidationError', () => {
+  assert.equal(answerError(new errors.WorkflowExecutionTimedOutError('still running', { workflowId: 'wf-1', runId: 'r' })).body, {
+    error: 'WorkflowExecutionTimedOutError',
+    message: 'still running',
+    workflowId: 'wf-1',
+  });
+  assert.equal(answerError(new errors.ValidationError('bad')).body, { error: 'ValidationError', message: 'bad', issues: [] });
+  const issues = [{ code: 'too_small', path: ['limit'], message: 'too small' }];
+  assert.equal(answerError(new errors.ValidationError('bad', { issues })).body.issues, issues);
+  assert.is('issues' in answerError(new errors.WorkflowNotFoundError('x', { issues })).body, false);
+});
+
+test('401 carries WWW-Authenticate: Bearer', () => {
+  assert.equal(answerError(new errors.UnauthorizedError('no')).headers, { 'www-authenticate': 'Bearer' });
+});
+
+test('the cause chain for the log: every level, stacks included, cycles and depth bounded', () => {
+  const root = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+  const middle = new errors.EngineError('describe failed', { cause: root, workflowId: 'wf-9' });
+  const chain = causeChain(new Error('outer', { cause: middle }));
+  assert.equal(chain.map((level) => level.name), ['Error', 'EngineError', 'Error']);
+  assert.is(chain[1]!.workflowId, 'wf-9');
+  assert.is(chain[2]!.code, 'ECONNRESET');
+  assert.ok(chain.every((level) => typeof level.stack === 'string'));
+
+  const cyclic = new Error('a') as Error & { cause?: unknown };
+  cyclic.cause = cyclic;
+  assert.is(causeChain(cyclic).length, 1);
+  let deep: Error = new Error('0');
+  for (let index = 1; index < 50; index++) deep = new Error(String(index), { cause: deep });
+  assert.is(causeChain(deep).length, 10);
+  assert.equal(causeChain({ detail: 1 }), [{ name: 'object', message: '{"detail":1}' }]);
+});
+
+test.run();

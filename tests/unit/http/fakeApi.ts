@@ -1,0 +1,136 @@
+import type { FlowgateApi } from '../../../core/api/flowgateApi.js';
+import type { HistoryStreamRequest } from '../../../core/api/requests.js';
+import type { HistoryStreamItem, RunStatusView, WorkflowResultLegacy, WorkflowResultV2 } from '../../../core/api/views.js';
+import type { IdGenerator } from '../../../ports/ids.js';
+import type { LogFields, Logger } from '../../../ports/logger.js';
+
+/*
+ * A FlowgateApi double for TRANSPORT behaviour only (status codes, headers, framing). What the endpoints answer
+ * for real is the contract suite's job, against the real core and engines.
+ */
+
+export const RUN_ID = '0b7f8c3e-5a1d-4e2b-9c6f-1a2b3c4d5e6f';
+export const NEW_RUN_ID = '1c8e9d4f-6b2e-4f3c-8d7a-2b3c4d5e6f70';
+
+export const statusView = (workflowId: string, status: RunStatusView['status'] = 'completed'): RunStatusView => ({
+  workflowId,
+  runId: RUN_ID,
+  workflowName: 'echo',
+  catalog: 'main',
+  status,
+  startedAt: '2025-01-01T00:00:00.000Z',
+  closedAt: status === 'running' ? null : '2025-01-01T00:00:01.000Z',
+});
+
+export const resultV2 = (workflowId: string): WorkflowResultV2 => ({
+  v: '2',
+  workflowId,
+  runId: RUN_ID,
+  status: 'completed',
+  input: { message: 'hi' },
+  output: { message: 'hi' },
+  trace: { local: '/traces/echo.json' },
+  error: null,
+});
+
+export const resultLegacy = (workflowId: string): WorkflowResultLegacy => ({
+  workflowId,
+  runId: RUN_ID,
+  status: 'completed',
+  input: { message: 'hi' },
+  output: { message: 'hi' },
+  trace: { destinations: { local: '/traces/echo.json' } },
+  error: null,
+  errorDetails: null,
+});
+
+export interface RecordedCall {
+  method: keyof FlowgateApi;
+  args: unknown[];
+}
+
+type Overrides = { [K in keyof FlowgateApi]?: FlowgateApi[K] };
+
+export class RecordingApi implements FlowgateApi {
+  readonly calls: RecordedCall[] = [];
+  /** Replace single methods per test. */
+  overrides: Overrides = {};
+  /** The signal the last history stream was given. */
+  lastStreamRequest: HistoryStreamRequest | undefined;
+
+  private record<K extends keyof FlowgateApi>(method: K, args: Parameters<FlowgateApi[K]>): ReturnType<FlowgateApi[K]> | undefined {
+    this.calls.push({ method, args });
+    const override = this.overrides[method] as ((...a: Parameters<FlowgateApi[K]>) => ReturnType<FlowgateApi[K]>) | undefined;
+    return override?.(...args);
+  }
+
+  lastCall(method: keyof FlowgateApi): unknown[] | undefined {
+    return this.calls.filter((call) => call.method === method).at(-1)?.args;
+  }
+
+  runSync: FlowgateApi['runSync'] = async (request, version) =>
+    this.record('runSync', [request, version]) ?? (version === 'legacy' ? resultLegacy(request.workflowId ?? 'generated') : resultV2(request.workflowId ?? 'generated'));
+  start: FlowgateApi['start'] = async (request) =>
+    this.record('start', [request]) ?? { workflowId: request.workflowId ?? 'generated', runId: RUN_ID, status: 'running' };
+  listWorkflows: FlowgateApi['listWorkflows'] = async (catalog) =>
+    this.record('listWorkflows', [catalog]) ?? { workflows: [{ name: 'echo', description: 'Echoes its input.' }] };
+  sendFeedback: FlowgateApi['sendFeedback'] = async (workflowId, payload) =>
+    this.record('sendFeedback', [workflowId, payload]) ?? { workflowId, runId: RUN_ID };
+  stop: FlowgateApi['stop'] = async (run) => this.record('stop', [run]) ?? { workflowId: run.workflowId, runId: run.runId ?? RUN_ID };
+  terminate: FlowgateApi['terminate'] = async (run, reason) =>
+    this.record('terminate', [run, reason]) ?? { terminated: true, workflowId: run.workflowId, runId: run.runId ?? RUN_ID };
+  reset: FlowgateApi['reset'] = async (run, stepName, reason) =>
+    this.record('reset', [run, stepName, reason]) ?? { workflowId: run.workflowId, runId: NEW_RUN_ID };
+  getResult: FlowgateApi['getResult'] = async (run, version) =>
+    this.record('getResult', [run, version]) ?? (version === 'legacy' ? resultLegacy(run.workflowId) : resultV2(run.workflowId));
+  getStatus: FlowgateApi['getStatus'] = async (run) => this.record('getStatus', [run]) ?? statusView(run.workflowId);
+  getInput: FlowgateApi['getInput'] = async (run) => this.record('getInput', [run]) ?? { workflowId: run.workflowId, runId: RUN_ID, input: { a: 1 } };
+  listRuns: FlowgateApi['listRuns'] = async (request) => this.record('listRuns', [request]) ?? { runs: [statusView('wf-1')], nextPageToken: null };
+  historyPage: FlowgateApi['historyPage'] = async (run, request) =>
+    this.record('historyPage', [run, request]) ?? { workflow: statusView(run.workflowId), events: [], nextPageToken: null };
+  historyStream: FlowgateApi['historyStream'] = async (run, request) => {
+    this.lastStreamRequest = request;
+    return this.record('historyStream', [run, request]) ?? closedRunStream(run.workflowId);
+  };
+  fetchTrace: FlowgateApi['fetchTrace'] = async (run) =>
+    this.record('fetchTrace', [run]) ?? { source: 'local', runId: run.runId, localPath: '/traces/x.json' };
+  readiness: FlowgateApi['readiness'] = async () => this.record('readiness', []) ?? { status: 'ready', engine: 'memory' };
+}
+
+/** The whole history of a closed run: metadata, two events, done. */
+export async function* closedRunStream(workflowId: string): AsyncGenerator<HistoryStreamItem> {
+  yield { event: 'workflow', data: statusView(workflowId) };
+  yield { event: 'history', id: 1, data: { eventId: 1, type: 'workflow_started', time: '2025-01-01T00:00:00.000Z', attributes: {} } };
+  yield { event: 'history', id: 2, data: { eventId: 2, type: 'workflow_completed', time: '2025-01-01T00:00:01.000Z', attributes: { note: 'line\nbreak' } } };
+  yield { event: 'done', data: { status: 'completed' } };
+}
+
+export interface LogEntry {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  fields: LogFields;
+}
+
+export class MemoryLogger implements Logger {
+  readonly entries: LogEntry[] = [];
+  info(message: string, fields: LogFields = {}): void {
+    this.entries.push({ level: 'info', message, fields });
+  }
+  warn(message: string, fields: LogFields = {}): void {
+    this.entries.push({ level: 'warn', message, fields });
+  }
+  error(message: string, fields: LogFields = {}): void {
+    this.entries.push({ level: 'error', message, fields });
+  }
+  text(): string {
+    return JSON.stringify(this.entries);
+  }
+}
+
+export class SequentialIds implements IdGenerator {
+  private counter = 0;
+  uuid(): string {
+    this.counter += 1;
+    return `00000000-0000-4000-8000-${String(this.counter).padStart(12, '0')}`;
+  }
+}

@@ -1,0 +1,217 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHttpApp, type HttpAppOptions } from '../../../adapters/http/index.js';
+import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+
+/* The OpenAPI document is generated from the route table; these tests pin what it must say. */
+
+type Json = Record<string, any>;
+
+function appWith(options: Partial<HttpAppOptions> = {}) {
+  return createHttpApp({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...options });
+}
+
+const document = appWith().openApiDocument as Json;
+const schemas = document.components.schemas as Record<string, Json>;
+
+function operations(): { method: string; path: string; operation: Json }[] {
+  return Object.entries(document.paths as Record<string, Record<string, Json>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ method: method.toUpperCase(), path, operation })),
+  );
+}
+
+function resolve(reference: string): Json | undefined {
+  const [, section, name] = /^#\/components\/(\w+)\/(.+)$/.exec(reference) ?? [];
+  return section && name ? document.components[section]?.[name] : undefined;
+}
+
+/** The brief's endpoint list, written out: a route dropped from the table fails here, not in production. */
+const ENDPOINTS = [
+  'POST /workflow/run',
+  'POST /workflow',
+  'GET /workflow/list',
+  'POST /workflow/feedback',
+  'GET /workflow/runs',
+  'GET /workflow/{id}/result',
+  'GET /workflow/{id}/runs/{rid}/result',
+  'GET /workflow/{id}/status',
+  'GET /workflow/{id}/runs/{rid}/status',
+  'GET /workflow/{id}/input',
+  'GET /workflow/{id}/runs/{rid}/input',
+  'GET /workflow/{id}/history',
+  'GET /workflow/{id}/runs/{rid}/history',
+  'PATCH /workflow/{id}/runs/{rid}/stop',
+  'PATCH /workflow/{id}/stop',
+  'POST /workflow/{id}/runs/{rid}/reset',
+  'POST /workflow/{id}/reset',
+  'POST /workflow/{id}/runs/{rid}/terminate',
+  'GET /workflow/{id}/runs/{rid}/trace-log',
+  'GET /ready',
+  'GET /health',
+  'GET /openapi.json',
+];
+const PUBLIC = ['GET /ready', 'GET /health', 'GET /openapi.json'];
+const DEPRECATED = ['PATCH /workflow/{id}/stop', 'POST /workflow/{id}/reset'];
+
+test('an OpenAPI 3.1 document, version 1.0.0, with a bearer security scheme', () => {
+  assert.is(document.openapi, '3.1.0');
+  assert.is(document.info.title, 'flowgate');
+  assert.is(document.info.version, '1.0.0');
+  assert.equal(document.components.securitySchemes.bearerAuth, { ...document.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+  assert.equal(document.security, [{ bearerAuth: [] }]);
+});
+
+test('every endpoint, and nothing else, each from the route table with a unique operationId', () => {
+  const app = appWith();
+  const documented = operations().map(({ method, path }) => `${method} ${path}`);
+  assert.equal([...documented].sort(), [...ENDPOINTS].sort());
+  assert.equal([...app.routes.map((route) => `${route.method} ${route.path}`)].sort(), [...ENDPOINTS].sort());
+  for (const route of app.routes) {
+    assert.is(document.paths[route.path][route.method.toLowerCase()].operationId, route.operationId);
+  }
+  const ids = operations().map(({ operation }) => operation.operationId);
+  assert.is(new Set(ids).size, ids.length);
+});
+
+test('public operations need no token; every other one documents 401 with WWW-Authenticate', () => {
+  for (const { method, path, operation } of operations()) {
+    const name = `${method} ${path}`;
+    if (PUBLIC.includes(name)) {
+      assert.equal(operation.security, [], name);
+      assert.not.ok(operation.responses['401'], name);
+    } else {
+      assert.is(operation.security, undefined, `${name} inherits the global bearer requirement`);
+      assert.ok(operation.responses['401']?.headers?.['WWW-Authenticate'], name);
+    }
+  }
+});
+
+test('every documented status has a JSON schema that resolves; errors use the error shapes; X-Request-Id everywhere', () => {
+  for (const { method, path, operation } of operations()) {
+    assert.ok(operation.responses['200'], `${method} ${path} documents 200`);
+    assert.ok(operation.responses['500'], `${method} ${path} documents 500`);
+    for (const [status, response] of Object.entries<Json>(operation.responses)) {
+      const where = `${method} ${path} ${status}`;
+      assert.ok(response.description, `${where} has a description`);
+      assert.ok(response.headers['X-Request-Id'], `${where} documents X-Request-Id`);
+      const reference = response.content?.['application/json']?.schema?.$ref as string | undefined;
+      assert.ok(reference, `${where} has a JSON schema`);
+      assert.ok(resolve(reference), `${where}: ${reference} resolves`);
+      if (Number(status) >= 400 && !(path === '/ready' && status === '503')) {
+        assert.ok(['#/components/schemas/Error', '#/components/schemas/BadRequest'].includes(reference), `${where} is an error body (${reference})`);
+      }
+      if (status === '503') assert.ok(response.headers['Retry-After'], `${where} documents Retry-After`);
+    }
+  }
+});
+
+test('no dangling $ref anywhere in the document', () => {
+  const references = [...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1]!);
+  assert.ok(references.length > 50);
+  for (const reference of new Set(references)) assert.ok(resolve(reference), `${reference} resolves`);
+  // zod emits each registry entry as a standalone document; inside OpenAPI a `$id` would re-base relative refs.
+  for (const [name, schema] of Object.entries(document.components.schemas as Record<string, Record<string, unknown>>)) {
+    assert.is(schema.$schema, undefined, `${name} $schema`);
+    assert.is(schema.$id, undefined, `${name} $id`);
+  }
+});
+
+test('transport-level answers: 400 where there is input, 413 and 415 where there is a body, 503 where the engine is asked', () => {
+  const app = appWith();
+  for (const route of app.routes) {
+    const responses = document.paths[route.path][route.method.toLowerCase()].responses as Json;
+    const name = `${route.method} ${route.path}`;
+    const hasBody = route.body !== undefined;
+    assert.is(Boolean(responses['413']) && Boolean(responses['415']), hasBody, `${name} 413/415`);
+    if (hasBody || route.path.includes('{')) assert.ok(responses['400'], `${name} 400`);
+    if (!route.public) assert.ok(responses['503'], `${name} 503`);
+  }
+  const runResponses = Object.keys(document.paths['/workflow/run'].post.responses);
+  for (const status of ['200', '400', '404', '408', '424', '500', '503']) assert.ok(runResponses.includes(status), `POST /workflow/run documents ${status} (spec)`);
+});
+
+test('deprecated endpoints: deprecated, 410 documented, Deprecation/Sunset/Link on every response', () => {
+  for (const { method, path, operation } of operations()) {
+    const name = `${method} ${path}`;
+    assert.is(operation.deprecated === true, DEPRECATED.includes(name), name);
+    if (!DEPRECATED.includes(name)) continue;
+    assert.ok(operation.responses['410'], `${name} documents 410 GoneError`);
+    for (const [status, response] of Object.entries<Json>(operation.responses)) {
+      for (const header of ['Deprecation', 'Sunset', 'Link']) assert.ok(response.headers[header], `${name} ${status} ${header}`);
+    }
+  }
+  const resultOk = document.paths['/workflow/{id}/result'].get.responses['200'];
+  assert.ok(resultOk.headers.Deprecation, 'a legacy result is answered with Deprecation: true');
+});
+
+test('result shapes: exactly the spec keys, all required, no others', () => {
+  const v2 = schemas.WorkflowResultV2!;
+  const v2Keys = ['v', 'workflowId', 'runId', 'status', 'input', 'output', 'trace', 'error'];
+  assert.equal(Object.keys(v2.properties).sort(), [...v2Keys].sort());
+  assert.equal([...v2.required].sort(), [...v2Keys].sort());
+  assert.is(v2.additionalProperties, false);
+  assert.equal(v2.properties.v, { type: 'string', const: '2' });
+
+  const legacy = schemas.WorkflowResultLegacy!;
+  const legacyKeys = ['workflowId', 'runId', 'status', 'input', 'output', 'trace', 'error', 'errorDetails'];
+  assert.equal(Object.keys(legacy.properties).sort(), [...legacyKeys].sort());
+  assert.equal([...legacy.required].sort(), [...legacyKeys].sort());
+  assert.is(legacy.additionalProperties, false);
+
+  const traceInfo = schemas.TraceInfoV2!;
+  assert.equal(Object.keys(traceInfo.properties).sort(), ['local', 'remote']);
+  assert.is(traceInfo.required, undefined, 'local and remote are omitted when unavailable, never null');
+  assert.is(traceInfo.additionalProperties, false);
+
+  assert.equal([...schemas.Error!.required].sort(), ['error', 'message']);
+  assert.equal([...schemas.ValidationErrorResponse!.required].sort(), ['error', 'issues', 'message']);
+});
+
+test('request bodies as clients send them: strict, required fields, the timeout bound from the options', () => {
+  const run = schemas.RunWorkflowRequest!;
+  assert.is(run.additionalProperties, false);
+  assert.equal([...run.required].sort(), ['input', 'workflowName']);
+  assert.equal(run.properties.timeout, { ...run.properties.timeout, type: 'number', exclusiveMinimum: 0, maximum: 3600, default: 30 });
+  assert.is(run.properties.taskQueue.deprecated, true);
+  assert.equal([...schemas.StartWorkflowRequest!.required].sort(), ['input', 'workflowName']);
+  assert.is(schemas.StartWorkflowRequest!.properties.timeout, undefined);
+  assert.equal([...schemas.FeedbackRequest!.required].sort(), ['payload', 'workflowId']);
+  assert.equal(schemas.ResetRequest!.required, ['stepName']);
+  assert.is(schemas.TerminateRequest!.required, undefined);
+  assert.is(document.paths['/workflow/{id}/runs/{rid}/terminate'].post.requestBody.required, false);
+  assert.is(document.paths['/workflow/{id}/runs/{rid}/reset'].post.requestBody.required, true);
+
+  const tighter = appWith({ runTimeoutMaxSeconds: 60, defaultRunTimeoutSeconds: 10 }).openApiDocument as Json;
+  const timeout = tighter.components.schemas.RunWorkflowRequest.properties.timeout;
+  assert.is(timeout.maximum, 60);
+  assert.is(timeout.default, 10);
+});
+
+test('parameters: path ids required, query parameters typed with their bounds and defaults', () => {
+  const parameter = (path: string, method: string, name: string): Json =>
+    (document.paths[path][method].parameters as Json[]).find((candidate) => candidate.name === name)!;
+  const id = parameter('/workflow/{id}/runs/{rid}/status', 'get', 'id');
+  assert.equal({ in: id.in, required: id.required, minLength: id.schema.minLength, maxLength: id.schema.maxLength }, { in: 'path', required: true, minLength: 1, maxLength: 1000 });
+  assert.is(parameter('/workflow/{id}/runs/{rid}/status', 'get', 'rid').schema.format, 'uuid');
+  assert.equal(parameter('/workflow/runs', 'get', 'limit').schema, { type: 'integer', minimum: 1, maximum: 1000, default: 100 });
+  assert.equal(parameter('/workflow/{id}/history', 'get', 'pageSize').schema, { type: 'integer', minimum: 1, maximum: 200, default: 50 });
+  assert.ok(parameter('/workflow/runs', 'get', 'status').schema.enum.includes('continued'));
+  assert.equal(parameter('/workflow/{id}/result', 'get', 'v').schema.enum, ['2', 'legacy']);
+  assert.equal(parameter('/workflow/run', 'post', 'v').schema.enum, ['2', 'legacy']);
+  assert.ok(parameter('/workflow/list', 'get', 'catalog'));
+  const history = document.paths['/workflow/{id}/runs/{rid}/history'].get;
+  assert.ok(history.responses['200'].content['text/event-stream'], 'the SSE form is documented');
+  assert.ok(history.parameters.some((candidate: Json) => candidate.in === 'header' && candidate.name === 'Last-Event-ID'));
+});
+
+test('GET /openapi.json serves the same document, without a token even when one is configured', async () => {
+  const app = appWith({ authToken: 'sekret' });
+  const call = () => app.handle({ method: 'GET', url: '/openapi.json', headers: {}, body: null, signal: new AbortController().signal });
+  const first = await call();
+  assert.is(first.status, 200);
+  assert.match(first.headers['content-type'] ?? '', /^application\/json/);
+  assert.equal(JSON.parse(first.body as string), app.openApiDocument);
+  assert.is((await call()).body, first.body, 'served from the string serialized at start-up');
+});
+
+test.run();

@@ -1,0 +1,164 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { HistoryStreamItem } from '../../../core/api/views.js';
+import { EngineError, ValidationError } from '../../../core/domain/errors.js';
+import { acceptsEventStream, formatSseEvent, historyEventStream, parseLastEventId, SSE_KEEP_ALIVE } from '../../../adapters/http/sse.js';
+import { closedRunStream } from './fakeApi.js';
+
+const describeFailure = (error: unknown) => ({ error: 'EngineError', message: error instanceof Error ? 'generic' : 'x' });
+
+async function collect(stream: AsyncIterable<string>): Promise<string[]> {
+  const frames: string[] = [];
+  for await (const frame of stream) frames.push(frame);
+  return frames;
+}
+
+/** A source driven by hand: push items, end it, or fail it; records whether return() reached it. */
+function manualSource() {
+  const queue: HistoryStreamItem[] = [];
+  const waiting: ((result: IteratorResult<HistoryStreamItem>) => void)[] = [];
+  const state = { returned: false, ended: false, failure: undefined as unknown };
+  let rejectWaiting: ((error: unknown) => void) | undefined;
+  const source: AsyncIterable<HistoryStreamItem> = {
+    [Symbol.asyncIterator]: () => ({
+      next: () =>
+        new Promise<IteratorResult<HistoryStreamItem>>((resolve, reject) => {
+          const item = queue.shift();
+          if (item) return resolve({ done: false, value: item });
+          if (state.ended) return resolve({ done: true, value: undefined });
+          waiting.push(resolve);
+          rejectWaiting = reject;
+        }),
+      return: async () => {
+        state.returned = true;
+        return { done: true, value: undefined };
+      },
+    }),
+  };
+  return {
+    source,
+    state,
+    push(item: HistoryStreamItem) {
+      const resolve = waiting.shift();
+      if (resolve) resolve({ done: false, value: item });
+      else queue.push(item);
+    },
+    end() {
+      state.ended = true;
+      waiting.shift()?.({ done: true, value: undefined });
+    },
+    fail(error: unknown) {
+      rejectWaiting?.(error);
+    },
+  };
+}
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('frames: event, optional id, one data line of JSON, blank line', () => {
+  assert.is(formatSseEvent('done', { status: 'completed' }), 'event: done\ndata: {"status":"completed"}\n\n');
+  assert.is(formatSseEvent('history', { eventId: 7, text: 'a\nb\r\nc' }, 7), 'event: history\nid: 7\ndata: {"eventId":7,"text":"a\\nb\\r\\nc"}\n\n');
+  assert.is(formatSseEvent('history', { s: '\u2028' }, 1).split('\n').length, 5);
+});
+
+test('a closed run: workflow, one history event per engine event with its id, done, then the end', async () => {
+  const frames = await collect(historyEventStream(closedRunStream('wf-1'), { heartbeatMs: 10_000, signal: new AbortController().signal, describeFailure }));
+  assert.is(frames.length, 4);
+  assert.match(frames[0]!, /^event: workflow\ndata: \{"workflowId":"wf-1",/);
+  assert.ok(frames[0]!.endsWith('\n\n'));
+  assert.match(frames[1]!, /^event: history\nid: 1\ndata: \{"eventId":1,"type":"workflow_started"/);
+  assert.match(frames[2]!, /^event: history\nid: 2\ndata: .*"line\\nbreak"/);
+  assert.is(frames[3], 'event: done\ndata: {"status":"completed"}\n\n');
+  for (const frame of frames) assert.is(frame.split('\n').filter((line) => line.startsWith('data: ')).length, 1);
+});
+
+test('keep-alive comments while the source is quiet, without asking the source twice', async () => {
+  const manual = manualSource();
+  let nextCalls = 0;
+  const counted: AsyncIterable<HistoryStreamItem> = {
+    [Symbol.asyncIterator]: () => {
+      const inner = manual.source[Symbol.asyncIterator]();
+      return { next: () => ((nextCalls += 1), inner.next()), return: inner.return!.bind(inner) };
+    },
+  };
+  const frames: string[] = [];
+  const done = (async () => {
+    for await (const frame of historyEventStream(counted, { heartbeatMs: 15, signal: new AbortController().signal, describeFailure })) frames.push(frame);
+  })();
+  await tick(60);
+  assert.ok(frames.length >= 2, `heartbeats so far: ${frames.length}`);
+  assert.ok(frames.every((frame) => frame === SSE_KEEP_ALIVE));
+  assert.is(nextCalls, 1);
+  manual.push({ event: 'done', data: { status: 'cancelled' } });
+  await done;
+  assert.is(frames.at(-1), 'event: done\ndata: {"status":"cancelled"}\n\n');
+});
+
+test('abort ends the stream at once, even while the source is blocked, and tells the source to stop', async () => {
+  const manual = manualSource();
+  const controller = new AbortController();
+  const frames: string[] = [];
+  const done = (async () => {
+    for await (const frame of historyEventStream(manual.source, { heartbeatMs: 10_000, signal: controller.signal, describeFailure })) frames.push(frame);
+  })();
+  manual.push({ event: 'workflow', data: { workflowId: 'w' } as never });
+  await tick(5);
+  controller.abort();
+  await done;
+  assert.is(frames.length, 1);
+  assert.ok(manual.state.returned);
+});
+
+test('a consumer that stops early (client gone) also stops the source', async () => {
+  const manual = manualSource();
+  manual.push({ event: 'workflow', data: { workflowId: 'w' } as never });
+  const stream = historyEventStream(manual.source, { heartbeatMs: 10_000, signal: new AbortController().signal, describeFailure });
+  for await (const _frame of stream) break;
+  assert.ok(manual.state.returned);
+});
+
+test('a failing source ends the stream with an error event from describeFailure', async () => {
+  const manual = manualSource();
+  const frames: string[] = [];
+  const done = (async () => {
+    for await (const frame of historyEventStream(manual.source, { heartbeatMs: 10_000, signal: new AbortController().signal, describeFailure })) frames.push(frame);
+  })();
+  await tick(5);
+  manual.fail(new EngineError('grpc details'));
+  await done;
+  assert.equal(frames, ['event: error\ndata: {"error":"EngineError","message":"generic"}\n\n']);
+});
+
+test('a source that ends without done just ends the stream', async () => {
+  const manual = manualSource();
+  const done = collect(historyEventStream(manual.source, { heartbeatMs: 10_000, signal: new AbortController().signal, describeFailure }));
+  manual.end();
+  assert.equal(await done, []);
+});
+
+test('an already aborted signal yields nothing', async () => {
+  const controller = new AbortController();
+  controller.abort();
+  assert.equal(await collect(historyEventStream(closedRunStream('w'), { heartbeatMs: 10, signal: controller.signal, describeFailure })), []);
+});
+
+test('Accept negotiation', () => {
+  assert.ok(acceptsEventStream({ accept: 'text/event-stream' }));
+  assert.ok(acceptsEventStream({ accept: 'application/json, Text/Event-Stream;q=0.5' }));
+  assert.not.ok(acceptsEventStream({ accept: 'text/event-stream;q=0' }));
+  assert.not.ok(acceptsEventStream({ accept: 'application/json' }));
+  assert.not.ok(acceptsEventStream({ accept: '*/*' }));
+  assert.not.ok(acceptsEventStream({}));
+});
+
+test('Last-Event-ID: a non-negative integer, else a ValidationError', () => {
+  assert.is(parseLastEventId({}), undefined);
+  assert.is(parseLastEventId({ 'last-event-id': '' }), undefined);
+  assert.is(parseLastEventId({ 'last-event-id': ' 42 ' }), 42);
+  assert.is(parseLastEventId({ 'last-event-id': '0' }), 0);
+  for (const bad of ['-1', '1.5', 'abc', '1e3', '9'.repeat(20)]) {
+    assert.throws(() => parseLastEventId({ 'last-event-id': bad }), (error: unknown) => error instanceof ValidationError);
+  }
+});
+
+test.run();
