@@ -94,7 +94,7 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       responses: {
         200: success(WorkflowListSchema, 'The workflows of the catalog.'),
         404: failure('CatalogNotAvailableError: unknown catalog.'),
-        503: failure("CatalogNotAvailableError: the catalog's worker is not running; see Retry-After."),
+        503: failure('EngineUnavailableError: the engine cannot be reached right now; see Retry-After. (A known catalog without a running worker still lists what it published.)'),
       },
       handle: ({ query }, context) => listWorkflows(query.catalog, context),
     }),
