@@ -1,0 +1,55 @@
+/**
+ * What flowgate's Temporal worker and its Temporal client adapter agree on. Both sides import these constants; nothing
+ * else couples them. This module is also bundled into the workflow sandbox, so it imports nothing.
+ */
+import type { SerializedFailure } from '../../core/domain/run.js';
+import type { WorkflowTypeInfo } from '../../core/domain/catalog.js';
+
+/** Signal that carries a webhook reply (POST /workflow/feedback); its single argument is the payload. */
+export const FEEDBACK_SIGNAL = 'flowgate.feedback';
+
+/**
+ * The catalog registry: one long-running workflow per catalog (= task queue), started by the catalog's workers.
+ * Its memo holds the catalog's content, so the API reads a catalog with DescribeWorkflowExecution and never needs a
+ * worker to answer a query.
+ */
+export const CATALOG_WORKFLOW_TYPE = 'flowgate.catalog';
+export const catalogWorkflowId = (catalog: string): string => `flowgate.catalog:${catalog}`;
+/** Signal to the catalog workflow: publish new content / a worker went offline. */
+export const CATALOG_PUBLISH_SIGNAL = 'flowgate.catalog.publish';
+export const CATALOG_WORKER_OFFLINE_SIGNAL = 'flowgate.catalog.workerOffline';
+/** Memo key of the catalog workflow holding a CatalogMemo. */
+export const CATALOG_MEMO_KEY = 'flowgate.catalog';
+
+export interface CatalogMemo {
+  catalog: string;
+  workflows: WorkflowTypeInfo[];
+  /** Worker identities that published and have not said goodbye (a crashed worker is caught by its pollers' age). */
+  onlineWorkers: string[];
+  publishedAt: string;
+}
+
+export interface CatalogPublication {
+  workerIdentity: string;
+  workflows: WorkflowTypeInfo[];
+}
+
+/**
+ * A failing run's error travels in the ApplicationFailure's first detail, lossless: the original error class name,
+ * message, activityType when a step failed, retryable, cause chain. The failure's `type` is the same `name`.
+ */
+export interface FailureDetail {
+  flowgateFailure: SerializedFailure;
+}
+
+/** Activity type of a step called from a workflow (spec: activityId in the form workflow#step). */
+export const activityTypeFor = (workflowName: string, stepName: string): string => `${workflowName}#${stepName}`;
+
+/** Name of the internal step a webhook wait uses to POST its call. */
+export const WEBHOOK_STEP_NAME = 'webhook';
+
+/** Sink the workflow sandbox calls when a run closes, so the worker writes its trace. */
+export const TRACE_SINK = 'flowgateTrace';
+
+/** Failure `type` for a workflow whose result is larger than MAX_RESULT_BYTES. */
+export const RESULT_TOO_LARGE_ERROR = 'ResultTooLargeError';
