@@ -1,9 +1,11 @@
-// The suites `npm test` runs. Contract suites run once per engine: the same files, parameterised by
-// FLOWGATE_TEST_ENGINE (tests/support/engines.ts reads it).
+// The suites `npm test` runs, in order. Contract suites run once per engine: the same files, parameterised by
+// FLOWGATE_TEST_ENGINE (tests/support/engines.ts reads it). `needs: 'temporal'` suites get TEMPORAL_ADDRESS of one
+// dev server the runner starts for them (scripts/infra) and always stops.
 export function suites() {
   return [
     { name: 'unit', dir: 'tests/unit' },
     { name: 'contract (memory engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'integration', dir: 'tests/integration' },
+    { name: 'Temporal dev server infrastructure', dir: 'tests/infra', standalone: true },
   ];
 }

@@ -5,7 +5,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { suites } from './suites.mjs';
+import { startTemporalDevServer } from './infra/index.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const coverageTemp = join(root, 'coverage', 'tmp');
@@ -47,12 +49,42 @@ async function main() {
   const totals = { passed: 0, failed: 0, skipped: 0 };
   const lines = [];
 
-  for (const suite of suites(root)) {
+  /** @type {{ address: string, namespace: string, stop: () => Promise<void> } | undefined} */
+  let temporal;
+  /** @type {Error | undefined} */
+  let temporalFailure;
+  const stopServers = async () => {
+    await temporal?.stop();
+    temporal = undefined;
+  };
+  process.once('SIGINT', () => void stopServers().then(() => process.exit(130)));
+  process.once('SIGTERM', () => void stopServers().then(() => process.exit(143)));
+
+  for (const suite of suites(root).filter((candidate) => existsSync(join(root, candidate.dir)))) {
     process.stdout.write(`\n=== ${suite.name} ===\n`);
+    const serverEnv = {};
+    if (suite.needs === 'temporal') {
+      if (!temporal && !temporalFailure) {
+        try {
+          // One server for every Temporal suite; the large-message build so 30 MiB results can pass (scripts/infra/README.md).
+          temporal = await startTemporalDevServer({ largeMessages: true, log: (line) => process.stdout.write(`[temporal] ${line}\n`) });
+        } catch (error) {
+          temporalFailure = error instanceof Error ? error : new Error(String(error));
+        }
+      }
+      if (!temporal) {
+        // Never a silent skip: a suite that cannot get its server fails.
+        process.stdout.write(`Temporal dev server unavailable: ${temporalFailure?.message}\n`);
+        totals.failed += 1;
+        lines.push(`${suite.name}: 0 passed, 1 failed (Temporal dev server unavailable)`);
+        continue;
+      }
+      Object.assign(serverEnv, { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace });
+    }
     const { code, output } = await run(
       process.execPath,
       ['--import', 'tsx', join(root, 'node_modules', 'uvu', 'bin.js'), suite.dir, suite.pattern ?? '\\.test\\.ts$'],
-      { NODE_V8_COVERAGE: coverageTemp, ...suite.env },
+      { NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },
     );
     const summary = parseSummary(output) ?? { passed: 0, failed: 1, skipped: 0 };
     // A crash after the summary (or a non-zero exit without failures) still counts as a failure.
@@ -62,6 +94,8 @@ async function main() {
     totals.skipped += summary.skipped;
     lines.push(`${suite.name}: ${summary.passed} passed, ${summary.failed} failed${summary.skipped ? `, ${summary.skipped} skipped` : ''}`);
   }
+
+  await stopServers();
 
   process.stdout.write('\n=== coverage (core/, adapters/) ===\n');
   const coverage = await run(process.execPath, [
@@ -85,6 +119,7 @@ async function main() {
 }
 
 main().catch((error) => {
+  // Servers started by this process are killed by scripts/infra's exit hook and parent-death signal.
   process.stderr.write(`test runner crashed: ${error?.stack ?? error}\n`);
   process.stdout.write('0 passed, 1 failed\n');
   process.exit(1);
