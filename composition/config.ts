@@ -14,8 +14,11 @@ export const envSchema = z
     API_AUTH_TOKEN: optionalSecret,
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3001),
-    ENGINE: z.enum(['memory']).optional(),
-    TEMPORAL_ADDRESS: z.string().optional(),
+    ENGINE: z.enum(['memory', 'temporal']).optional(),
+    TEMPORAL_ADDRESS: z.string().min(1).optional(),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_API_KEY: optionalSecret,
+    TEMPORAL_TLS: onOff.optional(),
     DEFAULT_CATALOG: z.string().min(1).max(200).default('main'),
     MAX_RESULT_BYTES: positiveInt.default(33_554_432),
     MAX_BODY_BYTES: positiveInt.default(2_097_152),
@@ -32,12 +35,8 @@ export const envSchema = z
     if (env.NODE_ENV === 'production' && !env.API_AUTH_TOKEN) {
       context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
     }
-    if (env.TEMPORAL_ADDRESS && env.ENGINE !== 'memory') {
-      context.addIssue({
-        code: 'custom',
-        path: ['TEMPORAL_ADDRESS'],
-        message: 'the Temporal engine adapter is not part of this build yet; unset it or set ENGINE=memory',
-      });
+    if (env.ENGINE === 'temporal' && !env.TEMPORAL_ADDRESS) {
+      context.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: 'must be set when ENGINE=temporal' });
     }
   });
 
@@ -48,7 +47,8 @@ export interface FlowgateConfig {
   authToken: string | undefined;
   host: string;
   port: number;
-  engine: 'memory';
+  engine: 'memory' | 'temporal';
+  temporal: { address: string; namespace: string; apiKey: string | undefined; tls: boolean | undefined } | undefined;
   defaultCatalog: string;
   maxResultBytes: number;
   maxBodyBytes: number;
@@ -81,7 +81,11 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     authToken: value.API_AUTH_TOKEN,
     host: value.HOST,
     port: value.PORT,
-    engine: 'memory',
+    // decisions.md: `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise.
+    engine: value.ENGINE ?? (value.TEMPORAL_ADDRESS ? 'temporal' : 'memory'),
+    temporal: value.TEMPORAL_ADDRESS
+      ? { address: value.TEMPORAL_ADDRESS, namespace: value.TEMPORAL_NAMESPACE, apiKey: value.TEMPORAL_API_KEY, tls: value.TEMPORAL_TLS }
+      : undefined,
     defaultCatalog: value.DEFAULT_CATALOG,
     maxResultBytes: value.MAX_RESULT_BYTES,
     maxBodyBytes: value.MAX_BODY_BYTES,

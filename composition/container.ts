@@ -4,6 +4,7 @@ import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, LOGGER, WEBHOOK_SENDER, type Token } from '../ports/index.js';
 import type { Logger } from '../ports/logger.js';
+import type { WorkflowEngine } from '../ports/engine.js';
 import { MemoryEngine } from '../adapters/memory/index.js';
 import { systemClock, randomIds } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
@@ -15,6 +16,11 @@ import type { FlowgateConfig } from './config.js';
 export interface ContainerOverrides {
   /** Replaces the JSON logger (tests capture lines with it). */
   logger?: Logger;
+  /**
+   * An engine connected beforehand (Temporal: connecting is asynchronous, factories are not). Without it the
+   * embedded memory engine is built.
+   */
+  engine?: WorkflowEngine;
 }
 
 /** Resolves a port token with the type it was declared with. */
@@ -39,7 +45,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
     WEBHOOK_SENDER,
     once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
   );
-  container.register(
+  if (!overrides.engine) container.register(
     MEMORY_ENGINE,
     once((c) => {
       const traces = resolveToken(c, TRACE_STORES);
@@ -54,7 +60,8 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
       });
     }),
   );
-  container.register(WORKFLOW_ENGINE, once((c) => resolveToken(c, MEMORY_ENGINE)));
+  if (overrides.engine) container.register(WORKFLOW_ENGINE, { useValue: overrides.engine });
+  else container.register(WORKFLOW_ENGINE, once((c) => resolveToken(c, MEMORY_ENGINE)));
   container.register(
     FLOWGATE_API,
     once((c) =>

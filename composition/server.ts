@@ -2,8 +2,11 @@ import { fileURLToPath } from 'node:url';
 import type { WorkflowDefinition } from '../core/definition/workflow.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
-import { ID_GENERATOR, LOGGER } from '../ports/index.js';
+import { ID_GENERATOR, WORKFLOW_ENGINE } from '../ports/index.js';
 import type { MemoryEngine } from '../adapters/memory/index.js';
+import type { WorkflowEngine } from '../ports/engine.js';
+import { JsonLogger } from '../adapters/log/index.js';
+import { systemClock } from '../adapters/system/index.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { buildContainer, resolveToken } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
@@ -21,7 +24,10 @@ export interface WorkerSpec {
 export interface FlowgateServerOptions {
   /** Environment to read the configuration from. @default process.env */
   env?: EnvInput;
-  /** Workers of the embedded engine. @default one worker for DEFAULT_CATALOG with the workflows of WORKFLOWS_DIR */
+  /**
+   * Workers of the embedded engine. @default one worker for DEFAULT_CATALOG with the workflows of WORKFLOWS_DIR.
+   * Ignored on Temporal, where workers run in their own processes (`npm run worker`).
+   */
   workers?: WorkerSpec[];
   logger?: Logger;
 }
@@ -30,8 +36,8 @@ export interface FlowgateServer {
   url: string;
   config: FlowgateConfig;
   api: FlowgateApi;
-  engine: MemoryEngine;
-  /** Stops the worker of a catalog (its catalog becomes known-but-unavailable), or starts it again. */
+  engine: WorkflowEngine;
+  /** Embedded engine only: stops the worker of a catalog (its catalog becomes known-but-unavailable), or starts it again. */
   stopWorker(catalog: string): void;
   startWorker(catalog: string): void;
   /** Graceful: stops accepting, lets in-flight requests finish within SHUTDOWN_GRACE_MS. Safe to call twice. */
@@ -40,19 +46,35 @@ export interface FlowgateServer {
 
 export async function startFlowgateServer(options: FlowgateServerOptions = {}): Promise<FlowgateServer> {
   const config = parseConfig(options.env ?? process.env);
-  const container = buildContainer(config, options.logger ? { logger: options.logger } : {});
-  const logger = resolveToken(container, LOGGER);
-  const engine = resolveToken(container, MEMORY_ENGINE);
+  const logger = options.logger ?? new JsonLogger({ level: config.logLevel });
+  // Imported only when used: the embedded engine never loads the Temporal SDK (start-up time, idle memory).
+  const temporalEngine = config.temporal && config.engine === 'temporal'
+    ? await (await import('../adapters/temporal/index.js')).TemporalEngine.connect({
+        address: config.temporal.address,
+        namespace: config.temporal.namespace,
+        ...(config.temporal.apiKey ? { apiKey: config.temporal.apiKey } : {}),
+        ...(config.temporal.tls !== undefined ? { tls: config.temporal.tls } : {}),
+        maxMessageBytes: config.maxResultBytes,
+        logger,
+        clock: systemClock,
+      })
+    : undefined;
+  const container = buildContainer(config, { logger, ...(temporalEngine ? { engine: temporalEngine } : {}) });
   const api = resolveToken(container, FLOWGATE_API);
+  const engine: WorkflowEngine = resolveToken(container, WORKFLOW_ENGINE);
+  const memoryEngine: MemoryEngine | undefined = temporalEngine ? undefined : resolveToken(container, MEMORY_ENGINE);
 
-  const workers = options.workers ?? [
-    { catalog: config.defaultCatalog, workflows: await loadWorkflowsFromDirectory(config.workflowsDir ?? EXAMPLE_WORKFLOWS_DIR) },
-  ];
+  const workers = memoryEngine
+    ? (options.workers ?? [
+        { catalog: config.defaultCatalog, workflows: await loadWorkflowsFromDirectory(config.workflowsDir ?? EXAMPLE_WORKFLOWS_DIR) },
+      ])
+    : [];
   const running = new Map<string, { stop(): void }>();
   const startWorker = (catalog: string): void => {
+    if (!memoryEngine) throw new Error('on Temporal, workers run in their own processes (npm run worker)');
     const spec = workers.find((worker) => worker.catalog === catalog);
     if (!spec) throw new Error(`no worker is configured for catalog "${catalog}"`);
-    if (!running.has(catalog)) running.set(catalog, engine.registerWorker(spec));
+    if (!running.has(catalog)) running.set(catalog, memoryEngine.registerWorker(spec));
   };
   const stopWorker = (catalog: string): void => {
     running.get(catalog)?.stop();
@@ -92,7 +114,8 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
       (closing ??= (async () => {
         await http.close(config.shutdownGraceMs);
         for (const catalog of [...running.keys()]) stopWorker(catalog);
-        engine.close();
+        memoryEngine?.close();
+        await temporalEngine?.close();
       })()),
   };
 }

@@ -9,7 +9,8 @@ export interface TemporalConnectionOptions {
   tls?: boolean;
   /**
    * Largest message the client accepts and sends (MAX_RESULT_BYTES plus room for the envelope).
-   * @client 1.24 sets its own 128 MiB default under a key grpc-js ignores, so the `grpc.`-prefixed keys are set here.
+   * @temporalio/client 1.24 sets its own 128 MiB default under a key grpc-js ignores, so the `grpc.`-prefixed keys
+   * are set here.
    */
   maxMessageBytes: number;
   /** Deadline for establishing the connection. @default 10000 */
@@ -29,6 +30,10 @@ export function temporalConnectionOptions(options: TemporalConnectionOptions): C
     ...(useTls ? { tls: true } : {}),
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     connectTimeout: options.connectTimeoutMs ?? 10_000,
+    // No SDK retry interceptor: its retry timers survive Connection.close() and throw uncaught from a timer when
+    // they fire on the closed channel (seen in our outage test; reported against the SDK by others). Every call
+    // here has its own deadline, and an unreachable engine answers 503 with Retry-After, so the client retries.
+    interceptors: [],
     channelArgs: {
       'grpc.max_receive_message_length': limit,
       'grpc.max_send_message_length': limit,

@@ -21,9 +21,15 @@ export const CATALOG_WORKER_OFFLINE_SIGNAL = 'flowgate.catalog.workerOffline';
 /** Memo key of the catalog workflow holding a CatalogMemo. */
 export const CATALOG_MEMO_KEY = 'flowgate.catalog';
 
+/**
+ * A workflow as the registry publishes it. `runTimeoutMs` is the definition's run time limit: only the starter can
+ * hand it to Temporal (workflowRunTimeout), so the API reads it here; it is not part of the HTTP catalog listing.
+ */
+export type PublishedWorkflow = WorkflowTypeInfo & { runTimeoutMs?: number };
+
 export interface CatalogMemo {
   catalog: string;
-  workflows: WorkflowTypeInfo[];
+  workflows: PublishedWorkflow[];
   /** Worker identities that published and have not said goodbye (a crashed worker is caught by its pollers' age). */
   onlineWorkers: string[];
   publishedAt: string;
@@ -31,7 +37,12 @@ export interface CatalogMemo {
 
 export interface CatalogPublication {
   workerIdentity: string;
-  workflows: WorkflowTypeInfo[];
+  workflows: PublishedWorkflow[];
+}
+
+/** Argument of CATALOG_WORKER_OFFLINE_SIGNAL. */
+export interface WorkerOffline {
+  workerIdentity: string;
 }
 
 /**

@@ -1,26 +1,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFlowgateServer, type WorkerSpec } from '../../composition/server.js';
+import { startFlowgateServer, type FlowgateServer } from '../../composition/server.js';
 import type { LogFields, Logger } from '../../ports/logger.js';
-import * as basic from '../fixtures/workflows/basic.js';
-import * as contract from '../fixtures/workflows/contract.js';
-import { otherOnly, idleOnly } from '../fixtures/workflows/otherCatalog.js';
+import { FIXTURE_CATALOGS, definitionsOf } from './fixtureCatalogs.js';
 
-export type EngineName = 'memory';
+export type EngineName = 'memory' | 'temporal';
 
 /** The engine the contract suites run against in this process (scripts/suites.mjs runs them once per engine). */
 export function engineUnderTest(): EngineName {
   const name = process.env.FLOWGATE_TEST_ENGINE ?? 'memory';
-  if (name !== 'memory') throw new Error(`FLOWGATE_TEST_ENGINE=${name} is not an engine this build can test`);
+  if (name !== 'memory' && name !== 'temporal') throw new Error(`FLOWGATE_TEST_ENGINE=${name} is not an engine flowgate has`);
+  if (name === 'temporal' && !process.env.TEMPORAL_ADDRESS) {
+    // Under CI and elsewhere alike: a missing server is a failure, never a skip.
+    throw new Error('FLOWGATE_TEST_ENGINE=temporal needs TEMPORAL_ADDRESS (npm test starts a dev server for it)');
+  }
   return name;
 }
-
-export const FIXTURE_WORKERS: WorkerSpec[] = [
-  { catalog: 'main', workflows: [...Object.values(basic), ...Object.values(contract)] },
-  { catalog: 'other', workflows: [otherOnly] },
-  { catalog: 'idle', workflows: [idleOnly] },
-];
 
 export interface LogLine extends LogFields {
   level: string;
@@ -33,6 +29,7 @@ export interface TestApi {
   traceDir: string;
   /** Every line the server logged, for assertions (access log, the token never appearing). */
   logs: LogLine[];
+  /** Stops the worker of a catalog and waits until the API sees it gone (503), or starts it again. */
   stopWorker(catalog: string): Promise<void>;
   startWorker(catalog: string): Promise<void>;
   close(): Promise<void>;
@@ -51,29 +48,67 @@ class CapturingLogger implements Logger {
   }
 }
 
+interface WorkerControl {
+  stop(catalog: string): Promise<void>;
+  start(catalog: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function embeddedWorkers(server: FlowgateServer): WorkerControl {
+  return {
+    stop: async (catalog) => server.stopWorker(catalog),
+    start: async (catalog) => server.startWorker(catalog),
+    close: async () => {},
+  };
+}
+
 /**
- * Starts the API on a free loopback port, with the fixture catalogs `main`, `other` and `idle` (the idle
- * catalog's worker is stopped, so it is known but unavailable). `env` adds or overrides variables.
+ * Starts the API on a free loopback port with the fixture catalogs `main`, `other` and `idle` (the idle catalog's
+ * worker is stopped, so it is known but unavailable). `env` adds or overrides variables.
  */
 export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
   const engine = engineUnderTest();
   const traceDir = await mkdtemp(join(tmpdir(), 'flowgate-traces-'));
   const logs: LogLine[] = [];
-  const server = await startFlowgateServer({
-    env: { HOST: '127.0.0.1', PORT: '0', TRACE_DIR: traceDir, DEFAULT_CATALOG: 'main', SHUTDOWN_GRACE_MS: '2000', ...env },
-    workers: FIXTURE_WORKERS,
-    logger: new CapturingLogger(logs),
-  });
-  server.stopWorker('idle');
+  const logger = new CapturingLogger(logs);
+  const baseEnv = { HOST: '127.0.0.1', PORT: '0', TRACE_DIR: traceDir, DEFAULT_CATALOG: 'main', SHUTDOWN_GRACE_MS: '2000' };
+  let workers: WorkerControl | undefined;
+  let server: FlowgateServer | undefined;
+  try {
+    if (engine === 'temporal') {
+      // Loaded only here, so the embedded engine's suites never load the Temporal SDK.
+      const { startTemporalWorkers } = await import('./temporalWorkers.js');
+      workers = await startTemporalWorkers({ traceDir, logger, env: { ...baseEnv, ...env } });
+      server = await startFlowgateServer({
+        env: { ...baseEnv, ENGINE: 'temporal', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, ...env },
+        logger,
+      });
+    } else {
+      const catalogs = await Promise.all(
+        FIXTURE_CATALOGS.map(async ({ catalog, modules }) => ({ catalog, workflows: await definitionsOf(modules) })),
+      );
+      server = await startFlowgateServer({ env: { ...baseEnv, ...env }, workers: catalogs, logger });
+      workers = embeddedWorkers(server);
+    }
+    await workers.stop('idle');
+  } catch (error) {
+    await server?.close();
+    await workers?.close();
+    await rm(traceDir, { recursive: true, force: true });
+    throw error;
+  }
+  const running = server;
+  const control = workers;
   return {
     engine,
-    baseUrl: server.url,
+    baseUrl: running.url,
     traceDir,
     logs,
-    stopWorker: async (catalog) => server.stopWorker(catalog),
-    startWorker: async (catalog) => server.startWorker(catalog),
+    stopWorker: (catalog) => control.stop(catalog),
+    startWorker: (catalog) => control.start(catalog),
     close: async () => {
-      await server.close();
+      await running.close();
+      await control.close();
       await rm(traceDir, { recursive: true, force: true });
     },
   };

@@ -38,4 +38,14 @@ test('an empty token counts as unset', () => {
   assert.is(parseConfig({ API_AUTH_TOKEN: '' }).authToken, undefined);
 });
 
+test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise', () => {
+  assert.is(parseConfig({}).engine, 'memory');
+  const temporal = parseConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_TLS: 'on', TEMPORAL_API_KEY: 'k' });
+  assert.is(temporal.engine, 'temporal');
+  assert.equal(temporal.temporal, { address: '127.0.0.1:7233', namespace: 'default', apiKey: 'k', tls: true });
+  assert.is(parseConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', ENGINE: 'memory' }).engine, 'memory');
+  assert.throws(() => parseConfig({ ENGINE: 'temporal' }), /TEMPORAL_ADDRESS: must be set when ENGINE=temporal/);
+  assert.throws(() => parseConfig({ ENGINE: 'cassandra' }), /ENGINE:/);
+});
+
 test.run();

@@ -1,0 +1,77 @@
+import type { Client } from '@temporalio/client';
+import { EngineUnavailableError } from '../../../core/domain/errors.js';
+import { translateError, type CallContext } from './errors.js';
+import type { WorkflowService } from './proto.js';
+
+export interface CallOptions {
+  /** Cancels the call (the gRPC request is cancelled, not just abandoned); the call rejects with its reason. */
+  signal?: AbortSignal;
+  /** Deadline of this call instead of the engine's rpcTimeoutMs (long polls). */
+  timeoutMs?: number;
+}
+
+/**
+ * Every request to Temporal goes through here: it gets a deadline (nothing hangs a request forever), is cancelled
+ * when its caller gives up or the engine closes, and its errors leave as the core's named errors.
+ */
+export class TemporalCalls {
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    private readonly client: Client,
+    readonly namespace: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  get service(): WorkflowService {
+    return this.client.workflowService;
+  }
+
+  get workflows(): Client['workflow'] {
+    return this.client.workflow;
+  }
+
+  /** Who the requests come from, in Temporal's records (the client's identity). */
+  get identity(): string | undefined {
+    return this.client.options.identity;
+  }
+
+  get closed(): boolean {
+    return this.shutdown.signal.aborted;
+  }
+
+  /** Cancels every call in flight and refuses new ones. */
+  close(): void {
+    this.shutdown.abort(closedError());
+  }
+
+  async call<T>(request: () => Promise<T>, context: CallContext = {}, options: CallOptions = {}): Promise<T> {
+    const sources = options.signal ? [this.shutdown.signal, options.signal] : [this.shutdown.signal];
+    const early = sources.find((source) => source.aborted);
+    if (early) throw reasonOf(early);
+    // One controller per call, linked to the long-lived signals and unlinked afterwards: the SDK adds an abort
+    // listener per request and never removes it, which on a shared signal would grow without end.
+    const controller = new AbortController();
+    const abort = (): void => controller.abort();
+    for (const source of sources) source.addEventListener('abort', abort, { once: true });
+    const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
+    try {
+      return await this.client.withDeadline(deadline, () => this.client.withAbortSignal(controller.signal, request));
+    } catch (error) {
+      // A cancelled request fails with gRPC CANCELLED; the caller wants its own reason, not an engine error.
+      const aborted = sources.find((source) => source.aborted);
+      if (aborted) throw reasonOf(aborted);
+      throw translateError(error, context);
+    } finally {
+      for (const source of sources) source.removeEventListener('abort', abort);
+    }
+  }
+}
+
+function closedError(): Error {
+  return new EngineUnavailableError('The Temporal engine is closed');
+}
+
+function reasonOf(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}

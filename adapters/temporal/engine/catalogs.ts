@@ -1,0 +1,123 @@
+import type { CatalogDescription } from '../../../core/domain/catalog.js';
+import { WorkflowNotFoundError } from '../../../core/domain/errors.js';
+import type { Clock } from '../../../ports/clock.js';
+import type { Logger } from '../../../ports/logger.js';
+import { CATALOG_WORKFLOW_TYPE, catalogWorkflowId } from '../protocol.js';
+import type { TemporalCalls } from './calls.js';
+import { catalogMemoOf, runTimeoutsOf, StableWorkflowTypes, typeInfoOf } from './catalogMemo.js';
+import { queryLiteral } from './listRuns.js';
+import { enums } from './proto.js';
+import { runStatusOf } from './status.js';
+import { toMillis } from './values.js';
+
+export interface CatalogReaderOptions {
+  calls: TemporalCalls;
+  clock: Clock;
+  logger: Logger;
+  cacheMs: number;
+  workerLivenessMs: number;
+}
+
+const LIST_PAGE_SIZE = 1000;
+/** At most this many catalogs are searched by catalogsWithWorkflow (it only words an error message). */
+const MAX_LIST_PAGES = 5;
+
+/**
+ * Catalogs from the registry workflows' memos (read with DescribeWorkflowExecution: no worker has to answer), their
+ * availability from the task queue's pollers. Each description is reused for `cacheMs`, and concurrent readers of
+ * the same catalog share one request: every start reads its catalog.
+ */
+export class CatalogReader {
+  private readonly cache = new Map<string, { expiresAt: number; description: Promise<CatalogDescription | undefined> }>();
+  private readonly types = new StableWorkflowTypes();
+  /** Per catalog, the run time limits its workflows publish (read with each description). */
+  private readonly runTimeouts = new Map<string, ReadonlyMap<string, number>>();
+
+  constructor(private readonly options: CatalogReaderOptions) {}
+
+  describe(catalog: string): Promise<CatalogDescription | undefined> {
+    const now = this.options.clock.now();
+    const cached = this.cache.get(catalog);
+    if (cached && cached.expiresAt > now) return cached.description;
+    const description = this.read(catalog);
+    const entry = { expiresAt: now + this.options.cacheMs, description };
+    this.cache.set(catalog, entry);
+    // A failed read is not remembered: the next caller asks Temporal again.
+    description.catch(() => {
+      if (this.cache.get(catalog) === entry) this.cache.delete(catalog);
+    });
+    return description;
+  }
+
+  /** The run time limit `workflowName` publishes in `catalog`; undefined when it has none (or is unknown). */
+  async runTimeoutMs(catalog: string, workflowName: string): Promise<number | undefined> {
+    await this.describe(catalog);
+    return this.runTimeouts.get(catalog)?.get(workflowName);
+  }
+
+  /** Names of the running catalogs that publish `workflowName`, sorted. */
+  async catalogsWith(workflowName: string): Promise<string[]> {
+    const { calls } = this.options;
+    const query = `WorkflowType = ${queryLiteral(CATALOG_WORKFLOW_TYPE)} AND ExecutionStatus = 'Running'`;
+    const names = new Set<string>();
+    let nextPageToken: Uint8Array | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+      const response = await calls.call(() =>
+        calls.service.listWorkflowExecutions({ namespace: calls.namespace, query, pageSize: LIST_PAGE_SIZE, ...(nextPageToken ? { nextPageToken } : {}) }),
+      );
+      for (const execution of response.executions ?? []) {
+        const memo = catalogMemoOf(execution.memo?.fields);
+        if (memo?.workflows.some((workflow) => workflow.name === workflowName)) names.add(memo.catalog);
+      }
+      nextPageToken = response.nextPageToken?.length ? response.nextPageToken : undefined;
+      if (!nextPageToken) break;
+    }
+    return [...names].sort();
+  }
+
+  private async read(catalog: string): Promise<CatalogDescription | undefined> {
+    const { calls, logger } = this.options;
+    const workflowId = catalogWorkflowId(catalog);
+    let info;
+    try {
+      const response = await calls.call(() => calls.service.describeWorkflowExecution({ namespace: calls.namespace, execution: { workflowId } }), {
+        workflowId,
+      });
+      info = response.workflowExecutionInfo;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      info = undefined;
+    }
+    // An execution of another type under the registry's id is not a catalog (start() reserves the prefix).
+    const memo = info?.type?.name === CATALOG_WORKFLOW_TYPE ? catalogMemoOf(info.memo?.fields) : undefined;
+    this.runTimeouts.set(catalog, runTimeoutsOf(memo?.workflows ?? []));
+    if (!info || info.type?.name !== CATALOG_WORKFLOW_TYPE) return undefined;
+    if (!memo) {
+      logger.warn('catalog registry workflow has no readable catalog memo; treating the catalog as empty', { catalog, workflowId });
+      return { name: catalog, available: false, workflows: [] };
+    }
+    const running = runStatusOf(info.status) === 'running';
+    const available = running && memo.onlineWorkers.length > 0 && (await this.hasLiveWorker(catalog));
+    return { name: catalog, available, workflows: this.types.for(catalog, memo.workflows.map(typeInfoOf)) };
+  }
+
+  /** Workers poll both queues of their task queue; a poller counts while its last poll is recent enough. */
+  private async hasLiveWorker(catalog: string): Promise<boolean> {
+    const { calls, clock, workerLivenessMs } = this.options;
+    const types = [enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, enums.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
+    const answers = await Promise.all(
+      types.map((taskQueueType) =>
+        calls.call(() =>
+          calls.service.describeTaskQueue({
+            namespace: calls.namespace,
+            taskQueue: { name: catalog, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+            taskQueueType,
+          }),
+        ),
+      ),
+    );
+    const now = clock.now();
+    return answers.every((answer) => (answer.pollers ?? []).some((poller) => now - (toMillis(poller.lastAccessTime) ?? 0) <= workerLivenessMs));
+  }
+}
+

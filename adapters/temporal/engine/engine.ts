@@ -1,0 +1,200 @@
+import { Client, type Connection } from '@temporalio/client';
+import type { CatalogDescription } from '../../../core/domain/catalog.js';
+import { WorkflowNotCompletedError } from '../../../core/domain/errors.js';
+import type { HistoryEvent, HistoryPage } from '../../../core/domain/history.js';
+import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
+import type { Clock } from '../../../ports/clock.js';
+import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, WorkflowEngine } from '../../../ports/engine.js';
+import { connectTemporal, type TemporalConnectionOptions } from '../connection.js';
+import { CATALOG_WORKFLOW_TYPE, FEEDBACK_SIGNAL } from '../protocol.js';
+import { awaitChainOutcome } from './awaitOutcome.js';
+import { TemporalCalls } from './calls.js';
+import { CatalogReader } from './catalogs.js';
+import { runClosed, runNotFound } from './errors.js';
+import { followRunHistory } from './followHistory.js';
+import { checkPageSize, readHistoryPage } from './historyPage.js';
+import { closeHistoryEvent, firstHistoryEvent } from './historyReader.js';
+import { RunLister } from './listRuns.js';
+import { checkOptions, type TemporalEngineOptions } from './options.js';
+import { outcomeOf } from './outcome.js';
+import { PageTokens } from './pageTokens.js';
+import { resetToStep } from './reset.js';
+import { isCatalogRun, runDescriptionOf } from './runDescription.js';
+import { RunStarter } from './startRun.js';
+import { decodeFirst } from './values.js';
+
+/** What `connect` needs: the connection's options (connection.ts) and the engine's, minus the client it builds. */
+export type TemporalEngineConnectOptions = TemporalConnectionOptions & Omit<TemporalEngineOptions, 'client'>;
+
+/**
+ * The WorkflowEngine on a Temporal cluster. The memory engine (adapters/memory) is the reference for semantics; the
+ * differences Temporal forces are noted where they arise. Every request has a deadline or is cancelled with its
+ * caller (calls.ts), and every Temporal error leaves as a core error (errors.ts).
+ */
+export class TemporalEngine implements WorkflowEngine {
+  readonly kind = 'temporal';
+  private readonly calls: TemporalCalls;
+  private readonly clock: Clock;
+  private readonly tokens: PageTokens;
+  private readonly starter: RunStarter;
+  private readonly lister: RunLister;
+  private readonly catalogs: CatalogReader;
+  private ownedConnection: Connection | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: TemporalEngineOptions) {
+    const checked = checkOptions(options);
+    this.clock = checked.clock;
+    this.calls = new TemporalCalls(checked.client, checked.namespace, checked.rpcTimeoutMs);
+    this.tokens = new PageTokens(checked.pageTokenSecret);
+    this.lister = new RunLister(this.calls, this.tokens);
+    this.catalogs = new CatalogReader({
+      calls: this.calls,
+      clock: checked.clock,
+      logger: checked.logger,
+      cacheMs: checked.catalogCacheMs,
+      workerLivenessMs: checked.workerLivenessMs,
+    });
+    this.starter = new RunStarter(this.calls, checked.clock, checked.logger, (catalog, workflowName) =>
+      this.catalogs.runTimeoutMs(catalog, workflowName),
+    );
+  }
+
+  /** Connects (connection.ts: message limits, TLS, API key, connect deadline) and owns the connection it made. */
+  static async connect(options: TemporalEngineConnectOptions): Promise<TemporalEngine> {
+    const { address, apiKey, tls, maxMessageBytes, connectTimeoutMs, ...engineOptions } = options;
+    const connection = await connectTemporal({
+      address,
+      maxMessageBytes,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(tls === undefined ? {} : { tls }),
+      ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+    });
+    try {
+      const engine = new TemporalEngine({ ...engineOptions, client: new Client({ connection, namespace: options.namespace }) });
+      engine.ownedConnection = connection;
+      return engine;
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+  }
+
+  start(command: StartCommand): Promise<RunDescription> {
+    return this.starter.start(command);
+  }
+
+  awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined> {
+    return awaitChainOutcome({ calls: this.calls, clock: this.clock, describe: (ref, signal) => this.describeRun(ref, signal) }, run, options);
+  }
+
+  describe(run: RunRef): Promise<RunDescription> {
+    return this.describeRun(run);
+  }
+
+  async getOutcome(ref: RunRef): Promise<RunOutcome> {
+    const run = await this.describeRun(ref);
+    const { workflowId, runId } = run;
+    if (run.status === 'running') throw new WorkflowNotCompletedError(`Workflow ${workflowId} run ${runId} is still running`, { workflowId, runId });
+    return outcomeOf(run, await closeHistoryEvent(this.calls, { workflowId, runId }));
+  }
+
+  async getInput(run: PinnedRunRef): Promise<unknown> {
+    const started = (await firstHistoryEvent(this.calls, run))?.workflowExecutionStartedEventAttributes;
+    if (!started || started.workflowType?.name === CATALOG_WORKFLOW_TYPE) throw runNotFound(run.workflowId, run.runId);
+    return decodeFirst(started.input);
+  }
+
+  async historyPage(ref: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
+    checkPageSize(query.pageSize);
+    const run = await this.describeRun(ref);
+    const page = await readHistoryPage(this.calls, this.tokens, { workflowId: run.workflowId, runId: run.runId }, query);
+    return { run, page };
+  }
+
+  followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent> {
+    return followRunHistory(this.calls, run, Math.max(0, Math.floor(afterEventId)), signal);
+  }
+
+  listRuns(query: ListRunsQuery): Promise<RunList> {
+    return this.lister.list(query);
+  }
+
+  async cancel(ref: RunRef): Promise<RunDescription> {
+    const run = await this.openRun(ref);
+    const { workflowId, runId } = run;
+    await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).cancel(), { workflowId, runId, closedIfGone: true });
+    return run;
+  }
+
+  async terminate(ref: RunRef, reason: string): Promise<RunDescription> {
+    const run = await this.openRun(ref);
+    const { workflowId, runId } = run;
+    await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).terminate(reason), { workflowId, runId, closedIfGone: true });
+    return { ...run, status: 'terminated', closedAt: new Date(this.clock.now()) };
+  }
+
+  async reset(ref: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
+    const run = await this.describeRun(ref);
+    return resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason);
+  }
+
+  async deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef> {
+    const { runId } = await this.openRun({ workflowId });
+    // Signalled to that exact run: a reply must not land in a newer run the caller never saw.
+    await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).signal(FEEDBACK_SIGNAL, payload), {
+      workflowId,
+      runId,
+      closedIfGone: true,
+    });
+    return { workflowId, runId };
+  }
+
+  describeCatalog(catalog: string): Promise<CatalogDescription | undefined> {
+    return this.catalogs.describe(catalog);
+  }
+
+  catalogsWithWorkflow(workflowName: string): Promise<string[]> {
+    return this.catalogs.catalogsWith(workflowName);
+  }
+
+  async health(signal: AbortSignal): Promise<void> {
+    // DescribeNamespace rather than GetSystemInfo: it also proves the configured namespace exists.
+    await this.calls.call(() => this.calls.service.describeNamespace({ namespace: this.calls.namespace }), {}, { signal });
+  }
+
+  /**
+   * Cancels requests in flight (followers end, awaiters resolve undefined, as on the memory engine) and closes the
+   * connection when `connect` made it. Safe to call twice.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.calls.close();
+      await this.ownedConnection?.close();
+    })();
+    return this.closing;
+  }
+
+  private async describeRun(ref: RunRef, signal?: AbortSignal): Promise<RunDescription> {
+    const { workflowId, runId } = ref;
+    const response = await this.calls.call(
+      () => this.calls.service.describeWorkflowExecution({ namespace: this.calls.namespace, execution: { workflowId, runId: runId ?? '' } }),
+      { workflowId, ...(runId ? { runId } : {}) },
+      signal ? { signal } : {},
+    );
+    const info = response.workflowExecutionInfo;
+    if (!info || isCatalogRun(info)) throw runNotFound(workflowId, runId);
+    const run = runDescriptionOf(info);
+    if (info.firstRunId) return run;
+    // Servers that do not report firstRunId still record it in the run's first event.
+    const started = (await firstHistoryEvent(this.calls, run))?.workflowExecutionStartedEventAttributes;
+    return { ...run, firstRunId: started?.firstExecutionRunId || run.runId };
+  }
+
+  /** The run, which must still be open: WorkflowClosedError otherwise. */
+  private async openRun(ref: RunRef): Promise<RunDescription> {
+    const run = await this.describeRun(ref);
+    if (run.status !== 'running') throw runClosed(run.workflowId, run.runId, run.status);
+    return run;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The one place where Temporal's errors become the core's named errors (style.md: "Engine errors are translated in
+ * one place"). The original error is kept as `cause` for logs; no gRPC code or Temporal message reaches the core.
+ */
+import { NamespaceNotFoundError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError as TemporalNotFoundError } from '@temporalio/client';
+import {
+  EngineError,
+  EngineUnavailableError,
+  FlowgateError,
+  ValidationError,
+  WorkflowAlreadyStartedError,
+  WorkflowClosedError,
+  WorkflowNotFoundError,
+} from '../../../core/domain/errors.js';
+
+/** gRPC status codes (a stable standard; spelled out so this file needs no @grpc/grpc-js import). */
+export const GrpcCode = {
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  RESOURCE_EXHAUSTED: 8,
+  UNAVAILABLE: 14,
+} as const;
+
+/** What a failed call was about, so its error can name the execution and be told apart. */
+export interface CallContext {
+  workflowId?: string;
+  runId?: string;
+  /** The call carried a client's page token: INVALID_ARGUMENT then means that token is bad. */
+  pageToken?: boolean;
+  /** The call targets a run that was open a moment ago: "not found … already completed" means it closed meanwhile. */
+  closedIfGone?: boolean;
+}
+
+export const UNREACHABLE_MESSAGE = 'Temporal is unreachable';
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const GENERIC_MESSAGE = 'The workflow engine failed to handle the request';
+const INVALID_PAGE_TOKEN = 'pageToken is invalid or stale';
+// Errors Node raises for a socket that cannot reach the server, and grpc-js's own name for a broken transport.
+const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
+const MAX_CAUSE_DEPTH = 5;
+
+export function translateError(error: unknown, context: CallContext = {}): FlowgateError {
+  if (error instanceof FlowgateError) return error;
+  if (error instanceof TemporalNotFoundError) return notFound(error, context);
+  if (error instanceof WorkflowExecutionAlreadyStartedError) return alreadyStarted(error, context);
+  if (error instanceof NamespaceNotFoundError) {
+    return new EngineError(`Temporal namespace "${error.namespace}" does not exist`, { cause: error });
+  }
+  switch (grpcCodeOf(error)) {
+    case GrpcCode.NOT_FOUND:
+      return notFound(error, context);
+    case GrpcCode.ALREADY_EXISTS:
+      return alreadyStarted(error, context);
+    case GrpcCode.INVALID_ARGUMENT:
+      if (context.pageToken) return invalidPageToken(error);
+      break;
+    case GrpcCode.UNAVAILABLE:
+    case GrpcCode.DEADLINE_EXCEEDED:
+    // Temporal's rate limits: the same advice as an outage, come back shortly.
+    case GrpcCode.RESOURCE_EXHAUSTED:
+      return unavailable(error);
+    default:
+      if (isConnectionError(error)) return unavailable(error);
+  }
+  return new EngineError(GENERIC_MESSAGE, { cause: error, ...ids(context) });
+}
+
+/** The gRPC status code of the error or of an error in its cause chain (the client wraps them in ServiceError). */
+export function grpcCodeOf(error: unknown): number | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth += 1) {
+    const { code, details, metadata } = current as Error & { code?: unknown; details?: unknown; metadata?: unknown };
+    if (typeof code === 'number' && typeof details === 'string' && typeof metadata === 'object') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function invalidPageToken(cause?: unknown): FlowgateError {
+  return new ValidationError(INVALID_PAGE_TOKEN, {
+    issues: [{ code: 'invalid_page_token', path: ['pageToken'], message: INVALID_PAGE_TOKEN }],
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+export function runNotFound(workflowId: string, runId?: string, cause?: unknown): FlowgateError {
+  const message = runId ? `Run ${runId} of workflow ${workflowId} not found` : `Workflow ${workflowId} not found`;
+  return new WorkflowNotFoundError(message, { workflowId, ...(runId ? { runId } : {}), ...(cause === undefined ? {} : { cause }) });
+}
+
+export function runClosed(workflowId: string, runId: string, status?: string, cause?: unknown): FlowgateError {
+  const message = `Workflow ${workflowId} run ${runId} is already closed${status ? ` (${status})` : ''}`;
+  return new WorkflowClosedError(message, { workflowId, runId, ...(cause === undefined ? {} : { cause }) });
+}
+
+function notFound(error: unknown, context: CallContext): FlowgateError {
+  const workflowId = context.workflowId ?? (error as { workflowId?: string }).workflowId ?? '';
+  if (context.closedIfGone && /already (completed|closed)/i.test(messageChain(error))) {
+    return runClosed(workflowId, context.runId ?? '', undefined, error);
+  }
+  return runNotFound(workflowId, context.runId, error);
+}
+
+function alreadyStarted(error: unknown, context: CallContext): FlowgateError {
+  const workflowId = context.workflowId ?? (error as { workflowId?: string }).workflowId ?? '';
+  return new WorkflowAlreadyStartedError(`Workflow ${workflowId} is already running`, { workflowId, cause: error });
+}
+
+function unavailable(error: unknown): FlowgateError {
+  return new EngineUnavailableError(UNREACHABLE_MESSAGE, { retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS, cause: error });
+}
+
+function isConnectionError(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (current.name === 'TransportError' || (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Every message and gRPC details string along the cause chain, for recognising a specific server answer. */
+export function messageChain(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth += 1) {
+    parts.push(current.message, String((current as { details?: unknown }).details ?? ''));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(' ');
+}
+
+function ids(context: CallContext): { workflowId?: string; runId?: string } {
+  return { ...(context.workflowId ? { workflowId: context.workflowId } : {}), ...(context.runId ? { runId: context.runId } : {}) };
+}

@@ -1,0 +1,67 @@
+import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
+import type { HistoryEvent } from './proto.js';
+import { mapStepEvent, type OpenStep } from './stepEvents.js';
+import { toIso } from './values.js';
+import { mapWorkflowEvent } from './workflowEvents.js';
+
+/** What reading a history must carry from one page to the next. Kept small: it travels inside page tokens. */
+export interface MapperState {
+  /** Id of the next neutral event. */
+  next: number;
+  /** Steps scheduled and not yet ended: scheduled event id → [activity type, attempt last started]. */
+  steps: Record<string, [string, number]>;
+}
+
+export const INITIAL_MAPPER_STATE: MapperState = Object.freeze({ next: 1, steps: Object.freeze({}) }) as MapperState;
+
+const CLOSING_TYPES: ReadonlySet<string> = new Set([
+  'workflow_completed',
+  'workflow_failed',
+  'workflow_cancelled',
+  'workflow_terminated',
+  'workflow_timed_out',
+  'workflow_continued_as_new',
+]);
+
+export function isClosingEvent(event: NeutralEvent): boolean {
+  return CLOSING_TYPES.has(event.type);
+}
+
+/**
+ * Turns Temporal's events, read in order from the first, into engine-neutral ones (decisions.md, docs/api.md).
+ * Workflow-task, marker, memo and search-attribute events and unknown types are left out.
+ *
+ * Neutral events are numbered 1, 2, 3… in order, like the memory engine's: clients (and the contract suite) see
+ * consecutive ids, and `Last-Event-ID` resumes by that number. History is append-only, so the numbering of a run
+ * never changes between reads. Temporal's own ids would leave gaps where workflow tasks were.
+ */
+export class HistoryMapper {
+  private next: number;
+  private readonly steps: Map<number, OpenStep>;
+
+  constructor(state: MapperState = INITIAL_MAPPER_STATE) {
+    this.next = state.next;
+    this.steps = new Map(Object.entries(state.steps).map(([id, [activityType, attempt]]) => [Number(id), { activityType, attempt }]));
+  }
+
+  map(raw: HistoryEvent): NeutralEvent | undefined {
+    const mapped = mapStepEvent(raw, this.steps) ?? mapWorkflowEvent(raw);
+    if (!mapped) return undefined;
+    const event: NeutralEvent = {
+      eventId: this.next,
+      type: mapped.type,
+      time: toIso(raw.eventTime),
+      ...(mapped.stepName === undefined ? {} : { stepName: mapped.stepName }),
+      attributes: mapped.attributes,
+    };
+    this.next += 1;
+    return event;
+  }
+
+  snapshot(): MapperState {
+    const steps: MapperState['steps'] = {};
+    for (const [id, step] of this.steps) steps[String(id)] = [step.activityType, step.attempt];
+    return { next: this.next, steps };
+  }
+}
+

@@ -1,0 +1,75 @@
+import { ValidationError } from '../../../core/domain/errors.js';
+import type { HistoryPage } from '../../../core/domain/history.js';
+import type { PinnedRunRef } from '../../../core/domain/run.js';
+import type { HistoryPageQuery } from '../../../ports/engine.js';
+import type { TemporalCalls } from './calls.js';
+import { HistoryMapper, type MapperState } from './historyMapper.js';
+import { fetchHistoryPage } from './historyReader.js';
+import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
+
+/** Where the next page starts: a raw Temporal page (its token, '' for the first), how many of its events were read, and the mapper's state there. */
+interface HistoryPosition {
+  r: string;
+  k: number;
+  m: MapperState;
+}
+
+/** Raw events fetched per neutral event wanted: each step and timer comes with a workflow task (three events). */
+const RAW_EVENTS_PER_EVENT = 3;
+const MAX_RAW_PAGE_SIZE = 1000;
+
+/**
+ * One page of neutral events. Temporal's pages count raw events, most of which (workflow tasks) are left out, so a
+ * page is filled from as many raw pages as it takes, and its token may point into the middle of a raw page. The
+ * next token is issued only once the following event is known to exist, so no page is empty.
+ */
+export async function readHistoryPage(calls: TemporalCalls, tokens: PageTokens, run: PinnedRunRef, query: HistoryPageQuery): Promise<HistoryPage> {
+  const { pageSize } = query;
+  checkPageSize(pageSize);
+  // The raw page size is part of the position's meaning, so the token is bound to pageSize as well as to the run.
+  const scope = JSON.stringify(['history', run.workflowId, run.runId, pageSize]);
+  const start: HistoryPosition = query.pageToken === undefined ? { r: '', k: 0, m: { next: 1, steps: {} } } : tokens.read(scope, query.pageToken, isHistoryPosition);
+  const rawPageSize = Math.min(MAX_RAW_PAGE_SIZE, pageSize * RAW_EVENTS_PER_EVENT + 1);
+  const mapper = new HistoryMapper(start.m);
+  const events: HistoryPage['events'] = [];
+  let rawToken = start.r;
+  let skip = start.k;
+  for (;;) {
+    const page = await fetchHistoryPage(
+      calls,
+      run,
+      { maximumPageSize: rawPageSize, nextPageToken: decodeTemporalToken(rawToken) },
+      { fromClient: rawToken !== '' },
+    );
+    for (let index = skip; index < page.events.length; index += 1) {
+      const raw = page.events[index]!;
+      const before = events.length === pageSize ? mapper.snapshot() : undefined;
+      const event = mapper.map(raw);
+      if (!event) continue;
+      if (before) return { events, nextPageToken: tokens.issue(scope, { r: rawToken, k: index, m: before } satisfies HistoryPosition) };
+      events.push(event);
+    }
+    if (!page.nextPageToken) return { events, nextPageToken: null };
+    rawToken = encodeTemporalToken(page.nextPageToken);
+    skip = 0;
+  }
+}
+
+export function checkPageSize(pageSize: number): void {
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 200) {
+    const message = 'pageSize must be an integer from 1 to 200';
+    throw new ValidationError(message, { issues: [{ code: 'invalid_page_size', path: ['pageSize'], message }] });
+  }
+}
+
+function isHistoryPosition(value: unknown): value is HistoryPosition {
+  if (typeof value !== 'object' || value === null) return false;
+  const { r, k, m } = value as Partial<HistoryPosition>;
+  if (typeof r !== 'string' || !Number.isInteger(k) || (k as number) < 0) return false;
+  if (typeof m !== 'object' || m === null || !Number.isInteger(m.next) || m.next < 1) return false;
+  return typeof m.steps === 'object' && m.steps !== null && Object.values(m.steps).every(isOpenStep);
+}
+
+function isOpenStep(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number';
+}

@@ -1,0 +1,70 @@
+import type { PinnedRunRef } from '../../../core/domain/run.js';
+import type { CallOptions, TemporalCalls } from './calls.js';
+import { enums, type HistoryEvent } from './proto.js';
+
+export interface RawHistoryPage {
+  events: HistoryEvent[];
+  /** Empty at the end of the history (of a closed run, or of an open one when not long-polling). */
+  nextPageToken: Uint8Array | undefined;
+}
+
+export interface RawHistoryRequest {
+  maximumPageSize?: number;
+  nextPageToken?: Uint8Array | undefined;
+  /** Long poll: the answer waits (up to about 20 s on the server) until there is something new. */
+  waitNewEvent?: boolean;
+  /** Only the run's closing event. */
+  closeEventOnly?: boolean;
+}
+
+/** Raw events per request when a whole history is read (reset looks for its point in every event). */
+const FULL_READ_PAGE_SIZE = 1000;
+
+/** One page of a run's raw history. `fromClient`: the page token came from a client (a bad one is their error). */
+export async function fetchHistoryPage(
+  calls: TemporalCalls,
+  run: PinnedRunRef,
+  request: RawHistoryRequest,
+  options: CallOptions & { fromClient?: boolean } = {},
+): Promise<RawHistoryPage> {
+  const { fromClient, ...callOptions } = options;
+  const response = await calls.call(
+    () =>
+      calls.service.getWorkflowExecutionHistory({
+        namespace: calls.namespace,
+        execution: { workflowId: run.workflowId, runId: run.runId },
+        maximumPageSize: request.maximumPageSize ?? 0,
+        ...(request.nextPageToken ? { nextPageToken: request.nextPageToken } : {}),
+        waitNewEvent: request.waitNewEvent ?? false,
+        historyEventFilterType: request.closeEventOnly
+          ? enums.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT
+          : enums.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT,
+      }),
+    { workflowId: run.workflowId, runId: run.runId, pageToken: fromClient === true },
+    callOptions,
+  );
+  const token = response.nextPageToken;
+  return { events: response.history?.events ?? [], nextPageToken: token && token.length > 0 ? token : undefined };
+}
+
+/** Every event of a run as it is now, page by page. */
+export async function* allHistoryEvents(calls: TemporalCalls, run: PinnedRunRef): AsyncGenerator<HistoryEvent> {
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await fetchHistoryPage(calls, run, { maximumPageSize: FULL_READ_PAGE_SIZE, nextPageToken });
+    yield* page.events;
+    nextPageToken = page.nextPageToken;
+  } while (nextPageToken);
+}
+
+/** The run's first event (WorkflowExecutionStarted). */
+export async function firstHistoryEvent(calls: TemporalCalls, run: PinnedRunRef): Promise<HistoryEvent | undefined> {
+  const page = await fetchHistoryPage(calls, run, { maximumPageSize: 1 });
+  return page.events[0];
+}
+
+/** The closing event of a closed run; undefined while it is open. */
+export async function closeHistoryEvent(calls: TemporalCalls, run: PinnedRunRef): Promise<HistoryEvent | undefined> {
+  const page = await fetchHistoryPage(calls, run, { closeEventOnly: true });
+  return page.events[0];
+}

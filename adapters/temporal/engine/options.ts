@@ -1,0 +1,74 @@
+import type { Client } from '@temporalio/client';
+import type { Clock } from '../../../ports/clock.js';
+import type { Logger } from '../../../ports/logger.js';
+
+export interface TemporalEngineOptions {
+  /** A client on a connection made by connectTemporal (adapters/temporal/connection.ts). */
+  client: Client;
+  /** The Temporal namespace every call goes to (TEMPORAL_NAMESPACE). */
+  namespace: string;
+  logger: Logger;
+  clock: Clock;
+  /** How long a catalog's description is reused: starts read it on every request. @default 1000 */
+  catalogCacheMs?: number;
+  /**
+   * A catalog is available only while a worker polled its task queue this recently (pollers linger in Temporal's
+   * list for minutes after a worker died). @default 90000
+   */
+  workerLivenessMs?: number;
+  /** Deadline of every ordinary call to Temporal (long polls have their own). @default 10000 */
+  rpcTimeoutMs?: number;
+  /**
+   * Key that signs page tokens. Give every API server behind one load balancer the same key, so a token issued by
+   * one is accepted by the others. @default a random key per engine (tokens last as long as the process)
+   */
+  pageTokenSecret?: string;
+}
+
+export type CheckedTemporalEngineOptions = Required<Omit<TemporalEngineOptions, 'pageTokenSecret'>> &
+  Pick<TemporalEngineOptions, 'pageTokenSecret'>;
+
+export const DEFAULT_CATALOG_CACHE_MS = 1000;
+export const DEFAULT_WORKER_LIVENESS_MS = 90_000;
+export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+
+/** Fails fast, naming the option that is wrong (style.md: adapters check their options in the constructor). */
+export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEngineOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('TemporalEngine: options must be an object');
+  const {
+    client,
+    namespace,
+    logger,
+    clock,
+    catalogCacheMs = DEFAULT_CATALOG_CACHE_MS,
+    workerLivenessMs = DEFAULT_WORKER_LIVENESS_MS,
+    rpcTimeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+    pageTokenSecret,
+  } = options;
+  if (typeof client !== 'object' || client === null || typeof client.workflow?.start !== 'function' || !client.workflowService) {
+    throw new TypeError('TemporalEngine: options.client must be a @temporalio/client Client');
+  }
+  if (typeof namespace !== 'string' || namespace.length === 0) throw new TypeError('TemporalEngine: options.namespace must be a non-empty string');
+  requireMethods('logger', logger, ['info', 'warn', 'error']);
+  requireMethods('clock', clock, ['now', 'setTimer']);
+  requireDuration('catalogCacheMs', catalogCacheMs, 0);
+  requireDuration('workerLivenessMs', workerLivenessMs, 1);
+  requireDuration('rpcTimeoutMs', rpcTimeoutMs, 1);
+  if (pageTokenSecret !== undefined && (typeof pageTokenSecret !== 'string' || pageTokenSecret.length < 16)) {
+    throw new TypeError('TemporalEngine: options.pageTokenSecret must be a string of at least 16 characters when given');
+  }
+  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret };
+}
+
+function requireMethods(option: string, value: unknown, methods: string[]): void {
+  const missing = methods.filter((method) => typeof (value as Record<string, unknown> | null)?.[method] !== 'function');
+  if (missing.length > 0) {
+    throw new TypeError(`TemporalEngine: options.${option} must have ${methods.map((m) => `${m}()`).join(', ')} (missing ${missing.join(', ')})`);
+  }
+}
+
+function requireDuration(option: string, value: unknown, minimum: number): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < minimum) {
+    throw new RangeError(`TemporalEngine: options.${option} must be a number of milliseconds >= ${minimum}, got ${String(value)}`);
+  }
+}

@@ -1,0 +1,39 @@
+import type { RunDescription, RunOutcome, SerializedFailure } from '../../../core/domain/run.js';
+import { failureOf } from './failures.js';
+import { EventType, type HistoryEvent } from './proto.js';
+import { decodeFirst } from './values.js';
+
+/** A closed run's outcome from its closing event. */
+export function outcomeOf(run: RunDescription, close: HistoryEvent | undefined): RunOutcome {
+  return { run, output: outputOf(close), failure: closingFailureOf(close) };
+}
+
+function outputOf(close: HistoryEvent | undefined): unknown {
+  if (close?.eventType !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED) return undefined;
+  return decodeFirst(close.workflowExecutionCompletedEventAttributes?.result);
+}
+
+/**
+ * How the run ended when it did not complete. Temporal records no error for cancelled, terminated and timed-out
+ * runs; they get a failure naming how they ended (a termination's message is its reason).
+ */
+export function closingFailureOf(close: HistoryEvent | undefined): SerializedFailure | null {
+  switch (close?.eventType) {
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+      return failureOf(close.workflowExecutionFailedEventAttributes?.failure);
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+      return { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
+      return { name: 'WorkflowTerminatedError', message: close.workflowExecutionTerminatedEventAttributes?.reason || 'The workflow run was terminated' };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+      return { name: 'WorkflowTimedOutError', message: 'The workflow run exceeded its time limit' };
+    default:
+      return null;
+  }
+}
+
+/** The run a continue-as-new closing event hands over to; undefined for every other closing. */
+export function continuedRunIdOf(close: HistoryEvent | undefined): string | undefined {
+  if (close?.eventType !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW) return undefined;
+  return close.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
+}

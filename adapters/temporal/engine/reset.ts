@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { StepNotCompletedError, StepNotFoundError } from '../../../core/domain/errors.js';
+import type { PinnedRunRef } from '../../../core/domain/run.js';
+import type { TemporalCalls } from './calls.js';
+import { allHistoryEvents } from './historyReader.js';
+import { EventType, type HistoryEvent } from './proto.js';
+import { resetReasonWithStep } from './resetReason.js';
+import { stepNameOf } from './stepEvents.js';
+import { toNumber } from './values.js';
+
+export type ResetPoint =
+  | { kind: 'not_found' }
+  | { kind: 'not_completed' }
+  /** `workflowTaskFinishEventId`: the raw event id (a Long), passed back to Temporal as it came. */
+  | { kind: 'found'; workflowTaskFinishEventId: HistoryEvent['eventId']; completedEventId: number };
+
+// Temporal resets to the end of a workflow task; these are the events that end one.
+const WORKFLOW_TASK_ENDS: ReadonlySet<number> = new Set([
+  EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+  EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
+  EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+]);
+
+/**
+ * Where to reset to "just after step X last completed" (shared/notes/temporal-and-s3.md): the last
+ * ActivityTaskCompleted of an activity `<workflow>#X` (id N), then the first workflow task that ended after it,
+ * the one in which the workflow saw that result. The new run keeps X's result and runs everything after it again.
+ */
+export function findResetPoint(events: readonly HistoryEvent[], stepName: string): ResetPoint {
+  const scheduled = new Set<number>();
+  let completedEventId: number | undefined;
+  let finish: HistoryEvent | undefined;
+  for (const event of events) {
+    const id = toNumber(event.eventId);
+    if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+      if (stepNameOf(event.activityTaskScheduledEventAttributes?.activityType?.name ?? '') === stepName) scheduled.add(id);
+    } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
+      if (scheduled.has(toNumber(event.activityTaskCompletedEventAttributes?.scheduledEventId))) {
+        completedEventId = id;
+        finish = undefined;
+      }
+    } else if (completedEventId !== undefined && !finish && WORKFLOW_TASK_ENDS.has(event.eventType ?? 0)) {
+      finish = event;
+    }
+  }
+  if (scheduled.size === 0) return { kind: 'not_found' };
+  if (completedEventId === undefined || !finish) return { kind: 'not_completed' };
+  return { kind: 'found', workflowTaskFinishEventId: finish.eventId, completedEventId };
+}
+
+/**
+ * Resets the run; Temporal terminates the open run of the id, if any, and replays signals received after the
+ * point (its default reapply type), as the memory engine does. Returns the new run.
+ */
+export async function resetToStep(calls: TemporalCalls, run: PinnedRunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
+  const { workflowId, runId } = run;
+  const events: HistoryEvent[] = [];
+  for await (const event of allHistoryEvents(calls, run)) events.push(event);
+  const point = findResetPoint(events, stepName);
+  if (point.kind === 'not_found') {
+    throw new StepNotFoundError(`Step "${stepName}" never ran in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+  }
+  if (point.kind === 'not_completed') {
+    throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+  }
+  const response = await calls.call(
+    () =>
+      calls.service.resetWorkflowExecution({
+        namespace: calls.namespace,
+        workflowExecution: { workflowId, runId },
+        workflowTaskFinishEventId: point.workflowTaskFinishEventId ?? null,
+        reason: resetReasonWithStep(reason, stepName),
+        requestId: randomUUID(),
+        identity: calls.identity,
+      }),
+    { workflowId, runId },
+  );
+  return { workflowId, runId: response.runId ?? '' };
+}

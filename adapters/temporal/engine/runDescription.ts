@@ -1,0 +1,44 @@
+import { EngineError } from '../../../core/domain/errors.js';
+import type { RelatedRun, RunDescription } from '../../../core/domain/run.js';
+import { CATALOG_WORKFLOW_TYPE } from '../protocol.js';
+import type { WorkflowExecutionInfo } from './proto.js';
+import { runStatusOf } from './status.js';
+import { toDate } from './values.js';
+
+/**
+ * A run as describe and visibility report it. The catalog is the task queue (a catalog's workers poll the task queue
+ * of its name). `firstRunId` falls back to the run itself when Temporal does not report it (old servers, some
+ * visibility stores); `describe` looks it up in the run's first event instead.
+ */
+export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
+  const workflowId = info.execution?.workflowId ?? '';
+  const runId = info.execution?.runId ?? '';
+  const status = runStatusOf(info.status);
+  if (!status) throw new EngineError(`Temporal reported an unknown status ${String(info.status)} for run ${runId}`, { workflowId, runId });
+  const closedAt = status === 'running' ? null : (toDate(info.closeTime) ?? null);
+  const parent = relatedRun(info.parentExecution);
+  const root = relatedRun(info.rootExecution);
+  return {
+    workflowId,
+    runId,
+    workflowName: info.type?.name ?? '',
+    catalog: info.taskQueue ?? '',
+    status,
+    startedAt: toDate(info.startTime) ?? new Date(0),
+    closedAt,
+    firstRunId: info.firstRunId || runId,
+    ...(parent ? { parent } : {}),
+    // A run that is its own root has no root worth naming (the memory engine sets root only on children).
+    ...(root && (root.workflowId !== workflowId || root.runId !== runId) ? { root } : {}),
+  };
+}
+
+/** The catalog registry's own workflows are an implementation detail: users never see them as runs. */
+export function isCatalogRun(info: WorkflowExecutionInfo | null | undefined): boolean {
+  return info?.type?.name === CATALOG_WORKFLOW_TYPE;
+}
+
+function relatedRun(execution: { workflowId?: string | null; runId?: string | null } | null | undefined): RelatedRun | undefined {
+  if (!execution?.workflowId || !execution.runId) return undefined;
+  return { workflowId: execution.workflowId, runId: execution.runId };
+}

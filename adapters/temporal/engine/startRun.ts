@@ -1,0 +1,85 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { ValidationError } from '../../../core/domain/errors.js';
+import { assertWorkflowId } from '../../../core/domain/ids.js';
+import type { RunDescription, StartCommand } from '../../../core/domain/run.js';
+import type { Clock } from '../../../ports/clock.js';
+import type { Logger } from '../../../ports/logger.js';
+import { catalogWorkflowId } from '../protocol.js';
+import type { TemporalCalls } from './calls.js';
+import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
+
+/** Keyword search attribute the dev server registers (scripts/infra), so operators can filter runs by catalog. */
+export const CATALOG_SEARCH_ATTRIBUTE = 'FlowgateCatalog';
+const catalogKey = defineSearchAttributeKey(CATALOG_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);
+/** Ids of the catalog registry's workflows: a user run under one would hide or hijack a catalog. */
+const RESERVED_ID_PREFIX = catalogWorkflowId('');
+
+/**
+ * Starts runs: workflow type on the catalog's task queue, the id reusable once closed but never while a run of it
+ * is open. Tags each run with FlowgateCatalog; on a cluster without that attribute it says so once and starts
+ * untagged (the run list filters by TaskQueue, so nothing depends on the tag).
+ */
+export class RunStarter {
+  private catalogAttribute = true;
+
+  constructor(
+    private readonly calls: TemporalCalls,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    /** The definition's run time limit as its catalog publishes it: Temporal enforces it from the start request. */
+    private readonly runTimeoutMs: (catalog: string, workflowName: string) => Promise<number | undefined>,
+  ) {}
+
+  async start(command: StartCommand): Promise<RunDescription> {
+    const workflowId = assertWorkflowId(command.workflowId);
+    if (workflowId.startsWith(RESERVED_ID_PREFIX)) {
+      const message = `workflowId must not start with "${RESERVED_ID_PREFIX}" (reserved for catalogs)`;
+      throw new ValidationError(message, { issues: [{ code: 'reserved_workflow_id', path: ['workflowId'], message }] });
+    }
+    const runTimeoutMs = await this.runTimeoutMs(command.catalog, command.workflowName);
+    const runId = await this.startWorkflow(command, runTimeoutMs, this.catalogAttribute);
+    return {
+      workflowId,
+      runId,
+      workflowName: command.workflowName,
+      catalog: command.catalog,
+      status: 'running',
+      startedAt: new Date(this.clock.now()),
+      closedAt: null,
+      firstRunId: runId,
+    };
+  }
+
+  private async startWorkflow(command: StartCommand, runTimeoutMs: number | undefined, tagged: boolean): Promise<string> {
+    const { calls } = this;
+    try {
+      const handle = await calls.call(
+        () =>
+          calls.workflows.start(command.workflowName, {
+            taskQueue: command.catalog,
+            workflowId: command.workflowId,
+            args: [command.input],
+            workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+            workflowIdConflictPolicy: 'FAIL',
+            // A timed-out run ends timed_out, as on the memory engine; continued runs inherit the limit.
+            ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
+            ...(tagged ? { typedSearchAttributes: [{ key: catalogKey, value: command.catalog }] } : {}),
+          }),
+        { workflowId: command.workflowId },
+      );
+      return handle.firstExecutionRunId;
+    } catch (error) {
+      if (!tagged || !isMissingCatalogAttribute(error)) throw error;
+      this.catalogAttribute = false;
+      this.logger.warn(`Temporal namespace has no ${CATALOG_SEARCH_ATTRIBUTE} search attribute; runs start without it`, {
+        namespace: calls.namespace,
+      });
+      return this.startWorkflow(command, runTimeoutMs, false);
+    }
+  }
+}
+
+/** "Namespace … has no mapping defined for search attribute FlowgateCatalog" (INVALID_ARGUMENT). */
+function isMissingCatalogAttribute(error: unknown): boolean {
+  return grpcCodeOf(error) === GrpcCode.INVALID_ARGUMENT && messageChain(error).includes(CATALOG_SEARCH_ATTRIBUTE);
+}

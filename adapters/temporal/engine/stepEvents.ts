@@ -1,0 +1,107 @@
+import type { ActivityKind } from '../../../core/domain/trace.js';
+import { WEBHOOK_STEP_NAME } from '../protocol.js';
+import { stepFailureOf } from './failures.js';
+import { EventType, type HistoryEvent } from './proto.js';
+import { decodeForDisplay, decodePayload, toNumber } from './values.js';
+
+/**
+ * Activity header naming the kind of a step (`step`, `evaluator`, `internal_step`), when the worker sets one. Without
+ * it the webhook call is an internal step and everything else a step.
+ * TODO(protocol): move to adapters/temporal/protocol.ts once the worker runtime sets it.
+ */
+export const STEP_KIND_HEADER = 'flowgate-step-kind';
+const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['step', 'evaluator', 'internal_step']);
+
+/** A step still open in the history being read: its activity type and the attempt last started. */
+export interface OpenStep {
+  activityType: string;
+  attempt: number;
+}
+
+export interface MappedEvent {
+  type: string;
+  stepName?: string;
+  attributes: Record<string, unknown>;
+}
+
+/** The step name of an activity type `workflow#step`. */
+export function stepNameOf(activityType: string): string {
+  const hash = activityType.indexOf('#');
+  return hash === -1 ? activityType : activityType.slice(hash + 1);
+}
+
+/**
+ * Step events. Temporal writes ActivityTaskStarted only together with the attempt's end, for the last attempt, so
+ * retried attempts show as one started/ended pair carrying the final attempt number.
+ */
+export function mapStepEvent(raw: HistoryEvent, steps: Map<number, OpenStep>): MappedEvent | undefined {
+  switch (raw.eventType) {
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
+      const attributes = raw.activityTaskScheduledEventAttributes;
+      const activityType = attributes?.activityType?.name ?? '';
+      steps.set(toNumber(raw.eventId), { activityType, attempt: 0 });
+      const stepName = stepNameOf(activityType);
+      const kind = kindOf(attributes?.header?.fields?.[STEP_KIND_HEADER], stepName);
+      return { type: 'step_scheduled', stepName, attributes: { activityType, kind, input: decodeForDisplay(attributes?.input) } };
+    }
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
+      const attributes = raw.activityTaskStartedEventAttributes;
+      const step = steps.get(toNumber(attributes?.scheduledEventId));
+      const attempt = attributes?.attempt ?? 1;
+      if (step) step.attempt = attempt;
+      return { type: 'step_started', ...named(step), attributes: { attempt } };
+    }
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED: {
+      const attributes = raw.activityTaskCompletedEventAttributes;
+      const step = closeStep(steps, attributes?.scheduledEventId);
+      return { type: 'step_completed', ...named(step), attributes: { attempt: attemptOf(step), output: decodeForDisplay(attributes?.result) } };
+    }
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED: {
+      const attributes = raw.activityTaskFailedEventAttributes;
+      const step = closeStep(steps, attributes?.scheduledEventId);
+      return { type: 'step_failed', ...named(step), attributes: { attempt: attemptOf(step), error: stepFailureOf(attributes?.failure) } };
+    }
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT: {
+      const attributes = raw.activityTaskTimedOutEventAttributes;
+      const step = closeStep(steps, attributes?.scheduledEventId);
+      return { type: 'step_failed', ...named(step), attributes: { attempt: attemptOf(step), error: stepFailureOf(attributes?.failure) } };
+    }
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED: {
+      const attributes = raw.activityTaskCanceledEventAttributes;
+      const step = closeStep(steps, attributes?.scheduledEventId);
+      // As on the memory engine, a step cancelled before an attempt started leaves no step_failed.
+      if (toNumber(attributes?.startedEventId) <= 0) return undefined;
+      const error = { name: 'CancelledError', message: `Step ${step?.activityType ?? ''} cancelled` };
+      return { type: 'step_failed', ...named(step), attributes: { attempt: attemptOf(step), error } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function kindOf(header: Parameters<typeof decodePayload>[0], stepName: string): ActivityKind {
+  if (header) {
+    try {
+      const kind = decodePayload(header);
+      if (typeof kind === 'string' && KINDS.has(kind)) return kind as ActivityKind;
+    } catch {
+      // An unreadable header says nothing; fall through to the name.
+    }
+  }
+  return stepName === WEBHOOK_STEP_NAME ? 'internal_step' : 'step';
+}
+
+function closeStep(steps: Map<number, OpenStep>, scheduledEventId: unknown): OpenStep | undefined {
+  const id = toNumber(scheduledEventId);
+  const step = steps.get(id);
+  steps.delete(id);
+  return step;
+}
+
+function named(step: OpenStep | undefined): { stepName?: string } {
+  return step ? { stepName: stepNameOf(step.activityType) } : {};
+}
+
+function attemptOf(step: OpenStep | undefined): number {
+  return step && step.attempt > 0 ? step.attempt : 1;
+}

@@ -1,0 +1,118 @@
+import type { SerializedFailure } from '../../../core/domain/run.js';
+import { FEEDBACK_SIGNAL } from '../protocol.js';
+import { failureOf } from './failures.js';
+import { EventType, enums, type HistoryEvent } from './proto.js';
+import { parseResetReason } from './resetReason.js';
+import type { MappedEvent } from './stepEvents.js';
+import { decodeForDisplay, toMillis } from './values.js';
+
+type ChildEnd = { status: 'cancelled' | 'terminated' | 'timed_out'; error: SerializedFailure };
+// What a child's end looks like from the parent, as the worker runtime reports it to workflow code.
+const CHILD_ENDS: Readonly<Record<string, ChildEnd>> = {
+  [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED]: { status: 'cancelled', error: { name: 'CancelledError', message: 'Workflow cancelled' } },
+  [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED]: {
+    status: 'terminated',
+    error: { name: 'WorkflowTerminatedError', message: 'The workflow run was terminated' },
+  },
+  [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT]: {
+    status: 'timed_out',
+    error: { name: 'WorkflowTimedOutError', message: 'The run exceeded its run timeout' },
+  },
+};
+
+/** Workflow lifecycle, timer, signal and child events; undefined for events the neutral history leaves out. */
+export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
+  switch (raw.eventType) {
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
+      const attributes = raw.workflowExecutionStartedEventAttributes;
+      const continuedFromRunId = attributes?.continuedExecutionRunId;
+      const parentWorkflowId = attributes?.parentWorkflowExecution?.workflowId;
+      return {
+        type: 'workflow_started',
+        attributes: {
+          workflowName: attributes?.workflowType?.name ?? '',
+          catalog: attributes?.taskQueue?.name ?? '',
+          input: decodeForDisplay(attributes?.input),
+          ...(continuedFromRunId ? { continuedFromRunId } : {}),
+          ...(parentWorkflowId ? { parentWorkflowId } : {}),
+        },
+      };
+    }
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
+      return { type: 'workflow_completed', attributes: { output: decodeForDisplay(raw.workflowExecutionCompletedEventAttributes?.result) } };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
+      return { type: 'workflow_failed', attributes: { error: failureOf(raw.workflowExecutionFailedEventAttributes?.failure) } };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
+      return { type: 'workflow_cancelled', attributes: {} };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
+      return { type: 'workflow_terminated', attributes: { reason: raw.workflowExecutionTerminatedEventAttributes?.reason ?? '' } };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+      return { type: 'workflow_timed_out', attributes: {} };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW: {
+      const attributes = raw.workflowExecutionContinuedAsNewEventAttributes;
+      return {
+        type: 'workflow_continued_as_new',
+        attributes: { newRunId: attributes?.newExecutionRunId ?? '', input: decodeForDisplay(attributes?.input) },
+      };
+    }
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
+      return { type: 'workflow_cancel_requested', attributes: {} };
+    case EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+      return resetEvent(raw);
+    case EventType.EVENT_TYPE_TIMER_STARTED: {
+      const attributes = raw.timerStartedEventAttributes;
+      return { type: 'timer_started', attributes: { timerId: attributes?.timerId ?? '', durationMs: toMillis(attributes?.startToFireTimeout) ?? 0 } };
+    }
+    case EventType.EVENT_TYPE_TIMER_FIRED:
+      return { type: 'timer_fired', attributes: { timerId: raw.timerFiredEventAttributes?.timerId ?? '' } };
+    case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED: {
+      const attributes = raw.workflowExecutionSignaledEventAttributes;
+      // Other signals (anything sent from outside flowgate) are not part of the neutral history.
+      if (attributes?.signalName !== FEEDBACK_SIGNAL) return undefined;
+      return { type: 'signal_received', attributes: { signalName: 'feedback', payload: decodeForDisplay(attributes.input) } };
+    }
+    default:
+      return mapChildEvent(raw);
+  }
+}
+
+function mapChildEvent(raw: HistoryEvent): MappedEvent | undefined {
+  switch (raw.eventType) {
+    case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED: {
+      const attributes = raw.childWorkflowExecutionStartedEventAttributes;
+      return { type: 'child_started', attributes: { workflowName: attributes?.workflowType?.name ?? '', ...childIds(attributes?.workflowExecution) } };
+    }
+    case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED: {
+      const attributes = raw.childWorkflowExecutionCompletedEventAttributes;
+      return { type: 'child_completed', attributes: { ...childIds(attributes?.workflowExecution), output: decodeForDisplay(attributes?.result) } };
+    }
+    case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED: {
+      const attributes = raw.childWorkflowExecutionFailedEventAttributes;
+      return {
+        type: 'child_failed',
+        attributes: { ...childIds(attributes?.workflowExecution), status: 'failed', error: failureOf(attributes?.failure) },
+      };
+    }
+    default: {
+      const end = raw.eventType === null || raw.eventType === undefined ? undefined : CHILD_ENDS[raw.eventType];
+      if (!end) return undefined;
+      const execution =
+        raw.childWorkflowExecutionCanceledEventAttributes?.workflowExecution ??
+        raw.childWorkflowExecutionTerminatedEventAttributes?.workflowExecution ??
+        raw.childWorkflowExecutionTimedOutEventAttributes?.workflowExecution;
+      return { type: 'child_failed', attributes: { ...childIds(execution), status: end.status, error: { ...end.error } } };
+    }
+  }
+}
+
+/** The reset's mark in the new run: the workflow task it replaced fails with cause RESET_WORKFLOW. */
+function resetEvent(raw: HistoryEvent): MappedEvent | undefined {
+  const attributes = raw.workflowTaskFailedEventAttributes;
+  if (attributes?.cause !== enums.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW) return undefined;
+  const { reason, stepName } = parseResetReason(attributes.failure?.message ?? '');
+  return { type: 'workflow_reset', attributes: { reason, ...(stepName ? { stepName } : {}), resetFromRunId: attributes.baseRunId ?? '' } };
+}
+
+function childIds(execution: { workflowId?: string | null; runId?: string | null } | null | undefined): Record<string, string> {
+  return { childWorkflowId: execution?.workflowId ?? '', childRunId: execution?.runId ?? '' };
+}

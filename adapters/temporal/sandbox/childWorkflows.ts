@@ -1,0 +1,42 @@
+import { ChildWorkflowFailure, executeChild as executeTemporalChild, isCancellation } from '@temporalio/workflow';
+import type { ChildWorkflowOptions } from '../../../core/definition/context.js';
+import { CancelledError, ChildWorkflowFailedError } from '../../../core/definition/failures.js';
+import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
+import type { RunState } from './runState.js';
+import { childOutcomeOf } from './temporalFailures.js';
+
+/**
+ * ctx.executeChild on Temporal: a child workflow of the type named by the definition (default id
+ * `<parent id>/<child name>-<n>`, the parent's catalog = task queue). Temporal's defaults match the memory engine:
+ * a parent's cancel reaches the child and the parent waits for it (WAIT_CANCELLATION_COMPLETED), and an open child
+ * is terminated when its parent closes (ParentClosePolicy TERMINATE).
+ */
+export async function executeChild(
+  run: RunState,
+  workflow: WorkflowDefinition | string,
+  input: unknown,
+  options: ChildWorkflowOptions = {},
+): Promise<unknown> {
+  const childName = typeof workflow === 'string' ? workflow : workflow?.name;
+  if (typeof childName !== 'string' || childName.length === 0) {
+    throw new TypeError('executeChild: expected a workflow definition or a workflow name');
+  }
+  const ordinal = run.nextOrdinal('child');
+  const workflowId = options.workflowId ?? `${run.info.workflowId}/${childName}-${ordinal}`;
+  try {
+    return await executeTemporalChild(childName, {
+      args: [input],
+      workflowId,
+      taskQueue: options.catalog ?? run.info.catalog,
+    });
+  } catch (error) {
+    if (error instanceof ChildWorkflowFailure) {
+      const { status, failure } = childOutcomeOf(error);
+      // The parent asked for this cancel, so its code sees a cancellation it can let propagate to end as cancelled.
+      if (status === 'cancelled' && run.cancellationRequested) throw new CancelledError(`Child workflow ${workflowId} was cancelled`);
+      throw new ChildWorkflowFailedError(error.execution.workflowId ?? workflowId, error.execution.runId ?? '', status, failure);
+    }
+    if (isCancellation(error)) throw new CancelledError(`Child workflow ${childName} not started: the run is cancelled`);
+    throw error;
+  }
+}

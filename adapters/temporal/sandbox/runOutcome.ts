@@ -1,0 +1,61 @@
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
+import type { SerializedFailure } from '../../../core/domain/run.js';
+import { RESULT_TOO_LARGE_ERROR, type FailureDetail } from '../protocol.js';
+
+export type CheckedOutput = { ok: true; value: unknown } | { ok: false; failure: SerializedFailure };
+
+/** Schema issues in one line, as the failure message of a run whose input or output did not validate. */
+export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+}
+
+/**
+ * The output a run completes with: validated by the definition's outputSchema, a JSON value (as the memory engine
+ * delivers it), and no longer than MAX_RESULT_BYTES, so an oversized result fails in the run, not in the server.
+ */
+export function checkOutput(definition: WorkflowDefinition, output: unknown, maxResultBytes: number): CheckedOutput {
+  const parsed = definition.outputSchema.safeParse(output);
+  if (!parsed.success) {
+    const message = `Invalid output of workflow ${definition.name}: ${describeIssues(parsed.error.issues)}`;
+    return { ok: false, failure: { name: 'OutputValidationError', message } };
+  }
+  let json: string | undefined;
+  try {
+    json = parsed.data === undefined ? undefined : JSON.stringify(parsed.data);
+  } catch (error) {
+    const message = `Output of workflow ${definition.name} is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+    return { ok: false, failure: { name: 'OutputValidationError', message } };
+  }
+  if (json === undefined) return { ok: true, value: undefined };
+  const bytes = utf8Length(json);
+  if (bytes > maxResultBytes) {
+    const message = `The result of workflow ${definition.name} is ${bytes} bytes of JSON, more than MAX_RESULT_BYTES (${maxResultBytes})`;
+    return { ok: false, failure: { name: RESULT_TOO_LARGE_ERROR, message } };
+  }
+  return { ok: true, value: JSON.parse(json) };
+}
+
+/**
+ * The error a failing run throws: non-retryable, so the run FAILS instead of retrying its workflow task, with the
+ * lossless flowgate failure as its first detail (protocol FailureDetail) and the original class name as its type.
+ */
+export function runFailure(failure: SerializedFailure): ApplicationFailure {
+  const detail: FailureDetail = { flowgateFailure: failure };
+  return ApplicationFailure.create({ type: failure.name, message: failure.message, nonRetryable: true, details: [detail] });
+}
+
+/** UTF-8 byte length without TextEncoder, which the workflow sandbox need not provide. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      bytes += 4;
+      index += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}

@@ -1,0 +1,68 @@
+import { proxySinks, type Sinks } from '@temporalio/workflow';
+import type { SerializedFailure } from '../../../core/domain/run.js';
+import { TRACE_SINK } from '../protocol.js';
+import { coreWorkflowInfo } from './runState.js';
+
+/** The statuses a run can close with from inside its own code (terminated and timed-out runs never get here). */
+export type SelfClosedStatus = 'completed' | 'failed' | 'cancelled' | 'continued_as_new';
+
+/**
+ * What the sandbox reports when a run closes. Dates travel as ISO strings: sink arguments are copied out of the
+ * sandbox, and strings survive every copy.
+ */
+export interface RunClosedMessage {
+  workflowId: string;
+  runId: string;
+  workflowName: string;
+  catalog: string;
+  status: SelfClosedStatus;
+  /**
+   * workflowInfo().startTime. The API finds a trace file by the run's start time as describe reports it; the worker
+   * looks that up and keeps this only as a fallback (it differs for reset runs).
+   */
+  startedAt: string;
+  closedAt: string;
+  firstRunId: string;
+  continuedFromRunId?: string;
+  parent?: { workflowId: string; runId: string; namespace?: string };
+  root?: { workflowId: string; runId: string };
+  input: unknown;
+  output: unknown;
+  failure: SerializedFailure | null;
+}
+
+export interface RunClosing {
+  status: SelfClosedStatus;
+  input: unknown;
+  output?: unknown;
+  failure?: SerializedFailure | null;
+}
+
+export interface FlowgateSinks extends Sinks {
+  [TRACE_SINK]: {
+    runClosed(message: RunClosedMessage): void;
+  };
+}
+
+/** Reports the closing run to the worker, which writes its trace (worker/traceCollector.ts). */
+export function reportRunClosed(closing: RunClosing): void {
+  const info = coreWorkflowInfo();
+  const message: RunClosedMessage = {
+    workflowId: info.workflowId,
+    runId: info.runId,
+    workflowName: info.workflowName,
+    catalog: info.catalog,
+    status: closing.status,
+    startedAt: info.startedAt.toISOString(),
+    // Workflow time: the start of the workflow task that closes the run.
+    closedAt: new Date().toISOString(),
+    firstRunId: info.firstRunId,
+    ...(info.continuedFromRunId ? { continuedFromRunId: info.continuedFromRunId } : {}),
+    ...(info.parent ? { parent: info.parent } : {}),
+    ...(info.root ? { root: info.root } : {}),
+    input: closing.input,
+    output: closing.output,
+    failure: closing.failure ?? null,
+  };
+  proxySinks<FlowgateSinks>()[TRACE_SINK].runClosed(message);
+}

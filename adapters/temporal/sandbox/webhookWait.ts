@@ -1,0 +1,50 @@
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { WebhookRequest } from '../../../core/definition/context.js';
+import { CancelledError, WebhookTimeoutError } from '../../../core/definition/failures.js';
+import type { WebhookCall } from '../../../ports/webhookSender.js';
+import type { RunState } from './runState.js';
+import { callStep } from './stepActivity.js';
+import { WEBHOOK_STEP_META } from './webhookStepMeta.js';
+
+/**
+ * ctx.waitForWebhook, as on the memory engine (adapters/memory/webhookWait.ts): with a `url`, the internal step
+ * `webhook` first sends the call (activity `<workflow>#webhook`, retried like any step); then the run waits for a
+ * FEEDBACK_SIGNAL reply, oldest buffered reply first.
+ */
+export async function waitForWebhook<T>(run: RunState, request: WebhookRequest = {}): Promise<T> {
+  checkRequest(request);
+  const ordinal = run.nextOrdinal('webhook');
+  if (request.url !== undefined) {
+    const { workflowId, runId, workflowName } = run.info;
+    const call: WebhookCall = {
+      url: request.url,
+      workflowId,
+      runId,
+      workflowName,
+      payload: request.payload ?? null,
+      idempotencyKey: `${workflowId}:${runId}:webhook-${ordinal}`,
+    };
+    await callStep(WEBHOOK_STEP_META, call);
+  }
+  let reply: { payload: unknown } | undefined;
+  // A stopped run gets no reply, not even a buffered one (memory engine: the cancel is checked first).
+  if (CancellationScope.current().consideredCancelled) throw new CancelledError('Webhook wait cancelled');
+  try {
+    reply = await run.inbox.take(request.timeoutMs);
+  } catch (error) {
+    if (isCancellation(error)) throw new CancelledError('Webhook wait cancelled');
+    throw error;
+  }
+  if (!reply) throw new WebhookTimeoutError(request.timeoutMs ?? 0);
+  return reply.payload as T;
+}
+
+function checkRequest(request: WebhookRequest): void {
+  if (typeof request !== 'object' || request === null) throw new TypeError('waitForWebhook: request must be an object');
+  if (request.url !== undefined && (typeof request.url !== 'string' || request.url.length === 0)) {
+    throw new TypeError('waitForWebhook: url must be a non-empty string');
+  }
+  if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
+    throw new RangeError('waitForWebhook: timeoutMs must be a positive number');
+  }
+}

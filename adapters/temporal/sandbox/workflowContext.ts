@@ -1,0 +1,34 @@
+import { CancellationScope, continueAsNew, isCancellation, sleep as temporalSleep } from '@temporalio/workflow';
+import type { WorkflowContext } from '../../../core/definition/context.js';
+import { CancelledError } from '../../../core/definition/failures.js';
+import { executeChild } from './childWorkflows.js';
+import type { RunState } from './runState.js';
+import { waitForWebhook } from './webhookWait.js';
+
+/** The ctx handed to a workflow function on Temporal; mirrors adapters/memory/workflowContext.ts. */
+export function createWorkflowContext(run: RunState): WorkflowContext {
+  return {
+    info: run.info,
+    get cancellationRequested() {
+      return run.cancellationRequested;
+    },
+    sleep: (ms) => sleep(ms),
+    waitForWebhook: (request) => waitForWebhook(run, request),
+    // Same workflow type and task queue (the SDK's defaults); throws ContinueAsNew, so `finally` blocks run.
+    continueAsNew: (input) => continueAsNew<(input: unknown) => Promise<unknown>>(input),
+    executeChild: (workflow, input, options) => executeChild(run, workflow, input, options) as Promise<never>,
+    nonCancellable: (fn) => CancellationScope.nonCancellable(fn),
+  };
+}
+
+/** A durable timer; a stop (outside nonCancellable) rejects it with the core's CancelledError. */
+async function sleep(ms: number): Promise<void> {
+  if (typeof ms !== 'number' || !(ms >= 0)) throw new RangeError(`sleep: ms must be a number >= 0, got ${String(ms)}`);
+  try {
+    // A zero-length timer is not a valid Temporal command; 1 ms keeps the timer (and its history events).
+    await temporalSleep(Math.max(1, ms));
+  } catch (error) {
+    if (isCancellation(error)) throw new CancelledError('Timer cancelled');
+    throw error;
+  }
+}

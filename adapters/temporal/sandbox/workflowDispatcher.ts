@@ -1,0 +1,70 @@
+import { ApplicationFailure, CancelledFailure, ContinueAsNew, isCancellation } from '@temporalio/workflow';
+import { CancelledError, serializeFailure } from '../../../core/definition/failures.js';
+import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
+import { FeedbackInbox } from './feedbackInbox.js';
+import { RunState } from './runState.js';
+import { checkOutput, describeIssues, runFailure } from './runOutcome.js';
+import { reportRunClosed } from './traceSink.js';
+import { guardUnswappedSteps } from './unswappedStepGuard.js';
+import { createWorkflowContext } from './workflowContext.js';
+
+export interface DispatcherOptions {
+  /** MAX_RESULT_BYTES, baked into the generated entry module at bundle time. */
+  maxResultBytes: number;
+}
+
+/**
+ * The default export of the generated entry module: Temporal calls it for every workflow type the entry does not
+ * export by name, so one function runs every flowgate definition, chosen by `workflowInfo().workflowType`.
+ */
+export function createWorkflowDispatcher(
+  workflows: readonly WorkflowDefinition<any, any>[],
+  options: DispatcherOptions,
+): (input: unknown) => Promise<unknown> {
+  const byName = new Map<string, WorkflowDefinition>(workflows.map((definition) => [definition.name, definition as WorkflowDefinition]));
+  return async function flowgateWorkflow(input: unknown): Promise<unknown> {
+    // Synchronously, before any await: the feedback handler must exist before the first signal is applied, and the
+    // current scope is the root scope only here.
+    const run = RunState.capture(FeedbackInbox.install());
+    guardUnswappedSteps();
+    const definition = byName.get(run.info.workflowName);
+    if (!definition) {
+      const known = [...byName.keys()].join(', ') || 'none';
+      const message = `Workflow type "${run.info.workflowName}" is not served by this worker of catalog "${run.info.catalog}" (it serves: ${known})`;
+      throw ApplicationFailure.create({ type: 'UnknownWorkflowTypeError', message, nonRetryable: true });
+    }
+    return runDefinition(definition, input, run, options);
+  };
+}
+
+async function runDefinition(definition: WorkflowDefinition, input: unknown, run: RunState, options: DispatcherOptions): Promise<unknown> {
+  const parsedInput = definition.inputSchema.safeParse(input);
+  if (!parsedInput.success) {
+    const message = `Invalid input for workflow ${definition.name}: ${describeIssues(parsedInput.error.issues)}`;
+    return fail({ name: 'ValidationError', message }, input);
+  }
+  let output: unknown;
+  try {
+    output = await definition.fn(parsedInput.data, createWorkflowContext(run));
+  } catch (error) {
+    if (error instanceof ContinueAsNew) {
+      reportRunClosed({ status: 'continued_as_new', input });
+      throw error;
+    }
+    if (run.cancellationRequested && (error instanceof CancelledError || isCancellation(error))) {
+      reportRunClosed({ status: 'cancelled', input, failure: serializeFailure(error) });
+      // Temporal closes a run as CANCELED only when it ends with its own CancelledFailure after a cancel request.
+      throw isCancellation(error) ? error : new CancelledFailure((error as Error).message);
+    }
+    return fail(serializeFailure(error), input);
+  }
+  const checked = checkOutput(definition, output, options.maxResultBytes);
+  if (!checked.ok) return fail(checked.failure, input);
+  reportRunClosed({ status: 'completed', input, output: checked.value });
+  return checked.value;
+}
+
+function fail(failure: ReturnType<typeof serializeFailure>, input: unknown): never {
+  reportRunClosed({ status: 'failed', input, failure });
+  throw runFailure(failure);
+}

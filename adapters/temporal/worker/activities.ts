@@ -1,0 +1,64 @@
+import { Context } from '@temporalio/activity';
+import type { ActivityDefinition } from '../../../core/definition/activity.js';
+import { serializeFailure } from '../../../core/definition/failures.js';
+import { runActivity } from '../../../core/definition/runActivity.js';
+import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
+import { activityTypeFor } from '../protocol.js';
+import { stepAttemptFailure } from './activityFailure.js';
+import type { TraceCollector } from './traceCollector.js';
+
+export type ActivityFunction = (input: unknown) => Promise<unknown>;
+
+export interface ActivityRegistration {
+  workflows: readonly WorkflowDefinition<any, any>[];
+  /** Step name → definition, as bundleCatalog found them. */
+  steps: ReadonlyMap<string, ActivityDefinition>;
+  /** The internal `webhook` step (webhookActivity.ts). */
+  webhookStep: ActivityDefinition;
+  traces: TraceCollector;
+}
+
+/**
+ * Every activity type a workflow of this catalog can schedule: `<workflow>#<step>` for every workflow and every step
+ * the bundle saw (a step module may be reached from any workflow), plus `<workflow>#webhook`.
+ */
+export function catalogActivities(registration: ActivityRegistration): Record<string, ActivityFunction> {
+  const activities: Record<string, ActivityFunction> = {};
+  const steps = [...registration.steps.values(), registration.webhookStep];
+  for (const workflow of registration.workflows) {
+    for (const step of steps) activities[activityTypeFor(workflow.name, step.name)] = stepAttempt(step, registration.traces);
+  }
+  return activities;
+}
+
+/** Fails with every activity type a workflow can schedule that has no implementation, by name. */
+export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces'>, activities: Record<string, unknown>): void {
+  const steps = [...registration.steps.keys(), registration.webhookStep.name];
+  const missing = registration.workflows.flatMap((workflow) =>
+    steps.map((step) => activityTypeFor(workflow.name, step)).filter((type) => typeof activities[type] !== 'function'),
+  );
+  if (missing.length > 0) throw new Error(`these steps can be called but are not registered as activities: ${missing.join(', ')}`);
+}
+
+/** One attempt of a step, as a Temporal activity: core runActivity, traced per run, failures as ApplicationFailure. */
+function stepAttempt(definition: ActivityDefinition, traces: TraceCollector): ActivityFunction {
+  return async (input) => {
+    const { info } = Context.current();
+    const attemptEnded = traces.attemptStarted({
+      runId: info.workflowExecution?.runId ?? '',
+      activityId: info.activityId,
+      name: definition.name,
+      kind: definition.kind,
+      input,
+      attempt: info.attempt,
+    });
+    try {
+      const output = await runActivity(definition, input);
+      attemptEnded({ output });
+      return output;
+    } catch (error) {
+      attemptEnded({ error: { ...serializeFailure(error), activityType: info.activityType } });
+      throw stepAttemptFailure(error);
+    }
+  };
+}

@@ -1,0 +1,12 @@
+/** The Node side of flowgate's Temporal worker: bundling with step swapping, activities, traces, catalog. */
+export { bundleCatalog, type BundleCatalogOptions, type CatalogBundle } from './bundle.js';
+export { catalogActivities, assertEveryStepRegistered, type ActivityRegistration, type ActivityFunction } from './activities.js';
+export { webhookStepDefinition } from './webhookActivity.js';
+export { TraceCollector } from './traceCollector.js';
+export { traceSinks } from './traceSinks.js';
+export { workflowTypeInfos } from './catalogContent.js';
+export { CatalogPublisher } from './catalogPublisher.js';
+export { WorkerLifecycle, type WorkerHandle } from './workerLifecycle.js';
+export { nativeConnectionOptions } from './nativeConnection.js';
+export { temporalLoggerFor } from './temporalLogger.js';
+export { workflowModulesIn } from './workflowModules.js';

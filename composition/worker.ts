@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Client, type Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { FsTraceStore } from '../adapters/fs/index.js';
+import { JsonLogger } from '../adapters/log/index.js';
+import { connectTemporal, type TemporalConnectionOptions } from '../adapters/temporal/connection.js';
+import {
+  assertEveryStepRegistered,
+  bundleCatalog,
+  catalogActivities,
+  CatalogPublisher,
+  nativeConnectionOptions,
+  TraceCollector,
+  traceSinks,
+  webhookStepDefinition,
+  WorkerLifecycle,
+  workflowTypeInfos,
+  type CatalogBundle,
+  type WorkerHandle,
+} from '../adapters/temporal/worker/index.js';
+import { FetchWebhookSender } from '../adapters/webhook/index.js';
+import type { Logger } from '../ports/logger.js';
+import type { TraceStores } from '../ports/traceStore.js';
+
+/** A running flowgate worker: `identity`, `run()`, `waitUntilPublished()`, `shutdown()`. */
+export type FlowgateWorker = WorkerHandle;
+
+export interface CreateWorkerOptions {
+  temporal: TemporalConnectionOptions;
+  namespace: string;
+  /** The catalog this worker serves = its task queue. */
+  catalog: string;
+  /** Workflow modules: every module directly in a directory, or absolute paths. Ignored when `bundle` is given. */
+  workflowsDir?: string;
+  workflowModules?: string[];
+  /** TRACE_DIR: where closed runs' traces are written. */
+  traceDir: string;
+  /** Extra trace destinations (an object store); the local one is always `traceDir`. */
+  remoteTraceStore?: TraceStores['remote'];
+  /** WEBHOOK_SIGNING_SECRET: signs the calls of ctx.waitForWebhook({ url }). */
+  webhookSigningSecret?: string;
+  /** MAX_RESULT_BYTES. */
+  maxResultBytes: number;
+  logger?: Logger;
+  /** @default `<pid>@<host>/<catalog>/<random>` */
+  identity?: string;
+  /** A prebuilt bundleCatalog result (tests bundle once and start several workers). */
+  bundle?: CatalogBundle;
+}
+
+/**
+ * A flowgate worker for one catalog: bundles the workflow modules (steps swapped for activities), registers every
+ * `<workflow>#<step>` activity, and connects to Temporal. Nothing polls until run(), which also publishes the catalog.
+ */
+export async function createWorker(options: CreateWorkerOptions): Promise<FlowgateWorker> {
+  const logger = options.logger ?? new JsonLogger();
+  const bundle = options.bundle ?? (await bundleCatalog({ ...workflowSource(options), maxResultBytes: options.maxResultBytes, logger }));
+  const sender = new FetchWebhookSender(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {});
+  const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(sender) };
+  const identity = options.identity ?? `${process.pid}@${hostname()}/${options.catalog}/${randomUUID().slice(0, 8)}`;
+
+  const nativeConnection = await NativeConnection.connect(nativeConnectionOptions(options.temporal));
+  let clientConnection: Connection | undefined;
+  try {
+    clientConnection = await connectTemporal(options.temporal);
+    const client = new Client({ connection: clientConnection, namespace: options.namespace });
+    const traces = new TraceCollector(
+      { local: new FsTraceStore({ directory: options.traceDir }), ...(options.remoteTraceStore ? { remote: options.remoteTraceStore } : {}) },
+      logger,
+      async (workflowId, runId) => (await client.workflow.getHandle(workflowId, runId).describe()).startTime,
+    );
+    const activities = catalogActivities({ ...stepRegistration, traces });
+    // Every step the bundle's workflows can reach must have its activity, or runs would fail at the first call.
+    assertEveryStepRegistered(stepRegistration, activities);
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      namespace: options.namespace,
+      taskQueue: options.catalog,
+      identity,
+      workflowBundle: bundle.workflowBundle,
+      activities,
+      sinks: traceSinks(traces, logger),
+      // Let in-flight step attempts finish on shutdown (they do not heartbeat, so they cannot see a cancel).
+      shutdownGraceTime: '10 seconds',
+    });
+    const publisher = new CatalogPublisher(client, options.catalog, identity, workflowTypeInfos(bundle.workflows, logger));
+    const connection = clientConnection;
+    return new WorkerLifecycle(identity, worker, publisher, logger, async () => {
+      await connection.close();
+      await nativeConnection.close();
+    });
+  } catch (error) {
+    await clientConnection?.close().catch(() => {});
+    await nativeConnection.close().catch(() => {});
+    throw error;
+  }
+}
+
+function workflowSource(options: CreateWorkerOptions): { workflowsDir: string } | { workflowModules: string[] } {
+  if (options.workflowModules) return { workflowModules: options.workflowModules };
+  if (options.workflowsDir) return { workflowsDir: options.workflowsDir };
+  throw new TypeError('createWorker: give workflowsDir, workflowModules or a prebuilt bundle');
+}

@@ -1,0 +1,85 @@
+import { createWorker, type FlowgateWorker } from '../../composition/worker.js';
+import { bundleCatalog, type CatalogBundle } from '../../adapters/temporal/worker/bundle.js';
+import { TemporalEngine } from '../../adapters/temporal/index.js';
+import { systemClock } from '../../adapters/system/index.js';
+import type { Logger } from '../../ports/logger.js';
+import { FIXTURE_CATALOGS } from './fixtureCatalogs.js';
+
+const MAX_RESULT_BYTES = 33_554_432;
+/** The API caches catalog descriptions this long (TemporalEngine catalogCacheMs default). */
+const CATALOG_CACHE_MS = 1000;
+
+// Bundling takes seconds; every suite file in this process reuses the same bundles.
+const bundles = new Map<string, Promise<CatalogBundle>>();
+
+function bundleFor(catalog: string): Promise<CatalogBundle> {
+  let bundle = bundles.get(catalog);
+  if (!bundle) {
+    const spec = FIXTURE_CATALOGS.find((candidate) => candidate.catalog === catalog);
+    if (!spec) throw new Error(`no fixture catalog "${catalog}"`);
+    bundle = bundleCatalog({ workflowModules: spec.modules, maxResultBytes: MAX_RESULT_BYTES });
+    bundles.set(catalog, bundle);
+  }
+  return bundle;
+}
+
+/** Real workers for the fixture catalogs, each on its task queue, with a handle to stop and restart one. */
+export async function startTemporalWorkers(options: { traceDir: string; logger: Logger; env: Record<string, string> }) {
+  const address = process.env.TEMPORAL_ADDRESS!;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const probe = await TemporalEngine.connect({ address, namespace, maxMessageBytes: MAX_RESULT_BYTES, logger: options.logger, clock: systemClock });
+  const running = new Map<string, { worker: FlowgateWorker; done: Promise<void> }>();
+
+  const waitForAvailability = async (catalog: string, available: boolean): Promise<void> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const description = await probe.describeCatalog(catalog);
+      if ((description?.available ?? false) === available) break;
+      if (Date.now() > deadline) throw new Error(`catalog ${catalog} did not become ${available ? 'available' : 'unavailable'}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // The API server's own cache may still hold the previous answer.
+    await new Promise((resolve) => setTimeout(resolve, CATALOG_CACHE_MS + 100));
+  };
+
+  const start = async (catalog: string): Promise<void> => {
+    if (running.has(catalog)) return;
+    const worker = await createWorker({
+      temporal: { address, maxMessageBytes: MAX_RESULT_BYTES },
+      namespace,
+      catalog,
+      workflowModules: FIXTURE_CATALOGS.find((candidate) => candidate.catalog === catalog)!.modules,
+      traceDir: options.traceDir,
+      maxResultBytes: MAX_RESULT_BYTES,
+      logger: options.logger,
+      bundle: await bundleFor(catalog),
+      ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
+    });
+    running.set(catalog, { worker, done: worker.run() });
+    await waitForAvailability(catalog, true);
+  };
+
+  const stop = async (catalog: string): Promise<void> => {
+    const entry = running.get(catalog);
+    if (!entry) return;
+    running.delete(catalog);
+    await entry.worker.shutdown();
+    await entry.done;
+    await waitForAvailability(catalog, false);
+  };
+
+  for (const { catalog } of FIXTURE_CATALOGS) await start(catalog);
+  return {
+    start,
+    stop,
+    close: async () => {
+      await Promise.all([...running.keys()].map(async (catalog) => {
+        const entry = running.get(catalog)!;
+        running.delete(catalog);
+        await entry.worker.shutdown();
+        await entry.done;
+      }));
+      await probe.close();
+    },
+  };
+}

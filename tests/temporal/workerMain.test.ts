@@ -1,0 +1,119 @@
+// `npm run worker`: its configuration, and the process itself on a real Temporal dev server (publish, serve the
+// example workflows, SIGTERM → goodbye to the catalog → exit 0).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
+import { ConfigError } from '../../composition/config.js';
+import { EXAMPLE_WORKFLOWS_DIR, parseWorkerConfig } from '../../composition/workerConfig.js';
+import { CATALOG_MEMO_KEY, catalogWorkflowId, type CatalogMemo } from '../../adapters/temporal/protocol.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const WORKER_MAIN = join(ROOT, 'composition', 'workerMain.ts');
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseWorkerConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function startWorkerProcess(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<Exit>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return { child, exited };
+}
+
+const config = suite('worker configuration');
+
+config('TEMPORAL_ADDRESS is required; every problem is one line', () => {
+  assert.equal(problemsOf({}), ['TEMPORAL_ADDRESS: is required (host:port of the Temporal frontend)']);
+  const problems = problemsOf({ TEMPORAL_ADDRESS: 'localhost:7233', TEMPORAL_TLS: 'yes', MAX_RESULT_BYTES: 'lots', WORKER_CATALOG: '' });
+  assert.is(problems.length, 3);
+  assert.ok(problems.some((line) => line.startsWith('TEMPORAL_TLS:')));
+  assert.ok(problems.some((line) => line.startsWith('MAX_RESULT_BYTES:')));
+  assert.ok(problems.some((line) => line.startsWith('WORKER_CATALOG:')));
+});
+
+config('defaults: namespace "default", catalog from DEFAULT_CATALOG or "main", the example workflows', () => {
+  const parsed = parseWorkerConfig({ TEMPORAL_ADDRESS: 'localhost:7233' });
+  assert.equal(parsed.temporal, { address: 'localhost:7233', namespace: 'default', apiKey: undefined, tls: undefined });
+  assert.is(parsed.catalog, 'main');
+  assert.is(parsed.workflowsDir, EXAMPLE_WORKFLOWS_DIR);
+  assert.is(parsed.traceDir, './traces');
+  assert.is(parsed.maxResultBytes, 33_554_432);
+  assert.is(parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', DEFAULT_CATALOG: 'shared' }).catalog, 'shared');
+  assert.is(parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', DEFAULT_CATALOG: 'shared', WORKER_CATALOG: 'own' }).catalog, 'own');
+  const secured = parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'off', WEBHOOK_SIGNING_SECRET: '' });
+  assert.equal([secured.temporal.apiKey, secured.temporal.tls, secured.webhookSigningSecret], ['k', false, undefined]);
+});
+
+config('the process refuses a bad environment with exit code 2 and no stack', async () => {
+  const { exited } = startWorkerProcess({ MAX_RESULT_BYTES: '-1' });
+  const exit = await exited;
+  assert.is(exit.code, 2);
+  assert.match(exit.stderr, /TEMPORAL_ADDRESS: is required/);
+  assert.match(exit.stderr, /MAX_RESULT_BYTES: /);
+  assert.not.match(exit.stderr, /\n\s+at /);
+});
+
+config.run();
+
+const main = suite<{ server: TemporalDevServer; traceDir: string }>('npm run worker');
+
+main.before(async (context) => {
+  context.server = await startTemporalDevServer({ cliPath: await ensureTemporalCli(), log: () => {} });
+  context.traceDir = await mkdtemp(join(tmpdir(), 'flowgate-worker-main-'));
+});
+
+main.after(async (context) => {
+  await context.server?.stop();
+  if (context.traceDir) await rm(context.traceDir, { recursive: true, force: true });
+});
+
+main('serves the example workflows, and on SIGTERM leaves the catalog and exits 0', async ({ server, traceDir }) => {
+  const { child, exited } = startWorkerProcess({ TEMPORAL_ADDRESS: server.address, WORKER_CATALOG: 'examples', TRACE_DIR: traceDir, LOG_LEVEL: 'warn' });
+  const connection = await Connection.connect({ address: server.address });
+  try {
+    const client = new Client({ connection, namespace: server.namespace });
+    const catalog = client.workflow.getHandle(catalogWorkflowId('examples'));
+    const memo = async (): Promise<CatalogMemo | undefined> =>
+      catalog.describe().then((description) => description.memo?.[CATALOG_MEMO_KEY] as CatalogMemo, () => undefined);
+    const deadline = Date.now() + 60_000;
+    while (!(await memo())?.onlineWorkers.length) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the worker did not publish:\n${(await exited).stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.equal((await memo())!.workflows.map((workflow) => workflow.name).sort(), ['approval', 'countdown', 'digest', 'nap', 'summarise', 'unreliable']);
+    const summary = await client.workflow.execute('summarise', { taskQueue: 'examples', workflowId: `summarise-${Date.now()}`, args: [{ text: 'one two three' }] });
+    assert.equal(summary, { summary: 'one two three', wordCount: 3, coverage: 1 });
+
+    child.kill('SIGTERM');
+    const exit = await exited;
+    assert.is(exit.code, 0, exit.stderr);
+    assert.equal((await memo())!.onlineWorkers, []);
+  } finally {
+    child.kill('SIGKILL');
+    await connection.close();
+  }
+});
+
+main.run();
