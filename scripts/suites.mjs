@@ -7,5 +7,7 @@ export function suites() {
     { name: 'contract (memory engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'integration', dir: 'tests/integration' },
     { name: 'Temporal dev server infrastructure', dir: 'tests/infra', standalone: true },
+    { name: 'Temporal worker, engine and API', dir: 'tests/temporal', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
   ];
 }

@@ -11,6 +11,8 @@ import { toNumber } from './values.js';
 export type ResetPoint =
   | { kind: 'not_found' }
   | { kind: 'not_completed' }
+  /** The step completed, but the workflow task that sees its result has not ended yet (a reset point needs one). */
+  | { kind: 'completion_not_seen_yet' }
   /** `workflowTaskFinishEventId`: the raw event id (a Long), passed back to Temporal as it came. */
   | { kind: 'found'; workflowTaskFinishEventId: HistoryEvent['eventId']; completedEventId: number };
 
@@ -44,7 +46,8 @@ export function findResetPoint(events: readonly HistoryEvent[], stepName: string
     }
   }
   if (scheduled.size === 0) return { kind: 'not_found' };
-  if (completedEventId === undefined || !finish) return { kind: 'not_completed' };
+  if (completedEventId === undefined) return { kind: 'not_completed' };
+  if (!finish) return { kind: 'completion_not_seen_yet' };
   return { kind: 'found', workflowTaskFinishEventId: finish.eventId, completedEventId };
 }
 
@@ -54,13 +57,11 @@ export function findResetPoint(events: readonly HistoryEvent[], stepName: string
  */
 export async function resetToStep(calls: TemporalCalls, run: PinnedRunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
   const { workflowId, runId } = run;
-  const events: HistoryEvent[] = [];
-  for await (const event of allHistoryEvents(calls, run)) events.push(event);
-  const point = findResetPoint(events, stepName);
+  const point = await settledResetPoint(calls, run, stepName);
   if (point.kind === 'not_found') {
     throw new StepNotFoundError(`Step "${stepName}" never ran in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
   }
-  if (point.kind === 'not_completed') {
+  if (point.kind === 'not_completed' || point.kind === 'completion_not_seen_yet') {
     throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
   }
   const response = await calls.call(
@@ -76,4 +77,23 @@ export async function resetToStep(calls: TemporalCalls, run: PinnedRunRef, stepN
     { workflowId, runId },
   );
   return { workflowId, runId: response.runId ?? '' };
+}
+
+/** How long a reset waits for the workflow task that follows a just-completed step (normally milliseconds). */
+const COMPLETION_TASK_WAIT_MS = 10_000;
+const COMPLETION_TASK_RECHECK_MS = 100;
+
+/**
+ * The reset point, waiting briefly when the step has completed but its workflow task has not ended yet: to the
+ * caller the step is complete (its step_completed event is visible), so a reset must not answer 409 in that gap.
+ */
+async function settledResetPoint(calls: TemporalCalls, run: PinnedRunRef, stepName: string): Promise<ResetPoint> {
+  const deadline = Date.now() + COMPLETION_TASK_WAIT_MS;
+  for (;;) {
+    const events: HistoryEvent[] = [];
+    for await (const event of allHistoryEvents(calls, run)) events.push(event);
+    const point = findResetPoint(events, stepName);
+    if (point.kind !== 'completion_not_seen_yet' || Date.now() > deadline) return point;
+    await new Promise((resolve) => setTimeout(resolve, COMPLETION_TASK_RECHECK_MS));
+  }
 }

@@ -94,7 +94,7 @@ test('reset point: the workflow task that ended after the last completion of the
     rawEvent(2, 'EVENT_TYPE_ACTIVITY_TASK_FAILED', { activityTaskFailedEventAttributes: { scheduledEventId: '1' } }),
   ];
   assert.equal(findResetPoint(neverCompleted, 's'), { kind: 'not_completed' });
-  assert.equal(findResetPoint(history.slice(0, 7), 'add_one'), { kind: 'not_completed' }, 'completed, but no workflow task saw it yet');
+  assert.equal(findResetPoint(history.slice(0, 7), 'add_one'), { kind: 'completion_not_seen_yet' }, 'completed, but no workflow task saw it yet');
 });
 
 test('the reset reason carries the step and reads back; foreign reasons are kept whole', () => {
