@@ -19,6 +19,7 @@ export const envSchema = z
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_API_KEY: optionalSecret,
     TEMPORAL_TLS: onOff.optional(),
+    PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     DEFAULT_CATALOG: z.string().min(1).max(200).default('main'),
     MAX_RESULT_BYTES: positiveInt.default(33_554_432),
     MAX_BODY_BYTES: positiveInt.default(2_097_152),
@@ -49,6 +50,8 @@ export interface FlowgateConfig {
   port: number;
   engine: 'memory' | 'temporal';
   temporal: { address: string; namespace: string; apiKey: string | undefined; tls: boolean | undefined } | undefined;
+  /** Signs page tokens; shared by API replicas so a token from one is accepted by another (Temporal). */
+  pageTokenSecret: string | undefined;
   defaultCatalog: string;
   maxResultBytes: number;
   maxBodyBytes: number;
@@ -86,6 +89,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     temporal: value.TEMPORAL_ADDRESS
       ? { address: value.TEMPORAL_ADDRESS, namespace: value.TEMPORAL_NAMESPACE, apiKey: value.TEMPORAL_API_KEY, tls: value.TEMPORAL_TLS }
       : undefined,
+    pageTokenSecret: value.PAGE_TOKEN_SECRET,
     defaultCatalog: value.DEFAULT_CATALOG,
     maxResultBytes: value.MAX_RESULT_BYTES,
     maxBodyBytes: value.MAX_BODY_BYTES,

@@ -55,6 +55,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
         ...(config.temporal.apiKey ? { apiKey: config.temporal.apiKey } : {}),
         ...(config.temporal.tls !== undefined ? { tls: config.temporal.tls } : {}),
         maxMessageBytes: config.maxResultBytes,
+        ...(config.pageTokenSecret ? { pageTokenSecret: config.pageTokenSecret } : {}),
         logger,
         clock: systemClock,
       })

@@ -46,6 +46,8 @@ test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says ot
   assert.is(parseConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', ENGINE: 'memory' }).engine, 'memory');
   assert.throws(() => parseConfig({ ENGINE: 'temporal' }), /TEMPORAL_ADDRESS: must be set when ENGINE=temporal/);
   assert.throws(() => parseConfig({ ENGINE: 'cassandra' }), /ENGINE:/);
+  assert.throws(() => parseConfig({ PAGE_TOKEN_SECRET: 'short' }), /PAGE_TOKEN_SECRET: must be at least 16 characters/);
+  assert.is(parseConfig({ PAGE_TOKEN_SECRET: 'a-secret-of-16-chars' }).pageTokenSecret, 'a-secret-of-16-chars');
 });
 
 test.run();
