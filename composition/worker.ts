@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { installRuntimeLogging } from '../adapters/temporal/worker/runtimeLogging.js';
 import { hostname } from 'node:os';
 import { Client, type Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -55,6 +56,7 @@ export interface CreateWorkerOptions {
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<FlowgateWorker> {
   const logger = options.logger ?? new JsonLogger();
+  installRuntimeLogging(logger);
   const bundle = options.bundle ?? (await bundleCatalog({ ...workflowSource(options), maxResultBytes: options.maxResultBytes, logger }));
   const sender = new FetchWebhookSender(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {});
   const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(sender) };
