@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 
 const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
 const positiveInt = z.coerce.number().int().positive();
@@ -25,6 +26,7 @@ export const envSchema = z
     MAX_BODY_BYTES: positiveInt.default(2_097_152),
     RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
     TRACE_DIR: z.string().min(1).default('./traces'),
+    ...remoteTraceEnv,
     DEPRECATED_ENDPOINTS: onOff.default(true),
     WEBHOOK_SIGNING_SECRET: optionalSecret,
     WORKFLOWS_DIR: z.string().min(1).optional(),
@@ -57,6 +59,8 @@ export interface FlowgateConfig {
   maxBodyBytes: number;
   runTimeoutMaxSeconds: number;
   traceDir: string;
+  /** TRACE_S3_*: remote traces in S3 or an S3-compatible store. */
+  remoteTraces: RemoteTraceConfig | undefined;
   deprecatedEndpoints: boolean;
   webhookSigningSecret: string | undefined;
   workflowsDir: string | undefined;
@@ -95,6 +99,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     maxBodyBytes: value.MAX_BODY_BYTES,
     runTimeoutMaxSeconds: value.RUN_TIMEOUT_MAX_SECONDS,
     traceDir: value.TRACE_DIR,
+    remoteTraces: remoteTraceConfig(value),
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     workflowsDir: value.WORKFLOWS_DIR,

@@ -8,6 +8,7 @@ import type { WorkflowEngine } from '../ports/engine.js';
 import { MemoryEngine } from '../adapters/memory/index.js';
 import { systemClock, randomIds } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
+import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
 import { CONFIG, FLOWGATE_API, MEMORY_ENGINE } from './tokens.js';
@@ -40,7 +41,13 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
   container.register(LOGGER, once(() => overrides.logger ?? new JsonLogger({ level: config.logLevel })));
   container.register(CLOCK, { useValue: systemClock });
   container.register(ID_GENERATOR, { useValue: randomIds });
-  container.register(TRACE_STORES, once(() => ({ local: new FsTraceStore({ directory: config.traceDir }) })));
+  container.register(
+    TRACE_STORES,
+    once((c) => ({
+      local: new FsTraceStore({ directory: config.traceDir }),
+      ...(config.remoteTraces ? { remote: new S3TraceStore({ ...config.remoteTraces, logger: resolveToken(c, LOGGER) }) } : {}),
+    })),
+  );
   container.register(
     WEBHOOK_SENDER,
     once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),

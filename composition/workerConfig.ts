@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { ConfigError, type EnvInput } from './config.js';
 
 /** The example workflows a worker serves when WORKFLOWS_DIR is not set (the built ones when running from dist). */
@@ -24,6 +25,7 @@ export const workerEnvSchema = z.object({
   DEFAULT_CATALOG: catalogName.default('main'),
   WORKFLOWS_DIR: z.string().min(1).optional(),
   TRACE_DIR: z.string().min(1).default('./traces'),
+  ...remoteTraceEnv,
   WEBHOOK_SIGNING_SECRET: optionalText,
   MAX_RESULT_BYTES: z.coerce.number().int().positive().default(33_554_432),
   LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
@@ -35,6 +37,7 @@ export interface WorkerConfig {
   catalog: string;
   workflowsDir: string;
   traceDir: string;
+  remoteTraces: RemoteTraceConfig | undefined;
   webhookSigningSecret: string | undefined;
   maxResultBytes: number;
   logLevel: 'info' | 'warn' | 'error' | 'silent';
@@ -52,6 +55,7 @@ export function parseWorkerConfig(env: EnvInput): WorkerConfig {
     catalog: value.WORKER_CATALOG ?? value.DEFAULT_CATALOG,
     workflowsDir: value.WORKFLOWS_DIR ?? EXAMPLE_WORKFLOWS_DIR,
     traceDir: value.TRACE_DIR,
+    remoteTraces: remoteTraceConfig(value),
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     maxResultBytes: value.MAX_RESULT_BYTES,
     logLevel: value.LOG_LEVEL,

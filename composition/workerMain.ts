@@ -1,4 +1,5 @@
 import { Runtime } from '@temporalio/worker';
+import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { temporalLoggerFor } from '../adapters/temporal/worker/index.js';
 import { ConfigError } from './config.js';
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
     catalog: config.catalog,
     workflowsDir: config.workflowsDir,
     traceDir: config.traceDir,
+    ...(config.remoteTraces ? { remoteTraceStore: new S3TraceStore({ ...config.remoteTraces, logger }) } : {}),
     maxResultBytes: config.maxResultBytes,
     logger,
     ...(config.webhookSigningSecret ? { webhookSigningSecret: config.webhookSigningSecret } : {}),

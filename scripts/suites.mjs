@@ -7,7 +7,9 @@ export function suites() {
     { name: 'contract (memory engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'integration', dir: 'tests/integration' },
     { name: 'Temporal dev server infrastructure', dir: 'tests/infra', standalone: true },
+    { name: 'S3 trace store and remote traces (memory engine)', dir: 'tests/s3', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'Temporal worker, engine and API', dir: 'tests/temporal', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    { name: 'remote traces (Temporal engine)', dir: 'tests/s3', pattern: 'traceLog\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
   ];
 }

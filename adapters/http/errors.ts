@@ -2,6 +2,7 @@ import {
   CatalogNotAvailableError,
   EngineError,
   EngineUnavailableError,
+  TraceStoreUnavailableError,
   FlowgateError,
   GoneError,
   isCatalogTemporarilyUnavailable,
@@ -62,6 +63,11 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [EngineUnavailableError.errorName]: {
     status: 503,
     publicMessage: 'The workflow engine is temporarily unavailable; retry later.',
+    retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
+  },
+  [TraceStoreUnavailableError.errorName]: {
+    status: 503,
+    publicMessage: 'The remote trace store is unreachable right now; retry later.',
     retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
   },
 };

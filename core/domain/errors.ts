@@ -74,6 +74,8 @@ export const GoneError = defineError('GoneError');
 // or 503 when the engine says it is temporarily unavailable.
 export const EngineError = defineError('EngineError');
 export const EngineUnavailableError = defineError('EngineUnavailableError');
+/** The remote trace store (S3) cannot be reached right now: 503 with Retry-After. */
+export const TraceStoreUnavailableError = defineError('TraceStoreUnavailableError');
 
 /** `CatalogNotAvailableError` comes in two flavours (decisions.md): unknown catalog (404) and no live worker (503). */
 export function isCatalogTemporarilyUnavailable(error: FlowgateError): boolean {

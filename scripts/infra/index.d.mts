@@ -47,3 +47,37 @@ export interface TemporalDevServer {
 }
 
 export function startTemporalDevServer(options?: StartTemporalDevServerOptions): Promise<TemporalDevServer>;
+
+export const VERSITYGW_VERSION: string;
+/** `VERSITYGW` when set, else ~/.cache/flowgate/bin/versitygw, else built there with `go install`. */
+export function ensureVersitygw(options?: { log?: Log; env?: NodeJS.ProcessEnv }): Promise<string>;
+
+export interface StartVersityGatewayOptions {
+  binaryPath?: string;
+  accessKey?: string;
+  secretKey?: string;
+  log?: Log;
+  readyTimeoutMs?: number;
+  onUnexpectedExit?: (how: string, output: string) => void;
+}
+
+export interface VersityGateway {
+  /** `http://127.0.0.1:PORT` */
+  readonly endpoint: string;
+  readonly port: number;
+  readonly region: string;
+  readonly accessKey: string;
+  readonly secretKey: string;
+  /** The posix backend's root: one directory per bucket. */
+  readonly dataDir: string;
+  isRunning(): boolean;
+  output(): string;
+  /** Stops the process but keeps its data, so start() can bring the same gateway back (outage tests). */
+  pause(): Promise<void>;
+  /** Starts a paused gateway again on the same port with the same data; no-op while running. */
+  start(): Promise<void>;
+  /** Stops the process and deletes its data; safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+export function startVersityGateway(options?: StartVersityGatewayOptions): Promise<VersityGateway>;

@@ -3,3 +3,6 @@ export { ensureTemporalCli, temporalCliCacheDir, TEMPORAL_CLI_VERSION } from './
 export { startTemporalDevServer } from './temporalServer.mjs';
 export { DEV_SERVER_DYNAMIC_CONFIG, FLOWGATE_SEARCH_ATTRIBUTES } from './temporalServerArgs.mjs';
 export { findFreePorts } from './freePorts.mjs';
+// The S3 side: the Versity S3 Gateway the remote-trace tests run against.
+export { ensureVersitygw, VERSITYGW_VERSION } from './versitygwBinary.mjs';
+export { startVersityGateway } from './versitygw.mjs';

@@ -4,6 +4,9 @@ import { TemporalEngine } from '../../adapters/temporal/index.js';
 import { systemClock } from '../../adapters/system/index.js';
 import type { Logger } from '../../ports/logger.js';
 import { FIXTURE_CATALOGS } from './fixtureCatalogs.js';
+import { S3TraceStore } from '../../adapters/s3/index.js';
+import { remoteTraceConfig, remoteTraceEnv } from '../../composition/remoteTraceConfig.js';
+import { z } from 'zod';
 
 const MAX_RESULT_BYTES = 33_554_432;
 /** The API caches catalog descriptions this long (TemporalEngine catalogCacheMs default). */
@@ -29,6 +32,9 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const probe = await TemporalEngine.connect({ address, namespace, maxMessageBytes: MAX_RESULT_BYTES, logger: options.logger, clock: systemClock });
   const running = new Map<string, { worker: FlowgateWorker; done: Promise<void> }>();
+  // Workers write remote traces when the suite configured S3, exactly as the API server reads them.
+  const remote = remoteTraceConfig(z.object(remoteTraceEnv).parse(options.env));
+  const remoteTraceStore = remote ? new S3TraceStore({ ...remote, logger: options.logger }) : undefined;
 
   const waitForAvailability = async (catalog: string, available: boolean): Promise<void> => {
     const deadline = Date.now() + 30_000;
@@ -53,6 +59,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       maxResultBytes: MAX_RESULT_BYTES,
       logger: options.logger,
       bundle: await bundleFor(catalog),
+      ...(remoteTraceStore ? { remoteTraceStore } : {}),
       ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
     });
     running.set(catalog, { worker, done: worker.run() });
@@ -80,6 +87,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
         await entry.done;
       }));
       await probe.close();
+      remoteTraceStore?.close();
     },
   };
 }

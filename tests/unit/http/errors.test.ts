@@ -24,6 +24,7 @@ const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
   [errors.WorkflowNotCompletedError, 424],
   [errors.EngineError, 500],
   [errors.EngineUnavailableError, 503],
+  [errors.TraceStoreUnavailableError, 503],
 ];
 
 for (const [ErrorClass, status] of CONTRACT) {

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import type { S3TraceStoreOptions } from '../adapters/s3/index.js';
+
+/** decisions.md's remote-trace variables; shared by the API server's and the worker's configuration. */
+export const remoteTraceEnv = {
+  TRACE_S3_BUCKET: z.string().min(3).max(63).optional(),
+  TRACE_S3_PREFIX: z.string().default(''),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_REGION: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: z.enum(['on', 'off']).optional(),
+  AWS_REGION: z.string().min(1).optional(),
+};
+
+export type RemoteTraceConfig = Omit<S3TraceStoreOptions, 'logger' | 'credentials'>;
+
+/** The S3 store's options, or undefined when no bucket is configured. Credentials come from the SDK's chain. */
+export function remoteTraceConfig(value: {
+  TRACE_S3_BUCKET?: string | undefined;
+  TRACE_S3_PREFIX: string;
+  S3_ENDPOINT?: string | undefined;
+  S3_REGION?: string | undefined;
+  S3_FORCE_PATH_STYLE?: 'on' | 'off' | undefined;
+  AWS_REGION?: string | undefined;
+}): RemoteTraceConfig | undefined {
+  if (!value.TRACE_S3_BUCKET) return undefined;
+  return {
+    bucket: value.TRACE_S3_BUCKET,
+    prefix: value.TRACE_S3_PREFIX,
+    region: value.S3_REGION ?? value.AWS_REGION ?? 'us-east-1',
+    ...(value.S3_ENDPOINT ? { endpoint: value.S3_ENDPOINT } : {}),
+    // S3-compatible servers need path-style addressing; AWS itself prefers virtual-hosted style.
+    forcePathStyle: value.S3_FORCE_PATH_STYLE ? value.S3_FORCE_PATH_STYLE === 'on' : value.S3_ENDPOINT !== undefined,
+  };
+}
