@@ -1,16 +1,14 @@
 // Runs `temporal server start-dev` as a child process on free loopback ports, waits until it serves, and stops it:
 // on request, on restart (same ports, so clients keep their address), and when this Node process exits.
-import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ensureTemporalCli } from './temporalCli.mjs';
 import { findFreePorts, LOOPBACK } from './freePorts.mjs';
-import { killedWithParent } from './parentDeathSignal.mjs';
+import { launch, terminate } from './serverProcess.mjs';
 import { devServerArgs, FLOWGATE_SEARCH_ATTRIBUTES } from './temporalServerArgs.mjs';
 import { waitForTemporal } from './waitForTemporal.mjs';
 
 const STOP_GRACE_MS = 10_000;
-const OUTPUT_TAIL_CHARS = 16_000;
 /** Tries with fresh ports when another process grabbed one between choosing it and the server binding it. */
 const PORT_RACE_ATTEMPTS = 3;
 
@@ -37,84 +35,6 @@ const logToStderr = (line) => {
  * @property {() => Promise<void>} restart stop, then start on the same ports. In-memory state is lost; use
  *   `dbFilename` to keep it.
  */
-
-// Children still alive, killed when this process exits so no server outlives the tests. An 'exit' handler must be
-// synchronous, hence SIGKILL. Ctrl-C at a terminal reaches the child directly (same process group); deaths that skip
-// 'exit' (SIGKILL, an unhandled SIGTERM) are covered on Linux by parentDeathSignal.mjs.
-/** @type {Set<import('node:child_process').ChildProcess>} */
-const liveChildren = new Set();
-let exitHookInstalled = false;
-function killChildrenOnExit() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of liveChildren) child.kill('SIGKILL');
-  });
-}
-
-/**
- * @typedef {object} RunningProcess
- * @property {import('node:child_process').ChildProcess} child
- * @property {Promise<{ code: number | null, signal: NodeJS.Signals | null, error?: Error }>} exited
- * @property {() => boolean} hasExited
- * @property {() => string} output
- * @property {boolean} stopRequested set before we signal it, so its exit is not reported as unexpected.
- */
-
-/**
- * @param {string} cliPath
- * @param {string[]} args
- * @returns {RunningProcess}
- */
-function launch(cliPath, args) {
-  const child = spawn(...killedWithParent(cliPath, args), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  /** @param {Buffer} chunk */
-  const keep = (chunk) => {
-    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let done = false;
-  liveChildren.add(child);
-  killChildrenOnExit();
-  /** @type {RunningProcess['exited']} */
-  const exited = new Promise((resolvePromise) => {
-    const finish = (/** @type {{ code: number | null, signal: NodeJS.Signals | null, error?: Error }} */ info) => {
-      if (done) return;
-      done = true;
-      liveChildren.delete(child);
-      resolvePromise(info);
-    };
-    // 'error' without 'exit' happens when the binary cannot be spawned at all (ENOENT, EACCES).
-    child.once('error', (error) => finish({ code: null, signal: null, error }));
-    child.once('exit', (code, signal) => finish({ code, signal }));
-  });
-  return { child, exited, hasExited: () => done, output: () => tail, stopRequested: false };
-}
-
-/**
- * @param {RunningProcess} running
- * @param {number} graceMs
- */
-async function terminate(running, graceMs) {
-  running.stopRequested = true;
-  if (running.hasExited()) return;
-  running.child.kill('SIGTERM');
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  const stoppedInTime = await Promise.race([
-    running.exited.then(() => true),
-    new Promise((resolvePromise) => {
-      timer = setTimeout(() => resolvePromise(false), graceMs);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (!stoppedInTime) {
-    running.child.kill('SIGKILL');
-    await running.exited;
-  }
-}
 
 /**
  * @param {{ code: number | null, signal: NodeJS.Signals | null, error?: Error }} info
@@ -203,9 +123,9 @@ export async function startTemporalDevServer({
 
   /** @type {number[]} */
   let ports = [];
-  /** @type {RunningProcess | undefined} */
+  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} */
   let current;
-  /** @type {RunningProcess | undefined} kept after a stop so its output can still be read. */
+  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} kept after a stop so its output can still be read. */
   let last;
   for (let attempt = 1; !current; attempt += 1) {
     ports = await findFreePorts(ui ? 4 : 3);

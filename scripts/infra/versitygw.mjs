@@ -1,15 +1,13 @@
 // Runs the Versity S3 Gateway (posix backend in a temp dir) as a child process on a free loopback port, waits until
 // it answers HTTP, and stops it: on request, on restart (same port, same data), and when this Node process exits.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePorts, LOOPBACK } from './freePorts.mjs';
-import { killedWithParent } from './parentDeathSignal.mjs';
+import { launch, terminate } from './serverProcess.mjs';
 import { ensureVersitygw } from './versitygwBinary.mjs';
 
 const STOP_GRACE_MS = 5_000;
-const OUTPUT_TAIL_CHARS = 16_000;
 const PORT_RACE_ATTEMPTS = 3;
 const POLL_INTERVAL_MS = 100;
 
@@ -18,76 +16,9 @@ const logToStderr = (line) => {
   process.stderr.write(`${line}\n`);
 };
 
-// Gateways still alive are killed when this process exits ('exit' handlers must be synchronous, hence SIGKILL);
-// deaths that skip 'exit' are covered on Linux by parentDeathSignal.mjs.
-/** @type {Set<import('node:child_process').ChildProcess>} */
-const liveChildren = new Set();
-let exitHookInstalled = false;
-function killChildrenOnExit() {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of liveChildren) child.kill('SIGKILL');
-  });
-}
-
-/**
- * @param {string} binary
- * @param {string[]} args
- * @param {NodeJS.ProcessEnv} env
- */
-function launch(binary, args, env) {
-  const child = spawn(...killedWithParent(binary, args), { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let tail = '';
-  /** @param {Buffer} chunk */
-  const keep = (chunk) => {
-    tail = (tail + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  liveChildren.add(child);
-  killChildrenOnExit();
-  let done = false;
-  /** @type {Promise<{ code: number | null, signal: NodeJS.Signals | null, error?: Error }>} */
-  const exited = new Promise((resolvePromise) => {
-    /** @param {{ code: number | null, signal: NodeJS.Signals | null, error?: Error }} info */
-    const finish = (info) => {
-      if (done) return;
-      done = true;
-      liveChildren.delete(child);
-      resolvePromise(info);
-    };
-    child.once('error', (error) => finish({ code: null, signal: null, error }));
-    child.once('exit', (code, signal) => finish({ code, signal }));
-  });
-  return { child, exited, hasExited: () => done, output: () => tail, stopRequested: false };
-}
-
-/** @typedef {ReturnType<typeof launch>} RunningGateway */
-
-/** @param {RunningGateway} running */
-async function terminate(running) {
-  running.stopRequested = true;
-  if (running.hasExited()) return;
-  running.child.kill('SIGTERM');
-  /** @type {ReturnType<typeof setTimeout> | undefined} */
-  let timer;
-  const stoppedInTime = await Promise.race([
-    running.exited.then(() => true),
-    new Promise((resolvePromise) => {
-      timer = setTimeout(() => resolvePromise(false), STOP_GRACE_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-  if (!stoppedInTime) {
-    running.child.kill('SIGKILL');
-    await running.exited;
-  }
-}
-
 /**
  * Ready = any HTTP answer (an unsigned request gets an S3 error document, which proves the S3 router is up).
- * @param {RunningGateway} running
+ * @param {import('./serverProcess.mjs').RunningProcess} running
  * @param {string} endpoint
  * @param {number} timeoutMs
  */
@@ -151,7 +82,7 @@ export async function startVersityGateway({
     try {
       await waitUntilServing(running, `http://${LOOPBACK}:${port}/`, readyTimeoutMs);
     } catch (error) {
-      await terminate(running);
+      await terminate(running, STOP_GRACE_MS);
       throw error;
     }
     void running.exited.then((info) => {
@@ -162,9 +93,9 @@ export async function startVersityGateway({
   };
 
   let port = 0;
-  /** @type {RunningGateway | undefined} */
+  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} */
   let current;
-  /** @type {RunningGateway | undefined} */
+  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} */
   let last;
   try {
     for (let attempt = 1; !current; attempt += 1) {
@@ -188,7 +119,7 @@ export async function startVersityGateway({
   const stopProcess = () => {
     const running = current;
     if (!running) return Promise.resolve();
-    stopping ??= terminate(running).finally(() => {
+    stopping ??= terminate(running, STOP_GRACE_MS).finally(() => {
       if (current === running) current = undefined;
       stopping = undefined;
     });
