@@ -30,6 +30,7 @@ export const envSchema = z
     DEPRECATED_ENDPOINTS: onOff.default(true),
     WEBHOOK_SIGNING_SECRET: optionalSecret,
     WORKFLOWS_DIR: z.string().min(1).optional(),
+    PROJECT_DIR: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
@@ -64,6 +65,8 @@ export interface FlowgateConfig {
   deprecatedEndpoints: boolean;
   webhookSigningSecret: string | undefined;
   workflowsDir: string | undefined;
+  /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
+  projectDir: string;
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   shutdownGraceMs: number;
   memoryMaxClosedRuns: number;
@@ -103,6 +106,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     workflowsDir: value.WORKFLOWS_DIR,
+    projectDir: value.PROJECT_DIR ?? process.cwd(),
     logLevel: value.LOG_LEVEL,
     shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
     memoryMaxClosedRuns: value.MEMORY_MAX_CLOSED_RUNS,

@@ -1,5 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import type { WorkflowDefinition } from '../core/definition/workflow.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
 import { ID_GENERATOR, WORKFLOW_ENGINE } from '../ports/index.js';
@@ -11,21 +10,19 @@ import { startHttpServer } from '../adapters/http/index.js';
 import { buildContainer, resolveToken } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
 import { CONFIG, FLOWGATE_API, MEMORY_ENGINE } from './tokens.js';
-import { loadWorkflowsFromDirectory } from './workflowDirectory.js';
+import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
 
 /** The example workflows `npm start` serves when WORKFLOWS_DIR is not set. */
 export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflows/', import.meta.url));
 
-export interface WorkerSpec {
-  catalog: string;
-  workflows: readonly WorkflowDefinition<any, any>[];
-}
+export type { WorkerSpec } from './embeddedWorker.js';
 
 export interface FlowgateServerOptions {
   /** Environment to read the configuration from. @default process.env */
   env?: EnvInput;
   /**
-   * Workers of the embedded engine. @default one worker for DEFAULT_CATALOG with the workflows of WORKFLOWS_DIR.
+   * Workers of the embedded engine. @default one worker for DEFAULT_CATALOG with the workflows of WORKFLOWS_DIR and
+   * of the exposed packages installed in PROJECT_DIR.
    * Ignored on Temporal, where workers run in their own processes (`npm run worker`).
    */
   workers?: WorkerSpec[];
@@ -67,7 +64,12 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
 
   const workers = memoryEngine
     ? (options.workers ?? [
-        { catalog: config.defaultCatalog, workflows: await loadWorkflowsFromDirectory(config.workflowsDir ?? EXAMPLE_WORKFLOWS_DIR) },
+        await loadEmbeddedWorker({
+          catalog: config.defaultCatalog,
+          workflowsDir: config.workflowsDir ?? EXAMPLE_WORKFLOWS_DIR,
+          projectDir: config.projectDir,
+          logger,
+        }),
       ])
     : [];
   const running = new Map<string, { stop(): void }>();

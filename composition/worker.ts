@@ -35,6 +35,8 @@ export interface CreateWorkerOptions {
   /** Workflow modules: every module directly in a directory, or absolute paths. Ignored when `bundle` is given. */
   workflowsDir?: string;
   workflowModules?: string[];
+  /** PROJECT_DIR: the workflows of exposed packages in its node_modules join the catalog. Ignored with `bundle`. */
+  projectDir?: string;
   /** TRACE_DIR: where closed runs' traces are written. */
   traceDir: string;
   /** Extra trace destinations (an object store); the local one is always `traceDir`. */
@@ -57,7 +59,7 @@ export interface CreateWorkerOptions {
 export async function createWorker(options: CreateWorkerOptions): Promise<FlowgateWorker> {
   const logger = options.logger ?? new JsonLogger();
   installRuntimeLogging(logger);
-  const bundle = options.bundle ?? (await bundleCatalog({ ...workflowSource(options), maxResultBytes: options.maxResultBytes, logger }));
+  const bundle = options.bundle ?? (await bundleCatalog({ ...workflowSource(options), ...(options.projectDir ? { projectDir: options.projectDir } : {}), maxResultBytes: options.maxResultBytes, logger }));
   const sender = new FetchWebhookSender(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {});
   const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(sender) };
   const identity = options.identity ?? `${process.pid}@${hostname()}/${options.catalog}/${randomUUID().slice(0, 8)}`;

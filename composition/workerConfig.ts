@@ -24,6 +24,7 @@ export const workerEnvSchema = z.object({
   WORKER_CATALOG: catalogName.optional(),
   DEFAULT_CATALOG: catalogName.default('main'),
   WORKFLOWS_DIR: z.string().min(1).optional(),
+  PROJECT_DIR: z.string().min(1).optional(),
   TRACE_DIR: z.string().min(1).default('./traces'),
   ...remoteTraceEnv,
   WEBHOOK_SIGNING_SECRET: optionalText,
@@ -36,6 +37,8 @@ export interface WorkerConfig {
   /** WORKER_CATALOG, else DEFAULT_CATALOG, else `main`. */
   catalog: string;
   workflowsDir: string;
+  /** PROJECT_DIR: exposed packages in its node_modules join the catalog. @default the current directory */
+  projectDir: string;
   traceDir: string;
   remoteTraces: RemoteTraceConfig | undefined;
   webhookSigningSecret: string | undefined;
@@ -54,6 +57,7 @@ export function parseWorkerConfig(env: EnvInput): WorkerConfig {
     temporal: { address: value.TEMPORAL_ADDRESS, namespace: value.TEMPORAL_NAMESPACE, apiKey: value.TEMPORAL_API_KEY, tls: value.TEMPORAL_TLS },
     catalog: value.WORKER_CATALOG ?? value.DEFAULT_CATALOG,
     workflowsDir: value.WORKFLOWS_DIR ?? EXAMPLE_WORKFLOWS_DIR,
+    projectDir: value.PROJECT_DIR ?? process.cwd(),
     traceDir: value.TRACE_DIR,
     remoteTraces: remoteTraceConfig(value),
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,

@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     namespace: config.temporal.namespace,
     catalog: config.catalog,
     workflowsDir: config.workflowsDir,
+    projectDir: config.projectDir,
     traceDir: config.traceDir,
     ...(config.remoteTraces ? { remoteTraceStore: new S3TraceStore({ ...config.remoteTraces, logger }) } : {}),
     maxResultBytes: config.maxResultBytes,
@@ -49,7 +50,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
-  logger.info('flowgate worker starting', { catalog: config.catalog, identity: worker.identity, workflowsDir: config.workflowsDir });
+  logger.info('flowgate worker starting', { catalog: config.catalog, identity: worker.identity, workflowsDir: config.workflowsDir, projectDir: config.projectDir });
   await worker.run();
 }
 

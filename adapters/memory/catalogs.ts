@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CatalogDescription, WorkflowTypeInfo } from '../../core/domain/catalog.js';
 import { CatalogNotAvailableError, UnsupportedWorkflowError } from '../../core/domain/errors.js';
 import type { JsonSchema } from '../../core/domain/json.js';
+import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import { CATALOG_RETRY_AFTER_SECONDS } from '../../core/useCases/resolveWorkflowType.js';
 import type { Logger } from '../../ports/logger.js';
@@ -11,6 +12,12 @@ export interface WorkerRegistration {
   catalog: string;
   // `any`: a definition's fn takes its own input type, so typed definitions are not WorkflowDefinition<unknown>.
   workflows: readonly WorkflowDefinition<any, any>[];
+  /**
+   * The worker's step and evaluator table by name, as a Temporal worker registers its activities. A step call made by
+   * a run of this catalog executes the table's entry of that name, so when two steps share a name the one the worker
+   * registered wins on both engines. @default each call runs the step it was made with
+   */
+  steps?: ReadonlyMap<string, ActivityDefinition>;
 }
 
 export interface WorkerHandle {
@@ -23,7 +30,10 @@ interface PublishedWorkflow {
   info: WorkflowTypeInfo;
 }
 
-type Worker = ReadonlyMap<string, PublishedWorkflow>;
+interface Worker {
+  workflows: ReadonlyMap<string, PublishedWorkflow>;
+  steps: ReadonlyMap<string, ActivityDefinition> | undefined;
+}
 
 interface CatalogEntry {
   /** Live workers, oldest first; the newest one wins when two serve the same workflow name. */
@@ -43,15 +53,18 @@ export class CatalogRegistry {
   constructor(private readonly logger: Logger) {}
 
   register(registration: WorkerRegistration): WorkerHandle {
-    const { catalog, workflows } = checkRegistration(registration);
-    const worker: Worker = new Map(workflows.map((definition) => [definition.name, this.publish(definition as WorkflowDefinition)]));
+    const { catalog, workflows, steps } = checkRegistration(registration);
+    const worker: Worker = {
+      workflows: new Map(workflows.map((definition) => [definition.name, this.publish(definition as WorkflowDefinition)])),
+      steps,
+    };
     let entry = this.catalogs.get(catalog);
     if (!entry) {
       entry = { live: [], published: new Map() };
       this.catalogs.set(catalog, entry);
     }
     entry.live.push(worker);
-    for (const [name, workflow] of worker) entry.published.set(name, workflow);
+    for (const [name, workflow] of worker.workflows) entry.published.set(name, workflow);
     const catalogEntry = entry;
     return {
       stop: () => {
@@ -87,10 +100,20 @@ export class CatalogRegistry {
       });
     }
     for (let index = entry.live.length - 1; index >= 0; index -= 1) {
-      const found = entry.live[index]?.get(workflowName);
+      const found = entry.live[index]?.workflows.get(workflowName);
       if (found) return found.definition;
     }
     throw new UnsupportedWorkflowError(`Workflow "${workflowName}" is not served by catalog "${catalog}"`);
+  }
+
+  /** The step a run of `catalog` executes for a call of `called`: the newest live worker's registration of its name. */
+  stepFor(catalog: string, called: ActivityDefinition): ActivityDefinition {
+    const live = this.catalogs.get(catalog)?.live ?? [];
+    for (let index = live.length - 1; index >= 0; index -= 1) {
+      const registered = live[index]?.steps?.get(called.name);
+      if (registered) return registered;
+    }
+    return called;
   }
 
   /** Like definitionFor, but undefined instead of an error (reset and continue-as-new fall back to the old code). */
@@ -132,7 +155,11 @@ export class CatalogRegistry {
   }
 }
 
-function checkRegistration(registration: WorkerRegistration): { catalog: string; workflows: readonly WorkflowDefinition[] } {
+function checkRegistration(registration: WorkerRegistration): {
+  catalog: string;
+  workflows: readonly WorkflowDefinition[];
+  steps: ReadonlyMap<string, ActivityDefinition> | undefined;
+} {
   if (typeof registration !== 'object' || registration === null) throw new TypeError('registerWorker: expected { catalog, workflows }');
   const { catalog, workflows } = registration;
   if (typeof catalog !== 'string' || catalog.length === 0) throw new TypeError('registerWorker: catalog must be a non-empty string');
@@ -143,12 +170,14 @@ function checkRegistration(registration: WorkerRegistration): { catalog: string;
     if (names.has(definition.name)) throw new TypeError(`registerWorker: workflow "${definition.name}" is listed twice`);
     names.add(definition.name);
   }
-  return { catalog, workflows: workflows as readonly WorkflowDefinition[] };
+  const { steps } = registration;
+  if (steps !== undefined && !(steps instanceof Map)) throw new TypeError('registerWorker: steps must be a Map of step name to definition');
+  return { catalog, workflows: workflows as readonly WorkflowDefinition[], steps };
 }
 
 function mergeWorkers(workers: readonly Worker[]): Map<string, PublishedWorkflow> {
   const merged = new Map<string, PublishedWorkflow>();
-  for (const worker of workers) for (const [name, workflow] of worker) merged.set(name, workflow);
+  for (const worker of workers) for (const [name, workflow] of worker.workflows) merged.set(name, workflow);
   return merged;
 }
 

@@ -44,7 +44,8 @@ export class MemoryEngine implements WorkflowEngine {
     this.removeStepRouter = addStepRouter({
       route: (activity, input) => {
         const scope = scopes.getStore();
-        return scope ? executeStep(scope, activity, input) : undefined;
+        if (!scope) return undefined;
+        return executeStep(scope, this.catalogs.stepFor(scope.execution.record.description.catalog, activity), input);
       },
     });
   }

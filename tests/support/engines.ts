@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFlowgateServer, type FlowgateServer } from '../../composition/server.js';
 import type { LogFields, Logger } from '../../ports/logger.js';
-import { FIXTURE_CATALOGS, definitionsOf } from './fixtureCatalogs.js';
+import { loadEmbeddedWorker } from '../../composition/embeddedWorker.js';
+import { FIXTURE_CATALOGS, type TestCatalog } from './fixtureCatalogs.js';
 
 export type EngineName = 'memory' | 'temporal';
 
@@ -66,7 +67,8 @@ function embeddedWorkers(server: FlowgateServer): WorkerControl {
  * Starts the API on a free loopback port with the fixture catalogs `main`, `other` and `idle` (the idle catalog's
  * worker is stopped, so it is known but unavailable). `env` adds or overrides variables.
  */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, options: { catalogs?: TestCatalog[] } = {}): Promise<TestApi> {
+  const catalogs = options.catalogs ?? FIXTURE_CATALOGS;
   const engine = engineUnderTest();
   const traceDir = await mkdtemp(join(tmpdir(), 'flowgate-traces-'));
   const logs: LogLine[] = [];
@@ -78,19 +80,19 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     if (engine === 'temporal') {
       // Loaded only here, so the embedded engine's suites never load the Temporal SDK.
       const { startTemporalWorkers } = await import('./temporalWorkers.js');
-      workers = await startTemporalWorkers({ traceDir, logger, env: { ...baseEnv, ...env } });
+      workers = await startTemporalWorkers({ traceDir, logger, env: { ...baseEnv, ...env }, catalogs });
       server = await startFlowgateServer({
         env: { ...baseEnv, ENGINE: 'temporal', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, ...env },
         logger,
       });
     } else {
-      const catalogs = await Promise.all(
-        FIXTURE_CATALOGS.map(async ({ catalog, modules }) => ({ catalog, workflows: await definitionsOf(modules) })),
+      const specs = await Promise.all(
+        catalogs.map(({ catalog, modules, projectDir }) => loadEmbeddedWorker({ catalog, workflowModules: modules, ...(projectDir ? { projectDir } : {}), logger })),
       );
-      server = await startFlowgateServer({ env: { ...baseEnv, ...env }, workers: catalogs, logger });
+      server = await startFlowgateServer({ env: { ...baseEnv, ...env }, workers: specs, logger });
       workers = embeddedWorkers(server);
     }
-    await workers.stop('idle');
+    if (catalogs.some(({ catalog }) => catalog === 'idle')) await workers.stop('idle');
   } catch (error) {
     await server?.close();
     await workers?.close();

@@ -3,7 +3,7 @@ import { bundleCatalog, type CatalogBundle } from '../../adapters/temporal/worke
 import { TemporalEngine } from '../../adapters/temporal/index.js';
 import { systemClock } from '../../adapters/system/index.js';
 import type { Logger } from '../../ports/logger.js';
-import { FIXTURE_CATALOGS } from './fixtureCatalogs.js';
+import { FIXTURE_CATALOGS, type TestCatalog } from './fixtureCatalogs.js';
 import { S3TraceStore } from '../../adapters/s3/index.js';
 import { remoteTraceConfig, remoteTraceEnv } from '../../composition/remoteTraceConfig.js';
 import { z } from 'zod';
@@ -12,22 +12,21 @@ const MAX_RESULT_BYTES = 33_554_432;
 /** The API caches catalog descriptions this long (TemporalEngine catalogCacheMs default). */
 const CATALOG_CACHE_MS = 1000;
 
-// Bundling takes seconds; every suite file in this process reuses the same bundles.
-const bundles = new Map<string, Promise<CatalogBundle>>();
+// Bundling takes seconds; every suite file in this process reuses the same bundles of the fixture catalogs.
+const bundles = new Map<TestCatalog, Promise<CatalogBundle>>();
 
-function bundleFor(catalog: string): Promise<CatalogBundle> {
-  let bundle = bundles.get(catalog);
+function bundleFor(spec: TestCatalog, logger: Logger): Promise<CatalogBundle> {
+  const fixture = FIXTURE_CATALOGS.includes(spec);
+  let bundle = fixture ? bundles.get(spec) : undefined;
   if (!bundle) {
-    const spec = FIXTURE_CATALOGS.find((candidate) => candidate.catalog === catalog);
-    if (!spec) throw new Error(`no fixture catalog "${catalog}"`);
-    bundle = bundleCatalog({ workflowModules: spec.modules, maxResultBytes: MAX_RESULT_BYTES });
-    bundles.set(catalog, bundle);
+    bundle = bundleCatalog({ workflowModules: spec.modules, ...(spec.projectDir ? { projectDir: spec.projectDir } : {}), maxResultBytes: MAX_RESULT_BYTES, logger });
+    if (fixture) bundles.set(spec, bundle);
   }
   return bundle;
 }
 
 /** Real workers for the fixture catalogs, each on its task queue, with a handle to stop and restart one. */
-export async function startTemporalWorkers(options: { traceDir: string; logger: Logger; env: Record<string, string> }) {
+export async function startTemporalWorkers(options: { traceDir: string; logger: Logger; env: Record<string, string>; catalogs: TestCatalog[] }) {
   const address = process.env.TEMPORAL_ADDRESS!;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const probe = await TemporalEngine.connect({ address, namespace, maxMessageBytes: MAX_RESULT_BYTES, logger: options.logger, clock: systemClock });
@@ -50,15 +49,18 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
 
   const start = async (catalog: string): Promise<void> => {
     if (running.has(catalog)) return;
+    const spec = options.catalogs.find((candidate) => candidate.catalog === catalog);
+    if (!spec) throw new Error(`no test catalog "${catalog}"`);
+    const bundle = await bundleFor(spec, options.logger);
     const worker = await createWorker({
       temporal: { address, maxMessageBytes: MAX_RESULT_BYTES },
       namespace,
       catalog,
-      workflowModules: FIXTURE_CATALOGS.find((candidate) => candidate.catalog === catalog)!.modules,
+      workflowModules: spec.modules,
       traceDir: options.traceDir,
       maxResultBytes: MAX_RESULT_BYTES,
       logger: options.logger,
-      bundle: await bundleFor(catalog),
+      bundle,
       ...(remoteTraceStore ? { remoteTraceStore } : {}),
       ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
     });
@@ -75,7 +77,14 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
     await waitForAvailability(catalog, false);
   };
 
-  for (const { catalog } of FIXTURE_CATALOGS) await start(catalog);
+  try {
+    for (const { catalog } of options.catalogs) await start(catalog);
+  } catch (error) {
+    await Promise.all([...running.values()].map(async ({ worker, done }) => { await worker.shutdown(); await done; }));
+    await probe.close();
+    remoteTraceStore?.close();
+    throw error;
+  }
   return {
     start,
     stop,

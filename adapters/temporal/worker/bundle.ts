@@ -7,17 +7,22 @@ import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 import type { ActivityDefinition } from '../../../core/definition/activity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { Logger } from '../../../ports/logger.js';
+import { workflowModulesIn } from '../../workflowSources/localModules.js';
+import type { PackageOwnership } from '../../workflowSources/packageOwnership.js';
+import { describeStepCollision, registerSteps, type StepModule } from '../../workflowSources/stepRegistration.js';
+import { collectWorkerWorkflows } from '../../workflowSources/workerWorkflows.js';
 import { WEBHOOK_STEP_NAME } from '../protocol.js';
 import { entrySource } from './entrySource.js';
 import type { StepStubLoaderOptions } from './stepStubLoader.js';
 import { temporalLoggerFor } from './temporalLogger.js';
-import { importWorkflowExports, workflowModulesIn } from './workflowModules.js';
 
 export interface BundleCatalogOptions {
   /** A directory of workflow modules (its files, not subdirectories), or: */
   workflowsDir?: string;
   /** Absolute paths of workflow modules. */
   workflowModules?: string[];
+  /** The worker project: the workflows of exposed packages in its node_modules join the catalog. */
+  projectDir?: string;
   /** MAX_RESULT_BYTES: a larger JSON result fails the run with ResultTooLargeError. */
   maxResultBytes: number;
   /** Scratch directory for the generated entry module. @default os.tmpdir() */
@@ -49,32 +54,39 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
     throw new RangeError('bundleCatalog: maxResultBytes must be a positive integer');
   }
   const modules = await modulesOf(options);
-  const workflowExports = await importWorkflowExports(modules);
-  if (workflowExports.length === 0) throw new Error(`no workflow definitions found in ${modules.join(', ') || 'an empty directory'}`);
+  const logger = options.logger ?? silentLogger;
+  const { workflows: workflowExports, ownership } = await collectWorkerWorkflows({ workflowModules: modules, projectDir: options.projectDir, logger });
+  if (workflowExports.length === 0) {
+    throw new Error(`no workflow definitions found in ${modules.join(', ') || 'an empty directory'}${options.projectDir ? ` nor in the exposed packages of ${options.projectDir}` : ''}`);
+  }
 
   const base = options.cacheDir ?? tmpdir();
   await mkdir(base, { recursive: true });
   const scratch = await mkdtemp(join(base, 'flowgate-entry-'));
-  const activities = new StepRegistry();
+  const stepModules: StepModule[] = [];
   try {
     const entryPath = join(scratch, 'workflows.mjs');
     await writeFile(entryPath, entrySource({ sandboxRuntimePath: runtimeFile('../sandbox/index'), workflows: workflowExports, maxResultBytes: options.maxResultBytes }));
     const loaderOptions: StepStubLoaderOptions = {
       skipPaths: [SANDBOX_DIR, scratch],
       stepActivityModulePath: runtimeFile('../sandbox/stepActivity'),
-      onStepModule: (modulePath, steps) => activities.add(modulePath, steps),
+      onStepModule: (modulePath, steps) => stepModules.push({ modulePath, packageName: ownership.ownerOf(modulePath), steps }),
     };
     const errors: string[] = [];
-    const logger = temporalLoggerFor(options.logger ?? silentLogger, 'WARN', (message) => errors.push(message));
+    const bundlerLogger = temporalLoggerFor(logger, 'WARN', (message) => errors.push(message));
     const workflowBundle = await bundleWorkflowCode({
       workflowsPath: entryPath,
-      logger,
-      webpackConfigHook: (config) => withStepStubLoader(config, loaderOptions),
+      logger: bundlerLogger,
+      webpackConfigHook: (config) => withStepStubLoader(config, loaderOptions, ownership),
     }).catch((error: unknown) => {
       const reason = error instanceof Error ? error.message : String(error);
       throw new Error(`bundling the workflow code failed: ${reason}${errors.length ? `\n${errors.join('\n')}` : ''}`);
     });
-    return { workflowBundle: { code: workflowBundle.code }, workflows: workflowExports.map(({ definition }) => definition), activities: activities.byName };
+    return {
+      workflowBundle: { code: workflowBundle.code },
+      workflows: workflowExports.map(({ definition }) => definition),
+      activities: stepTableOf(stepModules, logger),
+    };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -87,7 +99,8 @@ async function modulesOf(options: BundleCatalogOptions): Promise<string[]> {
   return options.workflowModules ? [...options.workflowModules] : workflowModulesIn(options.workflowsDir!);
 }
 
-function withStepStubLoader(config: WebpackConfig, loaderOptions: StepStubLoaderOptions): WebpackConfig {
+function withStepStubLoader(config: WebpackConfig, loaderOptions: StepStubLoaderOptions, ownership: PackageOwnership): WebpackConfig {
+  const packageDirs = ownership.directories;
   return {
     ...config,
     resolve: {
@@ -103,7 +116,9 @@ function withStepStubLoader(config: WebpackConfig, loaderOptions: StepStubLoader
         {
           test: /\.(?:[cm]?[jt]s|[jt]sx)$/,
           enforce: 'pre',
-          exclude: /[\\/]node_modules[\\/]/,
+          // The worker's own modules, and those of exposed packages (their steps are swapped as well); no other package.
+          include: (path: string) =>
+            !NODE_MODULES_PATH.test(path) || packageDirs.some((dir) => path.startsWith(dir + sep)),
           use: [{ loader: runtimeFile('./stepStubLoader'), options: loaderOptions }],
         },
       ],
@@ -118,24 +133,19 @@ function temporalNodeModules(): string {
   return resolved.slice(0, resolved.lastIndexOf(marker) + marker.length - 1);
 }
 
-/** Steps by name, refusing two different definitions under one name (their activity types would collide). */
-class StepRegistry {
-  readonly byName = new Map<string, ActivityDefinition>();
-  private readonly origins = new Map<string, string>();
-
-  add(modulePath: string, steps: readonly ActivityDefinition[]): void {
-    for (const step of steps) {
-      if (step.name === WEBHOOK_STEP_NAME) {
-        throw new Error(`step name "${step.name}" (in ${modulePath}) is reserved for the internal step of ctx.waitForWebhook`);
-      }
-      const known = this.byName.get(step.name);
-      if (known && known !== step) {
-        throw new Error(`step name "${step.name}" is defined twice: in ${this.origins.get(step.name)} and in ${modulePath}`);
-      }
-      this.byName.set(step.name, step);
-      if (!this.origins.has(step.name)) this.origins.set(step.name, modulePath);
-    }
+/**
+ * The activities to register: every step module webpack swapped, registered by name in the one name space of steps
+ * and evaluators (a later registration wins; each collision is logged with both sources).
+ */
+function stepTableOf(stepModules: readonly StepModule[], logger: Logger): Map<string, ActivityDefinition> {
+  for (const module of stepModules) {
+    const reserved = module.steps.find((step) => step.name === WEBHOOK_STEP_NAME);
+    if (reserved) throw new Error(`step name "${reserved.name}" (in ${module.modulePath}) is reserved for the internal step of ctx.waitForWebhook`);
   }
+  const table = registerSteps(stepModules);
+  for (const collision of table.collisions) logger.warn(describeStepCollision(collision), { step: collision.name });
+  return table.byName;
 }
 
+const NODE_MODULES_PATH = /[\\/]node_modules[\\/]/;
 const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };

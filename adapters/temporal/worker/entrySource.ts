@@ -1,5 +1,5 @@
 import { CATALOG_WORKFLOW_TYPE } from '../protocol.js';
-import type { WorkflowExport } from './workflowModules.js';
+import type { WorkflowExport } from '../../workflowSources/workflowExport.js';
 
 export interface EntrySourceOptions {
   /** Absolute path of sandbox/index (.ts from sources, .js from a build). */

@@ -9,4 +9,4 @@ export { CatalogPublisher } from './catalogPublisher.js';
 export { WorkerLifecycle, type WorkerHandle } from './workerLifecycle.js';
 export { nativeConnectionOptions } from './nativeConnection.js';
 export { temporalLoggerFor } from './temporalLogger.js';
-export { workflowModulesIn } from './workflowModules.js';
+export { workflowModulesIn } from '../../workflowSources/localModules.js';

@@ -2,6 +2,7 @@ import { sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isActivity, type ActivityDefinition } from '../../../core/definition/activity.js';
 import { isWorkflowDefinition } from '../../../core/definition/workflow.js';
+import { locallyDefinedExportNames } from '../../workflowSources/moduleSyntax.js';
 import { stepStubSource, type ModuleExport } from './stepStubSource.js';
 
 export interface StepStubLoaderOptions {
@@ -20,7 +21,7 @@ interface LoaderContext {
 }
 
 /**
- * Webpack pre-loader for project modules (never node_modules). It imports the module in Node, in this very process,
+ * Webpack pre-loader for project modules and those of exposed packages (no other package). It imports the module in Node, in this very process,
  * so the step definitions it exports are the same objects the workflow modules imported; a module that exports a
  * step is replaced by a stub exporting activity calls under the same names (stepStubSource.ts). Modules are matched
  * by what they export, never by their file names.
@@ -30,9 +31,13 @@ export default async function stepStubLoader(this: LoaderContext, source: string
   const modulePath = this.resourcePath;
   if (options.skipPaths.some((skip) => modulePath === skip || modulePath.startsWith(skip + sep))) return source;
   const exports = await moduleExports(modulePath);
-  const steps = [...new Set(exports.flatMap(({ step }) => (step ? [step] : [])))];
+  // A module that only re-exports steps (a package's index) stays as it is: webpack follows the re-export to the
+  // step module, which is swapped. Sources acorn cannot read (TypeScript) count every export as their own.
+  const ownNames = locallyDefinedExportNames(source);
+  const own = ownNames ? exports.filter(({ exportName }) => ownNames.has(exportName)) : exports;
+  const steps = [...new Set(own.flatMap(({ step }) => (step ? [step] : [])))];
   if (steps.length === 0) return source;
-  const workflowNames = exports.flatMap(({ value }) => (isWorkflowDefinition(value) ? [value.name] : []));
+  const workflowNames = own.flatMap(({ value }) => (isWorkflowDefinition(value) ? [value.name] : []));
   if (workflowNames.length > 0) {
     throw new Error(
       `${modulePath} exports both workflows (${workflowNames.join(', ')}) and steps (${steps.map((step) => step.name).join(', ')}): ` +

@@ -1,19 +1,14 @@
 import { readdir } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isWorkflowDefinition, type WorkflowDefinition } from '../../../core/definition/workflow.js';
-
-/** Where the generated entry module finds one workflow definition: a module file and one of its export names. */
-export interface WorkflowExport {
-  modulePath: string;
-  exportName: string;
-  definition: WorkflowDefinition;
-}
+import { isWorkflowDefinition } from '../../core/definition/workflow.js';
+import { WorkflowNameCollisionError } from './errors.js';
+import type { WorkflowExport } from './workflowExport.js';
 
 // .ts files are only importable when a TypeScript loader is active (tests, tsx); a build has .js.
 const MODULE_EXTENSIONS = new Set(['.js', '.mjs', '.ts', '.mts']);
 
-/** The workflow module files directly in `directory` (as composition/workflowDirectory.ts picks them), sorted. */
+/** The workflow module files directly in `directory` (not its subdirectories), sorted. */
 export async function workflowModulesIn(directory: string): Promise<string[]> {
   const root = resolve(directory);
   const entries = await readdir(root, { withFileTypes: true });
@@ -32,8 +27,8 @@ export async function workflowModulesIn(directory: string): Promise<string[]> {
 }
 
 /**
- * Imports the workflow modules in Node and finds their workflow definitions: names and schemas come from the
- * definitions themselves. Two different definitions with one name are refused with both modules named.
+ * Imports the worker's own workflow modules in Node and finds their workflow definitions: names and schemas come from
+ * the definitions themselves. Two different definitions with one name are refused with both modules named.
  */
 export async function importWorkflowExports(modulePaths: readonly string[]): Promise<WorkflowExport[]> {
   const found = new Map<string, WorkflowExport>();
@@ -43,10 +38,9 @@ export async function importWorkflowExports(modulePaths: readonly string[]): Pro
     for (const [exportName, exported] of Object.entries(module)) {
       if (!isWorkflowDefinition(exported)) continue;
       const previous = found.get(exported.name);
-      if (previous && previous.definition !== exported) {
-        throw new Error(`workflow name "${exported.name}" is defined twice: in ${previous.modulePath} and in ${modulePath}`);
-      }
-      if (!previous) found.set(exported.name, { modulePath, exportName, definition: exported });
+      const origin = { kind: 'local', file: modulePath } as const;
+      if (previous && previous.definition !== exported) throw new WorkflowNameCollisionError(exported.name, previous.origin, origin);
+      if (!previous) found.set(exported.name, { modulePath, exportName, definition: exported, origin });
     }
   }
   return [...found.values()];

@@ -1,0 +1,141 @@
+import { readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
+import { resolvePackageExports, type DiscoveryWarning, type ExportBinding } from './exportGraph.js';
+import { installedPackages, type InstalledPackage } from './installedPackages.js';
+import { esmEntry, isCommonJsFile, isExposed } from './packageManifest.js';
+import type { WorkflowExport } from './workflowExport.js';
+
+export type { DiscoveryWarning } from './exportGraph.js';
+
+export interface PackageDiscovery {
+  /** Packaged workflows, packages by name, each in its entry's export order. */
+  workflows: WorkflowExport[];
+  warnings: DiscoveryWarning[];
+  exposedPackages: { name: string; dir: string }[];
+}
+
+/**
+ * The workflows of every package in `<projectDir>/node_modules` that sets `"flowgate": { "workflows": { "expose":
+ * true } }`: from the package's ESM entry, static relative re-exports are followed to the modules that declare them
+ * (exportGraph.ts), which are then imported in Node. Everything that stops a workflow from being found is a warning.
+ */
+export async function discoverPackagedWorkflows(projectDir: string): Promise<PackageDiscovery> {
+  const discovery: PackageDiscovery = { workflows: [], warnings: [], exposedPackages: [] };
+  for (const pkg of await installedPackages(projectDir)) {
+    const manifestFile = join(pkg.dir, 'package.json');
+    if (pkg.manifestError) {
+      // A directory without package.json is not a package; a broken one might be an exposed package.
+      if (pkg.manifestError !== 'it has no package.json') discovery.warnings.push({ packageName: pkg.name, file: manifestFile, message: `${pkg.manifestError}; skipped` });
+      continue;
+    }
+    const exposed = isExposed(pkg.manifest);
+    if (exposed === 'malformed') {
+      discovery.warnings.push({ packageName: pkg.name, file: manifestFile, message: '"flowgate.workflows.expose" must be the boolean true to expose the package; skipped' });
+      continue;
+    }
+    if (!exposed) continue;
+    discovery.exposedPackages.push({ name: pkg.name, dir: pkg.dir });
+    const found = await discoverPackage(pkg);
+    discovery.workflows.push(...found.workflows);
+    discovery.warnings.push(...found.warnings);
+  }
+  return discovery;
+}
+
+async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: WorkflowExport[]; warnings: DiscoveryWarning[] }> {
+  const manifestFile = join(pkg.dir, 'package.json');
+  const entry = esmEntry(pkg.manifest);
+  if ('problem' in entry) return { workflows: [], warnings: [{ packageName: pkg.name, file: manifestFile, message: `no ESM entry: ${entry.problem}` }] };
+  const entryFile = resolve(pkg.dir, entry.path);
+  const manifestType = (pkg.manifest as { type?: unknown }).type;
+  if (isCommonJsFile(entryFile, manifestType, entry.from)) {
+    return {
+      workflows: [],
+      warnings: [{ packageName: pkg.name, file: entryFile, message: 'the entry is CommonJS (set "type": "module" or use .mjs); CommonJS exports are not followed' }],
+    };
+  }
+  const sources = new Map<string, Promise<string | undefined>>();
+  const readSource = (file: string): Promise<string | undefined> => {
+    let source = sources.get(file);
+    if (!source) {
+      source = readFile(file, 'utf8').catch(() => undefined);
+      sources.set(file, source);
+    }
+    return source;
+  };
+  if ((await readSource(entryFile)) === undefined) {
+    return { workflows: [], warnings: [{ packageName: pkg.name, file: manifestFile, message: `its entry ${entry.path} (from "${entry.from}") does not exist` }] };
+  }
+  const { bindings, warnings } = await resolvePackageExports(entryFile, pkg, readSource);
+  const workflows: WorkflowExport[] = [];
+  const byName = new Map<string, WorkflowExport>();
+  const modules = new Map<string, Promise<Record<string, unknown> | undefined>>();
+  for (const binding of bindings.values()) {
+    let module = modules.get(binding.file);
+    if (!module) {
+      module = importModule(binding.file).catch((error: unknown) => {
+        warnings.push({ packageName: pkg.name, file: binding.file, message: `importing the module failed: ${error instanceof Error ? error.message : String(error)}` });
+        return undefined;
+      });
+      modules.set(binding.file, module);
+    }
+    const value = (await module)?.[binding.localName];
+    if (isWorkflowDefinition(value)) {
+      const known = byName.get(value.name);
+      if (known && known.definition !== value) {
+        warnings.push({ packageName: pkg.name, file: binding.file, line: binding.line, message: `workflow name "${value.name}" is also defined in ${relative(pkg.dir, known.modulePath)}; the first one is kept` });
+        continue;
+      }
+      if (known) continue;
+      const found: WorkflowExport = {
+        modulePath: binding.file,
+        exportName: binding.localName,
+        definition: value,
+        origin: { kind: 'package', packageName: pkg.name, packageDir: pkg.dir, file: binding.file },
+      };
+      byName.set(value.name, found);
+      workflows.push(found);
+    } else {
+      const held = workflowsHeldBy(value);
+      if (held.length > 0) warnings.push(assembledAtRunTime(pkg.name, binding, held));
+    }
+  }
+  return { workflows, warnings };
+}
+
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+}
+
+/** Workflow definitions inside an exported object or array: exports assembled at run time. */
+function workflowsHeldBy(value: unknown): WorkflowDefinition[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const members = Array.isArray(value) ? value : Object.values(value);
+  return members.filter(isWorkflowDefinition);
+}
+
+function assembledAtRunTime(packageName: string, binding: ExportBinding, held: WorkflowDefinition[]): DiscoveryWarning {
+  const names = held.map((definition) => `"${definition.name}"`).join(', ');
+  const exported = binding.localName === 'default' ? 'the default export' : `export "${binding.localName}"`;
+  return {
+    packageName,
+    file: binding.file,
+    line: binding.line,
+    message: `${exported} is assembled at run time and holds workflows ${names}; it is not followed: export each workflow by name`,
+  };
+}
+
+/** One line: `package <name>: <file>:<line>: <message>`, the file relative to the project when it is inside it. */
+export function formatDiscoveryWarning(warning: DiscoveryWarning, projectDir?: string): string {
+  const shown = projectDir ? relative(projectDir, warning.file) : displayPath(warning.file);
+  return `package ${warning.packageName}: ${shown}${warning.line !== undefined ? `:${warning.line}` : ''}: ${warning.message}`;
+}
+
+/** From the node_modules directory on, as an author recognises the path inside an installed package. */
+function displayPath(file: string): string {
+  const marker = file.lastIndexOf('node_modules');
+  return marker === -1 ? file : file.slice(marker);
+}
+

@@ -1,0 +1,38 @@
+import type { ActivityDefinition } from '../core/definition/activity.js';
+import type { WorkflowDefinition } from '../core/definition/workflow.js';
+import type { Logger } from '../ports/logger.js';
+import { workflowModulesIn } from '../adapters/workflowSources/localModules.js';
+import { findStepModules } from '../adapters/workflowSources/stepModules.js';
+import { describeStepCollision, registerSteps } from '../adapters/workflowSources/stepRegistration.js';
+import { collectWorkerWorkflows } from '../adapters/workflowSources/workerWorkflows.js';
+
+/** A worker of the embedded engine: the catalog it serves, its workflows and its step table. */
+export interface WorkerSpec {
+  catalog: string;
+  workflows: readonly WorkflowDefinition<any, any>[];
+  /** Steps and evaluators by name (see MemoryEngine.registerWorker). @default each call runs the step it was made with */
+  steps?: ReadonlyMap<string, ActivityDefinition>;
+}
+
+export interface EmbeddedWorkerOptions {
+  catalog: string;
+  /** Every workflow module directly in this directory, or: */
+  workflowsDir?: string;
+  workflowModules?: readonly string[];
+  /** The worker project: exposed packages in its node_modules join the catalog. */
+  projectDir?: string;
+  logger: Logger;
+}
+
+/**
+ * Loads what a Temporal worker of the same catalog would serve (local modules plus exposed packages, one name space
+ * for workflows and one for steps), so both engines run the same catalog the same way.
+ */
+export async function loadEmbeddedWorker(options: EmbeddedWorkerOptions): Promise<WorkerSpec> {
+  const workflowModules = options.workflowModules ?? (options.workflowsDir !== undefined ? await workflowModulesIn(options.workflowsDir) : []);
+  const { workflows, ownership } = await collectWorkerWorkflows({ workflowModules, projectDir: options.projectDir, logger: options.logger });
+  const stepModules = await findStepModules([...new Set(workflows.map(({ modulePath }) => modulePath))], ownership);
+  const table = registerSteps(stepModules);
+  for (const collision of table.collisions) options.logger.warn(describeStepCollision(collision), { step: collision.name });
+  return { catalog: options.catalog, workflows: workflows.map(({ definition }) => definition), steps: table.byName };
+}

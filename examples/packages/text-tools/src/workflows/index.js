@@ -1,0 +1,2 @@
+export { textStats } from './textStats.js';
+export { default as headline } from './headline.js';

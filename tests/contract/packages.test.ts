@@ -1,0 +1,129 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTestApi, type TestApi } from '../support/engines.js';
+import { expectError, expectNothingStarted, expectStatus, historyEvents, http, runSync, start, statusOf, waitUntil, wf } from '../support/contract.js';
+import { uniqueId } from '../support/http.js';
+import { createPackagedProject, type PackagedProject } from '../fixtures/packages/packagedProject.js';
+
+/*
+ * Workflows from installed packages (spec "What the service does", items 7 to 13), on the engine under test: a worker
+ * project with exposed packages, a package that is not exposed, and local workflows that call packaged ones.
+ */
+interface Context {
+  project: PackagedProject;
+  api: TestApi;
+  startError?: unknown;
+}
+
+const test = suite<Context>('workflows from installed packages', {} as Context);
+const CATALOG = 'packaged';
+
+test.before(async (context) => {
+  try {
+    context.project = await createPackagedProject();
+    context.api = await startTestApi({ DEFAULT_CATALOG: CATALOG }, {
+      catalogs: [{ catalog: CATALOG, modules: context.project.localModules, projectDir: context.project.dir }],
+    });
+  } catch (error) {
+    context.startError = error;
+  }
+});
+test.before.each((context) => {
+  if (context.startError !== undefined) throw context.startError;
+});
+test.after(async (context) => {
+  await context.api?.close();
+  await context.project?.remove();
+});
+
+test('GET /workflow/list shows local and packaged workflows with their descriptions, and nothing of a package that is not exposed', async ({ api }) => {
+  const response = await http(api, 'GET', `/workflow/list?catalog=${CATALOG}`);
+  expectStatus(response, 200);
+  const listed = new Map<string, string>(response.body.workflows.map((entry: { name: string; description: string }) => [entry.name, entry.description]));
+  assert.equal([...listed.keys()].sort(), [
+    'chores.grumble',
+    'chores.linger',
+    'chores.tidy',
+    'local.grumbleAsChild',
+    'local.lingerAsChild',
+    'local.tidy',
+    'local.tidyAsChild',
+    'textTools.headline',
+    'textTools.stats',
+  ]);
+  assert.is(listed.get('textTools.stats'), 'Counts the words and sentences of a text');
+  assert.is(listed.get('chores.tidy'), 'Tidies a text with the normalise step');
+});
+
+test('a packaged workflow runs by name through POST /workflow/run, its steps as steps (the example package)', async ({ api }) => {
+  const stats = await runSync(api, { workflowName: 'textTools.stats', input: { text: 'One two three. Four!' } });
+  assert.is(stats.status, 'completed');
+  assert.equal(stats.output, { words: 4, sentences: 2 });
+  const headline = await runSync(api, { workflowName: 'textTools.headline', input: { text: 'workflows from packages just run', maxWords: 3 } });
+  assert.equal(headline.output, { headline: 'Workflows From Packages' });
+  const events = await historyEvents(api, headline.workflowId);
+  const scheduled = events.filter((event) => event.type === 'step_scheduled');
+  assert.equal(scheduled.map((event) => event.stepName), ['textTools.titleCase']);
+});
+
+test('a packaged workflow validates its input like a local one: 400, nothing started', async ({ api }) => {
+  const workflowId = uniqueId('bad-input');
+  const response = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'textTools.headline', workflowId, input: { text: '' } } });
+  expectError(response, 400, 'ValidationError', { maybeWorkflowId: workflowId });
+  await expectNothingStarted(api, workflowId, 'textTools.headline');
+});
+
+test('a workflow of a package that is not exposed: 404 WorkflowNotFoundError before anything starts', async ({ api }) => {
+  const workflowId = uniqueId('hidden');
+  for (const path of ['/workflow', '/workflow/run']) {
+    const response = await http(api, 'POST', path, { json: { workflowName: 'hidden.chore', workflowId, input: {} } });
+    expectError(response, 404, 'WorkflowNotFoundError', { maybeWorkflowId: workflowId });
+    assert.match(response.body.message, /hidden\.chore/);
+  }
+  await expectNothingStarted(api, workflowId, 'hidden.chore');
+});
+
+test('steps share one name space: the local step "normalise" (registered later) wins over the package\'s, with one warning naming both', async ({ api }) => {
+  const packaged = await runSync(api, { workflowName: 'chores.tidy', input: { text: '  dusty ' } });
+  assert.equal(packaged.output, { text: 'dusty [local]' });
+  const local = await runSync(api, { workflowName: 'local.tidy', input: { text: ' shelf ' } });
+  assert.equal(local.output, { text: 'shelf [local]' });
+  const warnings = api.logs.filter((line) => line.level === 'warn' && /step name "normalise"/.test(line.msg));
+  assert.ok(warnings.length >= 1, 'the collision is logged');
+  assert.match(warnings[0]!.msg, /package @fixture\/chores \(.*steps\.js\)/);
+  assert.match(warnings[0]!.msg, /local module .*normalise\.js/);
+});
+
+test('a packaged workflow called from a local one runs as a child: its result returns to the parent, history shows the child', async ({ api }) => {
+  const result = await runSync(api, { workflowName: 'local.tidyAsChild', input: { text: ' attic ' } });
+  assert.is(result.status, 'completed');
+  assert.equal(result.output, { text: 'attic [local]' });
+  const types = (await historyEvents(api, result.workflowId)).map((event) => event.type);
+  assert.ok(types.includes('child_started'), `child_started in ${types.join(', ')}`);
+  assert.ok(types.includes('child_completed'), `child_completed in ${types.join(', ')}`);
+  const child = await statusOf(api, `${result.workflowId}/chores.tidy-1`);
+  expectStatus(child, 200);
+  assert.is(child.body.workflowName, 'chores.tidy');
+  assert.is(child.body.status, 'completed');
+});
+
+test('a packaged child\'s failure reaches the parent as ChildWorkflowFailedError', async ({ api }) => {
+  const result = await runSync(api, { workflowName: 'local.grumbleAsChild', input: { why: 'dust' } });
+  assert.is(result.status, 'completed');
+  assert.is(result.output.childFailed, 'ChildWorkflowFailedError');
+  const types = (await historyEvents(api, result.workflowId)).map((event) => event.type);
+  assert.ok(types.includes('child_failed'), `child_failed in ${types.join(', ')}`);
+  const child = await statusOf(api, `${result.workflowId}/chores.grumble-1`);
+  assert.is(child.body.status, 'failed');
+});
+
+test('stopping the parent cancels the packaged child, and both end cancelled', async ({ api }) => {
+  const parent = await start(api, 'local.lingerAsChild', {});
+  const childId = `${parent.workflowId}/chores.linger-1`;
+  await waitUntil(api, childId, 'running');
+  expectStatus(await http(api, 'PATCH', `${wf(parent.workflowId)}/stop`), 200);
+  await waitUntil(api, parent.workflowId, 'cancelled');
+  await waitUntil(api, childId, 'cancelled');
+});
+
+test.run();
