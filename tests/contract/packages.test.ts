@@ -4,6 +4,8 @@ import { startTestApi, type TestApi } from '../support/engines.js';
 import { expectError, expectNothingStarted, expectStatus, historyEvents, http, runSync, start, statusOf, waitUntil, wf } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
 import { createPackagedProject, type PackagedProject } from '../fixtures/packages/packagedProject.js';
+import { createFixtureProject } from '../support/fixturePackages.js';
+import { join } from 'node:path';
 
 /*
  * Workflows from installed packages (spec "What the service does", items 7 to 13), on the engine under test: a worker
@@ -127,3 +129,69 @@ test('stopping the parent cancels the packaged child, and both end cancelled', a
 });
 
 test.run();
+
+/* Name collisions stop the worker before it serves anything; discovery warnings reach the worker's log. */
+const startup = suite('package discovery at worker start');
+
+const flowModule = (name: string) =>
+  `import { workflow } from 'flowgate';\nimport { z } from 'zod';\nexport const flow = workflow({ name: '${name}', description: '${name}', inputSchema: z.any(), outputSchema: z.any(), fn: async () => '${name}' });\n`;
+const exposedPackage = (name: string, files: Record<string, string>) => ({
+  name,
+  manifest: { name, version: '1.0.0', type: 'module', exports: './index.js', flowgate: { workflows: { expose: true } } },
+  files,
+});
+
+async function startRefusal(project: { dir: string }, modules: string[]): Promise<Error> {
+  try {
+    const api = await startTestApi({ DEFAULT_CATALOG: 'clash' }, { catalogs: [{ catalog: 'clash', modules, projectDir: project.dir }] });
+    await api.close();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('the worker started despite the collision');
+}
+
+startup('a packaged workflow with the name of a local one: the worker refuses to start, naming both', async () => {
+  const project = await createFixtureProject([exposedPackage('clash-pkg', { 'index.js': flowModule('report') })], { 'workflows/report.js': flowModule('report') });
+  try {
+    const error = await startRefusal(project, [join(project.dir, 'workflows', 'report.js')]);
+    assert.match(error.message, /workflow name "report" is defined twice: by local module .*workflows\/report\.js and by package clash-pkg \(.*node_modules\/clash-pkg\/index\.js\)/);
+  } finally {
+    await project.remove();
+  }
+});
+
+startup('two packages with one workflow name: the worker refuses to start, naming both packages', async () => {
+  const project = await createFixtureProject(
+    [exposedPackage('@a/flows', { 'index.js': flowModule('shared.name') }), exposedPackage('b-flows', { 'index.js': flowModule('shared.name') })],
+    { 'workflows/own.js': flowModule('own') },
+  );
+  try {
+    const error = await startRefusal(project, [join(project.dir, 'workflows', 'own.js')]);
+    assert.match(error.message, /workflow name "shared\.name" is defined twice: by package @a\/flows \(.*\) and by package b-flows \(.*\)/);
+  } finally {
+    await project.remove();
+  }
+});
+
+startup('what discovery cannot follow is logged as one warning line; the rest of the package is served', async () => {
+  const project = await createFixtureProject(
+    [exposedPackage('partly', { 'index.js': "export * from './ok.js';\nexport * as hidden from './ok.js';\n", 'ok.js': flowModule('partly.ok') })],
+    { 'workflows/own.js': flowModule('own.flow') },
+  );
+  let api: TestApi | undefined;
+  try {
+    api = await startTestApi({ DEFAULT_CATALOG: 'partial' }, { catalogs: [{ catalog: 'partial', modules: [join(project.dir, 'workflows', 'own.js')], projectDir: project.dir }] });
+    const warnings = api.logs.filter((line) => line.level === 'warn' && line.msg.startsWith('package partly:'));
+    assert.ok(warnings.length >= 1, 'the warning is logged');
+    assert.match(warnings[0]!.msg, /^package partly: node_modules\/partly\/index\.js:2: namespace re-export "export \* as hidden from '\.\/ok\.js'" is not followed/);
+    assert.is(warnings[0]!.line, 2);
+    const result = await runSync(api, { workflowName: 'partly.ok', input: {} });
+    assert.is(result.output, 'partly.ok');
+  } finally {
+    await api?.close();
+    await project.remove();
+  }
+});
+
+startup.run();
