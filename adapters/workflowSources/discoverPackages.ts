@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import { resolvePackageExports, type DiscoveryWarning, type ExportBinding } from './exportGraph.js';
-import { installedPackages, type InstalledPackage } from './installedPackages.js';
+import { installedPackages, NO_MANIFEST, type InstalledPackage } from './installedPackages.js';
 import { esmEntry, isCommonJsFile, isExposed } from './packageManifest.js';
 import type { WorkflowExport } from './workflowExport.js';
 
@@ -27,12 +27,20 @@ export async function discoverPackagedWorkflows(projectDir: string): Promise<Pac
     const manifestFile = join(pkg.dir, 'package.json');
     if (pkg.manifestError) {
       // A directory without package.json is not a package; a broken one might be an exposed package.
-      if (pkg.manifestError !== 'it has no package.json') discovery.warnings.push({ packageName: pkg.name, file: manifestFile, message: `${pkg.manifestError}; skipped` });
+      if (pkg.manifestError !== NO_MANIFEST) discovery.warnings.push({ packageName: pkg.name, file: manifestFile, message: `${pkg.manifestError}; skipped` });
+      continue;
+    }
+    if (typeof pkg.manifest !== 'object' || pkg.manifest === null || Array.isArray(pkg.manifest)) {
+      discovery.warnings.push({ packageName: pkg.name, file: manifestFile, message: 'its package.json is not a JSON object; skipped' });
       continue;
     }
     const exposed = isExposed(pkg.manifest);
     if (exposed === 'malformed') {
-      discovery.warnings.push({ packageName: pkg.name, file: manifestFile, message: '"flowgate.workflows.expose" must be the boolean true to expose the package; skipped' });
+      discovery.warnings.push({
+        packageName: pkg.name,
+        file: manifestFile,
+        message: `"flowgate.workflows.expose" must be the boolean true to expose the package (found ${describeFlag(pkg.manifest as Record<string, unknown>)}); skipped`,
+      });
       continue;
     }
     if (!exposed) continue;
@@ -49,6 +57,9 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
   const entry = esmEntry(pkg.manifest);
   if ('problem' in entry) return { workflows: [], warnings: [{ packageName: pkg.name, file: manifestFile, message: `no ESM entry: ${entry.problem}` }] };
   const entryFile = resolve(pkg.dir, entry.path);
+  if (!isInside(pkg.dir, entryFile)) {
+    return { workflows: [], warnings: [{ packageName: pkg.name, file: manifestFile, message: `its entry ${entry.path} (from "${entry.from}") is outside the package; skipped` }] };
+  }
   const manifestType = (pkg.manifest as { type?: unknown }).type;
   if (isCommonJsFile(entryFile, manifestType, entry.from)) {
     return {
@@ -127,15 +138,35 @@ function assembledAtRunTime(packageName: string, binding: ExportBinding, held: W
   };
 }
 
-/** One line: `package <name>: <file>:<line>: <message>`, the file relative to the project when it is inside it. */
+/**
+ * One log line: `package <name>: <file>[:<line>]: <message>`. The file is shown from the `node_modules` that holds
+ * the package on (`node_modules/@acme/flows/dist/index.js`), as the author of the package and the user of the worker
+ * both recognise it; relative to `projectDir` instead when given and the file is inside it; else absolute.
+ */
 export function formatDiscoveryWarning(warning: DiscoveryWarning, projectDir?: string): string {
-  const shown = projectDir ? relative(projectDir, warning.file) : displayPath(warning.file);
-  return `package ${warning.packageName}: ${shown}${warning.line !== undefined ? `:${warning.line}` : ''}: ${warning.message}`;
+  const inProject = projectDir !== undefined && isInside(projectDir, warning.file) ? relative(projectDir, warning.file) : undefined;
+  const shown = inProject ?? fromNodeModules(warning.file, warning.packageName) ?? warning.file;
+  // A message never spans lines, so that one warning is one log line whatever an error message held.
+  const message = warning.message.split(/\r?\n/).join(' ');
+  return `package ${warning.packageName}: ${shown}${warning.line !== undefined ? `:${warning.line}` : ''}: ${message}`;
 }
 
-/** From the node_modules directory on, as an author recognises the path inside an installed package. */
-function displayPath(file: string): string {
-  const marker = file.lastIndexOf('node_modules');
-  return marker === -1 ? file : file.slice(marker);
+/** `node_modules/<packageName>/…` cut from the path, at the last place the package's own directory appears. */
+function fromNodeModules(file: string, packageName: string): string | undefined {
+  const marker = ['node_modules', ...packageName.split('/')].join(sep);
+  const at = file.lastIndexOf(`${sep}${marker}${sep}`);
+  if (at !== -1) return file.slice(at + 1);
+  return file.endsWith(`${sep}${marker}`) ? marker : undefined;
+}
+
+function isInside(dir: string, file: string): boolean {
+  const path = relative(dir, file);
+  return path !== '' && path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+function describeFlag(manifest: Record<string, unknown>): string {
+  const flowgate = manifest.flowgate as { workflows?: { expose?: unknown } } | undefined;
+  const value = typeof flowgate === 'object' && flowgate !== null && typeof flowgate.workflows === 'object' && flowgate.workflows !== null ? flowgate.workflows.expose : flowgate;
+  return JSON.stringify(value) ?? String(value);
 }
 

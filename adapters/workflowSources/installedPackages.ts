@@ -1,6 +1,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+/** The manifestError of a directory without package.json: not a package at all (a leftover, a cache), so no warning. */
+export const NO_MANIFEST = 'it has no package.json';
+
 export interface InstalledPackage {
   name: string;
   dir: string;
@@ -25,9 +28,11 @@ export async function installedPackages(projectDir: string): Promise<InstalledPa
 }
 
 async function directoryNames(directory: string): Promise<string[]> {
+  // A missing node_modules (or scope directory) simply holds no packages.
   const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
   const names: string[] = [];
   for (const entry of entries) {
+    // `.bin`, `.package-lock.json`, `.pnpm`, `.cache`: npm's and other tools' bookkeeping, never a package.
     if (entry.name.startsWith('.')) continue;
     const isDirectory = entry.isDirectory() || (entry.isSymbolicLink() && (await stat(join(directory, entry.name)).then((s) => s.isDirectory(), () => false)));
     if (isDirectory) names.push(entry.name);
@@ -40,7 +45,7 @@ async function readPackage(name: string, dir: string): Promise<InstalledPackage>
   try {
     text = await readFile(join(dir, 'package.json'), 'utf8');
   } catch {
-    return { name, dir, manifest: undefined, manifestError: 'it has no package.json' };
+    return { name, dir, manifest: undefined, manifestError: NO_MANIFEST };
   }
   try {
     return { name, dir, manifest: JSON.parse(text) as unknown };

@@ -54,7 +54,7 @@ export function moduleFacts(source: string): ModuleFacts {
         facts.unsupported.push({
           kind: 'namespace-reexport',
           line,
-          message: `namespace re-export "export * as ${name} from '${specifier}'" is not followed; use export * from '${specifier}' or named re-exports`,
+          message: `namespace re-export "export * as ${name} from '${specifier}'" is not followed; export each workflow by name (export { x } from '${specifier}')`,
         });
       } else {
         facts.reexports.push({ kind: 'star', specifier, line });
@@ -74,22 +74,29 @@ export function moduleFacts(source: string): ModuleFacts {
           const imported = imports.get(localName);
           const at = lineOf(specifierNode);
           if (!imported) facts.localExports.push({ exported, localName, line: at });
-          else if (imported.imported === '*') {
-            facts.unsupported.push({
-              kind: 'namespace-import-exported',
-              line: at,
-              message: `namespace import "${localName}" (import * as ${localName} from '${imported.specifier}') is exported as "${exported}" and not followed; re-export the workflows by name`,
-            });
-          } else facts.reexports.push({ kind: 'named', exported, imported: imported.imported, specifier: imported.specifier, line: at });
+          else if (imported.imported === '*') facts.unsupported.push(namespaceExported(localName, imported.specifier, exported, at));
+          else facts.reexports.push({ kind: 'named', exported, imported: imported.imported, specifier: imported.specifier, line: at });
         }
       }
     } else if (statement.type === 'ExportDefaultDeclaration') {
-      facts.localExports.push({ exported: 'default', localName: 'default', line });
+      const declaration = statement.declaration as AnyNode;
+      const imported = declaration.type === 'Identifier' ? imports.get(declaration.name as string) : undefined;
+      // `export default ns` of a namespace import hands out an object of exports, just as `export { ns as default }`.
+      if (imported?.imported === '*') facts.unsupported.push(namespaceExported(declaration.name as string, imported.specifier, 'default', line));
+      else facts.localExports.push({ exported: 'default', localName: 'default', line });
     }
   }
   facts.unsupported.push(...dynamicForms(program));
   facts.unsupported.sort((a, b) => a.line - b.line);
   return facts;
+}
+
+function namespaceExported(localName: string, specifier: string, exported: string, line: number): UnsupportedForm {
+  return {
+    kind: 'namespace-import-exported',
+    line,
+    message: `namespace import "${localName}" (import * as ${localName} from '${specifier}') is exported as "${exported}" and not followed; export each workflow by name (export { x } from '${specifier}')`,
+  };
 }
 
 /** The names a module defines itself (not those it re-exports); undefined when acorn cannot read it (TypeScript). */
@@ -153,33 +160,37 @@ function dynamicForms(program: AnyNode): UnsupportedForm[] {
   const shadowed = (ancestors: AnyNode[], name: string): boolean => declaresInScope(ancestors, name);
   ancestor(program, {
     ImportExpression(node: AnyNode) {
-      const literal = node.source.type === 'Literal' && typeof node.source.value === 'string';
+      const path = literalPath(node.source);
       found.push({
         kind: 'dynamic-import',
         line: lineOf(node),
-        message: literal
-          ? `dynamic import('${node.source.value}') is not followed; use a static re-export`
-          : 'dynamic import() with a computed path is not followed; use static re-exports',
+        message:
+          path !== undefined
+            ? `dynamic import('${path}') is not followed; use a static re-export (export { x } from '${path}')`
+            : 'dynamic import() with a computed path is not followed; use static re-exports (export { x } from \'./x.js\')',
       });
     },
     CallExpression(node: AnyNode, _state: unknown, ancestors: AnyNode[]) {
       if (node.callee.type === 'Identifier' && node.callee.name === 'require' && !shadowed(ancestors, 'require')) {
-        const argument = node.arguments[0] as AnyNode | undefined;
-        const literal = argument?.type === 'Literal' && typeof argument.value === 'string';
+        const path = literalPath(node.arguments[0] as AnyNode | undefined);
         found.push({
           kind: 'require',
           line: lineOf(node),
-          message: literal ? `CommonJS require('${argument.value}') is not followed; use ESM` : 'CommonJS require() with a computed path is not followed; use ESM',
+          message:
+            path !== undefined
+              ? `CommonJS require('${path}') is not followed; use an ESM import or re-export`
+              : 'CommonJS require() with a computed path is not followed; use an ESM import or re-export',
         });
       }
-      if (isDefinePropertyOnExports(node)) {
-        found.push({ kind: 'commonjs-export', line: lineOf(node), message: 'CommonJS export Object.defineProperty(exports, …) is not followed; use ESM export' });
+      const writer = objectWriterOnExports(node);
+      if (writer && !shadowed(ancestors, writer.includes('module.exports') ? 'module' : 'exports')) {
+        found.push({ kind: 'commonjs-export', line: lineOf(node), message: `CommonJS export ${writer} is not followed; use an ESM export` });
       }
     },
     AssignmentExpression(node: AnyNode, _state: unknown, ancestors: AnyNode[]) {
       const target = commonJsTarget(node.left);
       if (target && !shadowed(ancestors, target.split('.')[0]!)) {
-        found.push({ kind: 'commonjs-export', line: lineOf(node), message: `CommonJS export "${target} = …" is not followed; use ESM export` });
+        found.push({ kind: 'commonjs-export', line: lineOf(node), message: `CommonJS export "${target} = …" is not followed; use an ESM export` });
       }
     },
   } as never);
@@ -197,16 +208,25 @@ function commonJsTarget(node: AnyNode): string | undefined {
   return inner === 'module.exports' ? `module.exports.${property}` : undefined;
 }
 
-function isDefinePropertyOnExports(node: AnyNode): boolean {
+// Object.defineProperty(exports, …) is how transpilers (tsc, Babel) write CommonJS exports; assign/defineProperties too.
+const OBJECT_WRITERS = new Set(['defineProperty', 'defineProperties', 'assign']);
+
+/** `Object.defineProperty(exports, …)` and its kin on `exports` or `module.exports`, as shown in the message. */
+function objectWriterOnExports(node: AnyNode): string | undefined {
   const callee = node.callee as AnyNode;
   const target = node.arguments[0] as AnyNode | undefined;
-  return (
-    callee.type === 'MemberExpression' &&
-    callee.object.type === 'Identifier' &&
-    callee.object.name === 'Object' &&
-    nameOf(callee.property) === 'defineProperty' &&
-    ((target?.type === 'Identifier' && target.name === 'exports') || (target !== undefined && commonJsTarget(target) === 'module.exports'))
-  );
+  if (callee.type !== 'MemberExpression' || callee.computed || callee.object.type !== 'Identifier' || callee.object.name !== 'Object') return undefined;
+  const method = nameOf(callee.property);
+  if (!OBJECT_WRITERS.has(method) || !target) return undefined;
+  if (target.type === 'Identifier' && target.name === 'exports') return `Object.${method}(exports, …)`;
+  return commonJsTarget(target) === 'module.exports' ? `Object.${method}(module.exports, …)` : undefined;
+}
+
+/** The path of `import('x')` or `require('x')` when it is written out (a string or a template without `${}`). */
+function literalPath(node: AnyNode | undefined): string | undefined {
+  if (node?.type === 'Literal' && typeof node.value === 'string') return node.value;
+  if (node?.type === 'TemplateLiteral' && (node.expressions as AnyNode[]).length === 0) return (node.quasis as AnyNode[])[0]?.value.cooked as string;
+  return undefined;
 }
 
 /** Whether a function or the module declares `name` itself (then `require`/`exports` is an ordinary variable). */
@@ -215,8 +235,9 @@ function declaresInScope(ancestors: AnyNode[], name: string): boolean {
     if (node.type === 'Program' || node.type === 'BlockStatement') {
       return (node.body as AnyNode[]).some(
         (statement) =>
-          (statement.type === 'VariableDeclaration' && declaredNames(statement).includes(name)) ||
-          (statement.type === 'FunctionDeclaration' && statement.id?.name === name) ||
+          (statement.type === 'VariableDeclaration' &&
+            (statement.declarations as AnyNode[]).some((declarator) => patternNames(declarator.id).includes(name) && !isCreateRequire(declarator.init))) ||
+          ((statement.type === 'FunctionDeclaration' || statement.type === 'ClassDeclaration') && statement.id?.name === name) ||
           (statement.type === 'ImportDeclaration' && (statement.specifiers as AnyNode[]).some((binding) => binding.local.name === name)),
       );
     }
@@ -225,6 +246,14 @@ function declaresInScope(ancestors: AnyNode[], name: string): boolean {
     }
     return false;
   });
+}
+
+/** `createRequire(import.meta.url)`: a `require` made this way loads CommonJS all the same, so it is no shadow. */
+function isCreateRequire(init: AnyNode | null | undefined): boolean {
+  if (init?.type !== 'CallExpression') return false;
+  const callee = init.callee as AnyNode;
+  const name = callee.type === 'Identifier' ? callee.name : callee.type === 'MemberExpression' && !callee.computed ? nameOf(callee.property) : undefined;
+  return name === 'createRequire';
 }
 
 function nameOf(node: AnyNode): string {

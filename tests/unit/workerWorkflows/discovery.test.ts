@@ -1,14 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { discoverPackagedWorkflows, formatDiscoveryWarning, type PackageDiscovery } from '../../../adapters/workflowSources/discoverPackages.js';
-import { createFixtureProject, type FixtureProject } from '../../support/fixturePackages.js';
+import { createFixtureProject, type FixturePackage, type FixtureProject } from '../../support/fixturePackages.js';
 
 const EXPOSED = { flowgate: { workflows: { expose: true } } };
 const manifest = (name: string, extra: Record<string, unknown> = {}) => ({ name, version: '1.0.0', type: 'module', ...extra });
 const workflowSource = (exportLine: string, name: string) =>
   `import { workflow } from 'flowgate';\nimport { z } from 'zod';\n${exportLine} workflow({ name: '${name}', description: '${name} workflow', inputSchema: z.any(), outputSchema: z.any(), fn: async () => '${name}' });\n`;
 
-const PACKAGES = [
+const PACKAGES: FixturePackage[] = [
   {
     // Nested chain: export * → export { x as y } / export { default as z } → declarations.
     name: 'plain-flows',
