@@ -1,6 +1,8 @@
 import type { ActivityDefinition } from '../core/definition/activity.js';
 import type { WorkflowDefinition } from '../core/definition/workflow.js';
 import type { Logger } from '../ports/logger.js';
+import type { RunObserver } from '../ports/runObserver.js';
+import { HookRuntime, loadHookFiles } from '../adapters/hooks/index.js';
 import { workflowModulesIn } from '../adapters/workflowSources/localModules.js';
 import { findStepModules } from '../adapters/workflowSources/stepModules.js';
 import { describeStepCollision, registerSteps } from '../adapters/workflowSources/stepRegistration.js';
@@ -12,6 +14,8 @@ export interface WorkerSpec {
   workflows: readonly WorkflowDefinition<any, any>[];
   /** Steps and evaluators by name (see MemoryEngine.registerWorker). @default each call runs the step it was made with */
   steps?: ReadonlyMap<string, ActivityDefinition>;
+  /** The worker's hooks (hook files of the project and `hookFiles`). */
+  observer?: RunObserver & { close(): Promise<void> };
 }
 
 export interface EmbeddedWorkerOptions {
@@ -21,6 +25,10 @@ export interface EmbeddedWorkerOptions {
   workflowModules?: readonly string[];
   /** The worker project: exposed packages in its node_modules join the catalog. */
   projectDir?: string;
+  /** Hook files besides those the project's package.json declares (`flowgate.hookFiles`). */
+  hookFiles?: readonly string[];
+  /** A hook handler still running after this long is abandoned and reported through onError. @default 5000 */
+  hookTimeoutMs?: number;
   logger: Logger;
 }
 
@@ -34,5 +42,11 @@ export async function loadEmbeddedWorker(options: EmbeddedWorkerOptions): Promis
   const stepModules = await findStepModules([...new Set(workflows.map(({ modulePath }) => modulePath))], ownership);
   const table = registerSteps(stepModules);
   for (const collision of table.collisions) options.logger.warn(describeStepCollision(collision), { step: collision.name });
-  return { catalog: options.catalog, workflows: workflows.map(({ definition }) => definition), steps: table.byName };
+  const hooks = await loadHookFiles({ projectDir: options.projectDir, ...(options.hookFiles ? { hookFiles: options.hookFiles } : {}) });
+  return {
+    catalog: options.catalog,
+    workflows: workflows.map(({ definition }) => definition),
+    steps: table.byName,
+    ...(hooks.length > 0 ? { observer: new HookRuntime(hooks, { logger: options.logger, ...(options.hookTimeoutMs ? { handlerTimeoutMs: options.hookTimeoutMs } : {}) }) } : {}),
+  };
 }

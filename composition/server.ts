@@ -117,6 +117,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
       (closing ??= (async () => {
         await http.close(config.shutdownGraceMs);
         for (const catalog of [...running.keys()]) stopWorker(catalog);
+        await Promise.all(workers.map((worker) => worker.observer?.close()));
         memoryEngine?.close();
         await temporalEngine?.close();
       })()),

@@ -5,3 +5,4 @@ export * from './clock.js';
 export * from './ids.js';
 export * from './logger.js';
 export * from './webhookSender.js';
+export * from './runObserver.js';

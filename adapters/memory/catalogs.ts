@@ -6,6 +6,7 @@ import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import { CATALOG_RETRY_AFTER_SECONDS } from '../../core/useCases/resolveWorkflowType.js';
 import type { Logger } from '../../ports/logger.js';
+import { silentRunObserver, type RunObserver } from '../../ports/runObserver.js';
 
 export interface WorkerRegistration {
   /** The catalog (Temporal: task queue) this worker serves. */
@@ -18,6 +19,8 @@ export interface WorkerRegistration {
    * registered wins on both engines. @default each call runs the step it was made with
    */
   steps?: ReadonlyMap<string, ActivityDefinition>;
+  /** The worker's hooks (adapters/hooks): told of its catalog's runs and step attempts. @default none */
+  observer?: RunObserver;
 }
 
 export interface WorkerHandle {
@@ -33,6 +36,7 @@ interface PublishedWorkflow {
 interface Worker {
   workflows: ReadonlyMap<string, PublishedWorkflow>;
   steps: ReadonlyMap<string, ActivityDefinition> | undefined;
+  observer: RunObserver | undefined;
 }
 
 interface CatalogEntry {
@@ -57,6 +61,7 @@ export class CatalogRegistry {
     const worker: Worker = {
       workflows: new Map(workflows.map((definition) => [definition.name, this.publish(definition as WorkflowDefinition)])),
       steps,
+      observer: registration.observer,
     };
     let entry = this.catalogs.get(catalog);
     if (!entry) {
@@ -104,6 +109,12 @@ export class CatalogRegistry {
       if (found) return found.definition;
     }
     throw new UnsupportedWorkflowError(`Workflow "${workflowName}" is not served by catalog "${catalog}"`);
+  }
+
+  /** The hooks of the newest live worker of `catalog` (a run's events go to the worker that serves it). */
+  observerFor(catalog: string): RunObserver {
+    const live = this.catalogs.get(catalog)?.live ?? [];
+    return live.at(-1)?.observer ?? silentRunObserver;
   }
 
   /** The step a run of `catalog` executes for a call of `called`: the newest live worker's registration of its name. */

@@ -1,3 +1,4 @@
+import type { WorkflowDetails } from '../../core/definition/hooks.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
@@ -38,7 +39,9 @@ export class RunExecution {
   private abandonedFlag = false;
   private readonly cancelHandlers = new Set<() => void>();
   private readonly timerCancellers = new Set<() => void>();
-  private readonly ordinals: Record<'timer' | 'webhook' | 'child', number> = { timer: 0, webhook: 0, child: 0 };
+  /** A reset run replays the original's code up to the reset point: its hooks already fired for the original. */
+  private readonly isReset: boolean;
+  private readonly ordinals: Record<'timer' | 'webhook' | 'child' | 'activity', number> = { timer: 0, webhook: 0, child: 0, activity: 0 };
 
   constructor(
     readonly record: RunRecord,
@@ -46,6 +49,7 @@ export class RunExecution {
     start: ExecutionStart = {},
   ) {
     this.commands = new CommandLog(start.replay);
+    this.isReset = start.replay !== undefined;
     this.cancelRequested = start.cancelRequested ?? false;
     this.baseScope = { execution: this, shielded: false };
     this.context = createWorkflowContext(this);
@@ -62,9 +66,28 @@ export class RunExecution {
     if (runTimeoutMs !== undefined) {
       this.setTimer(runTimeoutMs, () => void this.host.close(this.record, closings.timedOut(runTimeoutMs)));
     }
+    if (!this.isReset) this.host.observerFor(this.record.description.catalog).runStarted(this.workflowDetails());
     this.host.scopes.run(this.baseScope, () => {
       this.runWorkflow().catch((error: unknown) => this.host.logger.error('memory engine: run failed internally', this.logFields(error)));
     });
+  }
+
+  /** The run as worker hooks see it (spec: workflowDetails); the embedded engine's namespace is `default`. */
+  workflowDetails(): WorkflowDetails {
+    const { workflowId, runId, workflowName, startedAt, firstRunId, continuedFromRunId, parent, root } = this.record.description;
+    const started = startedAt.getTime();
+    return {
+      attempt: 1,
+      ...(continuedFromRunId ? { continuedFromExecutionRunId: continuedFromRunId } : {}),
+      firstExecutionRunId: firstRunId,
+      ...(parent ? { parent: { runId: parent.runId, workflowId: parent.workflowId, namespace: 'default' } } : {}),
+      ...(root ? { root: { runId: root.runId, workflowId: root.workflowId } } : {}),
+      runId,
+      runStartTime: started,
+      startTime: (this.record.chainStartedAt ?? startedAt).getTime(),
+      workflowId,
+      workflowType: workflowName,
+    };
   }
 
   /** The scope of the calling workflow code; the base scope when called from outside this run's async context. */
@@ -77,7 +100,7 @@ export class RunExecution {
     return this.cancelRequested && !scope.shielded;
   }
 
-  nextOrdinal(kind: 'timer' | 'webhook' | 'child'): number {
+  nextOrdinal(kind: 'timer' | 'webhook' | 'child' | 'activity'): number {
     this.ordinals[kind] += 1;
     return this.ordinals[kind];
   }

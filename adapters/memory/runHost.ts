@@ -3,6 +3,7 @@ import type { ActivityDefinition } from '../../core/definition/activity.js';
 import type { RelatedRun } from '../../core/domain/run.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
+import type { RunObserver } from '../../ports/runObserver.js';
 import type { RunClosing } from './closings.js';
 import type { RunExecution } from './runExecution.js';
 import type { RunRecord } from './runRecord.js';
@@ -34,6 +35,8 @@ export interface RunHost {
   readonly scopes: AsyncLocalStorage<RunScope>;
   /** The internal step that sends a webhook call before a wait. */
   readonly webhookStep: ActivityDefinition;
+  /** The hooks of the worker serving `catalog`. */
+  observerFor(catalog: string): RunObserver;
   /** Starts a child run; throws the errors a start throws. */
   startChild(start: ChildStart): RunRecord;
   /** The last run of the continue-as-new chain that `run` begins, once it has closed. */

@@ -1,3 +1,4 @@
+import type { RunObserver } from '../../ports/runObserver.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { defineActivity } from '../../core/definition/step.js';
@@ -28,6 +29,8 @@ export interface NewRun {
   /** Already a JSON copy. */
   input: unknown;
   firstRunId?: string;
+  /** When the continue-as-new chain began (Temporal: workflowInfo().startTime). @default this run's start */
+  chainStartedAt?: Date;
   continuedFromRunId?: string;
   parent?: RelatedRun;
   root?: RelatedRun;
@@ -82,6 +85,7 @@ export class RunLifecycle implements RunHost {
     };
     const history = new RunHistory(this.clock, reset?.events);
     const record = new RunRecord(description, spec.definition, spec.input, history, this.store.nextSequence());
+    record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
     record.execution = new RunExecution(record, this, reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {});
     if (reset) {
       reset.seed(record);
@@ -123,6 +127,10 @@ export class RunLifecycle implements RunHost {
     });
   }
 
+  observerFor(catalog: string): RunObserver {
+    return this.catalogs.observerFor(catalog);
+  }
+
   chainEnd(run: RunRecord): Promise<RunRecord> {
     return new Promise((resolve) => {
       const follow = (from: RunRecord): void => {
@@ -159,6 +167,7 @@ export class RunLifecycle implements RunHost {
     const closedAt = new Date(this.clock.now());
     await this.closeChildren(record, closing.status);
     await this.runClosedHook(record, closing, closedAt);
+    this.tellObserver(record, closing);
     if (closing.continueWith) {
       const { workflowId, runId, catalog, workflowName, firstRunId, parent, root } = record.description;
       const next = this.createRun({
@@ -167,6 +176,7 @@ export class RunLifecycle implements RunHost {
         catalog,
         input: closing.continueWith.input,
         firstRunId,
+        chainStartedAt: record.chainStartedAt,
         continuedFromRunId: runId,
         ...(parent ? { parent } : {}),
         ...(root ? { root } : {}),
@@ -177,6 +187,17 @@ export class RunLifecycle implements RunHost {
     }
     record.publishClose(closing, closedAt);
     this.store.markClosed(record);
+  }
+
+  /** Hooks hear how the run's code ended; terminate and run timeouts run no code (as on Temporal), so they are not told. */
+  private tellObserver(record: RunRecord, closing: RunClosing): void {
+    const observer = this.catalogs.observerFor(record.description.catalog);
+    const details = record.execution.workflowDetails();
+    const { status } = closing;
+    if (status === 'completed' || status === 'continued_as_new') observer.runEnded(details, { status });
+    else if (status === 'failed' || status === 'cancelled') {
+      observer.runEnded(details, { status, error: closing.failure ?? { name: 'Error', message: status } });
+    }
   }
 
   /** Temporal's default parent close policy: children still open when their parent closes are terminated. */

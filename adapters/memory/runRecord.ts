@@ -14,6 +14,8 @@ export class RunRecord {
   /** The run this one continued as (continue-as-new). */
   continuedTo: RunRecord | undefined;
   execution!: RunExecution;
+  /** When the continue-as-new chain this run belongs to began. */
+  chainStartedAt: Date | undefined;
   private closeListeners: Set<() => void> | undefined;
 
   constructor(

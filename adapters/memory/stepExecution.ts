@@ -34,6 +34,8 @@ export function executeStep(scope: RunScope, activity: ActivityDefinition, input
 class StepRun {
   private readonly execution: RunExecution;
   private readonly activityType: string;
+  /** Like Temporal's activity id: one per step call of the run, the same for all its attempts. */
+  private readonly activityId: string;
   private readonly trace: TraceStep;
   private attempt = 0;
   private attemptInFlight = false;
@@ -50,6 +52,7 @@ class StepRun {
   ) {
     this.execution = scope.execution;
     this.activityType = activityTypeOf(this.execution.record.description.workflowName, activity.name);
+    this.activityId = String(this.execution.nextOrdinal('activity'));
     this.trace = {
       name: activity.name,
       kind: activity.kind,
@@ -104,7 +107,16 @@ class StepRun {
       const stopTimeout = execution.setTimer(activity.timeoutMs, () =>
         reject(new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`)),
       );
-      execution.host.scopes.exit(() => runActivity(activity, decodeJson(this.inputText))).then(
+      const observer = execution.host.observerFor(execution.record.description.catalog);
+      const attempt = {
+        workflowDetails: execution.workflowDetails(),
+        activityInfo: { activityId: this.activityId, activityType: this.activityType, name: activity.name, attempt: this.attempt },
+        outputActivityKind: activity.kind,
+      };
+      const recordAggregations = (aggregations: TraceStep['aggregations']) => {
+        this.trace.aggregations = aggregations;
+      };
+      execution.host.scopes.exit(() => observer.activityAttempt(attempt, () => runActivity(activity, decodeJson(this.inputText)), recordAggregations)).then(
         (output) => {
           stopTimeout();
           try {

@@ -83,6 +83,7 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
   const workflows: WorkflowExport[] = [];
   const byName = new Map<string, WorkflowExport>();
   const modules = new Map<string, Promise<Record<string, unknown> | undefined>>();
+  const assembled = new Map<unknown, { binding: ExportBinding; held: WorkflowDefinition[] }>();
   for (const binding of bindings.values()) {
     let module = modules.get(binding.file);
     if (!module) {
@@ -110,9 +111,13 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
       workflows.push(found);
     } else {
       const held = workflowsHeldBy(value);
-      if (held.length > 0) warnings.push(assembledAtRunTime(pkg.name, binding, held));
+      // Keyed by the object itself: one collection exported or re-exported under several names is one finding.
+      if (held.length > 0 && !assembled.has(value)) assembled.set(value, { binding, held });
     }
   }
+  // After all bindings, so that the advice can say which of the held workflows are served by name already.
+  const served = new Set(workflows.map(({ definition }) => definition));
+  for (const { binding, held } of assembled.values()) warnings.push(assembledAtRunTime(pkg.name, binding, held, served));
   return { workflows, warnings };
 }
 
@@ -127,14 +132,17 @@ function workflowsHeldBy(value: unknown): WorkflowDefinition[] {
   return members.filter(isWorkflowDefinition);
 }
 
-function assembledAtRunTime(packageName: string, binding: ExportBinding, held: WorkflowDefinition[]): DiscoveryWarning {
-  const names = held.map((definition) => `"${definition.name}"`).join(', ');
+function assembledAtRunTime(packageName: string, binding: ExportBinding, held: WorkflowDefinition[], served: Set<WorkflowDefinition>): DiscoveryWarning {
+  const quote = (definitions: WorkflowDefinition[]) => definitions.map((definition) => `"${definition.name}"`).join(', ');
   const exported = binding.localName === 'default' ? 'the default export' : `export "${binding.localName}"`;
+  const already = held.filter((definition) => served.has(definition));
   return {
     packageName,
     file: binding.file,
     line: binding.line,
-    message: `${exported} is assembled at run time and holds workflows ${names}; it is not followed: export each workflow by name`,
+    message:
+      `${exported} is assembled at run time and holds workflows ${quote(held)}; it is not followed: export each workflow by name` +
+      (already.length > 0 ? ` (${quote(already)} ${already.length === 1 ? 'is' : 'are'} already served through its own export)` : ''),
   };
 }
 

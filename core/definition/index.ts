@@ -13,3 +13,20 @@ export {
   WebhookTimeoutError,
   NondeterminismError,
 } from './failures.js';
+export {
+  defineHooks,
+  emit,
+  type HooksDefinition,
+  type HookRegistrar,
+  type WorkflowDetails,
+  type ActivityInfo,
+  type Aggregations,
+  type OutputActivityKind,
+  type WorkflowEvent,
+  type WorkflowErrorEvent,
+  type ActivityEvent,
+  type ActivityEndEvent,
+  type ActivityErrorEvent,
+  type ErrorEvent,
+  type NamedEvent,
+} from './hooks.js';

@@ -12,6 +12,8 @@ export interface TraceStep {
   startedAt: string;
   endedAt: string | null;
   attempt: number;
+  /** What the step's last attempt cost and called (worker hooks: cost events, HTTP calls, tokens). */
+  aggregations?: { totalCost: number; httpCalls: number; tokens: number };
 }
 
 /** The content of a trace file. */
