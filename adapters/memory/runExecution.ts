@@ -1,4 +1,5 @@
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
+import { silentRunObserver } from '../../ports/runObserver.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
@@ -66,7 +67,9 @@ export class RunExecution {
     if (runTimeoutMs !== undefined) {
       this.setTimer(runTimeoutMs, () => void this.host.close(this.record, closings.timedOut(runTimeoutMs)));
     }
-    if (!this.isReset) this.host.observerFor(this.record.description.catalog).runStarted(this.workflowDetails());
+    const observer = this.host.observerFor(this.record.description.catalog);
+    // Most workers have no hooks: no details are built for them on this hot path.
+    if (!this.isReset && observer !== silentRunObserver) observer.runStarted(this.workflowDetails());
     this.host.scopes.run(this.baseScope, () => {
       this.runWorkflow().catch((error: unknown) => this.host.logger.error('memory engine: run failed internally', this.logFields(error)));
     });

@@ -1,4 +1,4 @@
-import type { RunObserver } from '../../ports/runObserver.js';
+import { silentRunObserver, type RunObserver } from '../../ports/runObserver.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { defineActivity } from '../../core/definition/step.js';
@@ -192,6 +192,7 @@ export class RunLifecycle implements RunHost {
   /** Hooks hear how the run's code ended; terminate and run timeouts run no code (as on Temporal), so they are not told. */
   private tellObserver(record: RunRecord, closing: RunClosing): void {
     const observer = this.catalogs.observerFor(record.description.catalog);
+    if (observer === silentRunObserver) return;
     const details = record.execution.workflowDetails();
     const { status } = closing;
     if (status === 'completed' || status === 'continued_as_new') observer.runEnded(details, { status });

@@ -7,6 +7,7 @@ import type { SerializedFailure } from '../../core/domain/run.js';
 import type { TraceStep } from '../../core/domain/trace.js';
 import type { CommandCall, CommandOutcome } from './commandLog.js';
 import { decodeJson, encodeJson } from './json.js';
+import { silentRunObserver } from '../../ports/runObserver.js';
 import type { RunScope } from './runHost.js';
 import { never, type RunExecution } from './runExecution.js';
 
@@ -107,16 +108,7 @@ class StepRun {
       const stopTimeout = execution.setTimer(activity.timeoutMs, () =>
         reject(new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`)),
       );
-      const observer = execution.host.observerFor(execution.record.description.catalog);
-      const attempt = {
-        workflowDetails: execution.workflowDetails(),
-        activityInfo: { activityId: this.activityId, activityType: this.activityType, name: activity.name, attempt: this.attempt },
-        outputActivityKind: activity.kind,
-      };
-      const recordAggregations = (aggregations: TraceStep['aggregations']) => {
-        this.trace.aggregations = aggregations;
-      };
-      execution.host.scopes.exit(() => observer.activityAttempt(attempt, () => runActivity(activity, decodeJson(this.inputText)), recordAggregations)).then(
+      execution.host.scopes.exit(() => this.observedAttempt(() => runActivity(activity, decodeJson(this.inputText)))).then(
         (output) => {
           stopTimeout();
           try {
@@ -130,6 +122,21 @@ class StepRun {
           reject(error);
         },
       );
+    });
+  }
+
+  /** The attempt inside the worker's hooks, when it has any (most workers do not: nothing is built for them). */
+  private observedAttempt(run: () => Promise<unknown>): Promise<unknown> {
+    const { activity, execution } = this;
+    const observer = execution.host.observerFor(execution.record.description.catalog);
+    if (observer === silentRunObserver) return run();
+    const attempt = {
+      workflowDetails: execution.workflowDetails(),
+      activityInfo: { activityId: this.activityId, activityType: this.activityType, name: activity.name, attempt: this.attempt },
+      outputActivityKind: activity.kind,
+    };
+    return observer.activityAttempt(attempt, run, (aggregations) => {
+      this.trace.aggregations = aggregations;
     });
   }
 
