@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { installRuntimeLogging } from '../adapters/temporal/worker/runtimeLogging.js';
 import { hostname } from 'node:os';
-import { Client, type Connection } from '@temporalio/client';
+import { Client, type Connection, type WorkflowExecutionDescription } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
@@ -13,14 +13,17 @@ import {
   CatalogPublisher,
   nativeConnectionOptions,
   TraceCollector,
-  traceSinks,
+  runSinks,
   webhookStepDefinition,
+  WorkflowDetailsCarrier,
   WorkerLifecycle,
   workflowTypeInfos,
   type CatalogBundle,
+  type RunDescriptionLookup,
   type WorkerHandle,
 } from '../adapters/temporal/worker/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
+import { HookRuntime, loadHookFiles } from '../adapters/hooks/index.js';
 import type { Logger } from '../ports/logger.js';
 import type { TraceStores } from '../ports/traceStore.js';
 
@@ -48,8 +51,12 @@ export interface CreateWorkerOptions {
   logger?: Logger;
   /** @default `<pid>@<host>/<catalog>/<random>` */
   identity?: string;
-  /** A prebuilt bundleCatalog result (tests bundle once and start several workers). */
+  /** A prebuilt bundleCatalog result (tests bundle once and start several workers); with hooks, bundled with `workflowDetailsHeader`. */
   bundle?: CatalogBundle;
+  /** Hook files besides those the project's package.json declares (`flowgate.hookFiles` under `projectDir`). */
+  hookFiles?: readonly string[];
+  /** A hook handler still running after this long is abandoned and reported through onError. @default 5000 */
+  hookTimeoutMs?: number;
 }
 
 /**
@@ -59,7 +66,20 @@ export interface CreateWorkerOptions {
 export async function createWorker(options: CreateWorkerOptions): Promise<FlowgateWorker> {
   const logger = options.logger ?? new JsonLogger();
   installRuntimeLogging(logger);
-  const bundle = options.bundle ?? (await bundleCatalog({ ...workflowSource(options), ...(options.projectDir ? { projectDir: options.projectDir } : {}), maxResultBytes: options.maxResultBytes, logger }));
+  const hookDefinitions = await loadHookFiles({ projectDir: options.projectDir, ...(options.hookFiles ? { hookFiles: options.hookFiles } : {}) });
+  const withHooks = hookDefinitions.length > 0;
+  const bundle =
+    options.bundle ??
+    (await bundleCatalog({
+      ...workflowSource(options),
+      ...(options.projectDir ? { projectDir: options.projectDir } : {}),
+      maxResultBytes: options.maxResultBytes,
+      workflowDetailsHeader: withHooks,
+      logger,
+    }));
+  if (withHooks && !bundle.workflowDetailsHeader) {
+    throw new TypeError('createWorker: a worker with hooks needs a bundle built with workflowDetailsHeader: true');
+  }
   const sender = new FetchWebhookSender(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {});
   const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(sender) };
   const identity = options.identity ?? `${process.pid}@${hostname()}/${options.catalog}/${randomUUID().slice(0, 8)}`;
@@ -74,7 +94,12 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Flowga
       logger,
       async (workflowId, runId) => (await client.workflow.getHandle(workflowId, runId).describe()).startTime,
     );
-    const activities = catalogActivities({ ...stepRegistration, traces });
+    const observer = withHooks ? new HookRuntime(hookDefinitions, { logger, ...(options.hookTimeoutMs ? { handlerTimeoutMs: options.hookTimeoutMs } : {}) }) : undefined;
+    const details = new WorkflowDetailsCarrier(
+      async (workflowId, runId) => describedRun(await client.workflow.getHandle(workflowId, runId).describe(), options.namespace),
+      logger,
+    );
+    const activities = catalogActivities({ ...stepRegistration, traces, ...(observer ? { hooks: { observer, details } } : {}) });
     // Every step the bundle's workflows can reach must have its activity, or runs would fail at the first call.
     assertEveryStepRegistered(stepRegistration, activities);
     const worker = await Worker.create({
@@ -84,13 +109,15 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Flowga
       identity,
       workflowBundle: bundle.workflowBundle,
       activities,
-      sinks: traceSinks(traces, logger),
+      sinks: runSinks({ traces, logger, ...(observer ? { observer } : {}) }),
+      ...(observer ? { interceptors: { activity: [details.interceptor] } } : {}),
       // Let in-flight step attempts finish on shutdown (they do not heartbeat, so they cannot see a cancel).
       shutdownGraceTime: '10 seconds',
     });
     const publisher = new CatalogPublisher(client, options.catalog, identity, workflowTypeInfos(bundle.workflows, logger));
     const connection = clientConnection;
     return new WorkerLifecycle(identity, worker, publisher, logger, async () => {
+      await observer?.close();
       await connection.close();
       await nativeConnection.close();
     });
@@ -99,6 +126,20 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Flowga
     await nativeConnection.close().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * What describe tells of a run, as workflowDetails (a run that is its own root has no `root`; flowgate starts children
+ * in their parent's namespace).
+ */
+function describedRun(description: WorkflowExecutionDescription, namespace: string): Awaited<ReturnType<RunDescriptionLookup>> {
+  const { parentExecution: parent, rootExecution: root } = description;
+  return {
+    startTime: description.startTime.getTime(),
+    runStartTime: (description.executionTime ?? description.startTime).getTime(),
+    ...(parent ? { parent: { runId: parent.runId ?? '', workflowId: parent.workflowId ?? '', namespace } } : {}),
+    ...(root && root.runId !== description.runId ? { root: { runId: root.runId ?? '', workflowId: root.workflowId ?? '' } } : {}),
+  };
 }
 
 function workflowSource(options: CreateWorkerOptions): { workflowsDir: string } | { workflowModules: string[] } {

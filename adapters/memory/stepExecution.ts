@@ -3,6 +3,7 @@ import { CancelledError, serializeFailure, StepFailedError } from '../../core/de
 import { activityTypeOf } from '../../core/definition/names.js';
 import { isRetryable, retryDelayMs } from '../../core/definition/retry.js';
 import { runActivity } from '../../core/definition/runActivity.js';
+import { addAggregations } from '../../core/definition/hooks.js';
 import type { SerializedFailure } from '../../core/domain/run.js';
 import type { TraceStep } from '../../core/domain/trace.js';
 import type { CommandCall, CommandOutcome } from './commandLog.js';
@@ -136,7 +137,7 @@ class StepRun {
       outputActivityKind: activity.kind,
     };
     return observer.activityAttempt(attempt, run, (aggregations) => {
-      this.trace.aggregations = aggregations;
+      this.trace.aggregations = addAggregations(this.trace.aggregations, aggregations);
     });
   }
 

@@ -59,8 +59,14 @@ export const activityTypeFor = (workflowName: string, stepName: string): string 
 /** Name of the internal step a webhook wait uses to POST its call. */
 export const WEBHOOK_STEP_NAME = 'webhook';
 
-/** Sink the workflow sandbox calls when a run closes, so the worker writes its trace. */
-export const TRACE_SINK = 'flowgateTrace';
+/** Sink the workflow sandbox calls when a run starts (worker hooks) and closes (its trace, worker hooks). */
+export const RUN_SINK = 'flowgateRun';
 
 /** Failure `type` for a workflow whose result is larger than MAX_RESULT_BYTES. */
 export const RESULT_TOO_LARGE_ERROR = 'ResultTooLargeError';
+
+/**
+ * Activity header that carries the scheduling run's workflowDetails to the activity, so worker hooks see the same
+ * details whichever worker process runs the attempt. Set only by workers that have hooks (bundleCatalog option).
+ */
+export const WORKFLOW_DETAILS_HEADER = 'flowgate-workflow-details';

@@ -34,6 +34,12 @@ export interface Aggregations {
   tokens: number;
 }
 
+/** A step's aggregations over its attempts, as its trace entry records them: every attempt's cost was spent. */
+export function addAggregations(total: Aggregations | undefined, attempt: Aggregations): Aggregations {
+  if (!total) return { ...attempt };
+  return { totalCost: total.totalCost + attempt.totalCost, httpCalls: total.httpCalls + attempt.httpCalls, tokens: total.tokens + attempt.tokens };
+}
+
 /** Every event: a UUID v4 and epoch milliseconds; `emit` callers may preset both. */
 export interface EventEnvelope {
   eventId: string;

@@ -21,11 +21,11 @@ export interface ContractContext {
  * tests failed. uvu reports a throwing `before` hook only as "0 / N", so a start failure is kept and thrown by
  * every test instead, with its message.
  */
-export function contractSuite(name: string, env: Record<string, string> = {}): Test<ContractContext> {
+export function contractSuite(name: string, env: Record<string, string> = {}, options: Parameters<typeof startTestApi>[1] = {}): Test<ContractContext> {
   const test = suite<ContractContext>(name, {} as ContractContext);
   test.before(async (context) => {
     try {
-      context.api = await startTestApi(env);
+      context.api = await startTestApi(env, options);
     } catch (error) {
       context.startError = error;
     }

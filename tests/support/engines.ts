@@ -87,7 +87,9 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       });
     } else {
       const specs = await Promise.all(
-        catalogs.map(({ catalog, modules, projectDir }) => loadEmbeddedWorker({ catalog, workflowModules: modules, ...(projectDir ? { projectDir } : {}), logger })),
+        catalogs.map(({ catalog, modules, projectDir, hookFiles, hookTimeoutMs }) =>
+          loadEmbeddedWorker({ catalog, workflowModules: modules, ...(projectDir ? { projectDir } : {}), ...(hookFiles ? { hookFiles } : {}), ...(hookTimeoutMs ? { hookTimeoutMs } : {}), logger }),
+        ),
       );
       server = await startFlowgateServer({ env: { ...baseEnv, ...env }, workers: specs, logger });
       workers = embeddedWorkers(server);

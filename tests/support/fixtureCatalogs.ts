@@ -12,6 +12,9 @@ export interface TestCatalog {
   modules: string[];
   /** A worker project whose exposed packages join the catalog. */
   projectDir?: string;
+  /** The worker's hook files, and how long a hook handler may run. */
+  hookFiles?: string[];
+  hookTimeoutMs?: number;
 }
 
 export const FIXTURE_CATALOGS: TestCatalog[] = [

@@ -19,7 +19,13 @@ function bundleFor(spec: TestCatalog, logger: Logger): Promise<CatalogBundle> {
   const fixture = FIXTURE_CATALOGS.includes(spec);
   let bundle = fixture ? bundles.get(spec) : undefined;
   if (!bundle) {
-    bundle = bundleCatalog({ workflowModules: spec.modules, ...(spec.projectDir ? { projectDir: spec.projectDir } : {}), maxResultBytes: MAX_RESULT_BYTES, logger });
+    bundle = bundleCatalog({
+      workflowModules: spec.modules,
+      ...(spec.projectDir ? { projectDir: spec.projectDir } : {}),
+      maxResultBytes: MAX_RESULT_BYTES,
+      workflowDetailsHeader: (spec.hookFiles?.length ?? 0) > 0,
+      logger,
+    });
     if (fixture) bundles.set(spec, bundle);
   }
   return bundle;
@@ -61,6 +67,8 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       maxResultBytes: MAX_RESULT_BYTES,
       logger: options.logger,
       bundle,
+      ...(spec.hookFiles ? { hookFiles: spec.hookFiles } : {}),
+      ...(spec.hookTimeoutMs ? { hookTimeoutMs: spec.hookTimeoutMs } : {}),
       ...(remoteTraceStore ? { remoteTraceStore } : {}),
       ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
     });

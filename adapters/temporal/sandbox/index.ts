@@ -5,4 +5,4 @@
 export { createWorkflowDispatcher, type DispatcherOptions } from './workflowDispatcher.js';
 export { catalogWorkflow } from './catalogWorkflow.js';
 export { stepActivity, type StepMeta, type StepStub } from './stepActivity.js';
-export type { FlowgateSinks, RunClosedMessage, SelfClosedStatus } from './traceSink.js';
+export type { FlowgateSinks, RunClosedMessage, SelfClosedStatus } from './runSink.js';

@@ -4,7 +4,7 @@ import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import { FeedbackInbox } from './feedbackInbox.js';
 import { RunState } from './runState.js';
 import { checkOutput, describeIssues, runFailure } from './runOutcome.js';
-import { reportRunClosed } from './traceSink.js';
+import { reportRunClosed, reportRunStarted } from './runSink.js';
 import { guardUnswappedSteps } from './unswappedStepGuard.js';
 import { createWorkflowContext } from './workflowContext.js';
 
@@ -33,6 +33,7 @@ export function createWorkflowDispatcher(
       const message = `Workflow type "${run.info.workflowName}" is not served by this worker of catalog "${run.info.catalog}" (it serves: ${known})`;
       throw ApplicationFailure.create({ type: 'UnknownWorkflowTypeError', message, nonRetryable: true });
     }
+    reportRunStarted();
     return runDefinition(definition, input, run, options);
   };
 }

@@ -3,9 +3,12 @@ import type { ActivityDefinition } from '../../../core/definition/activity.js';
 import { serializeFailure } from '../../../core/definition/failures.js';
 import { runActivity } from '../../../core/definition/runActivity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
+import type { Aggregations } from '../../../core/definition/hooks.js';
+import type { RunObserver } from '../../../ports/runObserver.js';
 import { activityTypeFor } from '../protocol.js';
 import { stepAttemptFailure } from './activityFailure.js';
 import type { TraceCollector } from './traceCollector.js';
+import type { WorkflowDetailsCarrier } from './workflowDetailsCarrier.js';
 
 export type ActivityFunction = (input: unknown) => Promise<unknown>;
 
@@ -16,6 +19,8 @@ export interface ActivityRegistration {
   /** The internal `webhook` step (webhookActivity.ts). */
   webhookStep: ActivityDefinition;
   traces: TraceCollector;
+  /** The worker's hooks, and where an attempt finds its run's workflowDetails. Absent for a worker without hooks. */
+  hooks?: { observer: RunObserver; details: WorkflowDetailsCarrier };
 }
 
 /**
@@ -26,13 +31,13 @@ export function catalogActivities(registration: ActivityRegistration): Record<st
   const activities: Record<string, ActivityFunction> = {};
   const steps = [...registration.steps.values(), registration.webhookStep];
   for (const workflow of registration.workflows) {
-    for (const step of steps) activities[activityTypeFor(workflow.name, step.name)] = stepAttempt(step, registration.traces);
+    for (const step of steps) activities[activityTypeFor(workflow.name, step.name)] = stepAttempt(step, registration);
   }
   return activities;
 }
 
 /** Fails with every activity type a workflow can schedule that has no implementation, by name. */
-export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces'>, activities: Record<string, unknown>): void {
+export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces' | 'hooks'>, activities: Record<string, unknown>): void {
   const steps = [...registration.steps.keys(), registration.webhookStep.name];
   const missing = registration.workflows.flatMap((workflow) =>
     steps.map((step) => activityTypeFor(workflow.name, step)).filter((type) => typeof activities[type] !== 'function'),
@@ -40,10 +45,14 @@ export function assertEveryStepRegistered(registration: Omit<ActivityRegistratio
   if (missing.length > 0) throw new Error(`these steps can be called but are not registered as activities: ${missing.join(', ')}`);
 }
 
-/** One attempt of a step, as a Temporal activity: core runActivity, traced per run, failures as ApplicationFailure. */
-function stepAttempt(definition: ActivityDefinition, traces: TraceCollector): ActivityFunction {
+/**
+ * One attempt of a step, as a Temporal activity: core runActivity inside the worker's hooks (when it has any), traced
+ * per run with the attempt's aggregations, failures as ApplicationFailure.
+ */
+function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<ActivityRegistration, 'traces' | 'hooks'>): ActivityFunction {
   return async (input) => {
-    const { info } = Context.current();
+    const context = Context.current();
+    const { info } = context;
     const attemptEnded = traces.attemptStarted({
       runId: info.workflowExecution?.runId ?? '',
       activityId: info.activityId,
@@ -52,12 +61,26 @@ function stepAttempt(definition: ActivityDefinition, traces: TraceCollector): Ac
       input,
       attempt: info.attempt,
     });
+    let aggregations: Aggregations | undefined;
     try {
-      const output = await runActivity(definition, input);
-      attemptEnded({ output });
+      const workflowDetails = hooks ? await hooks.details.detailsOf(context) : undefined;
+      const output = hooks && workflowDetails
+        ? await hooks.observer.activityAttempt(
+            {
+              workflowDetails,
+              activityInfo: { activityId: info.activityId, activityType: info.activityType, name: definition.name, attempt: info.attempt },
+              outputActivityKind: definition.kind,
+            },
+            () => runActivity(definition, input),
+            (measured) => {
+              aggregations = measured;
+            },
+          )
+        : await runActivity(definition, input);
+      attemptEnded({ output }, aggregations);
       return output;
     } catch (error) {
-      attemptEnded({ error: { ...serializeFailure(error), activityType: info.activityType } });
+      attemptEnded({ error: { ...serializeFailure(error), activityType: info.activityType } }, aggregations);
       throw stepAttemptFailure(error);
     }
   };

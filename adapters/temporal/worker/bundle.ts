@@ -25,6 +25,11 @@ export interface BundleCatalogOptions {
   projectDir?: string;
   /** MAX_RESULT_BYTES: a larger JSON result fails the run with ResultTooLargeError. */
   maxResultBytes: number;
+  /**
+   * Every step attempt carries its run's workflowDetails in a header (sandbox/workflowDetailsHeader.ts); worker hooks
+   * need it, a worker without hooks spares its history the bytes. @default false
+   */
+  workflowDetailsHeader?: boolean;
   /** Scratch directory for the generated entry module. @default os.tmpdir() */
   cacheDir?: string;
   logger?: Logger;
@@ -35,6 +40,8 @@ export interface CatalogBundle {
   workflows: WorkflowDefinition[];
   /** Step name → definition: every step the bundle's workflows can reach (the modules the loader swapped). */
   activities: Map<string, ActivityDefinition>;
+  /** Whether step attempts carry workflowDetails (the option of the same name). */
+  workflowDetailsHeader: boolean;
 }
 
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
@@ -76,6 +83,7 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
     const bundlerLogger = temporalLoggerFor(logger, 'WARN', (message) => errors.push(message));
     const workflowBundle = await bundleWorkflowCode({
       workflowsPath: entryPath,
+      workflowInterceptorModules: options.workflowDetailsHeader ? [runtimeFile('../sandbox/workflowDetailsHeader')] : [],
       logger: bundlerLogger,
       webpackConfigHook: (config) => withStepStubLoader(config, loaderOptions, ownership),
     }).catch((error: unknown) => {
@@ -86,6 +94,7 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
       workflowBundle: { code: workflowBundle.code },
       workflows: workflowExports.map(({ definition }) => definition),
       activities: stepTableOf(stepModules, logger),
+      workflowDetailsHeader: options.workflowDetailsHeader ?? false,
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });

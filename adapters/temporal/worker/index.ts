@@ -3,7 +3,8 @@ export { bundleCatalog, type BundleCatalogOptions, type CatalogBundle } from './
 export { catalogActivities, assertEveryStepRegistered, type ActivityRegistration, type ActivityFunction } from './activities.js';
 export { webhookStepDefinition } from './webhookActivity.js';
 export { TraceCollector } from './traceCollector.js';
-export { traceSinks } from './traceSinks.js';
+export { runSinks } from './runSinks.js';
+export { WorkflowDetailsCarrier, type RunDescriptionLookup } from './workflowDetailsCarrier.js';
 export { workflowTypeInfos } from './catalogContent.js';
 export { CatalogPublisher } from './catalogPublisher.js';
 export { WorkerLifecycle, type WorkerHandle } from './workerLifecycle.js';

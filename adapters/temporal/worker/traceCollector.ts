@@ -1,8 +1,9 @@
 import { recordTrace, type ClosedRunRecord } from '../../../core/trace/recordTrace.js';
 import type { ActivityKind, TraceStep } from '../../../core/domain/trace.js';
+import { addAggregations, type Aggregations } from '../../../core/definition/hooks.js';
 import type { Logger } from '../../../ports/logger.js';
 import type { TraceStores } from '../../../ports/traceStore.js';
-import type { RunClosedMessage } from '../sandbox/traceSink.js';
+import type { RunClosedMessage } from '../sandbox/runSink.js';
 
 /** Runs whose steps are remembered at once; the oldest are forgotten first (a run ended from outside never reports). */
 const MAX_OPEN_RUNS = 10_000;
@@ -42,7 +43,7 @@ export class TraceCollector {
   ) {}
 
   /** Records the start of an attempt; returns the function that records its end. */
-  attemptStarted(attempt: StepAttempt): (end: { output: unknown } | { error: TraceStep['error'] }) => void {
+  attemptStarted(attempt: StepAttempt): (end: { output: unknown } | { error: TraceStep['error'] }, aggregations?: Aggregations) => void {
     const steps = this.stepsOf(attempt.runId);
     const now = new Date().toISOString();
     let step = steps.get(attempt.activityId);
@@ -52,8 +53,9 @@ export class TraceCollector {
     }
     const entry = step;
     entry.attempt = Math.max(entry.attempt, attempt.attempt);
-    return (end) => {
+    return (end, aggregations) => {
       entry.endedAt = new Date().toISOString();
+      if (aggregations) entry.aggregations = addAggregations(entry.aggregations, aggregations);
       if ('output' in end) {
         entry.output = end.output ?? null;
         entry.error = null;

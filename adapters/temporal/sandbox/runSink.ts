@@ -1,6 +1,6 @@
 import { proxySinks, type Sinks } from '@temporalio/workflow';
 import type { SerializedFailure } from '../../../core/domain/run.js';
-import { TRACE_SINK } from '../protocol.js';
+import { RUN_SINK } from '../protocol.js';
 import { coreWorkflowInfo } from './runState.js';
 
 /** The statuses a run can close with from inside its own code (terminated and timed-out runs never get here). */
@@ -39,12 +39,19 @@ export interface RunClosing {
 }
 
 export interface FlowgateSinks extends Sinks {
-  [TRACE_SINK]: {
+  [RUN_SINK]: {
+    /** The run's code began (not called while replaying, so a reset run, which replays its start, does not report). */
+    runStarted(): void;
     runClosed(message: RunClosedMessage): void;
   };
 }
 
-/** Reports the closing run to the worker, which writes its trace (worker/traceCollector.ts). */
+/** Reports the starting run to the worker, whose hooks see it (worker/runSinks.ts); the sink call carries workflowInfo. */
+export function reportRunStarted(): void {
+  proxySinks<FlowgateSinks>()[RUN_SINK].runStarted();
+}
+
+/** Reports the closing run to the worker, which writes its trace (worker/traceCollector.ts) and tells its hooks. */
 export function reportRunClosed(closing: RunClosing): void {
   const info = coreWorkflowInfo();
   const message: RunClosedMessage = {
@@ -64,5 +71,5 @@ export function reportRunClosed(closing: RunClosing): void {
     output: closing.output,
     failure: closing.failure ?? null,
   };
-  proxySinks<FlowgateSinks>()[TRACE_SINK].runClosed(message);
+  proxySinks<FlowgateSinks>()[RUN_SINK].runClosed(message);
 }
