@@ -142,7 +142,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       const raw = await readJsonBody(request, { maxBytes: config.maxBodyBytes, optional: route.body.optional });
       body = parseRequestPart(route.body.schema, raw === EMPTY_BODY ? {} : raw, 'body');
     }
-    const result = await route.handle({ params, query, body, headers: request.headers, signal: request.signal }, context);
+    // A getter: most handlers never look at the signal, and a transport may make it only when asked (node.ts).
+    const result = await route.handle({ params, query, body, headers: request.headers, get signal() { return request.signal; } }, context);
     return toResponse(route, result, state, config);
   }
 

@@ -24,11 +24,9 @@ export function createNodeHandler(options: HttpAppOptions, transport: NodeTransp
 export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}): NodeRequestHandler {
   const { shutdownSignal } = transport;
   return (req, res) => {
-    const disconnected = new AbortController();
-    // 'close' also fires after a normal end; aborting then is harmless, nothing listens any more.
-    res.once('close', () => disconnected.abort());
+    const disconnected = new LazyDisconnect(res);
     app
-      .handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: req, signal: disconnected.signal })
+      .handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: req, get signal() { return disconnected.signal; } })
       .then((response) => send(req, res, response, disconnected, shutdownSignal))
       .catch((error: unknown) => {
         app.logger.error('failed to write response', { error: error instanceof Error ? error.message : String(error) });
@@ -42,11 +40,36 @@ export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}
   };
 }
 
+/**
+ * The request's "client went away" signal, made only when something asks for it: an AbortController per request,
+ * its listener and the DOMException of its abort cost a plain JSON exchange a tenth of its throughput (bench figure 1).
+ * It aborts when the connection closes before the response finished, or when a stream must end (shutdown).
+ */
+class LazyDisconnect {
+  private controller: AbortController | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = new AbortController();
+      this.controller = controller;
+      if (this.res.closed) controller.abort();
+      else this.res.once('close', () => { if (!this.res.writableFinished) controller.abort(); });
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    if (!this.signal.aborted) this.controller!.abort();
+  }
+}
+
 async function send(
   req: IncomingMessage,
   res: ServerResponse,
   response: HttpResponse,
-  disconnected: AbortController,
+  disconnected: LazyDisconnect,
   shutdownSignal: AbortSignal | undefined,
 ): Promise<void> {
   if (res.destroyed) {
@@ -58,11 +81,15 @@ async function send(
   // A body we did not read (an early 401/413/415, a GET with a body) would otherwise be drained byte by byte
   // before the connection could be reused; closing is cheaper and bounds what a client can make us read.
   if (shutdownSignal?.aborted || hasUnreadBody(req)) response.headers['connection'] = 'close';
-  res.writeHead(response.status, response.headers);
   if (response.body === null || typeof response.body === 'string') {
+    // writeHead fixes the headers before end() sees the body: without a length Node would send it chunked (a writev
+    // of framing and body per response, a chunk parser on the client), which cost half the throughput (figure 1).
+    response.headers['content-length'] = String(response.body === null ? 0 : Buffer.byteLength(response.body));
+    res.writeHead(response.status, response.headers);
     res.end(response.body ?? undefined);
     return;
   }
+  res.writeHead(response.status, response.headers);
   res.flushHeaders();
   const endStream = () => disconnected.abort();
   shutdownSignal?.addEventListener('abort', endStream, { once: true });
@@ -74,6 +101,8 @@ async function send(
     }
   } finally {
     shutdownSignal?.removeEventListener('abort', endStream);
+    // A stream that began before shutdown went out keep-alive: its connection must not linger once the stream ends.
+    if (shutdownSignal?.aborted) res.once('finish', () => req.socket.end());
     res.end();
   }
 }

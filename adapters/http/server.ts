@@ -58,14 +58,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const shutdown = new AbortController();
   const handle = toNodeHandler(app, { shutdownSignal: shutdown.signal });
 
-  const server = createServer((req, res) => {
-    // During shutdown a finished response leaves an idle connection behind; close it instead of waiting for the
-    // keep-alive timeout.
-    res.once('close', () => {
-      if (shutdown.signal.aborted) server.closeIdleConnections();
-    });
-    handle(req, res);
-  });
+  // Responses written during shutdown carry `Connection: close` (node.ts), and close() closes the connections idle
+  // at that moment, so no per-request listener is needed to find the connections that become idle later.
+  const server = createServer(handle);
   server.headersTimeout = options.headersTimeoutMs ?? HTTP_SERVER_DEFAULTS.headersTimeoutMs;
   server.requestTimeout = options.requestTimeoutMs ?? HTTP_SERVER_DEFAULTS.requestTimeoutMs;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? HTTP_SERVER_DEFAULTS.keepAliveTimeoutMs;

@@ -1,0 +1,88 @@
+// Child processes of the bench: servers that print one JSON line when ready (and answer IPC probes), and
+// one-shot measuring processes that print their result as their last JSON line.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../', import.meta.url));
+/** Servers and in-process references run the compiled dist/ under plain node, as `npm start` does; clients run TS. */
+const nodeArgs = (entry: string): string[] => (entry.endsWith('.mjs') || entry.startsWith('dist/') ? ['--expose-gc'] : ['--expose-gc', '--import', 'tsx']);
+
+export interface ServerProcess {
+  ready: Promise<Record<string, any>>;
+  /** IPC probe of bench/processes/rssProbe.ts. */
+  ask(command: 'rss:reset' | 'rss:read' | 'gc'): Promise<{ peak: number; current: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * BENCH_PROFILE=<dir>: the flowgate server processes write a V8 CPU profile there when they stop
+ * (summarise one with bench/profileSummary.ts).
+ */
+export function startServer(entry: string, env: Record<string, string> = {}): ServerProcess {
+  const profile = process.env.BENCH_PROFILE && entry.includes('flowgate') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
+  const child = spawn(process.execPath, [...nodeArgs(entry), ...profile, entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const ready = firstJsonLine(child, entry);
+  let nextId = 0;
+  return {
+    ready,
+    ask: (command) =>
+      new Promise((resolve) => {
+        const id = ++nextId;
+        const onMessage = (message: { id: number; peak: number; current: number }) => {
+          if (message.id !== id) return;
+          child.off('message', onMessage);
+          resolve(message);
+        };
+        child.on('message', onMessage);
+        child.send({ id, command });
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  };
+}
+
+/** Runs a measuring process to its end; its last JSON line is the result. */
+export function runToEnd<T>(entry: string, argument: unknown, env: Record<string, string> = {}): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs(entry), entry, JSON.stringify(argument)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.once('exit', (code) => {
+      const last = output.trim().split('\n').filter((line) => line.startsWith('{')).at(-1);
+      if (code === 0 && last) resolve(JSON.parse(last) as T);
+      else reject(new Error(`${entry} exited with ${code}`));
+    });
+  });
+}
+
+/** A long-running helper process (SSE followers): its first JSON line when ready, its last when stopped. */
+export function startHelper(entry: string, argument: unknown): { ready: Promise<Record<string, any>>; stop(): Promise<Record<string, any>> } {
+  const child = spawn(process.execPath, [...nodeArgs(entry), entry, JSON.stringify(argument)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  return {
+    ready: firstJsonLine(child, entry),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve(JSON.parse(output.trim().split('\n').at(-1) ?? '{}')));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+function firstJsonLine(child: ChildProcess, entry: string): Promise<Record<string, any>> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.on('data', (chunk) => {
+      buffered += chunk;
+      const line = buffered.split('\n').find((candidate) => candidate.startsWith('{') && candidate.endsWith('}'));
+      if (line) resolve(JSON.parse(line));
+    });
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
+  });
+}

@@ -1,0 +1,62 @@
+// Load generator, run as its own process so it never competes with the server under test for the event loop.
+// Usage: node --import tsx bench/processes/load.ts '<LoadSpec JSON>'   → one JSON line (LoadResult) on stdout.
+import { Pool } from 'undici';
+
+export interface LoadSpec {
+  url: string;
+  method?: 'GET' | 'POST';
+  /** JSON request body; `{{seq}}` in it becomes a number unique to the request. */
+  body?: string;
+  connections: number;
+  seconds: number;
+  /** Stop after this many requests (a latency run), whichever comes first. */
+  maxRequests?: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  statuses: Record<string, number>;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+if (!spec.url) throw new Error("usage: load.ts '{\"url\":...,\"connections\":50,\"seconds\":5}'");
+const target = new URL(spec.url);
+const pool = new Pool(target.origin, { connections: spec.connections, pipelining: 1 });
+const latencies: number[] = [];
+const statuses: Record<string, number> = {};
+let errors = 0;
+let sequence = 0;
+const deadline = performance.now() + spec.seconds * 1000;
+const path = target.pathname + target.search;
+const headers = spec.body ? { 'content-type': 'application/json' } : {};
+
+async function worker(): Promise<void> {
+  while (performance.now() < deadline && (spec.maxRequests === undefined || sequence < spec.maxRequests)) {
+    sequence += 1;
+    const body = spec.body?.replaceAll('{{seq}}', String(sequence));
+    const started = performance.now();
+    try {
+      const response = await pool.request({ method: spec.method ?? 'GET', path, headers, ...(body ? { body } : {}) });
+      await response.body.dump();
+      statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
+      if (response.statusCode >= 400) errors += 1;
+      else latencies.push(performance.now() - started);
+    } catch {
+      errors += 1;
+    }
+  }
+}
+
+const begun = performance.now();
+await Promise.all(Array.from({ length: spec.connections }, worker));
+const elapsed = (performance.now() - begun) / 1000;
+await pool.close();
+latencies.sort((a, b) => a - b);
+const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+const result: LoadResult = { requests: latencies.length, errors, statuses, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(50), p99: percentile(99) };
+process.stdout.write(`${JSON.stringify(result)}\n`);

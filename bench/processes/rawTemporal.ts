@@ -1,0 +1,47 @@
+// The references of figures 2 and 3: the raw @temporalio/client, in its own process, at the bench's concurrency.
+// Usage: rawTemporal.ts '{"mode":"start"|"execute","address":...,"taskQueue":...,"workflowType":...,"input":{},
+//   "connections":50,"seconds":5}'   → one JSON line (LoadResult) on stdout.
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import type { LoadResult } from './load.js';
+
+interface RawSpec {
+  mode: 'start' | 'execute';
+  address: string;
+  namespace?: string;
+  taskQueue: string;
+  workflowType: string;
+  input: unknown;
+  connections: number;
+  seconds: number;
+}
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as RawSpec;
+const connection = await Connection.connect({ address: spec.address });
+const client = new Client({ connection, namespace: spec.namespace ?? 'default' });
+const latencies: number[] = [];
+let errors = 0;
+const deadline = performance.now() + spec.seconds * 1000;
+
+async function worker(): Promise<void> {
+  while (performance.now() < deadline) {
+    const options = { taskQueue: spec.taskQueue, workflowId: `raw-${randomUUID()}`, args: [spec.input] };
+    const started = performance.now();
+    try {
+      if (spec.mode === 'start') await client.workflow.start(spec.workflowType, options);
+      else await client.workflow.execute(spec.workflowType, options);
+      latencies.push(performance.now() - started);
+    } catch {
+      errors += 1;
+    }
+  }
+}
+
+const begun = performance.now();
+await Promise.all(Array.from({ length: spec.connections }, worker));
+const elapsed = (performance.now() - begun) / 1000;
+await connection.close();
+latencies.sort((a, b) => a - b);
+const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
+const result: LoadResult = { requests: latencies.length, errors, statuses: {}, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(50), p99: percentile(99) };
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { step, workflow } from '../../core/definition/index.js';
+
+/** The workflows the benchmarks run (WORKFLOWS_DIR=bench/workflows), on both engines. */
+
+export const benchNoop = workflow({
+  name: 'bench_noop',
+  description: 'Returns its input: the cheapest run there is',
+  inputSchema: z.object({ n: z.number().optional() }),
+  outputSchema: z.object({ n: z.number().optional() }),
+  fn: async (input) => input,
+});
+
+const addOne = step({
+  name: 'bench_add_one',
+  inputSchema: z.number(),
+  outputSchema: z.number(),
+  fn: async (n: number) => n + 1,
+});
+
+export const benchOneStep = workflow({
+  name: 'bench_one_step',
+  description: 'Runs one step',
+  inputSchema: z.object({ n: z.number() }),
+  outputSchema: z.object({ n: z.number() }),
+  fn: async ({ n }) => ({ n: await addOne(n) }),
+});
+
+export const benchBigResult = workflow({
+  name: 'bench_big_result',
+  description: 'Returns a string of the given number of bytes',
+  inputSchema: z.object({ bytes: z.number().int().min(0) }),
+  outputSchema: z.object({ text: z.string() }),
+  fn: async ({ bytes }) => ({ text: 'x'.repeat(bytes) }),
+});
+
+export const benchWaits = workflow({
+  name: 'bench_waits',
+  description: 'Waits for one webhook reply (keeps a history stream open)',
+  inputSchema: z.object({}),
+  outputSchema: z.object({ reply: z.unknown() }),
+  fn: async (_input, ctx) => ({ reply: await ctx.waitForWebhook() }),
+});
