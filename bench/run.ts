@@ -124,7 +124,7 @@ async function figure1and6(traceDir: string): Promise<void> {
 async function figure4(traceDir: string): Promise<void> {
   const inProcess = await runToEnd<LoadResult>('bench/processes/inProcess.mjs', { connections: CONNECTIONS, seconds: SECONDS }, { TRACE_DIR: traceDir });
   const overHttp = await withServer('bench/processes/flowgateServer.mjs', { TRACE_DIR: traceDir }, (_server, url) =>
-    warmThenLoad({ url: `${url}/workflow/run`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: { n: 1 } }) }),
+    warmThenLoad({ url: `${url}/workflow/run`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: { n: 1 } }), expect: '"status":"completed"' }),
   );
   const ratio = overHttp.rps / inProcess.rps;
   figures.push({
@@ -164,6 +164,7 @@ async function figures2and3(traceDir: string): Promise<void> {
   const temporal = await startTemporalDevServer({ log: () => {} });
   const env = { ENGINE: 'temporal', TEMPORAL_ADDRESS: temporal.address, TRACE_DIR: traceDir, LOG_LEVEL: 'error' };
   const worker = startServer('dist/composition/workerMain.js', { ...env, WORKER_CATALOG: 'main', WORKFLOWS_DIR: 'dist/bench/workflows' });
+  worker.ready.catch(() => {}); // it prints nothing at LOG_LEVEL=error; readiness is checked through the API
   try {
     await withServer('bench/processes/flowgateServer.mjs', env, async (_server, url) => {
       log('waiting for the worker');
@@ -184,7 +185,7 @@ async function figures2and3(traceDir: string): Promise<void> {
       if (ONLY.has(3)) {
         await raw('execute', 'bench_one_step', { n: 1 }, 1);
         const rawExecute = await raw('execute', 'bench_one_step', { n: 1 }, 1);
-        const runs = await warmThenLoad({ url: `${url}/workflow/run`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_one_step', input: { n: 1 } }), connections: 1 });
+        const runs = await warmThenLoad({ url: `${url}/workflow/run`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_one_step', input: { n: 1 } }), connections: 1, expect: '"status":"completed"' });
         const overhead = runs.p50 - rawExecute.p50;
         figures.push({
           title: 'Figure 3: latency of a one-step workflow through `POST /workflow/run` on Temporal, one at a time',

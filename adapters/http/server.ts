@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from './app.js';
@@ -56,6 +57,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const { host = HTTP_SERVER_DEFAULTS.host, port = HTTP_SERVER_DEFAULTS.port } = options;
   const app = createHttpApp(options);
   const shutdown = new AbortController();
+  // Each open event stream listens for the shutdown: thousands of followers at once are expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const handle = toNodeHandler(app, { shutdownSignal: shutdown.signal });
 
   // Responses written during shutdown carry `Connection: close` (node.ts), and close() closes the connections idle

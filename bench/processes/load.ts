@@ -11,6 +11,8 @@ export interface LoadSpec {
   seconds: number;
   /** Stop after this many requests (a latency run), whichever comes first. */
   maxRequests?: number;
+  /** A 2xx answer counts as an error unless its body contains this (a run that ended failed still answers 200). */
+  expect?: string;
 }
 
 export interface LoadResult {
@@ -42,11 +44,13 @@ async function worker(): Promise<void> {
     const started = performance.now();
     try {
       const response = await pool.request({ method: spec.method ?? 'GET', path, headers, ...(body ? { body } : {}) });
-      await response.body.dump();
+      const unexpected = spec.expect !== undefined && !(await response.body.text()).includes(spec.expect);
+      if (spec.expect === undefined) await response.body.dump();
       statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
-      if (response.statusCode >= 400) errors += 1;
+      if (response.statusCode >= 400 || unexpected) errors += 1;
       else latencies.push(performance.now() - started);
-    } catch {
+    } catch (error) {
+      if (errors === 0) process.stderr.write(`load: ${error instanceof Error ? error.message : String(error)}\n`);
       errors += 1;
     }
   }

@@ -31,7 +31,8 @@ async function worker(): Promise<void> {
       if (spec.mode === 'start') await client.workflow.start(spec.workflowType, options);
       else await client.workflow.execute(spec.workflowType, options);
       latencies.push(performance.now() - started);
-    } catch {
+    } catch (error) {
+      if (errors === 0) process.stderr.write(`rawTemporal: ${spec.mode} failed: ${error instanceof Error ? `${error.message}: ${(error as { cause?: Error }).cause?.message ?? ""}` : String(error)}\n`);
       errors += 1;
     }
   }

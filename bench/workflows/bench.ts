@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { step, workflow } from '../../core/definition/index.js';
+import { workflow } from '../../core/definition/index.js';
+import { addOne } from '../steps/bench.js';
 
 /** The workflows the benchmarks run (WORKFLOWS_DIR=bench/workflows), on both engines. */
 
@@ -9,13 +10,6 @@ export const benchNoop = workflow({
   inputSchema: z.object({ n: z.number().optional() }),
   outputSchema: z.object({ n: z.number().optional() }),
   fn: async (input) => input,
-});
-
-const addOne = step({
-  name: 'bench_add_one',
-  inputSchema: z.number(),
-  outputSchema: z.number(),
-  fn: async (n: number) => n + 1,
 });
 
 export const benchOneStep = workflow({

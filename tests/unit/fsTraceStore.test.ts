@@ -49,4 +49,21 @@ test('a missing directory option is named', () => {
   assert.throws(() => new FsTraceStore({ directory: '' }), /options\.directory/);
 });
 
+test('a trace directory removed after the first write is made again; a recent write is located without a stat, an older one with', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'fg-fs-'));
+  try {
+    let now = 1_000_000;
+    const store = new FsTraceStore({ directory, now: () => now });
+    const path = await store.write(key, record);
+    await rm(join(directory, 'demo'), { recursive: true, force: true });
+    assert.is(await store.locate(key), path, 'written moments ago: trusted without asking the disk');
+    now += 10_000;
+    assert.is(await store.locate(key), undefined, 'after the memory of recent writes, the disk answers');
+    assert.is(await store.write(key, record), path, 'the removed directory is made again');
+    assert.equal(await store.read(path), record);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
 test.run();

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
 import { EngineUnavailableError } from '../../../core/domain/errors.js';
 import { translateError, type CallContext } from './errors.js';
@@ -15,7 +16,8 @@ export interface CallOptions {
  * when its caller gives up or the engine closes, and its errors leave as the core's named errors.
  */
 export class TemporalCalls {
-  private readonly shutdown = new AbortController();
+  // Every call in flight listens to it (and stops when it settles): hundreds at once under load are not a leak.
+  private readonly shutdown = unlimitedListeners(new AbortController());
 
   constructor(
     private readonly client: Client,
@@ -74,4 +76,9 @@ function closedError(): Error {
 
 function reasonOf(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
