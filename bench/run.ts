@@ -173,13 +173,24 @@ async function figures2and3(traceDir: string): Promise<void> {
         runToEnd<LoadResult>('bench/processes/rawTemporal.ts', { mode, address: temporal.address, taskQueue: 'main', workflowType, input, connections, seconds: SECONDS });
       if (ONLY.has(2)) {
         await raw('start', 'bench_noop', {}, CONNECTIONS); // warm-up of the server and worker, discarded
-        const rawStarts = await raw('start', 'bench_noop', {}, CONNECTIONS);
-        const starts = await warmThenLoad({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }) });
-        const ratio = starts.rps / rawStarts.rps;
+        await load({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }), seconds: WARM_UP_SECONDS });
+        // Alternating rounds, as in figure 1: the dev server's speed drifts as its history grows.
+        const rounds: { rawStarts: LoadResult; starts: LoadResult; ratio: number }[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          // ABBA order: the server slows as it accumulates runs, which would favour whichever always went first.
+          const measureRaw = () => raw('start', 'bench_noop', {}, CONNECTIONS);
+          const measureFlowgate = () => load({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }) });
+          const rawFirst = round % 2 === 0;
+          const first = await (rawFirst ? measureRaw() : measureFlowgate());
+          const second = await (rawFirst ? measureFlowgate() : measureRaw());
+          const [rawStarts, starts] = rawFirst ? [first, second] : [second, first];
+          rounds.push({ rawStarts, starts, ratio: starts.rps / rawStarts.rps });
+        }
+        const { rawStarts, starts, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
         figures.push({
           title: `Figure 2: starts through \`POST /workflow\` on the Temporal dev server, ${CONNECTIONS} concurrent`,
           table: [LOAD_HEADER, loadRow('raw @temporalio/client start()', rawStarts, 'starts/s'), loadRow('POST /workflow', starts, 'starts/s')],
-          verdict: verdict(ratio >= 0.9, `${ratio.toFixed(2)} of raw (target ≥ 0.9)`),
+          verdict: verdict(ratio >= 0.9, `${ratio.toFixed(2)} of raw (target ≥ 0.9); the median of ${ROUNDS} alternating rounds: ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}`),
         });
       }
       if (ONLY.has(3)) {
