@@ -2,6 +2,7 @@
 // the bench's concurrency, from the compiled dist/. Usage: inProcess.mjs '{"connections":50,"seconds":5}'
 // → one JSON line (LoadResult).
 import { startFlowgateServer } from '../../dist/composition/server.js';
+import { latencySummary } from './latencySummary.mjs';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
 const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', WORKFLOWS_DIR: 'dist/bench/workflows' } });
@@ -28,7 +29,4 @@ async function measure(seconds) {
 await measure(Math.min(3, spec.seconds)); // warm-up, discarded
 const elapsed = await measure(spec.seconds);
 await server.close();
-latencies.sort((a, b) => a - b);
-const percentile = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-const result = { requests: latencies.length, errors, statuses: {}, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(50), p99: percentile(99) };
-process.stdout.write(`${JSON.stringify(result)}\n`);
+process.stdout.write(`${JSON.stringify(latencySummary(latencies, errors, elapsed))}\n`);

@@ -1,6 +1,7 @@
 // Load generator, run as its own process so it never competes with the server under test for the event loop.
 // Usage: node --import tsx bench/processes/load.ts '<LoadSpec JSON>'   → one JSON line (LoadResult) on stdout.
 import { Pool } from 'undici';
+import { latencySummary } from './latencySummary.mjs';
 
 export interface LoadSpec {
   url: string;
@@ -60,7 +61,4 @@ const begun = performance.now();
 await Promise.all(Array.from({ length: spec.connections }, worker));
 const elapsed = (performance.now() - begun) / 1000;
 await pool.close();
-latencies.sort((a, b) => a - b);
-const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-const result: LoadResult = { requests: latencies.length, errors, statuses, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(50), p99: percentile(99) };
-process.stdout.write(`${JSON.stringify(result)}\n`);
+process.stdout.write(`${JSON.stringify(latencySummary(latencies, errors, elapsed, statuses))}\n`);

@@ -3,7 +3,7 @@
 //   "connections":50,"seconds":5}'   → one JSON line (LoadResult) on stdout.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import type { LoadResult } from './load.js';
+import { latencySummary } from './latencySummary.mjs';
 
 interface RawSpec {
   mode: 'start' | 'execute';
@@ -42,7 +42,4 @@ const begun = performance.now();
 await Promise.all(Array.from({ length: spec.connections }, worker));
 const elapsed = (performance.now() - begun) / 1000;
 await connection.close();
-latencies.sort((a, b) => a - b);
-const percentile = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0;
-const result: LoadResult = { requests: latencies.length, errors, statuses: {}, seconds: elapsed, rps: latencies.length / elapsed, p50: percentile(50), p99: percentile(99) };
-process.stdout.write(`${JSON.stringify(result)}\n`);
+process.stdout.write(`${JSON.stringify(latencySummary(latencies, errors, elapsed))}\n`);
