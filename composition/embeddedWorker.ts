@@ -2,7 +2,7 @@ import type { ActivityDefinition } from '../core/definition/activity.js';
 import type { WorkflowDefinition } from '../core/definition/workflow.js';
 import type { Logger } from '../ports/logger.js';
 import type { RunObserver } from '../ports/runObserver.js';
-import { HookRuntime, loadHookFiles } from '../adapters/hooks/index.js';
+import { loadWorkerHooks } from '../adapters/hooks/index.js';
 import { workflowModulesIn } from '../adapters/workflowSources/localModules.js';
 import { findStepModules } from '../adapters/workflowSources/stepModules.js';
 import { describeStepCollision, registerSteps } from '../adapters/workflowSources/stepRegistration.js';
@@ -42,11 +42,11 @@ export async function loadEmbeddedWorker(options: EmbeddedWorkerOptions): Promis
   const stepModules = await findStepModules([...new Set(workflows.map(({ modulePath }) => modulePath))], ownership);
   const table = registerSteps(stepModules);
   for (const collision of table.collisions) options.logger.warn(describeStepCollision(collision), { step: collision.name });
-  const hooks = await loadHookFiles({ projectDir: options.projectDir, ...(options.hookFiles ? { hookFiles: options.hookFiles } : {}) });
+  const observer = await loadWorkerHooks(options);
   return {
     catalog: options.catalog,
     workflows: workflows.map(({ definition }) => definition),
     steps: table.byName,
-    ...(hooks.length > 0 ? { observer: new HookRuntime(hooks, { logger: options.logger, ...(options.hookTimeoutMs ? { handlerTimeoutMs: options.hookTimeoutMs } : {}) }) } : {}),
+    ...(observer ? { observer } : {}),
   };
 }

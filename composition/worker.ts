@@ -23,7 +23,7 @@ import {
   type WorkerHandle,
 } from '../adapters/temporal/worker/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
-import { HookRuntime, loadHookFiles } from '../adapters/hooks/index.js';
+import { loadWorkerHooks, type HookRuntime } from '../adapters/hooks/index.js';
 import type { Logger } from '../ports/logger.js';
 import type { TraceStores } from '../ports/traceStore.js';
 
@@ -66,8 +66,18 @@ export interface CreateWorkerOptions {
 export async function createWorker(options: CreateWorkerOptions): Promise<FlowgateWorker> {
   const logger = options.logger ?? new JsonLogger();
   installRuntimeLogging(logger);
-  const hookDefinitions = await loadHookFiles({ projectDir: options.projectDir, ...(options.hookFiles ? { hookFiles: options.hookFiles } : {}) });
-  const withHooks = hookDefinitions.length > 0;
+  const observer = await loadWorkerHooks({ ...options, logger });
+  try {
+    return await assembleWorker(options, logger, observer);
+  } catch (error) {
+    // The hooks listen to diagnostics channels and event sinks: a worker that never came to be must not leave them.
+    await observer?.close();
+    throw error;
+  }
+}
+
+async function assembleWorker(options: CreateWorkerOptions, logger: Logger, observer: HookRuntime | undefined): Promise<FlowgateWorker> {
+  const withHooks = observer !== undefined;
   const bundle =
     options.bundle ??
     (await bundleCatalog({
@@ -94,7 +104,6 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Flowga
       logger,
       async (workflowId, runId) => (await client.workflow.getHandle(workflowId, runId).describe()).startTime,
     );
-    const observer = withHooks ? new HookRuntime(hookDefinitions, { logger, ...(options.hookTimeoutMs ? { handlerTimeoutMs: options.hookTimeoutMs } : {}) }) : undefined;
     const details = new WorkflowDetailsCarrier(
       async (workflowId, runId) => describedRun(await client.workflow.getHandle(workflowId, runId).describe(), options.namespace),
       logger,
