@@ -1,6 +1,7 @@
 // The suites `npm test` runs, in order. Contract suites run once per engine: the same files, parameterised by
 // FLOWGATE_TEST_ENGINE (tests/support/engines.ts reads it). `needs: 'temporal'` suites get TEMPORAL_ADDRESS of one
-// dev server the runner starts for them (scripts/infra) and always stops.
+// dev server the runner starts for them (scripts/infra) and always stops. `long: true` suites run only under
+// `npm run test:long` and in CI (CI=true).
 export function suites() {
   return [
     { name: 'unit', dir: 'tests/unit' },

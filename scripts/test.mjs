@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: every suite in its own uvu process (with V8 coverage), the c8 coverage floor, and one closing line
+// `npm test` (and `npm run test:long`, which adds the long suites): every suite in its own uvu process (with V8 coverage), the c8 coverage floor, and one closing line
 // `N passed, N failed` with totals over every suite. Exits non-zero on any failure.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -60,7 +60,10 @@ async function main() {
   process.once('SIGINT', () => void stopServers().then(() => process.exit(130)));
   process.once('SIGTERM', () => void stopServers().then(() => process.exit(143)));
 
-  for (const suite of suites(root).filter((candidate) => existsSync(join(root, candidate.dir)))) {
+  // The long suites (soak, heaviest fault tests) run under `npm run test:long` and always in CI.
+  const includeLong = process.argv.includes('--long') || process.env.CI === 'true';
+  const selected = suites(root).filter((candidate) => existsSync(join(root, candidate.dir)) && (includeLong || !candidate.long));
+  for (const suite of selected) {
     process.stdout.write(`\n=== ${suite.name} ===\n`);
     const serverEnv = {};
     if (suite.needs === 'temporal') {

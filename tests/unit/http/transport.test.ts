@@ -92,6 +92,24 @@ test('over a socket: X-Request-Id echoed or generated, an encoded "/" stays insi
   }
 });
 
+test('a result of several MiB goes out whole, with its length, multi-byte characters intact across slices', async () => {
+  const { server, api } = await startHarness();
+  try {
+    // Odd lengths put 4-byte characters (surrogate pairs) across every 1 MiB slice boundary somewhere.
+    const text = `${'a'.repeat(1024 * 1024 - 1)}${'😀é'.repeat(700_001)}z`;
+    api.overrides.getResult = async (run) => ({ ...resultV2(run.workflowId), output: { text } });
+    const response = await request(`${server.url}/workflow/big/result`);
+    assert.is(response.statusCode, 200);
+    const raw = Buffer.from(await response.body.arrayBuffer());
+    assert.is(Number(response.headers['content-length']), raw.length);
+    assert.is(raw.toString('utf8').includes('\uFFFD'), false);
+    const body = JSON.parse(raw.toString('utf8')) as { output: { text: string } };
+    assert.ok(body.output.text === text, 'the text arrived unchanged');
+  } finally {
+    await server.close(100);
+  }
+});
+
 test('413 comes before the body is read to the end, for a declared length and for a chunked upload', async () => {
   const { server, api } = await startHarness({ maxBodyBytes: 1024 });
   try {
