@@ -34,8 +34,16 @@ export const envSchema = z
     LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
+    MAX_CONNECTIONS: positiveInt.default(10_000),
+    MAX_EVENT_STREAMS: positiveInt.default(10_000),
+    MAX_JSON_DEPTH: positiveInt.default(100),
+    HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
+    REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
   })
   .superRefine((env, context) => {
+    if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
+      context.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not exceed REQUEST_TIMEOUT_MS' });
+    }
     if (env.NODE_ENV === 'production' && !env.API_AUTH_TOKEN) {
       context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
     }
@@ -70,6 +78,8 @@ export interface FlowgateConfig {
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   shutdownGraceMs: number;
   memoryMaxClosedRuns: number;
+  /** Limits that keep one client or an overload from holding the server (docs/reliability.md). */
+  limits: { maxConnections: number; maxEventStreams: number; maxJsonDepth: number; headersTimeoutMs: number; requestTimeoutMs: number };
 }
 
 /** Raised for invalid configuration; `problems` holds one line per bad variable. */
@@ -110,5 +120,12 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     logLevel: value.LOG_LEVEL,
     shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
     memoryMaxClosedRuns: value.MEMORY_MAX_CLOSED_RUNS,
+    limits: {
+      maxConnections: value.MAX_CONNECTIONS,
+      maxEventStreams: value.MAX_EVENT_STREAMS,
+      maxJsonDepth: value.MAX_JSON_DEPTH,
+      headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
+    },
   };
 }

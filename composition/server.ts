@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
@@ -41,6 +42,18 @@ export interface FlowgateServer {
   close(): Promise<void>;
 }
 
+/**
+ * How long before the end of the grace period the run-and-wait calls still waiting are answered (408, the run not
+ * cancelled), so their answers are out before the connections are closed. A fifth of the grace period when that is
+ * shorter.
+ */
+export const RUN_WAIT_ANSWER_MARGIN_MS = 1_000;
+
+/** When, after shutdown starts, the run-and-wait calls still waiting stop waiting. */
+export function runWaitCutOffMs(graceMs: number): number {
+  return Math.max(0, graceMs - Math.min(RUN_WAIT_ANSWER_MARGIN_MS, graceMs / 5));
+}
+
 export async function startFlowgateServer(options: FlowgateServerOptions = {}): Promise<FlowgateServer> {
   const config = parseConfig(options.env ?? process.env);
   const logger = options.logger ?? new JsonLogger({ level: config.logLevel });
@@ -57,7 +70,14 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
         clock: systemClock,
       })
     : undefined;
-  const container = buildContainer(config, { logger, ...(temporalEngine ? { engine: temporalEngine } : {}) });
+  // Every waiting POST /workflow/run listens to it: thousands at once are expected, not a leak.
+  const runWaitsEnd = new AbortController();
+  setMaxListeners(0, runWaitsEnd.signal);
+  const container = buildContainer(config, {
+    logger,
+    shutdownSignal: runWaitsEnd.signal,
+    ...(temporalEngine ? { engine: temporalEngine } : {}),
+  });
   const api = resolveToken(container, FLOWGATE_API);
   const engine: WorkflowEngine = resolveToken(container, WORKFLOW_ENGINE);
   const memoryEngine: MemoryEngine | undefined = temporalEngine ? undefined : resolveToken(container, MEMORY_ENGINE);
@@ -96,6 +116,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     maxBodyBytes: config.maxBodyBytes,
     runTimeoutMaxSeconds: config.runTimeoutMaxSeconds,
     deprecatedEndpoints: config.deprecatedEndpoints,
+    ...config.limits,
     host: config.host,
     port: config.port,
   });
@@ -115,7 +136,15 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     startWorker,
     close: () =>
       (closing ??= (async () => {
-        await http.close(config.shutdownGraceMs);
+        // In-flight requests get the grace period; run-and-wait calls whose runs are still open by the cut-off are
+        // answered then, instead of losing their answer to the force-close at the end of it.
+        const cutOff = setTimeout(() => runWaitsEnd.abort(), runWaitCutOffMs(config.shutdownGraceMs));
+        try {
+          await http.close(config.shutdownGraceMs);
+        } finally {
+          clearTimeout(cutOff);
+          runWaitsEnd.abort();
+        }
         for (const catalog of [...running.keys()]) stopWorker(catalog);
         await Promise.all(workers.map((worker) => worker.observer?.close()));
         memoryEngine?.close();

@@ -1,8 +1,9 @@
 import type { Logger } from '../../ports/logger.js';
-import { FlowgateError, GoneError, MethodNotAllowedError, NotFoundError } from '../../core/domain/errors.js';
+import { FlowgateError, GoneError, MethodNotAllowedError, NotFoundError, ServerBusyError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
 import { answerError, causeChain } from './errors.js';
+import { EventStreamSlots } from './eventStreamSlots.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { resolveHttpAppOptions, type HttpAppOptions, type ResolvedHttpAppOptions } from './options.js';
 import type { Route, RouteContext, RouteResult } from './route.js';
@@ -43,6 +44,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const authenticator = createBearerAuthenticator(config.authToken);
   const openApiDocument = buildOpenApiDocument(routes);
   const openApiJson = JSON.stringify(openApiDocument);
+  const eventStreams = new EventStreamSlots(config.maxEventStreams);
   const { logger } = config;
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
@@ -61,6 +63,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       options: config,
       requestId,
       openApiJson,
+      eventStreams,
       describeStreamFailure(error) {
         const answer = answerError(error);
         if (answer.serverFault) logFailure(error, answer.status);
@@ -121,6 +124,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (match.kind === 'found') state.route = match.route;
     if (match.kind === 'method-not-allowed') state.route = deprecatedRouteAt(path, match.allow);
     const isPublic = match.kind === 'found' && match.route.public;
+    // Before auth and the engine: refusing must stay cheaper than serving. Probes still get their answer.
+    if (request.overCapacity && !isPublic) throw new ServerBusyError('Too many open connections; retry shortly.');
     // Checked before 404/405 so that unauthenticated callers learn nothing about which paths exist.
     if (!isPublic && !authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
     if (match.kind === 'not-found') throw new NotFoundError(`No endpoint at ${path}.`);
@@ -139,7 +144,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const query = parseRequestPart(route.query, queryObject(search), 'query');
     let body: unknown;
     if (route.body) {
-      const raw = await readJsonBody(request, { maxBytes: config.maxBodyBytes, optional: route.body.optional });
+      const raw = await readJsonBody(request, { maxBytes: config.maxBodyBytes, maxDepth: config.maxJsonDepth, optional: route.body.optional });
       body = parseRequestPart(route.body.schema, raw === EMPTY_BODY ? {} : raw, 'body');
     }
     // A getter: most handlers never look at the signal, and a transport may make it only when asked (node.ts).
@@ -214,8 +219,9 @@ export function splitTarget(url: string): { path: string; search: string } {
 }
 
 /** A repeated parameter becomes an array, which no query schema accepts: ambiguity is a 400, not a guess. */
-function queryObject(search: string): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
+export function queryObject(search: string): Record<string, string | string[]> {
+  // No prototype: `?__proto__=a&__proto__=b` must stay a parameter, not become the object's prototype.
+  const query = Object.create(null) as Record<string, string | string[]>;
   if (search === '') return query;
   for (const [name, value] of new URLSearchParams(search)) {
     const existing = query[name];

@@ -1,9 +1,13 @@
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/domain/errors.js';
+import { findPrototypeKey, jsonNestingDepth, mayHavePrototypeKey } from '../../core/validation/jsonSafety.js';
+import { HTTP_APP_DEFAULTS } from './options.js';
 import { firstHeader, type HttpRequest } from './types.js';
 import { validationProblem } from './validation.js';
 
 export interface JsonBodyOptions {
   maxBytes: number;
+  /** Deepest nesting of arrays and objects accepted (400 beyond). @default 100 */
+  maxDepth?: number;
   /** Whether an empty body is accepted (terminate, stop). */
   optional: boolean;
 }
@@ -15,7 +19,7 @@ export const EMPTY_BODY: unique symbol = Symbol('empty body');
  * Reads and parses a JSON request body. Refuses, in this order and without reading more than needed: a compressed
  * body (415), a declared Content-Length over the cap (413), a non-JSON Content-Type (415), a body growing past the
  * cap (413), a non-empty body without a Content-Type (415), a missing required body (400), bytes that are not
- * UTF-8 or not JSON (400).
+ * UTF-8 or not JSON (400), nesting deeper than `maxDepth` (400), a key that could reach a prototype (400).
  */
 export async function readJsonBody(
   request: Pick<HttpRequest, 'headers' | 'body'>,
@@ -36,12 +40,23 @@ export async function readJsonBody(
     if (options.optional) return EMPTY_BODY;
     throw validationProblem('A JSON request body is required.', 'missing_body', []);
   }
+  const maxDepth = options.maxDepth ?? HTTP_APP_DEFAULTS.maxJsonDepth;
+  if (jsonNestingDepth(text, maxDepth) > maxDepth) {
+    throw validationProblem(`Request body nests arrays and objects deeper than ${maxDepth} levels.`, 'too_deep', []);
+  }
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     const detail = error instanceof SyntaxError ? `: ${error.message}` : '';
     throw validationProblem(`Request body is not valid JSON${detail}`, 'invalid_json', []);
   }
+  const prototypeKey = mayHavePrototypeKey(text) ? findPrototypeKey(value) : undefined;
+  if (prototypeKey) {
+    const what = prototypeKey.key === '__proto__' ? 'a "__proto__" key' : 'a "constructor" key holding a "prototype"';
+    throw validationProblem(`Request body has ${what}, which is refused: it could reach object prototypes.`, 'prototype_key', prototypeKey.path);
+  }
+  return value;
 }
 
 /** `application/json`, optionally with parameters; a charset, when given, must be UTF-8 (RFC 8259). */

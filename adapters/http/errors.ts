@@ -2,6 +2,7 @@ import {
   CatalogNotAvailableError,
   EngineError,
   EngineUnavailableError,
+  ServerBusyError,
   TraceStoreUnavailableError,
   FlowgateError,
   GoneError,
@@ -34,6 +35,8 @@ export interface ErrorRule {
   publicMessage?: string;
   /** `Retry-After` seconds when the error carries none. */
   retryAfterSeconds?: number;
+  /** A 5xx the server gives on purpose (overload protection): not logged as a fault. */
+  expected?: boolean;
 }
 
 /** Seconds a client should wait before retrying when an engine or worker gives no hint. */
@@ -65,6 +68,8 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
     publicMessage: 'The workflow engine is temporarily unavailable; retry later.',
     retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS,
   },
+  // A protective refusal, not a fault: no error log per refused request (the access log has each one).
+  [ServerBusyError.errorName]: { status: 503, retryAfterSeconds: 1, expected: true },
   [TraceStoreUnavailableError.errorName]: {
     status: 503,
     publicMessage: 'The remote trace store is unreachable right now; retry later.',
@@ -111,7 +116,7 @@ export function answerError(error: unknown): ErrorAnswer {
   const retryAfter = known?.retryAfterSeconds ?? rule.retryAfterSeconds;
   if (rule.status === 503 && retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)));
   if (rule.status === 401) headers['www-authenticate'] = 'Bearer';
-  return { status: rule.status, headers, body, serverFault: rule.status >= 500 };
+  return { status: rule.status, headers, body, serverFault: rule.status >= 500 && rule.expected !== true };
 }
 
 export interface CauseLevel {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { createHttpApp, type HttpApp } from './app.js';
 import type { HttpAppOptions } from './options.js';
 import type { HttpResponse } from './types.js';
@@ -11,6 +12,11 @@ export interface NodeTransportOptions {
    * would hold the server open until the grace period), and new responses carry `Connection: close`.
    */
   shutdownSignal?: AbortSignal;
+  /**
+   * Whether a request's connection is beyond the server's connection cap (server.ts): such a request is answered
+   * 503 (probes excepted) and its connection closed after the answer.
+   */
+  isOverCapacity?: (socket: Socket) => boolean;
 }
 
 /**
@@ -22,12 +28,23 @@ export function createNodeHandler(options: HttpAppOptions, transport: NodeTransp
 }
 
 export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}): NodeRequestHandler {
-  const { shutdownSignal } = transport;
+  const { shutdownSignal, isOverCapacity } = transport;
   return (req, res) => {
     const disconnected = new LazyDisconnect(res);
+    const overCapacity = isOverCapacity?.(req.socket) === true;
     app
-      .handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: req, get signal() { return disconnected.signal; } })
-      .then((response) => send(req, res, response, disconnected, shutdownSignal))
+      .handle({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: req,
+        get signal() { return disconnected.signal; },
+        ...(overCapacity ? { overCapacity } : {}),
+      })
+      .then((response) => {
+        if (overCapacity) response.headers['connection'] = 'close';
+        return send(req, res, response, disconnected, shutdownSignal);
+      })
       .catch((error: unknown) => {
         app.logger.error('failed to write response', { error: error instanceof Error ? error.message : String(error) });
         if (!res.headersSent) {

@@ -70,7 +70,12 @@ const RESPONSES = {
   payloadTooLarge: { description: 'PayloadTooLargeError: the body exceeds MAX_BODY_BYTES.', schema: ErrorBodySchema },
   unsupportedMediaType: { description: 'UnsupportedMediaTypeError: the body is not `application/json`.', schema: ErrorBodySchema },
   internal: { description: 'InternalError or EngineError: an internal failure (details are logged with the request id, never returned).', schema: ErrorBodySchema },
-  engineUnavailable: { description: 'EngineUnavailableError: the workflow engine is unreachable right now; see Retry-After.', schema: ErrorBodySchema, headers: ['Retry-After'] },
+  unavailable: {
+    description:
+      'EngineUnavailableError: the workflow engine is unreachable right now; or ServerBusyError: too many open connections (MAX_CONNECTIONS) or event streams (MAX_EVENT_STREAMS). See Retry-After.',
+    schema: ErrorBodySchema,
+    headers: ['Retry-After'],
+  },
 } satisfies Record<string, ResponseDoc>;
 
 /**
@@ -156,8 +161,9 @@ function documentedResponses(route: Route): Record<number, ResponseDoc> {
     addOrMerge(415, RESPONSES.unsupportedMediaType);
   }
   addOrMerge(500, RESPONSES.internal);
-  // Public routes never ask the engine for anything but readiness, which documents its own 503.
-  if (!route.public) addOrMerge(503, RESPONSES.engineUnavailable);
+  // Public routes never ask the engine for anything but readiness (which documents its own 503), and are answered
+  // even on a connection beyond the cap, so probes keep working under overload.
+  if (!route.public) addOrMerge(503, RESPONSES.unavailable);
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 

@@ -46,6 +46,18 @@ export interface HttpAppOptions {
    */
   sseHeartbeatMs?: number;
   /**
+   * Most server-sent event streams open at once; one more is answered 503 `ServerBusyError` with `Retry-After`.
+   * Each stream holds a connection and a follower of the engine's history for as long as the run lasts.
+   * @default 10000
+   */
+  maxEventStreams?: number;
+  /**
+   * Deepest nesting of arrays and objects a JSON body may have; deeper is a 400. Deep values cost nothing to parse
+   * but overflow the stack of every recursive step after (serialisation, schema checks, the engine's converters).
+   * @default 100
+   */
+  maxJsonDepth?: number;
+  /**
    * Check every JSON response against the schema the OpenAPI document publishes for its status; a mismatch is
    * logged and answered 500. Meant for tests and staging, where drift between core and contract must be loud.
    * @default false
@@ -63,6 +75,8 @@ export interface ResolvedHttpAppOptions {
   defaultRunTimeoutSeconds: number;
   deprecatedEndpoints: boolean;
   sseHeartbeatMs: number;
+  maxEventStreams: number;
+  maxJsonDepth: number;
   validateResponses: boolean;
 }
 
@@ -72,6 +86,8 @@ export const HTTP_APP_DEFAULTS = {
   defaultRunTimeoutSeconds: 30,
   deprecatedEndpoints: true,
   sseHeartbeatMs: 15_000,
+  maxEventStreams: 10_000,
+  maxJsonDepth: 100,
   validateResponses: false,
 } as const;
 
@@ -99,6 +115,8 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
       Math.min(HTTP_APP_DEFAULTS.defaultRunTimeoutSeconds, options.runTimeoutMaxSeconds ?? HTTP_APP_DEFAULTS.runTimeoutMaxSeconds),
     deprecatedEndpoints: options.deprecatedEndpoints ?? HTTP_APP_DEFAULTS.deprecatedEndpoints,
     sseHeartbeatMs: options.sseHeartbeatMs ?? HTTP_APP_DEFAULTS.sseHeartbeatMs,
+    maxEventStreams: options.maxEventStreams ?? HTTP_APP_DEFAULTS.maxEventStreams,
+    maxJsonDepth: options.maxJsonDepth ?? HTTP_APP_DEFAULTS.maxJsonDepth,
     validateResponses: options.validateResponses ?? HTTP_APP_DEFAULTS.validateResponses,
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
@@ -119,6 +137,9 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
   // Below ~1 s a heartbeat is noise, but tests need short intervals, so only positivity is enforced.
   if (!Number.isSafeInteger(resolved.sseHeartbeatMs) || resolved.sseHeartbeatMs < 1) {
     problems.push(`sseHeartbeatMs must be a positive integer, got ${String(resolved.sseHeartbeatMs)}`);
+  }
+  for (const name of ['maxEventStreams', 'maxJsonDepth'] as const) {
+    if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 1) problems.push(`${name} must be a positive integer, got ${String(resolved[name])}`);
   }
   if (problems.length > 0) throw new TypeError(`Invalid HTTP adapter options: ${problems.join('; ')}`);
   return resolved;

@@ -4,6 +4,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResolvedHttpAppOptions } from './options.js';
 import { NoParamsSchema, NoQuerySchema } from './schemas/requests.js';
 import type { RequestHeaders } from './types.js';
+import type { EventStreamSlots } from './eventStreamSlots.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -42,6 +43,8 @@ export interface RouteContext {
   requestId: string;
   /** The serialized OpenAPI document (built once at start-up). */
   openApiJson: string;
+  /** The cap on open server-sent event streams. */
+  eventStreams: EventStreamSlots;
   /** Body of the final SSE `error` event for a failure after streaming started; logs 5xx like any error. */
   describeStreamFailure(error: unknown): { error: string; message: string };
 }

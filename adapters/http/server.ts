@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { createHttpApp } from './app.js';
 import { toNodeHandler } from './node.js';
 import type { HttpAppOptions } from './options.js';
@@ -30,6 +30,13 @@ export interface HttpServerOptions extends HttpAppOptions {
    * @default 5000
    */
   keepAliveTimeoutMs?: number;
+  /**
+   * Most connections open at once. A connection beyond it gets 503 `ServerBusyError` with `Retry-After` on its
+   * request (health, readiness and the document are still answered) and is closed after it, so an overload is
+   * told to back off instead of piling up sockets and memory.
+   * @default 10000
+   */
+  maxConnections?: number;
 }
 
 export interface RunningHttpServer {
@@ -50,6 +57,7 @@ export const HTTP_SERVER_DEFAULTS = {
   headersTimeoutMs: 30_000,
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 5_000,
+  maxConnections: 10_000,
   graceMs: 10_000,
 } as const;
 
@@ -59,14 +67,32 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const shutdown = new AbortController();
   // Each open event stream listens for the shutdown: thousands of followers at once are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
-  const handle = toNodeHandler(app, { shutdownSignal: shutdown.signal });
+  const maxConnections = options.maxConnections ?? HTTP_SERVER_DEFAULTS.maxConnections;
+  if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
+    throw new TypeError(`Invalid HTTP server options: maxConnections must be a positive integer, got ${String(maxConnections)}`);
+  }
+  const overCapacity = new WeakSet<Socket>();
+  const handle = toNodeHandler(app, { shutdownSignal: shutdown.signal, isOverCapacity: (socket) => overCapacity.has(socket) });
 
+  const headersTimeout = options.headersTimeoutMs ?? HTTP_SERVER_DEFAULTS.headersTimeoutMs;
+  const requestTimeout = options.requestTimeoutMs ?? HTTP_SERVER_DEFAULTS.requestTimeoutMs;
+  // Node enforces both timeouts on this interval (30 s by default): a 1 s timeout would otherwise take 30 s to bite.
+  const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
   // Responses written during shutdown carry `Connection: close` (node.ts), and close() closes the connections idle
   // at that moment, so no per-request listener is needed to find the connections that become idle later.
-  const server = createServer(handle);
-  server.headersTimeout = options.headersTimeoutMs ?? HTTP_SERVER_DEFAULTS.headersTimeoutMs;
-  server.requestTimeout = options.requestTimeoutMs ?? HTTP_SERVER_DEFAULTS.requestTimeoutMs;
+  const server = createServer({ connectionsCheckingInterval }, handle);
+  server.headersTimeout = headersTimeout;
+  server.requestTimeout = requestTimeout;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? HTTP_SERVER_DEFAULTS.keepAliveTimeoutMs;
+
+  let openConnections = 0;
+  server.on('connection', (socket: Socket) => {
+    openConnections += 1;
+    if (openConnections > maxConnections) overCapacity.add(socket);
+    socket.once('close', () => {
+      openConnections -= 1;
+    });
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

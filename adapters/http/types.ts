@@ -17,6 +17,11 @@ export interface HttpRequest {
   body: AsyncIterable<Uint8Array> | null;
   /** Aborted when the client goes away; ends server-sent event streams. */
   signal: AbortSignal;
+  /**
+   * Set by a transport for a connection beyond its connection cap: every endpoint but the public ones (health,
+   * readiness, the document) answers 503 `ServerBusyError`, and the transport closes the connection after.
+   */
+  overCapacity?: boolean;
 }
 
 export interface HttpResponse {

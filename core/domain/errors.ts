@@ -74,6 +74,8 @@ export const GoneError = defineError('GoneError');
 // or 503 when the engine says it is temporarily unavailable.
 export const EngineError = defineError('EngineError');
 export const EngineUnavailableError = defineError('EngineUnavailableError');
+/** Too many open connections or event streams: 503 with Retry-After, the caller should come back shortly. */
+export const ServerBusyError = defineError('ServerBusyError');
 /** The remote trace store (S3) cannot be reached right now: 503 with Retry-After. */
 export const TraceStoreUnavailableError = defineError('TraceStoreUnavailableError');
 

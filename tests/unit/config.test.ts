@@ -29,6 +29,17 @@ test('every bad variable is reported on its own line', () => {
   }
 });
 
+test('limits: defaults, overrides, and a headers timeout above the request timeout refused', () => {
+  assert.equal(parseConfig({}).limits, { maxConnections: 10_000, maxEventStreams: 10_000, maxJsonDepth: 100, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000 });
+  assert.equal(
+    parseConfig({ MAX_CONNECTIONS: '50', MAX_EVENT_STREAMS: '5', MAX_JSON_DEPTH: '10', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' }).limits,
+    { maxConnections: 50, maxEventStreams: 5, maxJsonDepth: 10, headersTimeoutMs: 1000, requestTimeoutMs: 2000 },
+  );
+  assert.throws(() => parseConfig({ HEADERS_TIMEOUT_MS: '70000' }), (error: unknown) =>
+    (error as ConfigError).problems.some((line) => line === 'HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS'));
+  assert.throws(() => parseConfig({ MAX_CONNECTIONS: '0' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('MAX_CONNECTIONS:'));
+});
+
 test('production refuses to start without a token', () => {
   assert.throws(() => parseConfig({ NODE_ENV: 'production' }), /API_AUTH_TOKEN: must be set/);
   assert.is(parseConfig({ NODE_ENV: 'production', API_AUTH_TOKEN: 's3cret' }).authToken, 's3cret');

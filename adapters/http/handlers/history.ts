@@ -1,4 +1,5 @@
 import type { HistoryPageRequest } from '../../../core/api/requests.js';
+import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { ok, type RouteContext, type RouteInput, type RouteResult } from '../route.js';
 import { acceptsEventStream, historyEventStream, parseLastEventId, SSE_RESPONSE_HEADERS } from '../sse.js';
 import { toRunRef, type RunPathParams } from './runs.js';
@@ -23,11 +24,19 @@ export async function getHistory(
     return ok(await context.api.historyPage(run, request));
   }
   const lastEventId = parseLastEventId(input.headers);
+  const releaseSlot = context.eventStreams.acquire();
   // Aborted when the client leaves or when the stream ends for any other reason, so the engine stops following.
   const streamEnded = new AbortController();
   const signal = AbortSignal.any([input.signal, streamEnded.signal]);
-  // Awaited before the response starts: an unknown run is still a plain 404.
-  const items = await context.api.historyStream(run, lastEventId === undefined ? { signal } : { signal, lastEventId });
+  signal.addEventListener('abort', releaseSlot, { once: true });
+  let items: AsyncIterable<HistoryStreamItem>;
+  try {
+    // Awaited before the response starts: an unknown run is still a plain 404.
+    items = await context.api.historyStream(run, lastEventId === undefined ? { signal } : { signal, lastEventId });
+  } catch (error) {
+    streamEnded.abort();
+    throw error;
+  }
   const frames = historyEventStream(items, {
     heartbeatMs: context.options.sseHeartbeatMs,
     signal,

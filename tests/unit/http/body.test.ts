@@ -121,4 +121,24 @@ test('any JSON value parses, null and scalars included (the schema decides what 
   assert.is(await readJsonBody(json('42'), limits), 42);
 });
 
+test('deeper than maxDepth is a 400 before parsing; up to it is accepted', async () => {
+  const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  assert.equal(await readJsonBody(json(nested(5)), { maxBytes: 1024, maxDepth: 5, optional: false }), [[[[[]]]]]);
+  const error = await rejection(readJsonBody(json(nested(6)), { maxBytes: 1024, maxDepth: 5, optional: false }));
+  assert.instance(error, ValidationError);
+  assert.match(error.message, /deeper than 5 levels/);
+  assert.is((error as InstanceType<typeof ValidationError>).issues?.[0]?.code, 'too_deep');
+});
+
+test('a __proto__ key, or constructor.prototype, is a 400 naming where it is; the prototype is untouched', async () => {
+  for (const text of ['{"input":{"__proto__":{"polluted":true}}}', '{"input":{"constructor":{"prototype":{"polluted":true}}}}']) {
+    const error = await rejection(readJsonBody(json(text), { maxBytes: 1024, optional: false }));
+    assert.instance(error, ValidationError);
+    assert.match(error.message, /could reach object prototypes/);
+    assert.equal((error as InstanceType<typeof ValidationError>).issues?.[0]?.path, ['input']);
+    assert.is(({} as Record<string, unknown>)['polluted'], undefined);
+  }
+  assert.equal(await readJsonBody(json('{"constructor":"Ford"}'), { maxBytes: 1024, optional: false }), { constructor: 'Ford' });
+});
+
 test.run();

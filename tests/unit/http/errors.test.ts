@@ -25,16 +25,26 @@ const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
   [errors.EngineError, 500],
   [errors.EngineUnavailableError, 503],
   [errors.TraceStoreUnavailableError, 503],
+  [errors.ServerBusyError, 503],
 ];
+
+/** Refused on purpose under overload: a 503 that is not logged as a fault. */
+const EXPECTED_REFUSALS = new Set<string>([errors.ServerBusyError.errorName]);
 
 for (const [ErrorClass, status] of CONTRACT) {
   test(`${ErrorClass.errorName} → ${status}`, () => {
     const answer = answerError(new ErrorClass('client-safe message'));
     assert.is(answer.status, status);
     assert.is(answer.body.error, ErrorClass.errorName);
-    assert.is(answer.serverFault, status >= 500);
+    assert.is(answer.serverFault, status >= 500 && !EXPECTED_REFUSALS.has(ErrorClass.errorName));
   });
 }
+
+test('ServerBusyError keeps its own message and tells the client to come back in a second', () => {
+  const answer = answerError(new errors.ServerBusyError('Too many open event streams (limit 2); retry shortly.'));
+  assert.is(answer.body.message, 'Too many open event streams (limit 2); retry shortly.');
+  assert.is(answer.headers['retry-after'], '1');
+});
 
 test('every error the core defines has a row in the table', () => {
   const defined = (Object.values(errors) as unknown[])

@@ -15,6 +15,8 @@ test('defaults are the documented ones', () => {
       defaultRunTimeoutSeconds: resolved.defaultRunTimeoutSeconds,
       deprecatedEndpoints: resolved.deprecatedEndpoints,
       sseHeartbeatMs: resolved.sseHeartbeatMs,
+      maxEventStreams: resolved.maxEventStreams,
+      maxJsonDepth: resolved.maxJsonDepth,
       validateResponses: resolved.validateResponses,
       authToken: resolved.authToken,
     },
@@ -26,6 +28,8 @@ test('defaults are the documented ones', () => {
     defaultRunTimeoutSeconds: 30,
     deprecatedEndpoints: true,
     sseHeartbeatMs: 15_000,
+    maxEventStreams: 10_000,
+    maxJsonDepth: 100,
     validateResponses: false,
   });
 });
@@ -40,6 +44,8 @@ test('bad options are refused at construction, each one named', () => {
     [{ defaultRunTimeoutSeconds: 100, runTimeoutMaxSeconds: 60 }, /must not exceed runTimeoutMaxSeconds/],
     [{ runTimeoutMaxSeconds: 0 }, /runTimeoutMaxSeconds/],
     [{ sseHeartbeatMs: 0 }, /sseHeartbeatMs/],
+    [{ maxEventStreams: 0 }, /maxEventStreams must be a positive integer/],
+    [{ maxJsonDepth: 2.5 }, /maxJsonDepth must be a positive integer/],
     [{ authToken: '' }, /authToken must be a non-empty string/],
     [{ authToken: 'has space' }, /authToken must not contain whitespace/],
     [{ deprecatedEndpoints: 'off' as unknown as boolean }, /deprecatedEndpoints/],

@@ -1,0 +1,204 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connect, type Socket } from 'node:net';
+import { Client, request } from 'undici';
+import type { HistoryStreamItem } from '../../../core/api/views.js';
+import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/index.js';
+import { queryObject } from '../../../adapters/http/app.js';
+import { MemoryLogger, RecordingApi, SequentialIds, statusView } from './fakeApi.js';
+
+/*
+ * The limits that keep slow, greedy or hostile clients from holding the server (issue 8, docs/reliability.md),
+ * over real sockets.
+ */
+
+async function startLimited(options: Partial<HttpServerOptions> = {}): Promise<{ server: RunningHttpServer; api: RecordingApi; logger: MemoryLogger }> {
+  const api = new RecordingApi();
+  const logger = new MemoryLogger();
+  const server = await startHttpServer({ api, logger, ids: new SequentialIds(), host: '127.0.0.1', port: 0, ...options });
+  return { server, api, logger };
+}
+
+function followForever(api: RecordingApi): void {
+  api.overrides.historyStream = async (run, streamRequest) =>
+    (async function* (): AsyncGenerator<HistoryStreamItem> {
+      yield { event: 'workflow', data: statusView(run.workflowId, 'running') };
+      await new Promise((resolve) => streamRequest.signal.addEventListener('abort', resolve, { once: true }));
+    })();
+}
+
+/** A raw socket, for clients no HTTP library would be: slow, silent, half-finished. */
+async function rawSocket(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, received: () => text, closed };
+}
+
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+test('a client that never finishes its headers is answered 408 and cut off after headersTimeoutMs', async () => {
+  const { server } = await startLimited({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+  try {
+    const slow = await rawSocket(server.url);
+    const startedAt = Date.now();
+    slow.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
+    // Dribble a header line slower than the timeout allows.
+    const dribble = setInterval(() => slow.socket.writable && slow.socket.write('X-Slow: 1\r\n'), 100);
+    await within(slow.closed, 3000, 'closing a slow-header connection');
+    clearInterval(dribble);
+    assert.ok(Date.now() - startedAt < 2000, `closed after ${Date.now() - startedAt} ms`);
+    assert.match(slow.received(), /^HTTP\/1\.1 408/);
+  } finally {
+    await server.close(100);
+  }
+});
+
+test('a body trickled slower than requestTimeoutMs allows is answered 408; nothing reaches the API', async () => {
+  const { server, api } = await startLimited({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+  try {
+    const slow = await rawSocket(server.url);
+    slow.socket.write('POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"workflowName":');
+    const dribble = setInterval(() => slow.socket.writable && slow.socket.write(' '), 100);
+    await within(slow.closed, 3000, 'closing a slow-body connection');
+    clearInterval(dribble);
+    assert.match(slow.received(), /^HTTP\/1\.1 408/);
+    assert.is(api.calls.length, 0);
+  } finally {
+    await server.close(100);
+  }
+});
+
+test('beyond maxConnections: 503 ServerBusyError with Retry-After and Connection: close; probes still answered; room again once one leaves', async () => {
+  const { server, api } = await startLimited({ maxConnections: 2 });
+  const first = new Client(server.url);
+  const second = new Client(server.url);
+  const third = new Client(server.url);
+  try {
+    for (const client of [first, second]) {
+      const held = await client.request({ method: 'GET', path: '/workflow/wf-1/status' });
+      assert.is(held.statusCode, 200);
+      await held.body.dump();
+    }
+    const refused = await third.request({ method: 'GET', path: '/workflow/wf-1/status' });
+    assert.is(refused.statusCode, 503);
+    assert.is(refused.headers['retry-after'], '1');
+    assert.is(refused.headers['connection'], 'close');
+    assert.ok(refused.headers['x-request-id']);
+    assert.equal(await refused.body.json(), { error: 'ServerBusyError', message: 'Too many open connections; retry shortly.' });
+    assert.is(api.calls.filter((call) => call.method === 'getStatus').length, 2, 'the refused request never reached the API');
+
+    const probe = await third.request({ method: 'GET', path: '/health' });
+    assert.is(probe.statusCode, 200);
+    await probe.body.dump();
+
+    await first.close();
+    // The server sees the first connection close a moment later.
+    let answered = 0;
+    for (let attempt = 0; attempt < 50 && answered !== 200; attempt += 1) {
+      const retry = await third.request({ method: 'GET', path: '/workflow/wf-1/status' });
+      answered = retry.statusCode;
+      await retry.body.dump();
+      if (answered !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.is(answered, 200);
+  } finally {
+    await Promise.all([first.close().catch(() => {}), second.close(), third.close()]);
+    await server.close(100);
+  }
+});
+
+test('beyond maxEventStreams: 503 ServerBusyError; a slot frees when its client leaves; JSON pages are not capped', async () => {
+  const { server, api } = await startLimited({ maxEventStreams: 2 });
+  followForever(api);
+  const sse = { accept: 'text/event-stream' };
+  const open = [] as Awaited<ReturnType<typeof request>>[];
+  try {
+    for (let index = 0; index < 2; index += 1) {
+      const stream = await request(`${server.url}/workflow/wf-${index}/history`, { headers: sse });
+      assert.is(stream.statusCode, 200);
+      open.push(stream);
+    }
+    const refused = await request(`${server.url}/workflow/wf-2/history`, { headers: sse });
+    assert.is(refused.statusCode, 503);
+    assert.is(refused.headers['retry-after'], '1');
+    assert.equal(((await refused.body.json()) as { error: string }).error, 'ServerBusyError');
+    assert.is(api.calls.filter((call) => call.method === 'historyStream').length, 2, 'the refused stream never asked the engine');
+
+    const page = await request(`${server.url}/workflow/wf-2/history`);
+    assert.is(page.statusCode, 200);
+    await page.body.dump();
+
+    open.shift()!.body.destroy();
+    let answered = 0;
+    for (let attempt = 0; attempt < 50 && answered !== 200; attempt += 1) {
+      const retry = await request(`${server.url}/workflow/wf-3/history`, { headers: sse });
+      answered = retry.statusCode;
+      if (answered === 200) open.push(retry);
+      else await retry.body.dump();
+      if (answered !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.is(answered, 200);
+  } finally {
+    for (const stream of open) stream.body.destroy();
+    await server.close(100);
+  }
+});
+
+test('a stream that fails before it starts (unknown run) gives its slot back', async () => {
+  const { server, api } = await startLimited({ maxEventStreams: 1 });
+  const { WorkflowNotFoundError } = await import('../../../core/domain/errors.js');
+  api.overrides.historyStream = async (run) => {
+    throw new WorkflowNotFoundError(`No workflow ${run.workflowId}.`, { workflowId: run.workflowId });
+  };
+  try {
+    for (let index = 0; index < 3; index += 1) {
+      const missing = await request(`${server.url}/workflow/nope/history`, { headers: { accept: 'text/event-stream' } });
+      assert.is(missing.statusCode, 404);
+      await missing.body.dump();
+    }
+  } finally {
+    await server.close(100);
+  }
+});
+
+test('a repeated __proto__ query parameter stays a parameter: no prototype is swapped', async () => {
+  const query = queryObject('__proto__=a&__proto__=b&pageSize=5');
+  assert.is(Object.getPrototypeOf(query), null);
+  assert.equal(Object.getOwnPropertyDescriptor(query, '__proto__')?.value, ['a', 'b']);
+  assert.is(query['pageSize'], '5');
+  const { server, api } = await startLimited();
+  try {
+    const response = await request(`${server.url}/workflow/runs?__proto__=a&__proto__=b`);
+    assert.is(response.statusCode, 200);
+    await response.body.dump();
+    assert.is(api.calls.length, 1);
+    assert.is(Object.getPrototypeOf(api.lastCall('listRuns')?.[0]), Object.prototype);
+  } finally {
+    await server.close(100);
+  }
+});
+
+test('invalid limits are refused at start, naming the option', async () => {
+  const api = new RecordingApi();
+  try {
+    await startHttpServer({ api, logger: new MemoryLogger(), ids: new SequentialIds(), port: 0, maxConnections: 0 });
+    assert.unreachable();
+  } catch (error) {
+    assert.match((error as Error).message, /maxConnections must be a positive integer/);
+  }
+});
+
+test.run();
