@@ -1,4 +1,5 @@
 import * as assert from 'uvu/assert';
+import { connect } from 'node:net';
 import { uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectStatus, http, wf } from '../support/contract.js';
 
@@ -90,6 +91,75 @@ test('the token never appears in a log line', async ({ api }) => {
     assert.not.ok(JSON.stringify(line).includes(TOKEN), `log line leaks the token: ${JSON.stringify(line)}`);
     assert.not.ok(JSON.stringify(line).includes(TOKEN.slice(0, 12)), `log line leaks part of the token: ${JSON.stringify(line)}`);
   }
+});
+
+/** One request over a raw socket, so header bytes no HTTP client would send arrive as they are. Returns the status line. */
+async function rawStatus(baseUrl: string, path: string, authorization: Buffer): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const closed = new Promise<void>((resolve) => {
+    socket.once('close', () => resolve());
+    socket.once('error', () => resolve());
+  });
+  socket.write(Buffer.concat([Buffer.from(`GET ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: `), authorization, Buffer.from('\r\nConnection: close\r\n\r\n')]));
+  await closed;
+  return Buffer.concat(chunks).toString('latin1').split('\r\n', 1)[0] ?? '';
+}
+
+/** A small seeded generator: the fuzz is the same on every run, so a failure can be replayed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function fuzzedAuthorizations(count: number): Buffer[] {
+  const random = seededRandom(20261123);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const schemes = ['Bearer', 'bearer', 'Basic', 'Token', 'Digest', 'Bearer:', 'Bearer\u00a0', 'Beärer', ''];
+  const bodies = [
+    () => TOKEN.slice(0, Math.floor(random() * TOKEN.length)),
+    () => `${TOKEN}${pick(['x', ' x', '\t', ',', ' ,Bearer x'])}`,
+    () => TOKEN.split('').reverse().join(''),
+    () => 'a'.repeat(1 + Math.floor(random() * 8000)),
+    () => Buffer.from(TOKEN).toString('base64'),
+    () => '\u00e9\u00ff\u0080 token',
+    () => '',
+  ];
+  const spaces = ['', ' ', '  ', '\t', ' \t '];
+  const values: Buffer[] = [
+    Buffer.alloc(0),
+    Buffer.from('   '),
+    Buffer.from(`Bearer ${'x'.repeat(8000)}`),
+    Buffer.from([0x42, 0x65, 0x61, 0x72, 0x65, 0x72, 0x20, 0xc3, 0xa9, 0xff, 0x80]),
+    Buffer.from(`Bearer ${TOKEN}`, 'utf16le'),
+    Buffer.from(`\u00a0Bearer ${TOKEN}`, 'utf8'),
+  ];
+  while (values.length < count) {
+    values.push(Buffer.from(`${pick(spaces)}${pick(schemes)}${pick(spaces)}${pick(bodies)()}${pick(spaces)}`, pick(['utf8', 'latin1'] as const)));
+  }
+  return values;
+}
+
+test('fuzzed Authorization values (empty, other schemes, odd spaces, very long, non-ASCII bytes): all 401, no crash', async ({ api }) => {
+  const statuses = new Map<string, number>();
+  for (const value of fuzzedAuthorizations(150)) {
+    const status = await rawStatus(api.baseUrl, '/workflow/list', value);
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    // 400 is node's own answer to header bytes HTTP forbids (a bare control character): refused before any handler.
+    assert.ok(/^HTTP\/1\.1 (401|400) /.test(status), `${JSON.stringify(value.toString('latin1').slice(0, 40))} got ${status}`);
+  }
+  assert.ok((statuses.get('HTTP/1.1 401 Unauthorized') ?? 0) > 100, `mostly 401: ${JSON.stringify([...statuses])}`);
+  // Still serving, and the token still works.
+  expectStatus(await http(api, 'GET', '/workflow/list', { headers: RIGHT }), 200);
+  for (const line of api.logs) assert.not.ok(JSON.stringify(line).includes(TOKEN), 'no log line carries the token');
 });
 
 test.run();
