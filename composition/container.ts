@@ -22,6 +22,8 @@ export interface ContainerOverrides {
    * embedded memory engine is built.
    */
   engine?: WorkflowEngine;
+  /** Aborted near the end of the shutdown grace period: run-and-wait calls stop waiting (CoreDeps.shutdownSignal). */
+  shutdownSignal?: AbortSignal;
 }
 
 /** Resolves a port token with the type it was declared with. */
@@ -79,6 +81,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         ids: resolveToken(c, ID_GENERATOR),
         logger: resolveToken(c, LOGGER),
         defaultCatalog: config.defaultCatalog,
+        ...(overrides.shutdownSignal ? { shutdownSignal: overrides.shutdownSignal } : {}),
       }),
     ),
   );

@@ -13,4 +13,9 @@ export interface CoreDeps {
   logger: Logger;
   /** Catalog used when a request names none (DEFAULT_CATALOG). */
   defaultCatalog: string;
+  /**
+   * Aborted shortly before the server closes its connections (composition: near the end of SHUTDOWN_GRACE_MS).
+   * Run-and-wait calls then stop waiting and answer at once, so no caller loses its answer to a closed socket.
+   */
+  shutdownSignal?: AbortSignal;
 }

@@ -1,5 +1,6 @@
 import type { RunSyncRequest } from '../api/requests.js';
 import type { ResultVersion, WorkflowResult } from '../api/views.js';
+import type { PinnedRunRef, RunOutcome } from '../domain/run.js';
 import { WorkflowExecutionTimedOutError } from '../domain/errors.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
@@ -9,24 +10,47 @@ import { startRun } from './start.js';
 
 /**
  * Starts a run and waits for the end of its continue-as-new chain. On timeout the run is NOT cancelled: the
- * error names it so the caller can read its result later.
+ * error names it so the caller can read its result later. A wait cut short by the server's shutdown ends the same
+ * way (408, the run not cancelled): the run has started, so a 503 inviting a blind retry would start it twice.
  */
 export async function runSync(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'traces' | 'logger'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'traces' | 'logger' | 'shutdownSignal'>,
   request: RunSyncRequest,
   version: ResultVersion,
 ): Promise<WorkflowResult> {
   const run = await startRun(deps, request);
-  const outcome = await deps.engine.awaitOutcome(
-    { workflowId: run.workflowId, runId: run.runId },
-    { timeoutMs: request.timeoutSeconds * 1000 },
-  );
+  const ref = { workflowId: run.workflowId, runId: run.runId };
+  const outcome = await awaitUnlessShuttingDown(deps, ref, request.timeoutSeconds * 1000);
+  if (outcome === 'shutdown') {
+    throw new WorkflowExecutionTimedOutError(
+      `The server is shutting down and stopped waiting for workflow ${run.workflowId}; the run was not cancelled. On an engine that outlives the server (Temporal) it keeps running and its result stays readable at ${resultPath(run.workflowId)}; the embedded engine's open runs end with the server`,
+      ref,
+    );
+  }
   if (!outcome) {
     throw new WorkflowExecutionTimedOutError(
-      `Workflow ${run.workflowId} did not complete within ${request.timeoutSeconds} s; it keeps running and its result stays readable at /workflow/${encodeURIComponent(run.workflowId)}/result`,
-      { workflowId: run.workflowId, runId: run.runId },
+      `Workflow ${run.workflowId} did not complete within ${request.timeoutSeconds} s; it keeps running and its result stays readable at ${resultPath(run.workflowId)}`,
+      ref,
     );
   }
   const trace = await locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger);
   return toResult({ outcome, input: request.input, trace }, version);
+}
+
+async function awaitUnlessShuttingDown(
+  deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>,
+  run: PinnedRunRef,
+  timeoutMs: number,
+): Promise<RunOutcome | undefined | 'shutdown'> {
+  const signal = deps.shutdownSignal;
+  try {
+    return await deps.engine.awaitOutcome(run, signal ? { timeoutMs, signal } : { timeoutMs });
+  } catch (error) {
+    if (signal?.aborted) return 'shutdown';
+    throw error;
+  }
+}
+
+function resultPath(workflowId: string): string {
+  return `/workflow/${encodeURIComponent(workflowId)}/result`;
 }

@@ -1,0 +1,50 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { runWaitCutOffMs, startFlowgateServer } from '../../composition/server.js';
+import type { LogFields, Logger } from '../../ports/logger.js';
+
+const quiet: Logger = { info: (_m: string, _f?: LogFields) => {}, warn: () => {}, error: () => {} };
+
+test('run waits are cut a second before the grace period ends, or at four fifths of a short one', () => {
+  assert.is(runWaitCutOffMs(10_000), 9_000);
+  assert.is(runWaitCutOffMs(2_000), 1_600);
+  assert.is(runWaitCutOffMs(0), 0);
+});
+
+test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming the shutdown; a short one gets its result', async () => {
+  const traceDir = await mkdtemp(join(tmpdir(), 'fg-cutoff-'));
+  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, SHUTDOWN_GRACE_MS: '500' }, logger: quiet });
+  const runWait = async (workflowId: string, ms: number) => {
+    const response = await request(`${server.url}/workflow/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workflowName: 'nap', workflowId, input: { ms } }),
+    });
+    return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown>, at: Date.now() };
+  };
+  try {
+    const long = runWait('cut-long', 60_000);
+    const short = runWait('cut-short', 150);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closing = Date.now();
+    const closed = server.close();
+    const [cut, done] = await Promise.all([long, short]);
+    assert.is(cut.status, 408);
+    assert.is(cut.body.error, 'WorkflowExecutionTimedOutError');
+    assert.is(cut.body.workflowId, 'cut-long');
+    assert.match(String(cut.body.message), /shutting down/);
+    assert.ok(cut.at - closing >= 350 && cut.at - closing < 500, `cut ${cut.at - closing} ms after close()`);
+    assert.is(done.status, 200);
+    assert.is(done.body.status, 'completed');
+    await closed;
+  } finally {
+    await server.close();
+    await rm(traceDir, { recursive: true, force: true });
+  }
+});
+
+test.run();
