@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import { traceRelativePath } from '../../core/trace/traceKey.js';
@@ -29,6 +29,8 @@ export class FsTraceStore implements TraceStore {
   private readonly maxReadBytes: number;
   private readonly now: () => number;
   private readonly knownDirectories = new Set<string>();
+  /** The directory with its symbolic links resolved, once it exists. */
+  private realDirectory: string | undefined;
   /** Path → when it was written; oldest first. */
   private readonly recentWrites = new Map<string, number>();
 
@@ -86,8 +88,11 @@ export class FsTraceStore implements TraceStore {
   }
 
   async read(location: string): Promise<TraceRecord | undefined> {
-    if (!this.isInside(location)) return undefined;
+    if (!this.isInside(this.directory, location)) return undefined;
     try {
+      // A symbolic link inside the directory must not lead a reader out of it.
+      this.realDirectory ??= await realpath(this.directory);
+      if (!this.isInside(this.realDirectory, await realpath(location))) return undefined;
       const info = await stat(location);
       if (!info.isFile() || info.size > this.maxReadBytes) return undefined;
       return JSON.parse(await readFile(location, 'utf8')) as TraceRecord;
@@ -98,8 +103,8 @@ export class FsTraceStore implements TraceStore {
   }
 
   /** Only files under the trace directory are ever read, whatever path a caller hands in. */
-  private isInside(location: string): boolean {
-    const path = relative(this.directory, resolve(location));
+  private isInside(directory: string, location: string): boolean {
+    const path = relative(directory, resolve(location));
     return path.length > 0 && !path.startsWith(`..${sep}`) && path !== '..' && !isAbsolute(path);
   }
 }

@@ -71,6 +71,21 @@ test('long workflow ids (up to 1000 characters, or multi-byte ones) keep their t
   }
 });
 
+test('a workflow id that climbs ("../", absolute, encoded, backslashes) keeps its trace inside TRACE_DIR', async ({ api }) => {
+  const suffix = uniqueId('x');
+  // (A bare ".." id is covered by tests/unit/traceKey.test.ts: WHATWG URL clients normalise even "%2E%2E" away.)
+  for (const workflowId of [`../../../tmp/${suffix}`, `/etc/${suffix}`, `..%2F..%2F${suffix}`, `.${suffix}`, `..\\..\\${suffix}`]) {
+    const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'climb' } });
+    const localPath: string = run.trace.local;
+    assert.ok(localPath.startsWith(join(api.traceDir, 'echo') + sep), `${JSON.stringify(workflowId)}: ${localPath} stays under TRACE_DIR/echo/`);
+    assert.not.ok(localPath.slice(api.traceDir.length).split(sep).includes('..'));
+    const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
+    expectStatus(response, 200, workflowId);
+    assert.is(response.body.localPath, localPath);
+    assert.is(response.body.data.workflowId, workflowId);
+  }
+});
+
 test('trace-log of a closed run never answers 5xx: the trace, or 404 TraceNotFoundError', async ({ api }) => {
   for (const workflowId of longIds(uniqueId('tr-5xx'))) {
     const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { FsTraceStore } from '../../adapters/fs/index.js';
 import type { TraceRecord } from '../../core/domain/trace.js';
 
@@ -32,13 +32,19 @@ test('never reads outside its directory, nor files over the cap', async () => {
   const directory = await mkdtemp(join(tmpdir(), 'fg-fs-'));
   const outside = await mkdtemp(join(tmpdir(), 'fg-out-'));
   try {
-    await writeFile(join(outside, 'secret.json'), '{"secret":true}');
+    await writeFile(join(outside, 'secret.json'), '{"s":1}'); // under the cap: only the directory rule keeps it out
     const store = new FsTraceStore({ directory, maxReadBytes: 10 });
     assert.is(await store.read(join(outside, 'secret.json')), undefined);
     assert.is(await store.read(join(directory, '..', 'x.json')), undefined);
     const path = await store.write(key, record);
     assert.is(await store.read(path), undefined, 'over maxReadBytes');
     assert.is(await store.read(join(directory, 'missing.json')), undefined);
+    // A forged path that climbs out through the trace's own directory, and a link planted inside that points out.
+    assert.is(await store.read(join(directory, 'demo', '..', '..', basename(outside), 'secret.json')), undefined);
+    await symlink(join(outside, 'secret.json'), join(directory, 'demo', 'planted.json'));
+    assert.is(await store.read(join(directory, 'demo', 'planted.json')), undefined, 'a link out of the directory is not followed');
+    await symlink(join(outside), join(directory, 'linked-dir'));
+    assert.is(await store.read(join(directory, 'linked-dir', 'secret.json')), undefined, 'nor a linked directory');
   } finally {
     await rm(directory, { recursive: true, force: true });
     await rm(outside, { recursive: true, force: true });
