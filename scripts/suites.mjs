@@ -12,6 +12,7 @@ export function suites() {
     { name: 'Temporal worker, engine and API', dir: 'tests/temporal', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'remote traces (Temporal engine)', dir: 'tests/s3', pattern: 'traceLog\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    { name: 'soak: 100,000 mixed requests (memory engine)', dir: 'tests/long', pattern: 'soak\\.test\\.ts$', long: true },
     // Fault tests (tests/faults/README.md): real servers and child processes, killed or stopped on purpose.
     { name: 'faults: SIGTERM under load (memory engine)', dir: 'tests/faults', pattern: 'shutdown\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
   ];
