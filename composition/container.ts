@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
+import { TraceUploads } from '../core/trace/traceUploads.js';
 import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, LOGGER, WEBHOOK_SENDER, type Token } from '../ports/index.js';
 import type { Logger } from '../ports/logger.js';
 import type { WorkflowEngine } from '../ports/engine.js';
@@ -11,7 +12,7 @@ import { FsTraceStore } from '../adapters/fs/index.js';
 import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
-import { CONFIG, FLOWGATE_API, MEMORY_ENGINE } from './tokens.js';
+import { CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
 import type { FlowgateConfig } from './config.js';
 
 export interface ContainerOverrides {
@@ -54,18 +55,21 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
     WEBHOOK_SENDER,
     once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
   );
+  container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
   if (!overrides.engine) container.register(
     MEMORY_ENGINE,
     once((c) => {
       const traces = resolveToken(c, TRACE_STORES);
       const logger = resolveToken(c, LOGGER);
+      const uploads = resolveToken(c, TRACE_UPLOADS);
       return new MemoryEngine({
         clock: resolveToken(c, CLOCK),
         ids: resolveToken(c, ID_GENERATOR),
         logger,
         webhookSender: resolveToken(c, WEBHOOK_SENDER),
         maxClosedRuns: config.memoryMaxClosedRuns,
-        onRunClosed: (closed) => recordTrace(traces, logger, closed),
+        // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
+        onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
       });
     }),
   );
@@ -87,7 +91,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
   );
 
   // Resolve every token now, so a missing or broken registration fails at boot, not on the first request.
-  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, TRACE_STORES, WEBHOOK_SENDER, WORKFLOW_ENGINE, FLOWGATE_API]) {
+  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, TRACE_STORES, TRACE_UPLOADS, WEBHOOK_SENDER, WORKFLOW_ENGINE, FLOWGATE_API]) {
     container.resolve(key);
   }
   return container;

@@ -10,7 +10,7 @@ import { systemClock } from '../adapters/system/index.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { buildContainer, resolveToken } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
-import { CONFIG, FLOWGATE_API, MEMORY_ENGINE } from './tokens.js';
+import { CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
 import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
 
 /** The example workflows `npm start` serves when WORKFLOWS_DIR is not set. */
@@ -136,6 +136,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     startWorker,
     close: () =>
       (closing ??= (async () => {
+        const shutdownStarted = Date.now();
         // In-flight requests get the grace period; run-and-wait calls whose runs are still open by the cut-off are
         // answered then, instead of losing their answer to the force-close at the end of it.
         const cutOff = setTimeout(() => runWaitsEnd.abort(), runWaitCutOffMs(config.shutdownGraceMs));
@@ -149,6 +150,8 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
         await Promise.all(workers.map((worker) => worker.observer?.close()));
         memoryEngine?.close();
         await temporalEngine?.close();
+        // Trace uploads the embedded engine's runs left running get what is left of the grace period.
+        await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, config.shutdownGraceMs - (Date.now() - shutdownStarted)));
       })()),
   };
 }

@@ -26,6 +26,11 @@ import { FetchWebhookSender } from '../adapters/webhook/index.js';
 import { loadWorkerHooks, type HookRuntime } from '../adapters/hooks/index.js';
 import type { Logger } from '../ports/logger.js';
 import type { TraceStores } from '../ports/traceStore.js';
+import { TraceUploads } from '../core/trace/traceUploads.js';
+import { systemClock } from '../adapters/system/index.js';
+
+/** How long a stopping worker waits for trace uploads its closed runs left running (as long as step attempts get). */
+const UPLOADS_SETTLE_MS = 10_000;
 
 /** A running flowgate worker: `identity`, `run()`, `waitUntilPublished()`, `shutdown()`. */
 export type FlowgateWorker = WorkerHandle;
@@ -99,10 +104,12 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
   try {
     clientConnection = await connectTemporal(options.temporal);
     const client = new Client({ connection: clientConnection, namespace: options.namespace });
+    const uploads = new TraceUploads({ clock: systemClock, logger });
     const traces = new TraceCollector(
       { local: new FsTraceStore({ directory: options.traceDir }), ...(options.remoteTraceStore ? { remote: options.remoteTraceStore } : {}) },
       logger,
       async (workflowId, runId) => (await client.workflow.getHandle(workflowId, runId).describe()).startTime,
+      uploads,
     );
     const details = new WorkflowDetailsCarrier(
       async (workflowId, runId) => describedRun(await client.workflow.getHandle(workflowId, runId).describe(), options.namespace),
@@ -126,6 +133,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     const publisher = new CatalogPublisher(client, options.catalog, identity, workflowTypeInfos(bundle.workflows, logger));
     const connection = clientConnection;
     return new WorkerLifecycle(identity, worker, publisher, logger, async () => {
+      await uploads.settle(UPLOADS_SETTLE_MS);
       await observer?.close();
       await connection.close();
       await nativeConnection.close();

@@ -14,6 +14,7 @@ export function suites() {
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'soak: 100,000 mixed requests (memory engine)', dir: 'tests/long', pattern: 'soak\\.test\\.ts$', long: true },
     // Fault tests (tests/faults/README.md): real servers and child processes, killed or stopped on purpose.
-    { name: 'faults: SIGTERM under load (memory engine)', dir: 'tests/faults', pattern: 'shutdown\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'faults: SIGTERM under load, S3 down (memory engine)', dir: 'tests/faults', pattern: '(shutdown|s3Down)\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'faults: S3 down (Temporal engine)', dir: 'tests/faults', pattern: 's3Down\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
   ];
 }

@@ -1,20 +1,46 @@
 import type { TraceDestinations, TraceKey } from '../domain/trace.js';
 import type { TraceStore, TraceStores } from '../../ports/traceStore.js';
 import type { Logger } from '../../ports/logger.js';
+import type { Clock } from '../../ports/clock.js';
 
-async function locateIn(store: TraceStore | undefined, key: TraceKey, logger: Logger): Promise<string | undefined> {
+/**
+ * How long a result waits for a store to say where its trace is. The destinations are a detail of the answer: a
+ * stalled object store must not hold up a result (it would otherwise cost the store's whole request deadline).
+ */
+export const TRACE_LOOKUP_WAIT_MS = 2_000;
+
+async function locateIn(store: TraceStore | undefined, key: TraceKey, logger: Logger, clock: Clock | undefined): Promise<string | undefined> {
   if (!store) return undefined;
+  let cancel = (): void => {};
   try {
-    return await store.locate(key);
+    const lookup = store.locate(key);
+    if (!clock) return await lookup;
+    const timedOut = Symbol('timed out');
+    const found = await Promise.race([
+      lookup,
+      new Promise<typeof timedOut>((resolve) => {
+        cancel = clock.setTimer(TRACE_LOOKUP_WAIT_MS, () => resolve(timedOut));
+      }),
+    ]);
+    if (found !== timedOut) return found;
+    // The lookup goes on until the store's own deadline; its outcome no longer matters.
+    lookup.catch(() => {});
+    logger.warn('trace store lookup timed out', { store: store.kind, workflowId: key.workflowId, runId: key.runId, waitedMs: TRACE_LOOKUP_WAIT_MS });
+    return undefined;
   } catch (error) {
     // A store that cannot answer only means the destination is unavailable for this response.
     logger.warn('trace store lookup failed', { store: store.kind, workflowId: key.workflowId, runId: key.runId, error: String(error) });
     return undefined;
+  } finally {
+    cancel();
   }
 }
 
-/** The destinations that exist right now; unavailable ones are absent (never null). */
-export async function locateTrace(traces: TraceStores, key: TraceKey, logger: Logger): Promise<TraceDestinations> {
-  const [local, remote] = await Promise.all([locateIn(traces.local, key, logger), locateIn(traces.remote, key, logger)]);
+/**
+ * The destinations that exist right now; unavailable ones are absent (never null). With a clock, a store that has
+ * not answered within TRACE_LOOKUP_WAIT_MS counts as unavailable.
+ */
+export async function locateTrace(traces: TraceStores, key: TraceKey, logger: Logger, clock?: Clock): Promise<TraceDestinations> {
+  const [local, remote] = await Promise.all([locateIn(traces.local, key, logger, clock), locateIn(traces.remote, key, logger, clock)]);
   return { ...(local ? { local } : {}), ...(remote ? { remote } : {}) };
 }

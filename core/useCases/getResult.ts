@@ -21,14 +21,14 @@ async function originalInput(deps: Pick<CoreDeps, 'engine'>, ref: RunRef, outcom
 }
 
 export async function getResult(
-  deps: Pick<CoreDeps, 'engine' | 'traces' | 'logger'>,
+  deps: Pick<CoreDeps, 'engine' | 'traces' | 'logger' | 'clock'>,
   ref: RunRef,
   version: ResultVersion,
 ): Promise<WorkflowResult> {
   const outcome = await deps.engine.getOutcome(ref);
   const [input, trace] = await Promise.all([
     originalInput(deps, ref, outcome),
-    locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger),
+    locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger, deps.clock),
   ]);
   return toResult({ outcome, input, trace }, version);
 }

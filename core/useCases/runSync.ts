@@ -14,7 +14,7 @@ import { startRun } from './start.js';
  * way (408, the run not cancelled): the run has started, so a 503 inviting a blind retry would start it twice.
  */
 export async function runSync(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'traces' | 'logger' | 'shutdownSignal'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>,
   request: RunSyncRequest,
   version: ResultVersion,
 ): Promise<WorkflowResult> {
@@ -33,7 +33,7 @@ export async function runSync(
       ref,
     );
   }
-  const trace = await locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger);
+  const trace = await locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger, deps.clock);
   return toResult({ outcome, input: request.input, trace }, version);
 }
 

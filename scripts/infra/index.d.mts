@@ -40,6 +40,8 @@ export interface TemporalDevServer {
   output(): string;
   /** SIGTERM, then SIGKILL after 10 s; safe to call more than once. */
   stop(): Promise<void>;
+  /** Ends the server abruptly (SIGKILL by default), as a crash would; start() brings it back. No-op when not running. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
   /** Starts a stopped server again on the same ports; no-op while running. */
   start(): Promise<void>;
   /** stop(), then start() on the same ports. In-memory state is lost unless `dbFilename` was given. */
@@ -74,6 +76,12 @@ export interface VersityGateway {
   output(): string;
   /** Stops the process but keeps its data, so start() can bring the same gateway back (outage tests). */
   pause(): Promise<void>;
+  /** Ends the process abruptly (SIGKILL by default), keeping its data; start() brings it back. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** SIGSTOP: connections are still accepted by the kernel but never answered (a stalled store). */
+  freeze(): void;
+  /** SIGCONT after freeze(). */
+  thaw(): void;
   /** Starts a paused gateway again on the same port with the same data; no-op while running. */
   start(): Promise<void>;
   /** Stops the process and deletes its data; safe to call more than once. */

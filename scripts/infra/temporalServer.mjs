@@ -31,6 +31,8 @@ const logToStderr = (line) => {
  * @property {() => boolean} isRunning
  * @property {() => string} output the last lines the server printed (stdout and stderr).
  * @property {() => Promise<void>} stop SIGTERM, then SIGKILL after 10 s; safe to call more than once.
+ * @property {(signal?: NodeJS.Signals) => Promise<void>} kill ends the server abruptly (SIGKILL unless told otherwise),
+ *   as a crash would, and resolves once it is gone; start() brings it back. No-op when it is not running.
  * @property {() => Promise<void>} start starts a stopped server again on the same ports; no-op while running.
  * @property {() => Promise<void>} restart stop, then start on the same ports. In-memory state is lost; use
  *   `dbFilename` to keep it.
@@ -157,6 +159,16 @@ export async function startTemporalDevServer({
     return stopping;
   };
 
+  /** @param {NodeJS.Signals} [signal] */
+  const kill = async (signal = 'SIGKILL') => {
+    const running = current;
+    if (!running || running.hasExited()) return;
+    running.stopRequested = true;
+    running.child.kill(signal);
+    await running.exited;
+    if (current === running) current = undefined;
+  };
+
   const start = () => {
     starting ??= (async () => {
       if (stopping) await stopping;
@@ -181,6 +193,7 @@ export async function startTemporalDevServer({
     isRunning: () => Boolean(current && !current.hasExited()),
     output: () => last?.output() ?? '',
     stop,
+    kill,
     start,
     restart: async () => {
       await stop();

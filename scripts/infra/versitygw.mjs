@@ -125,6 +125,19 @@ export async function startVersityGateway({
     });
     return stopping;
   };
+  /** @param {NodeJS.Signals} [signal] */
+  const kill = async (signal = 'SIGKILL') => {
+    const running = current;
+    if (!running || running.hasExited()) return;
+    running.stopRequested = true;
+    running.child.kill(signal);
+    await running.exited;
+    if (current === running) current = undefined;
+  };
+  /** @param {boolean} frozen */
+  const setFrozen = (frozen) => {
+    if (current && !current.hasExited()) current.child.kill(frozen ? 'SIGSTOP' : 'SIGCONT');
+  };
   const start = async () => {
     if (stopping) await stopping;
     if (current && !current.hasExited()) return;
@@ -141,9 +154,17 @@ export async function startVersityGateway({
     dataDir,
     isRunning: () => Boolean(current && !current.hasExited()),
     output: () => last?.output() ?? '',
-    pause: stopProcess,
+    pause: () => {
+      setFrozen(false);
+      return stopProcess();
+    },
+    kill,
+    freeze: () => setFrozen(true),
+    thaw: () => setFrozen(false),
     start,
     stop: async () => {
+      // A frozen process cannot act on SIGTERM until it runs again.
+      setFrozen(false);
       await stopProcess();
       rmSync(rootDir, { recursive: true, force: true });
     },

@@ -4,6 +4,7 @@ import { addAggregations, type Aggregations } from '../../../core/definition/hoo
 import type { Logger } from '../../../ports/logger.js';
 import type { TraceStores } from '../../../ports/traceStore.js';
 import type { RunClosedMessage } from '../sandbox/runSink.js';
+import type { TraceUploads } from '../../../core/trace/traceUploads.js';
 
 /** Runs whose steps are remembered at once; the oldest are forgotten first (a run ended from outside never reports). */
 const MAX_OPEN_RUNS = 10_000;
@@ -40,6 +41,11 @@ export class TraceCollector {
      * knows its started event's time, which a reset run copies from the original run, so ask the server.
      */
     private readonly runStartTime?: RunStartTimeLookup,
+    /**
+     * Bounds how long a run's close waits for its remote upload. The close happens in the sink the SDK awaits before
+     * it completes the workflow task, so an unbounded upload to a stalled store outlived the task's timeout.
+     */
+    private readonly uploads?: TraceUploads,
   ) {}
 
   /** Records the start of an attempt; returns the function that records its end. */
@@ -74,7 +80,7 @@ export class TraceCollector {
     const record = closedRunRecord(message, steps);
     const startedAt = await this.lookUpStartTime(message);
     if (startedAt) record.run.startedAt = startedAt;
-    await recordTrace(this.stores, this.logger, record);
+    await recordTrace(this.stores, this.logger, record, this.uploads);
   }
 
   private async lookUpStartTime(message: RunClosedMessage): Promise<Date | undefined> {
