@@ -16,5 +16,8 @@ export function suites() {
     // Fault tests (tests/faults/README.md): real servers and child processes, killed or stopped on purpose.
     { name: 'faults: SIGTERM under load, S3 down (memory engine)', dir: 'tests/faults', pattern: '(shutdown|s3Down)\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'faults: S3 down (Temporal engine)', dir: 'tests/faults', pattern: 's3Down\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    // Starts (and SIGKILLs) its own Temporal dev server: the shared one must survive for the other suites.
+    { name: 'faults: Temporal killed during 200 starts', dir: 'tests/faults', pattern: 'temporalKilled\\.test\\.ts$', long: true },
+    { name: 'faults: a worker killed mid-step (Temporal engine)', dir: 'tests/faults', pattern: 'workerKilled\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal', long: true },
   ];
 }
