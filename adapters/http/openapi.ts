@@ -64,7 +64,11 @@ const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
 
 /** Generic answers every route may give, added to what each route documents itself. */
 const RESPONSES = {
-  badRequest: { description: 'ValidationError: invalid path parameter, query, body or pagination token (with `issues`).', schema: BadRequestBodySchema },
+  badRequest: {
+    description:
+      'ValidationError: invalid path parameter, query, body or pagination token (with `issues`). Besides its schema, a JSON body must not nest deeper than MAX_JSON_DEPTH nor have, at any depth, a `__proto__` key or a `constructor` key holding a `prototype` (`issues[0].code` `too_deep`, `prototype_key`).',
+    schema: BadRequestBodySchema,
+  },
   unauthorized: { description: 'UnauthorizedError: missing or invalid bearer token.', schema: ErrorBodySchema },
   gone: { description: 'GoneError: deprecated endpoints are switched off (DEPRECATED_ENDPOINTS=off); use the run-pinned form.', schema: ErrorBodySchema },
   payloadTooLarge: { description: 'PayloadTooLargeError: the body exceeds MAX_BODY_BYTES.', schema: ErrorBodySchema },

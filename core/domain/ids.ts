@@ -1,15 +1,23 @@
 import { ValidationError } from './errors.js';
+import { fitsCharacters, hasUnpairedSurrogate } from './text.js';
 
-const MAX_WORKFLOW_ID_LENGTH = 1000;
-// C0 controls, DEL and C1 controls.
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+export const MAX_WORKFLOW_ID_LENGTH = 1000;
+// C0 controls, DEL and C1 controls, as the body of a character class.
+const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
+const CONTROL_CHARACTER = new RegExp(`[${CONTROL_CHARACTERS}]`);
+/** The control-character rule as a JSON Schema (ECMA-262) pattern, for the API description. */
+export const WORKFLOW_ID_PATTERN = `^[^${CONTROL_CHARACTERS}]*$`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** decisions.md: 1 to 1000 characters, no control characters. Returns a reason when invalid. */
+/**
+ * decisions.md: 1 to 1000 characters (code points, as the API description's maxLength counts them), no control
+ * characters; and well-formed Unicode, which no engine could store otherwise. Returns a reason when invalid.
+ */
 export function workflowIdProblem(value: string): string | undefined {
   if (value.length === 0) return 'workflowId must not be empty';
-  if (value.length > MAX_WORKFLOW_ID_LENGTH) return `workflowId must be at most ${MAX_WORKFLOW_ID_LENGTH} characters`;
+  if (!fitsCharacters(value, MAX_WORKFLOW_ID_LENGTH)) return `workflowId must be at most ${MAX_WORKFLOW_ID_LENGTH} characters`;
   if (CONTROL_CHARACTER.test(value)) return 'workflowId must not contain control characters';
+  if (hasUnpairedSurrogate(value)) return 'workflowId must be well-formed Unicode (no unpaired surrogate)';
   return undefined;
 }
 

@@ -113,6 +113,10 @@ const CASES: BadStart[] = [
   { name: 'taskQueue naming a catalog without the workflow', endpoints: BOTH, request: body({ ...echo, taskQueue: 'other' }), status: 424, error: 'UnsupportedWorkflowError' },
   { name: 'unknown catalog', endpoints: BOTH, request: body({ ...echo, catalog: 'atlantis' }), status: 404, error: 'CatalogNotAvailableError' },
   { name: 'unknown catalog through taskQueue', endpoints: BOTH, request: body({ ...echo, taskQueue: 'atlantis' }), status: 404, error: 'CatalogNotAvailableError' },
+  // JSON can escape half a surrogate pair; no engine can store one (Temporal's gRPC refused the request: 500 before).
+  { name: 'catalog with an unpaired surrogate', endpoints: BOTH, request: body({ ...echo, catalog: 'main\ud800' }), status: 400, error: 'ValidationError', issueAt: 'catalog' },
+  { name: 'taskQueue with an unpaired surrogate', endpoints: BOTH, request: body({ ...echo, taskQueue: '\udc00main' }), status: 400, error: 'ValidationError', issueAt: 'taskQueue' },
+  { name: 'workflowName with an unpaired surrogate', endpoints: BOTH, request: body({ workflowName: 'echo\ud800', input: {} }), status: 400, error: 'ValidationError', issueAt: 'workflowName' },
 ];
 
 for (const testCase of CASES) {
@@ -159,9 +163,10 @@ test('idle catalog (worker stopped): 503 CatalogNotAvailableError with Retry-Aft
   }
 });
 
-test('workflowId with control characters, empty or over 1000 characters: 400, nothing started', async ({ api }) => {
+test('workflowId with control characters, an unpaired surrogate, empty or over 1000 characters: 400, nothing started', async ({ api }) => {
   const tag = uniqueId('ctl');
-  for (const workflowId of [`${tag}\u0000`, `${tag}\nx`, `${tag}\u007f`, `${tag}\u0085`, `${tag}\t`, '', `${tag}${'x'.repeat(1000)}`]) {
+  const tooLong = `${tag}${'x'.repeat(1000)}`;
+  for (const workflowId of [`${tag}\u0000`, `${tag}\nx`, `${tag}\u007f`, `${tag}\u0085`, `${tag}\t`, `${tag}\ud800`, `\udfff${tag}`, '', tooLong, `${tag}${'😀'.repeat(1000)}`]) {
     for (const endpoint of BOTH) {
       const response = await http(api, 'POST', endpoint, { json: { workflowName: 'echo', workflowId, input: { message: 'x' } } });
       expectError(response, 400, 'ValidationError');
@@ -173,6 +178,24 @@ test('workflowId with control characters, empty or over 1000 characters: 400, no
   const longest = `${tag}${'y'.repeat(1000 - tag.length)}`;
   assert.is(longest.length, 1000);
   expectStatus(await http(api, 'POST', '/workflow/run', { json: { ...echo, workflowId: longest } }), 200, '1000 characters are fine');
+});
+
+test('a workflowId of 1000 characters outside ASCII: the API takes it (characters, as the document counts them); never a 5xx', async ({ api }) => {
+  // 1000 characters the document allows (maxLength counts code points), but 2000 UTF-16 code units and 4000 bytes
+  // of UTF-8. The embedded engine runs it; Temporal's limit.maxIDLength counts bytes (1000 by default), so there
+  // it is a 400 naming workflowId instead of the engine failure (500) it was.
+  for (const [what, character] of [['emoji', '😀'], ['two-byte', 'é']] as const) {
+    const workflowId = character.repeat(1000);
+    const response = await http(api, 'POST', '/workflow/run', { json: { ...echo, workflowId } });
+    if (api.engine === 'memory') {
+      expectStatus(response, 200, `1000 ${what} characters`);
+      assert.is(response.body.workflowId, workflowId);
+    } else {
+      expectError(response, 400, 'ValidationError', { maybeWorkflowId: workflowId });
+      expectIssueAt(response, 'workflowId');
+      assert.equal(await runsOfId(api, 'echo', workflowId), [], `nothing started for 1000 ${what} characters`);
+    }
+  }
 });
 
 test('POST /workflow/run with the workflowId of a running execution: 409, the running run untouched', async ({ api }) => {
@@ -200,6 +223,10 @@ test('bad control and feedback requests change nothing; the waiting run still ta
     ['POST', `${pinned}/reset`, { json: { stepName: '' } }, 400, 'ValidationError'],
     ['POST', `${pinned}/reset`, { json: { stepName: 'add_one', extra: 1 } }, 400, 'ValidationError'],
     ['POST', `${pinned}/reset`, { json: { stepName: 42 } }, 400, 'ValidationError'],
+    ['POST', `${pinned}/reset`, { json: { stepName: 'add_one\ud800' } }, 400, 'ValidationError'],
+    ['POST', `${pinned}/reset`, { json: { stepName: 'add_one', reason: 'why\ud800' } }, 400, 'ValidationError'],
+    ['POST', `${pinned}/terminate`, { json: { reason: '\udc00' } }, 400, 'ValidationError'],
+    ['POST', '/workflow/feedback', { json: { workflowId: `${workflowId}\ud800`, payload: {} } }, 400, 'ValidationError'],
     ['POST', `${wf(workflowId, 'nope')}/reset`, { json: { stepName: 'add_one' } }, 400, 'ValidationError'],
     ['POST', '/workflow/feedback', { json: { workflowId, payload: 'yes' } }, 400, 'ValidationError'],
     ['POST', '/workflow/feedback', { json: { workflowId, payload: [1] } }, 400, 'ValidationError'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { runIdProblem, workflowIdProblem } from '../../../core/domain/ids.js';
+import { MAX_WORKFLOW_ID_LENGTH, runIdProblem, WORKFLOW_ID_PATTERN, workflowIdProblem } from '../../../core/domain/ids.js';
 import { RUN_STATUSES, TERMINAL_STATUSES } from '../../../core/domain/status.js';
+import { fitsCharacters, hasUnpairedSurrogate } from '../../../core/domain/text.js';
 
 /*
  * Building blocks shared by request and response schemas. Every schema that appears as a whole request or response
@@ -15,7 +16,13 @@ export const WorkflowIdSchema = z
     if (problem) context.addIssue({ code: 'custom', message: problem, params: { reason: 'invalid_workflow_id' } });
   })
   // The check above is opaque to JSON Schema; restate it for the document.
-  .meta({ description: 'Workflow id: 1 to 1000 characters, no control characters.', minLength: 1, maxLength: 1000 });
+  .meta({
+    description:
+      "Workflow id: 1 to 1000 characters, no control characters. On Temporal the cluster's `limit.maxIDLength` also applies, in bytes of UTF-8 (1000 by default): a longer id is a 400.",
+    minLength: 1,
+    maxLength: MAX_WORKFLOW_ID_LENGTH,
+    pattern: WORKFLOW_ID_PATTERN,
+  });
 
 export const RunIdSchema = z
   .string()
@@ -25,13 +32,31 @@ export const RunIdSchema = z
   })
   .meta({ description: 'Run id (a UUID).', format: 'uuid' });
 
-export const CatalogNameSchema = z
-  .string()
-  .min(1)
-  .max(1000)
-  .meta({ description: 'Catalog (= task queue). The default catalog when omitted.' });
+/**
+ * Text an engine is handed: at most `max` characters, counted as the document's maxLength counts them (code points;
+ * zod's own `.max()` counts UTF-16 code units, so 600 emoji would be refused as 1200), and well-formed Unicode.
+ */
+export function engineText(bounds: { min?: number; max?: number } = {}) {
+  const { min = 0, max } = bounds;
+  return z
+    .string()
+    .min(min)
+    .superRefine((value, context) => {
+      if (max !== undefined && !fitsCharacters(value, max)) {
+        context.addIssue({ code: 'custom', message: `must be at most ${max} characters`, params: { reason: 'too_long' } });
+      }
+      if (hasUnpairedSurrogate(value)) {
+        context.addIssue({ code: 'custom', message: 'must be well-formed Unicode (no unpaired surrogate)', params: { reason: 'unpaired_surrogate' } });
+      }
+    })
+    .meta(max === undefined ? {} : { maxLength: max });
+}
 
-export const WorkflowNameSchema = z.string().min(1).max(200).meta({ description: 'Registered workflow name.' });
+export const CatalogNameSchema = engineText({ min: 1, max: 1000 }).meta({
+  description: 'Catalog (= task queue). The default catalog when omitted.',
+});
+
+export const WorkflowNameSchema = engineText({ min: 1, max: 200 }).meta({ description: 'Registered workflow name.' });
 
 export const AnyJsonSchema = z.unknown().meta({ description: 'Any JSON value.' });
 export const JsonObjectSchema = z.record(z.string(), z.unknown()).meta({ description: 'A JSON object.' });

@@ -3,6 +3,7 @@ import { normaliseStatusFilter, RUN_STATUSES } from '../../../core/domain/status
 import {
   AnyJsonSchema,
   CatalogNameSchema,
+  engineText,
   JsonObjectSchema,
   RunIdSchema,
   WorkflowIdSchema,
@@ -127,13 +128,13 @@ export const FeedbackBodySchema = z
 
 export const ResetBodySchema = z
   .strictObject({
-    stepName: z.string().min(1).meta({ description: 'Completed step after which the run resumes.' }),
-    reason: z.string().optional(),
+    stepName: engineText({ min: 1 }).meta({ description: 'Completed step after which the run resumes.' }),
+    reason: engineText().optional(),
   })
   .meta({ title: 'ResetRequest' });
 
 export const TerminateBodySchema = z
-  .strictObject({ reason: z.string().optional() })
+  .strictObject({ reason: engineText().optional() })
   .meta({ title: 'TerminateRequest', description: 'Optional; an empty body is the same as `{}`.' });
 
 export const StopBodySchema = z

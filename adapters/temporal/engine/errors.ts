@@ -37,6 +37,11 @@ export const UNREACHABLE_MESSAGE = 'Temporal is unreachable';
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 const GENERIC_MESSAGE = 'The workflow engine failed to handle the request';
 const INVALID_PAGE_TOKEN = 'pageToken is invalid or stale';
+// "WorkflowId length exceeds limit.": the cluster's limit.maxIDLength counts bytes of UTF-8 (1000 by default), so an
+// id of 1000 characters the API accepts can still be too long for it: the client's input, not an engine failure.
+// RESOURCE_EXHAUSTED (cause BUSY_WORKFLOW) "workflow operation can not be applied because workflow is closing".
+const WORKFLOW_CLOSING = /\bworkflow is closing\b/i;
+const ID_TOO_LONG = /\bWorkflowId length exceeds limit\b/i;
 // Errors Node raises for a socket that cannot reach the server, and grpc-js's own name for a broken transport.
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
 const MAX_CAUSE_DEPTH = 5;
@@ -55,11 +60,18 @@ export function translateError(error: unknown, context: CallContext = {}): Flowg
       return alreadyStarted(error, context);
     case GrpcCode.INVALID_ARGUMENT:
       if (context.pageToken) return invalidPageToken(error);
+      if (ID_TOO_LONG.test(messageChain(error))) return idTooLong(error, context);
       break;
+    case GrpcCode.RESOURCE_EXHAUSTED:
+      // A signal, cancel or terminate that reaches a run while it completes: to the caller it is closed (a retry
+      // finds it so), not an outage.
+      if (context.closedIfGone && WORKFLOW_CLOSING.test(messageChain(error))) {
+        return runClosed(context.workflowId ?? '', context.runId ?? '', undefined, error);
+      }
+      // Otherwise Temporal's rate limits: the same advice as an outage, come back shortly.
+      return unavailable(error);
     case GrpcCode.UNAVAILABLE:
     case GrpcCode.DEADLINE_EXCEEDED:
-    // Temporal's rate limits: the same advice as an outage, come back shortly.
-    case GrpcCode.RESOURCE_EXHAUSTED:
       return unavailable(error);
     default:
       if (isConnectionError(error)) return unavailable(error);
@@ -93,6 +105,15 @@ export function runNotFound(workflowId: string, runId?: string, cause?: unknown)
 export function runClosed(workflowId: string, runId: string, status?: string, cause?: unknown): FlowgateError {
   const message = `Workflow ${workflowId} run ${runId} is already closed${status ? ` (${status})` : ''}`;
   return new WorkflowClosedError(message, { workflowId, runId, ...(cause === undefined ? {} : { cause }) });
+}
+
+function idTooLong(error: unknown, context: CallContext): FlowgateError {
+  const message = "workflowId is longer than the workflow engine accepts (Temporal's limit.maxIDLength counts bytes of UTF-8, 1000 by default)";
+  return new ValidationError(message, {
+    issues: [{ code: 'workflow_id_too_long', path: ['workflowId'], message }],
+    ...ids(context),
+    cause: error,
+  });
 }
 
 function notFound(error: unknown, context: CallContext): FlowgateError {

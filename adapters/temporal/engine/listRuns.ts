@@ -2,7 +2,7 @@ import { ValidationError } from '../../../core/domain/errors.js';
 import type { ListRunsQuery, RunList } from '../../../ports/engine.js';
 import { CATALOG_WORKFLOW_TYPE } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
-import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
+import { GrpcCode, grpcCodeOf, invalidPageToken, messageChain } from './errors.js';
 import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
 import { runDescriptionOf } from './runDescription.js';
 import { VISIBILITY_STATUS } from './status.js';
@@ -46,6 +46,11 @@ export class RunLister {
       const message = 'limit must be an integer from 1 to 1000';
       throw new ValidationError(message, { issues: [{ code: 'invalid_limit', path: ['limit'], message }] });
     }
+    if (matchesNoRun(query)) {
+      // No page of this filter was ever handed out, so a token for it is forged or from another filter.
+      if (query.pageToken !== undefined) throw invalidPageToken();
+      return { runs: [], nextPageToken: null };
+    }
     const filter = visibilityQuery(query);
     // Bound to the filter: a token of another filter is refused. It records whether its query was sorted, so a
     // later page uses the same form even on an engine that has not learnt yet what the store supports.
@@ -81,6 +86,15 @@ export class RunLister {
     const next = encodeTemporalToken(response.nextPageToken);
     return { runs, nextPageToken: next ? this.tokens.issue(scope, { r: next, o: sorted } satisfies RunsPosition) : null };
   }
+}
+
+/**
+ * A filter with a NUL character: SQL visibility stores (the dev server's SQLite among them) fail on one inside a
+ * string literal, answering UNAVAILABLE. No workflow type or task queue has one (workflow names are identifiers,
+ * task queue names come from the environment), so the answer is known without asking: no run.
+ */
+function matchesNoRun(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog'>): boolean {
+  return Boolean(filter.workflowName?.includes('\u0000') || filter.catalog?.includes('\u0000'));
 }
 
 /** Temporal's token of the next page, and whether the query was the sorted form. */

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHttpApp, type HttpAppOptions } from '../../../adapters/http/index.js';
+import { workflowIdProblem } from '../../../core/domain/ids.js';
 import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
 
 /* The OpenAPI document is generated from the route table; these tests pin what it must say. */
@@ -202,6 +203,60 @@ test('parameters: path ids required, query parameters typed with their bounds an
   const history = document.paths['/workflow/{id}/runs/{rid}/history'].get;
   assert.ok(history.responses['200'].content['text/event-stream'], 'the SSE form is documented');
   assert.ok(history.parameters.some((candidate: Json) => candidate.in === 'header' && candidate.name === 'Last-Event-ID'));
+});
+
+test('the documented workflowId rule is the enforced one: no control characters (pattern), 1000 characters', async () => {
+  // schemathesis found ids with control characters valid by the document (no pattern) but refused by the server.
+  const idSchemas = [
+    (document.paths['/workflow/{id}/status'].get.parameters as Json[]).find((candidate) => candidate.name === 'id')!.schema,
+    (document.paths['/workflow/{id}/runs/{rid}/reset'].post.parameters as Json[]).find((candidate) => candidate.name === 'id')!.schema,
+    schemas.StartWorkflowRequest!.properties.workflowId,
+    schemas.RunWorkflowRequest!.properties.workflowId,
+    schemas.FeedbackRequest!.properties.workflowId,
+  ];
+  for (const schema of idSchemas) {
+    assert.type(schema.pattern, 'string', `pattern in ${JSON.stringify(schema)}`);
+    const pattern = new RegExp(schema.pattern, 'u');
+    for (const id of ['a\u0000', 'a\nb', '\t', 'x\u001f', 'x\u007f', 'x\u0085', '\u009f']) {
+      assert.not.ok(pattern.test(id), `the documented pattern refuses ${JSON.stringify(id)}`);
+      assert.ok(workflowIdProblem(id), `the server refuses ${JSON.stringify(id)}`);
+    }
+    for (const id of ['order 17/ü', 'a b', '😀'.repeat(1000), 'x'.repeat(1000)]) {
+      assert.ok(pattern.test(id), `the documented pattern allows ${JSON.stringify(id.slice(0, 20))}`);
+      assert.is(workflowIdProblem(id), undefined, `the server allows ${JSON.stringify(id.slice(0, 20))}`);
+    }
+    assert.equal([schema.minLength, schema.maxLength], [1, 1000]);
+  }
+  // Through the app: 1000 emoji (2000 code units) are within maxLength 1000, so they are a valid path id.
+  const app = appWith();
+  const response = await app.handle({
+    method: 'GET',
+    url: `/workflow/${encodeURIComponent('😀'.repeat(1000))}/status`,
+    headers: {},
+    body: null,
+    signal: new AbortController().signal,
+  });
+  assert.is.not(response.status, 400, String(response.body));
+});
+
+test('names and catalogs: maxLength counts characters as the document does; unpaired surrogates are refused', () => {
+  const app = appWith();
+  const route = app.routes.find((candidate) => candidate.operationId === 'startWorkflow')!;
+  const parse = (fields: Record<string, unknown>) => route.body!.schema.safeParse({ workflowName: 'echo', input: {}, ...fields });
+  assert.is(schemas.StartWorkflowRequest!.properties.catalog.maxLength, 1000);
+  assert.ok(parse({ catalog: '😀'.repeat(1000) }).success, '1000 emoji are 1000 characters');
+  assert.not.ok(parse({ catalog: '😀'.repeat(1001) }).success);
+  assert.ok(parse({ workflowName: '😀'.repeat(200) }).success);
+  assert.not.ok(parse({ workflowName: 'x'.repeat(201) }).success);
+  for (const fields of [{ catalog: 'main\ud800' }, { taskQueue: '\udc00' }, { workflowName: 'echo\udbff' }]) {
+    assert.not.ok(parse(fields).success, JSON.stringify(fields));
+  }
+  const reset = app.routes.find((candidate) => candidate.operationId === 'resetRun')!.body!.schema;
+  assert.not.ok(reset.safeParse({ stepName: 'add_one\ud800' }).success);
+  assert.not.ok(reset.safeParse({ stepName: 'add_one', reason: '\ud800' }).success);
+  assert.ok(reset.safeParse({ stepName: 'add_one', reason: 'ok 😀' }).success);
+  const terminate = app.routes.find((candidate) => candidate.operationId === 'terminateRun')!.body!.schema;
+  assert.not.ok(terminate.safeParse({ reason: 'x\udc00' }).success);
 });
 
 test('GET /openapi.json serves the same document, without a token even when one is configured', async () => {

@@ -50,6 +50,27 @@ test('ALREADY_EXISTS and WorkflowExecutionAlreadyStartedError: WorkflowAlreadySt
   expectTranslation(wrapped(status.ALREADY_EXISTS, 'exists'), 'WorkflowAlreadyStartedError', { workflowId: 'y' }, { workflowId: 'y' });
 });
 
+test('RESOURCE_EXHAUSTED "workflow is closing" on a run that was open a moment ago: WorkflowClosedError, not an outage', () => {
+  // The fuzzer's second reply to a run completing from its first got a 503 EngineUnavailableError.
+  const closing = new ServiceError('Failed to signal Workflow', {
+    cause: grpcError(status.RESOURCE_EXHAUSTED, 'workflow operation can not be applied because workflow is closing'),
+  });
+  const translated = expectTranslation(closing, 'WorkflowClosedError', { workflowId: 'x', runId: 'r' }, { workflowId: 'x', runId: 'r', closedIfGone: true });
+  assert.match(translated.message, /already closed/);
+  expectTranslation(closing, 'EngineUnavailableError', {}, { workflowId: 'x', runId: 'r' });
+  const rateLimited = grpcError(status.RESOURCE_EXHAUSTED, 'namespace rate limit exceeded');
+  expectTranslation(rateLimited, 'EngineUnavailableError', {}, { workflowId: 'x', runId: 'r', closedIfGone: true });
+});
+
+test('INVALID_ARGUMENT "WorkflowId length exceeds limit": a ValidationError naming workflowId, not an engine failure', () => {
+  // limit.maxIDLength counts bytes of UTF-8: 1000 two-byte characters pass the API's rule and used to answer 500.
+  const error = wrapped(status.INVALID_ARGUMENT, 'WorkflowId length exceeds limit.');
+  const translated = expectTranslation(error, 'ValidationError', { workflowId: 'éé' }, { workflowId: 'éé' });
+  assert.equal(translated.issues?.map((issue) => issue.path), [['workflowId']]);
+  assert.match(translated.message, /maxIDLength/);
+  expectTranslation(grpcError(status.INVALID_ARGUMENT, 'some other argument is wrong'), 'EngineError');
+});
+
 test('INVALID_ARGUMENT: a ValidationError of the page token only when the call carried one', () => {
   const error = grpcError(status.INVALID_ARGUMENT, 'Invalid NextPageToken.');
   const translated = expectTranslation(error, 'ValidationError', {}, { pageToken: true });

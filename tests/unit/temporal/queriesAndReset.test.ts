@@ -67,6 +67,17 @@ test('run list: ORDER BY where the store sorts; learnt once when it refuses; tok
   } catch (error) {
     assert.is((error as Error).name, 'ValidationError');
   }
+  // A NUL in a filter: SQL visibility stores fail on it (503 before); no run can match, so no call is made.
+  const calls = client.count('listWorkflowExecutions');
+  assert.equal(await lister.list({ workflowName: 'ec\u0000ho', limit: 10 }), { runs: [], nextPageToken: null });
+  assert.equal(await lister.list({ catalog: '\u0000', limit: 10 }), { runs: [], nextPageToken: null });
+  assert.is(client.count('listWorkflowExecutions'), calls, 'Temporal was not asked');
+  try {
+    await lister.list({ catalog: 'main\u0000', limit: 1, pageToken: first.nextPageToken! });
+    assert.unreachable('a token for a filter that has no pages');
+  } catch (error) {
+    assert.is((error as Error).name, 'ValidationError');
+  }
 });
 
 test('reset point: the workflow task that ended after the last completion of the step', () => {
