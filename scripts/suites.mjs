@@ -12,6 +12,10 @@ export function suites() {
     { name: 'Temporal worker, engine and API', dir: 'tests/temporal', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'remote traces (Temporal engine)', dir: 'tests/s3', pattern: 'traceLog\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    // Contract fuzzing: schemathesis against GET /openapi.json (installed into ~/.cache/flowgate on first use; without
+    // Python or PyPI the suite fails, it never skips).
+    { name: 'fuzz: schemathesis (memory engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'fuzz: schemathesis (Temporal engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'soak: 100,000 mixed requests (memory engine)', dir: 'tests/long', pattern: 'soak\\.test\\.ts$', long: true },
     // Fault tests (tests/faults/README.md): real servers and child processes, killed or stopped on purpose.
     { name: 'faults: SIGTERM under load, S3 down (memory engine)', dir: 'tests/faults', pattern: '(shutdown|s3Down)\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'memory' } },

@@ -89,3 +89,6 @@ export interface VersityGateway {
 }
 
 export function startVersityGateway(options?: StartVersityGatewayOptions): Promise<VersityGateway>;
+
+// schemathesis.mjs (types in schemathesis.d.mts), re-exported by index.mjs.
+export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './schemathesis.mjs';

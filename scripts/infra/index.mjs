@@ -6,3 +6,5 @@ export { findFreePorts } from './freePorts.mjs';
 // The S3 side: the Versity S3 Gateway the remote-trace tests run against.
 export { ensureVersitygw, VERSITYGW_VERSION } from './versitygwBinary.mjs';
 export { startVersityGateway } from './versitygw.mjs';
+// The fuzzing side: schemathesis in a Python venv, for tests/fuzz.
+export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './schemathesis.mjs';
