@@ -17,7 +17,7 @@ test('run waits are cut a second before the grace period ends, or at four fifths
 
 test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming the shutdown; a short one gets its result', async () => {
   const traceDir = await mkdtemp(join(tmpdir(), 'fg-cutoff-'));
-  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, SHUTDOWN_GRACE_MS: '500' }, logger: quiet });
+  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, SHUTDOWN_GRACE_MS: '1000' }, logger: quiet });
   const runWait = async (workflowId: string, ms: number) => {
     const response = await request(`${server.url}/workflow/run`, {
       method: 'POST',
@@ -37,7 +37,7 @@ test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming
     assert.is(cut.body.error, 'WorkflowExecutionTimedOutError');
     assert.is(cut.body.workflowId, 'cut-long');
     assert.match(String(cut.body.message), /shutting down/);
-    assert.ok(cut.at - closing >= 350 && cut.at - closing < 500, `cut ${cut.at - closing} ms after close()`);
+    assert.ok(cut.at - closing >= 750 && cut.at - closing < 1000, `cut ${cut.at - closing} ms after close()`);
     assert.is(done.status, 200);
     assert.is(done.body.status, 'completed');
     await closed;
