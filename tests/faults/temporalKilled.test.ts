@@ -1,6 +1,7 @@
 // Fault: Temporal killed (SIGKILL, as a crash) while 200 POST /workflow starts are in flight, then restarted on the
 // same port from the same SQLite file. The API and the worker run as their own processes, as in production. This file
-// starts its own dev server: the runner's shared one must not be killed under the other suites.
+// starts its own dev server: the runner's shared one must not be killed under the other suites. A second test reuses
+// the set-up for the Temporal half of the SIGTERM promise (shutdown.test.ts proves the rest on the embedded engine).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,6 +30,7 @@ interface Context {
   /** uvu swallows an error thrown by a before hook (the suite then reports 0 of 1 and no failure): kept for the test. */
   setupError?: unknown;
   dir: string;
+  temporalEnv: Record<string, string>;
   temporal?: TemporalDevServer;
   worker?: NodeProcess;
   api?: NodeProcess & { url: string };
@@ -48,9 +50,9 @@ outage.before(async (context) => {
 
 async function setUp(context: Context): Promise<void> {
   context.temporal = await startTemporalDevServer({ dbFilename: join(context.dir, 'temporal.db'), log: () => {} });
-  const temporalEnv = { TEMPORAL_ADDRESS: context.temporal.address, TEMPORAL_NAMESPACE: context.temporal.namespace, TRACE_DIR: join(context.dir, 'traces') };
+  const temporalEnv = (context.temporalEnv = { TEMPORAL_ADDRESS: context.temporal.address, TEMPORAL_NAMESPACE: context.temporal.namespace, TRACE_DIR: join(context.dir, 'traces') });
   context.worker = startWorkerProcess({ ...temporalEnv, WORKER_CATALOG: CATALOG, LOG_LEVEL: 'warn' });
-  context.api = await startApiProcess({ ...temporalEnv, ENGINE: 'temporal', DEFAULT_CATALOG: CATALOG });
+  context.api = await startApiProcess({ ...temporalEnv, ENGINE: 'temporal', DEFAULT_CATALOG: CATALOG, SHUTDOWN_GRACE_MS: '3000' });
   await waitForOnlineWorkers(context.temporal, CATALOG, 1, [context.worker]);
   context.agent = new Agent({ connections: STARTS + 20 });
 }
@@ -195,5 +197,49 @@ outage('every 2xx start exists after the restart, the others got a named 503, /r
   }
   assert.is((await call(client, 'GET', '/health')).status, 200);
 });
+
+outage('SIGTERM with run-and-wait calls in flight: 408 before the exit, and on Temporal the runs go on, readable through the next API process', async (context) => {
+  if (context.setupError) throw context.setupError;
+  const { api, agent } = context as Required<Context>;
+  const calls = Array.from({ length: 10 }, (_, index) =>
+    request(`${api.url}/workflow/run`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workflowName: 'nap', workflowId: `sigterm-${index}`, input: { ms: 8_000 }, timeout: 60 }),
+    }).then(async (response) => ({ status: response.statusCode, body: (await response.body.json()) as any })),
+  );
+  const deadline = Date.now() + 20_000;
+  while ((await call({ baseUrl: api.url }, 'GET', '/workflow/runs?workflowName=nap&status=running&limit=100')).body.runs.length < 10) {
+    if (Date.now() > deadline) assert.unreachable('the 10 runs did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const exit = api.stop('SIGTERM');
+  const answers = await Promise.all(calls);
+  assert.is((await exit).code, 0);
+  for (const answer of answers) {
+    assert.is(answer.status, 408, JSON.stringify(answer.body));
+    assert.is(answer.body.error, 'WorkflowExecutionTimedOutError');
+    assert.match(answer.body.message, /shutting down/);
+  }
+  // The next API process (a restart, or another replica) reads each run's result: completed, so never cancelled.
+  context.api = await startApiProcess({ ...context.temporalEnv, ENGINE: 'temporal', DEFAULT_CATALOG: CATALOG });
+  const next = { baseUrl: context.api.url };
+  for (const answer of answers) {
+    const result = await waitForResult(next, answer.body.workflowId);
+    assert.is(result.status, 'completed');
+    assert.equal(result.output, { sleptMs: 8_000 });
+  }
+});
+
+async function waitForResult(api: { baseUrl: string }, workflowId: string): Promise<any> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const result = await call(api, 'GET', `/workflow/${workflowId}/result`);
+    if (result.status === 200) return result.body;
+    if (Date.now() > deadline) assert.unreachable(`no result for ${workflowId}: ${result.status} ${result.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
 
 outage.run();
