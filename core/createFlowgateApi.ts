@@ -25,7 +25,7 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     stop: (run) => stop(deps, run),
     terminate: (run, reason) => terminate(deps, run, reason),
     reset: (run, stepName, reason) => reset(deps, run, stepName, reason),
-    getResult: (run, version) => getResult(deps, run, version),
+    getResult: (run, version, wait) => getResult(deps, run, version, wait),
     getStatus: (run) => getStatus(deps, run),
     getInput: (run) => getInput(deps, run),
     listRuns: (request) => listRuns(deps, request),

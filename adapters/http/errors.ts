@@ -37,6 +37,11 @@ export interface ErrorRule {
   retryAfterSeconds?: number;
   /** A 5xx the server gives on purpose (overload protection): not logged as a fault. */
   expected?: boolean;
+  /**
+   * The error names a run the client has not seen yet (a run-and-wait that ran out of time): the body carries its
+   * `runId` and `Location` points at its pinned result, so no client ever loses its run.
+   */
+  locatesRun?: boolean;
 }
 
 /** Seconds a client should wait before retrying when an engine or worker gives no hint. */
@@ -53,7 +58,7 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [StepNotFoundError.errorName]: { status: 404 },
   [TraceNotFoundError.errorName]: { status: 404 },
   [MethodNotAllowedError.errorName]: { status: 405 },
-  [WorkflowExecutionTimedOutError.errorName]: { status: 408 },
+  [WorkflowExecutionTimedOutError.errorName]: { status: 408, locatesRun: true },
   [WorkflowAlreadyStartedError.errorName]: { status: 409 },
   [StepNotCompletedError.errorName]: { status: 409 },
   [WorkflowClosedError.errorName]: { status: 409 },
@@ -90,6 +95,7 @@ export interface ErrorBody {
   error: string;
   message: string;
   workflowId?: string;
+  runId?: string;
   issues?: readonly ValidationIssue[];
 }
 
@@ -113,8 +119,13 @@ export function answerError(error: unknown): ErrorAnswer {
   if (known?.workflowId !== undefined) body.workflowId = known.workflowId;
   if (body.error === ValidationError.errorName) body.issues = known?.issues ?? [];
   const headers: Record<string, string> = {};
-  const retryAfter = known?.retryAfterSeconds ?? rule.retryAfterSeconds;
-  if (rule.status === 503 && retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)));
+  if (rule.locatesRun && known?.workflowId !== undefined && known.runId !== undefined) {
+    body.runId = known.runId;
+    headers['location'] = `/workflow/${encodeURIComponent(known.workflowId)}/runs/${encodeURIComponent(known.runId)}/result`;
+  }
+  // A 503 always says when to come back; another status only when the error itself knows (a long-poll's 424).
+  const retryAfter = rule.status === 503 ? (known?.retryAfterSeconds ?? rule.retryAfterSeconds) : known?.retryAfterSeconds;
+  if (retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)));
   if (rule.status === 401) headers['www-authenticate'] = 'Bearer';
   return { status: rule.status, headers, body, serverFault: rule.status >= 500 && rule.expected !== true };
 }

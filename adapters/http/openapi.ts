@@ -50,6 +50,10 @@ const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,200}$' },
   },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
+  Location: {
+    description: 'The pinned result of the run the request waited on: `/workflow/{id}/runs/{rid}/result`.',
+    schema: { type: 'string' },
+  },
   Deprecation: {
     description: '`true`: this endpoint (or the legacy result shape requested with `?v=legacy`) is deprecated.',
     schema: { type: 'string', enum: ['true'] },

@@ -18,6 +18,10 @@ export const failure = (description: string): ResponseDoc => ({ description, sch
 
 export const NOT_FOUND = failure('WorkflowNotFoundError: no such workflow execution or run.');
 export const NOT_COMPLETED = failure('WorkflowNotCompletedError: the run is still open.');
+export const NOT_COMPLETED_AFTER_WAIT: ResponseDoc = {
+  ...failure('WorkflowNotCompletedError: the run is still open (with `wait`: still open when the wait ended; `Retry-After` says when to ask again).'),
+  headers: ['Retry-After'],
+};
 export const CLOSED = failure('WorkflowClosedError: the run is already closed.');
 export const RESULT_OK = success(WorkflowResultSchema, 'The workflow result (version 2, or legacy with `?v=legacy`).', {
   headers: ['Deprecation'],

@@ -9,7 +9,7 @@ import type { EventStreamSlots } from './eventStreamSlots.js';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Response headers documented per response in the OpenAPI document (components/headers). */
-export type DocumentedHeader = 'Deprecation' | 'Retry-After';
+export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location';
 
 export interface ResponseDoc {
   description: string;

@@ -8,6 +8,7 @@ import {
   deprecatedInFavourOf,
   failure,
   NOT_COMPLETED,
+  NOT_COMPLETED_AFTER_WAIT,
   NOT_FOUND,
   resetResponses,
   RESULT_OK,
@@ -32,6 +33,7 @@ import {
   ListRunsQuerySchema,
   ResetBodySchema,
   ResultQuerySchema,
+  createResultQuerySchema,
   RunParamsSchema,
   StartWorkflowBodySchema,
   StopBodySchema,
@@ -61,7 +63,10 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       responses: {
         200: RESULT_OK,
         404: failure('WorkflowNotFoundError (no catalog has the workflow type) or CatalogNotAvailableError (unknown catalog).'),
-        408: failure('WorkflowExecutionTimedOutError: the timeout passed first; the body carries the workflowId.'),
+        408: {
+          ...failure('WorkflowExecutionTimedOutError: the timeout passed first; the run keeps going. The body carries `workflowId` and `runId`, and `Location` points at the pinned result to read (or long-poll with `?wait=`) later.'),
+          headers: ['Location'],
+        },
         409: failure('WorkflowAlreadyStartedError: the workflowId belongs to a running execution.'),
         424: failure('UnsupportedWorkflowError: the workflow type is not in the selected catalog.'),
         503: failure("CatalogNotAvailableError: the catalog's worker is not running or still starting; see Retry-After."),
@@ -123,7 +128,7 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       responses: { 200: success(RunListSchema, 'One page of runs.') },
       handle: ({ query }, context) => listRuns(query, context),
     }),
-    ...[false, true].flatMap((pinned) => runReadRoutes(pinned)),
+    ...[false, true].flatMap((pinned) => runReadRoutes(pinned, limits)),
     defineRoute({
       method: 'PATCH',
       path: '/workflow/{id}/runs/{rid}/stop',
@@ -236,7 +241,8 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
 }
 
 /** Result, status, input and history exist in an id form (latest run) and a run-pinned form. */
-function runReadRoutes(pinned: boolean): Route[] {
+function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
+  const resultQuery = createResultQuerySchema(limits);
   const base = pinned ? '/workflow/{id}/runs/{rid}' : '/workflow/{id}';
   const params = pinned ? RunParamsSchema : WorkflowParamsSchema;
   const suffix = pinned ? 'OfRun' : '';
@@ -249,9 +255,12 @@ function runReadRoutes(pinned: boolean): Route[] {
       summary: `Result of ${which}`,
       tags: ['runs'],
       params,
-      query: ResultQuerySchema,
-      responses: { 200: RESULT_OK, 404: NOT_FOUND, 424: NOT_COMPLETED },
-      handle: ({ params, query }, context) => getResult(params, query.v, context),
+      description: `With \`wait=SECONDS\` (at most ${limits.runTimeoutMaxSeconds}), an open run is waited on that long before the answer (long-poll): the result as soon as the run closes, else 424 with \`Retry-After\`. The wait ends early when the client leaves.`,
+      query: resultQuery,
+      responses: { 200: RESULT_OK, 404: NOT_FOUND, 424: NOT_COMPLETED_AFTER_WAIT },
+      // The disconnect signal only for a wait: making it costs every plain result request (bench figure 1).
+      handle: (input, context) =>
+        getResult(input.params, input.query.v, context, input.query.wait ? { seconds: input.query.wait, signal: input.signal } : {}),
     }),
     defineRoute({
       method: 'GET',

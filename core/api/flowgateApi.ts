@@ -1,6 +1,6 @@
 import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefView, TerminateView, InputView,
   RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView } from './views.js';
-import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest } from './requests.js';
+import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
 
 /**
@@ -16,7 +16,11 @@ export interface FlowgateApi {
   stop(run: RunRef): Promise<RunRefView>;
   terminate(run: RunRef, reason: string | undefined): Promise<TerminateView>;
   reset(run: RunRef, stepName: string, reason: string | undefined): Promise<RunRefView>;
-  getResult(run: RunRef, version: ResultVersion): Promise<WorkflowResult>;
+  /**
+   * The result of a closed run; WorkflowNotCompletedError (424) while it is open. With `wait.seconds`, an open run
+   * is waited on that long first (long-poll); the 424 after it carries a retry hint.
+   */
+  getResult(run: RunRef, version: ResultVersion, wait?: ResultWait): Promise<WorkflowResult>;
   getStatus(run: RunRef): Promise<RunStatusView>;
   getInput(run: RunRef): Promise<InputView>;
   listRuns(request: ListRunsRequest): Promise<RunListView>;

@@ -32,3 +32,11 @@ export interface HistoryStreamRequest {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
 }
+
+/** GET result with `?wait=`: how long to wait for an open run to close before answering 424. */
+export interface ResultWait {
+  /** Seconds; absent or 0 answers at once. */
+  seconds?: number;
+  /** Aborted when the client goes away: the wait ends with it. */
+  signal?: AbortSignal;
+}

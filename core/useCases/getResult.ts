@@ -1,5 +1,6 @@
+import type { ResultWait } from '../api/requests.js';
 import type { ResultVersion, WorkflowResult } from '../api/views.js';
-import { WorkflowNotFoundError } from '../domain/errors.js';
+import { WorkflowNotCompletedError, WorkflowNotFoundError } from '../domain/errors.js';
 import type { RunOutcome, RunRef } from '../domain/run.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
@@ -21,14 +22,51 @@ async function originalInput(deps: Pick<CoreDeps, 'engine'>, ref: RunRef, outcom
 }
 
 export async function getResult(
-  deps: Pick<CoreDeps, 'engine' | 'traces' | 'logger' | 'clock'>,
+  deps: Pick<CoreDeps, 'engine' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>,
   ref: RunRef,
   version: ResultVersion,
+  wait: ResultWait = {},
 ): Promise<WorkflowResult> {
-  const outcome = await deps.engine.getOutcome(ref);
+  const outcome = wait.seconds === undefined || wait.seconds <= 0 ? await deps.engine.getOutcome(ref) : await outcomeWithin(deps, ref, wait);
   const [input, trace] = await Promise.all([
     originalInput(deps, ref, outcome),
     locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger, deps.clock),
   ]);
   return toResult({ outcome, input, trace }, version);
+}
+
+/** Seconds a long-poll that ran out suggests before asking again: the run was still going a moment ago. */
+export const LONG_POLL_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The outcome of a run that may still be open: waits up to `wait.seconds` for it to close (following the latest
+ * run's continue-as-new chain, as runSync does). When the wait runs out, the client leaves or the server shuts
+ * down first, it is the same 424 as without a wait, with a Retry-After: the run keeps going.
+ */
+async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, ref: RunRef, wait: ResultWait): Promise<RunOutcome> {
+  try {
+    return await deps.engine.getOutcome(ref);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotCompletedError)) throw error;
+  }
+  const open = await deps.engine.describe(ref);
+  const signals = [wait.signal, deps.shutdownSignal].filter((signal): signal is AbortSignal => signal !== undefined);
+  const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
+  let closed: RunOutcome | undefined;
+  try {
+    closed = await deps.engine.awaitOutcome(
+      { workflowId: open.workflowId, runId: open.runId },
+      signal ? { timeoutMs: wait.seconds! * 1000, signal } : { timeoutMs: wait.seconds! * 1000 },
+    );
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+  }
+  if (closed === undefined) {
+    throw new WorkflowNotCompletedError(
+      `Workflow ${open.workflowId} did not complete within ${wait.seconds} s; it keeps running. Ask again (the wait can be repeated).`,
+      { workflowId: open.workflowId, runId: open.runId, retryAfterSeconds: LONG_POLL_RETRY_AFTER_SECONDS },
+    );
+  }
+  // The chain's end answers the id form; a pinned run that continued as new answers with its own outcome.
+  return ref.runId === undefined || ref.runId === closed.run.runId ? closed : deps.engine.getOutcome(ref);
 }

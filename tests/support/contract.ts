@@ -85,11 +85,14 @@ export interface ExpectedError {
    */
   workflowId?: string | null;
   maybeWorkflowId?: string;
+  /** The run a 408 of POST /workflow/run names (issue 9): the body's `runId`. */
+  runId?: string;
 }
 
 /**
  * An error answer: the status, `error` name, a non-empty message and EXACTLY the keys decisions.md allows:
- * `{error, message}`, plus `workflowId` when tied to an execution, plus `issues` for ValidationError.
+ * `{error, message}`, plus `workflowId` when tied to an execution, plus `issues` for ValidationError, plus `runId`
+ * where a run-and-wait's 408 names its run.
  */
 export function expectError(response: TestResponse, status: number, errorName: string, expected: ExpectedError = {}): void {
   expectStatus(response, status, errorName);
@@ -114,6 +117,10 @@ export function expectError(response: TestResponse, status: number, errorName: s
   } else if (expected.workflowId === undefined && expected.maybeWorkflowId !== undefined && 'workflowId' in body) {
     allowed.add('workflowId');
     assert.is(body.workflowId, expected.maybeWorkflowId, `workflowId of the error body: ${response.text}`);
+  }
+  if (expected.runId !== undefined) {
+    allowed.add('runId');
+    assert.is(body.runId, expected.runId, `runId of the error body: ${response.text}`);
   }
   for (const key of Object.keys(body)) assert.ok(allowed.has(key), `unexpected key "${key}" in error body ${response.text}`);
   assert.not.match(response.text, /\n\s+at .+\(.+:\d+:\d+\)/, 'no stack trace in an error body');

@@ -1,4 +1,4 @@
-import type { ListRunsRequest } from '../../../core/api/requests.js';
+import type { ListRunsRequest, ResultWait } from '../../../core/api/requests.js';
 import type { ResultVersion } from '../../../core/api/views.js';
 import type { RunRef } from '../../../core/domain/run.js';
 import type { RunStatus } from '../../../core/domain/status.js';
@@ -20,8 +20,8 @@ export function resultHeaders(version: ResultVersion): Record<string, string> | 
 }
 
 /** GET /workflow/{id}/result and /workflow/{id}/runs/{rid}/result */
-export async function getResult(params: RunPathParams, version: ResultVersion, context: RouteContext): Promise<RouteResult> {
-  return ok(await context.api.getResult(toRunRef(params), version), { headers: resultHeaders(version) });
+export async function getResult(params: RunPathParams, version: ResultVersion, context: RouteContext, wait: ResultWait = {}): Promise<RouteResult> {
+  return ok(await context.api.getResult(toRunRef(params), version, wait), { headers: resultHeaders(version) });
 }
 
 /** GET /workflow/{id}/status and /workflow/{id}/runs/{rid}/status */

@@ -71,6 +71,7 @@ export const ErrorBodySchema = z
     error: z.string().meta({ description: 'Error type name.' }),
     message: z.string(),
     workflowId: z.string().nullable().optional().meta({ description: 'Present when the error is tied to an execution.' }),
+    runId: z.string().optional().meta({ description: 'The run a `WorkflowExecutionTimedOutError` (408) waited on; its result is at `Location`.' }),
   })
   .meta({ title: 'Error' });
 

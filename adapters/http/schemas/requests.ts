@@ -28,6 +28,21 @@ export const ResultVersionSchema = z
 
 export const ResultQuerySchema = z.object({ v: ResultVersionSchema });
 
+const DECIMAL_SECONDS = /^\d+(\.\d+)?$/;
+
+/** The result query with `wait` (long-poll), bounded by RUN_TIMEOUT_MAX_SECONDS like a run-and-wait's `timeout`. */
+export function createResultQuerySchema(limits: Pick<RunBodyLimits, 'runTimeoutMaxSeconds'>) {
+  return ResultQuerySchema.extend({
+    wait: z
+      .preprocess(
+        (value) => (typeof value === 'string' && DECIMAL_SECONDS.test(value) ? Number(value) : value),
+        z.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number of seconds' : undefined) }).min(0).max(limits.runTimeoutMaxSeconds),
+      )
+      .optional()
+      .meta({ description: `Seconds to wait for an open run to close before answering (long-poll; fractions allowed, at most ${limits.runTimeoutMaxSeconds}). 0 or absent answers at once.` }),
+  });
+}
+
 const StatusFilterSchema = z
   .string()
   .transform((value, context) => {

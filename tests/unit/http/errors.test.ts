@@ -91,8 +91,8 @@ test('a non-core error that happens to be named like a core error is still an in
 });
 
 test('workflowId is added when the error carries one; issues only (and always) for ValidationError', () => {
-  assert.equal(answerError(new errors.WorkflowExecutionTimedOutError('still running', { workflowId: 'wf-1', runId: 'r' })).body, {
-    error: 'WorkflowExecutionTimedOutError',
+  assert.equal(answerError(new errors.WorkflowNotCompletedError('still running', { workflowId: 'wf-1', runId: 'r' })).body, {
+    error: 'WorkflowNotCompletedError',
     message: 'still running',
     workflowId: 'wf-1',
   });
@@ -100,6 +100,18 @@ test('workflowId is added when the error carries one; issues only (and always) f
   const issues = [{ code: 'too_small', path: ['limit'], message: 'too small' }];
   assert.equal(answerError(new errors.ValidationError('bad', { issues })).body.issues, issues);
   assert.is('issues' in answerError(new errors.WorkflowNotFoundError('x', { issues })).body, false);
+});
+
+test('a run-and-wait 408 names its run: runId in the body, Location at the pinned result; a bare 408 has neither', () => {
+  const answer = answerError(new errors.WorkflowExecutionTimedOutError('still running', { workflowId: 'orders/7', runId: 'r-1' }));
+  assert.equal(answer.body, { error: 'WorkflowExecutionTimedOutError', message: 'still running', workflowId: 'orders/7', runId: 'r-1' });
+  assert.is(answer.headers['location'], '/workflow/orders%2F7/runs/r-1/result');
+  assert.equal(answerError(new errors.WorkflowExecutionTimedOutError('x')).headers, {});
+});
+
+test('Retry-After on a non-503 only when the error itself carries a hint (a long-poll that ran out)', () => {
+  assert.is(answerError(new errors.WorkflowNotCompletedError('open', { workflowId: 'w', retryAfterSeconds: 1 })).headers['retry-after'], '1');
+  assert.is(answerError(new errors.WorkflowNotCompletedError('open', { workflowId: 'w' })).headers['retry-after'], undefined);
 });
 
 test('401 carries WWW-Authenticate: Bearer', () => {
