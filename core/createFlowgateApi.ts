@@ -14,6 +14,7 @@ import { listRuns } from './useCases/listRuns.js';
 import { historyPage, historyStream } from './useCases/history.js';
 import { fetchTrace } from './useCases/fetchTrace.js';
 import { readiness } from './useCases/readiness.js';
+import { bulkControl } from './useCases/bulkControl.js';
 
 /** Binds every use case to its ports. */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
@@ -33,5 +34,6 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     historyStream: (run, request) => historyStream(deps, run, request),
     fetchTrace: (run) => fetchTrace(deps, run),
     readiness: () => readiness(deps),
+    bulkControl: (action, request) => bulkControl(deps, action, request),
   };
 }

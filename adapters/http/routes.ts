@@ -1,5 +1,5 @@
 import { getHistory } from './handlers/history.js';
-import { resetRun, stopRun, terminateRun } from './handlers/control.js';
+import { bulkControl, resetRun, stopRun, terminateRun } from './handlers/control.js';
 import { getInput, getResult, getStatus, getTraceLog, listRuns } from './handlers/runs.js';
 import { health, openApiDocument, readiness } from './handlers/system.js';
 import { listWorkflows, runWorkflow, sendFeedback, startWorkflow } from './handlers/workflows.js';
@@ -16,6 +16,7 @@ import {
 } from './responseDocs.js';
 import { defineRoute, type Route } from './route.js';
 import {
+  BulkControlResponseSchema,
   FeedbackResponseSchema,
   HealthSchema,
   OpenApiDocumentSchema,
@@ -27,6 +28,8 @@ import {
   WorkflowListSchema,
 } from './schemas/operations.js';
 import {
+  BulkCancelBodySchema,
+  BulkTerminateBodySchema,
   createRunWorkflowBodySchema,
   FeedbackBodySchema,
   HistoryQuerySchema,
@@ -189,6 +192,20 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       responses: { 200: success(TerminateResponseSchema, 'Terminated.'), 404: NOT_FOUND, 409: CLOSED },
       handle: ({ params, body }, context) => terminateRun(params, body.reason, context),
     }),
+    ...(['terminate', 'cancel'] as const).map((action) =>
+      defineRoute({
+        method: 'POST',
+        path: `/workflow/runs/${action}`,
+        operationId: action === 'terminate' ? 'terminateRuns' : 'cancelRuns',
+        summary: action === 'terminate' ? 'Terminate every run a filter matches' : 'Cancel (stop, clean-up allowed) every run a filter matches',
+        description:
+          'The runs `GET /workflow/runs` lists with the same `workflowName`, `catalog` and `status` filters (at least one is required; without `status`, closed runs match too and are reported as failures). `dryRun: true` only counts them. The matching runs are listed first, then acted on 16 at a time; one failing run does not stop the others: `failures` lists each with the error a single call would have answered. At most 10,000 runs per call (`truncated`: call again).',
+        tags: ['control'],
+        body: { schema: action === 'terminate' ? BulkTerminateBodySchema : BulkCancelBodySchema },
+        responses: { 200: success(BulkControlResponseSchema, action === 'terminate' ? 'Terminated, with the runs that could not be.' : 'Cancellation requested, with the runs that could not be.') },
+        handle: ({ body }, context) => bulkControl(action, body, context),
+      }),
+    ),
     defineRoute({
       method: 'GET',
       path: '/workflow/{id}/runs/{rid}/trace-log',

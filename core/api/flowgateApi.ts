@@ -1,6 +1,6 @@
 import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefView, TerminateView, InputView,
-  RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView } from './views.js';
-import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait } from './requests.js';
+  RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView, BulkControlView } from './views.js';
+import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
 
 /**
@@ -29,4 +29,6 @@ export interface FlowgateApi {
   historyStream(run: RunRef, request: HistoryStreamRequest): Promise<AsyncIterable<HistoryStreamItem>>;
   fetchTrace(run: PinnedRunRef): Promise<TraceLogView>;
   readiness(): Promise<ReadinessView>;
+  /** Terminates or cancels every run a filter matches (at least one filter); failures per run, not all-or-nothing. */
+  bulkControl(action: BulkControlView['action'], request: BulkControlRequest): Promise<BulkControlView>;
 }

@@ -40,3 +40,13 @@ export interface ResultWait {
   /** Aborted when the client goes away: the wait ends with it. */
   signal?: AbortSignal;
 }
+
+/** POST /workflow/runs/terminate and /cancel: the runs GET /workflow/runs would list, acted on together. */
+export interface BulkControlRequest {
+  /** At least one of them: a bulk operation never means "every run there is". */
+  filter: { workflowName?: string; catalog?: string; status?: RunStatus };
+  /** Terminate only: the reason recorded with each run. */
+  reason?: string;
+  /** Count what the filter matches and act on nothing. */
+  dryRun: boolean;
+}

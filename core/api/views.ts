@@ -100,3 +100,23 @@ export type ReadinessView =
 export interface WorkflowListView {
   workflows: { name: string; description: string }[];
 }
+
+/** One run a bulk operation could not act on, with the error a single call would have answered. */
+export interface BulkFailureView {
+  workflowId: string;
+  runId: string;
+  error: string;
+  message: string;
+}
+
+export interface BulkControlView {
+  action: 'terminate' | 'cancel';
+  dryRun: boolean;
+  /** Runs the filter matched (at most the bulk limit). */
+  matched: number;
+  /** Runs acted on successfully; 0 on a dry run. */
+  succeeded: number;
+  failures: BulkFailureView[];
+  /** True when more runs matched than one call acts on: call again. */
+  truncated: boolean;
+}

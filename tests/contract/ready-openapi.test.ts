@@ -37,6 +37,9 @@ const ENDPOINTS: [string, string][] = [
   ['post', '/workflow/{id}/runs/{rid}/reset'],
   ['post', '/workflow/{id}/reset'],
   ['post', '/workflow/{id}/runs/{rid}/terminate'],
+  // Beyond the spec (issue 9, docs/bulk.md).
+  ['post', '/workflow/runs/terminate'],
+  ['post', '/workflow/runs/cancel'],
   ['get', '/workflow/{id}/runs/{rid}/trace-log'],
   ['get', '/ready'],
   ['get', '/health'],

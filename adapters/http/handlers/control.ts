@@ -1,3 +1,5 @@
+import type { BulkControlRequest } from '../../../core/api/requests.js';
+import type { RunStatus } from '../../../core/domain/status.js';
 import type { RouteContext, RouteResult } from '../route.js';
 import { ok } from '../route.js';
 import { toRunRef, type RunPathParams } from './runs.js';
@@ -28,4 +30,23 @@ export async function resetRun(
   const runId = params.rid ?? (await context.api.getStatus({ workflowId: params.id })).runId;
   const reset = await context.api.reset({ workflowId: params.id, runId }, body.stepName, body.reason);
   return ok(reset, { runId });
+}
+
+export interface BulkControlBody {
+  workflowName?: string | undefined;
+  catalog?: string | undefined;
+  status?: RunStatus | undefined;
+  reason?: string | undefined;
+  dryRun: boolean;
+}
+
+/** POST /workflow/runs/terminate and /workflow/runs/cancel */
+export async function bulkControl(action: 'terminate' | 'cancel', body: BulkControlBody, context: RouteContext): Promise<RouteResult> {
+  const filter: BulkControlRequest['filter'] = {};
+  if (body.workflowName !== undefined) filter.workflowName = body.workflowName;
+  if (body.catalog !== undefined) filter.catalog = body.catalog;
+  if (body.status !== undefined) filter.status = body.status;
+  const request: BulkControlRequest = { filter, dryRun: body.dryRun };
+  if (body.reason !== undefined) request.reason = body.reason;
+  return ok(await context.api.bulkControl(action, request));
 }

@@ -76,3 +76,16 @@ export const HealthSchema = z.strictObject({ status: z.literal('ok') }).meta({ t
 
 /** The OpenAPI document itself: any JSON object. */
 export const OpenApiDocumentSchema = z.record(z.string(), z.unknown()).meta({ title: 'OpenApiDocument' });
+
+export const BulkControlResponseSchema = z
+  .strictObject({
+    action: z.enum(['terminate', 'cancel']),
+    dryRun: z.boolean(),
+    matched: z.number().int().min(0).meta({ description: 'Runs the filter matched (at most 10,000 per call).' }),
+    succeeded: z.number().int().min(0).meta({ description: 'Runs terminated or cancelled; 0 on a dry run.' }),
+    failures: z
+      .array(z.strictObject({ workflowId: z.string(), runId: z.string(), error: z.string(), message: z.string() }))
+      .meta({ description: 'Runs that could not be acted on, with the error a single call would have answered (e.g. WorkflowClosedError).' }),
+    truncated: z.boolean().meta({ description: 'More runs matched than one call takes: call again.' }),
+  })
+  .meta({ title: 'BulkControlResponse' });

@@ -155,3 +155,18 @@ export const TerminateBodySchema = z
 export const StopBodySchema = z
   .strictObject({})
   .meta({ title: 'StopRequest', description: 'Optional; no fields. An empty body is the same as `{}`.' });
+
+const bulkFilterFields = {
+  workflowName: WorkflowNameSchema.optional(),
+  catalog: CatalogNameSchema.optional(),
+  status: StatusFilterSchema.optional(),
+  dryRun: z.boolean().default(false).meta({ description: 'Count the matching runs and act on none.' }),
+};
+
+const AT_LEAST_ONE_FILTER = 'The runs GET /workflow/runs lists with the same filters; at least one of workflowName, catalog and status is required.';
+
+export const BulkTerminateBodySchema = z
+  .strictObject({ ...bulkFilterFields, reason: engineText().optional().meta({ description: 'Recorded with each terminated run.' }) })
+  .meta({ title: 'BulkTerminateRequest', description: AT_LEAST_ONE_FILTER });
+
+export const BulkCancelBodySchema = z.strictObject(bulkFilterFields).meta({ title: 'BulkCancelRequest', description: AT_LEAST_ONE_FILTER });

@@ -95,6 +95,8 @@ export class RecordingApi implements FlowgateApi {
   fetchTrace: FlowgateApi['fetchTrace'] = async (run) =>
     this.record('fetchTrace', [run]) ?? { source: 'local', runId: run.runId, localPath: '/traces/x.json' };
   readiness: FlowgateApi['readiness'] = async () => this.record('readiness', []) ?? { status: 'ready', engine: 'memory' };
+  bulkControl: FlowgateApi['bulkControl'] = async (action, request) =>
+    this.record('bulkControl', [action, request]) ?? { action, dryRun: request.dryRun, matched: 0, succeeded: 0, failures: [], truncated: false };
 }
 
 /** The whole history of a closed run: metadata, two events, done. */

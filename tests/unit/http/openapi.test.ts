@@ -46,6 +46,9 @@ const ENDPOINTS = [
   'POST /workflow/{id}/runs/{rid}/reset',
   'POST /workflow/{id}/reset',
   'POST /workflow/{id}/runs/{rid}/terminate',
+  // Beyond the spec (issue 9, docs/bulk.md).
+  'POST /workflow/runs/terminate',
+  'POST /workflow/runs/cancel',
   'GET /workflow/{id}/runs/{rid}/trace-log',
   'GET /ready',
   'GET /health',
