@@ -28,6 +28,11 @@ export interface HistoryPageQuery {
 export interface AwaitOptions {
   timeoutMs: number;
   signal?: AbortSignal;
+  /**
+   * Follow continue-as-new to the last run of the chain (run-and-wait, the id form of a result). False: resolve
+   * with this run's own outcome when it closes, `continued_as_new` included (the pinned form). @default true
+   */
+  followChain?: boolean;
 }
 
 /**
@@ -45,8 +50,8 @@ export interface WorkflowEngine {
   /** Starts a run. The catalog and workflow type have already been checked by the caller. */
   start(command: StartCommand): Promise<RunDescription>;
   /**
-   * Waits for the run to close, following continue-as-new to the last run of the chain. Resolves `undefined` when
-   * `timeoutMs` passes first (the run keeps going).
+   * Waits for the run to close, following continue-as-new to the last run of the chain unless `followChain` is
+   * false. Resolves `undefined` when `timeoutMs` passes first (the run keeps going).
    */
   awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined>;
   describe(run: RunRef): Promise<RunDescription>;

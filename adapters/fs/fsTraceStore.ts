@@ -92,10 +92,12 @@ export class FsTraceStore implements TraceStore {
     try {
       // A symbolic link inside the directory must not lead a reader out of it.
       this.realDirectory ??= await realpath(this.directory);
-      if (!this.isInside(this.realDirectory, await realpath(location))) return undefined;
-      const info = await stat(location);
+      // Read the resolved path itself, so a link swapped in after the check cannot redirect the read.
+      const real = await realpath(location);
+      if (!this.isInside(this.realDirectory, real)) return undefined;
+      const info = await stat(real);
       if (!info.isFile() || info.size > this.maxReadBytes) return undefined;
-      return JSON.parse(await readFile(location, 'utf8')) as TraceRecord;
+      return JSON.parse(await readFile(real, 'utf8')) as TraceRecord;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

@@ -199,7 +199,7 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
         operationId: action === 'terminate' ? 'terminateRuns' : 'cancelRuns',
         summary: action === 'terminate' ? 'Terminate every run a filter matches' : 'Cancel (stop, clean-up allowed) every run a filter matches',
         description:
-          'The runs `GET /workflow/runs` lists with the same `workflowName`, `catalog` and `status` filters (at least one is required; without `status`, closed runs match too and are reported as failures). `dryRun: true` only counts them. The matching runs are listed first, then acted on 16 at a time; one failing run does not stop the others: `failures` lists each with the error a single call would have answered. At most 10,000 runs per call (`truncated`: call again).',
+          'The runs `GET /workflow/runs` lists with the same `workflowName`, `catalog` and `status` filters (at least one is required). `dryRun: true` only counts them. The matching runs are listed first; runs listed as closed are counted in `alreadyClosed`, the open ones acted on 16 at a time. One failing run does not stop the others: `failures` lists each with the error a single call would have answered. At most 10,000 open runs per call (`truncated`: call again).',
         tags: ['control'],
         body: { schema: action === 'terminate' ? BulkTerminateBodySchema : BulkCancelBodySchema },
         responses: { 200: success(BulkControlResponseSchema, action === 'terminate' ? 'Terminated, with the runs that could not be.' : 'Cancellation requested, with the runs that could not be.') },

@@ -33,7 +33,8 @@ export interface HttpServerOptions extends HttpAppOptions {
   /**
    * Most connections open at once. A connection beyond it gets 503 `ServerBusyError` with `Retry-After` on its
    * request (health, readiness and the document are still answered) and is closed after it, so an overload is
-   * told to back off instead of piling up sockets and memory.
+   * told to back off instead of piling up sockets and memory. Beyond twice this number, connections are dropped
+   * at once (node's `maxConnections`).
    * @default 10000
    */
   maxConnections?: number;
@@ -81,6 +82,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // Responses written during shutdown carry `Connection: close` (node.ts), and close() closes the connections idle
   // at that moment, so no per-request listener is needed to find the connections that become idle later.
   const server = createServer({ connectionsCheckingInterval }, handle);
+  // Beyond the cap a connection is still accepted, to be told 503; beyond twice the cap node drops it unanswered,
+  // so silent clients cannot pile up sockets either.
+  server.maxConnections = 2 * maxConnections;
   server.headersTimeout = headersTimeout;
   server.requestTimeout = requestTimeout;
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? HTTP_SERVER_DEFAULTS.keepAliveTimeoutMs;

@@ -4,17 +4,17 @@ import type { RunRecord } from './runRecord.js';
 import type { TimerRegistry } from './timers.js';
 
 /**
- * Waits for the end of the continue-as-new chain that `start` belongs to, by close listeners and one timer (no
+ * Waits for the end of the continue-as-new chain that `start` belongs to (or for `start` alone), by close listeners and one timer (no
  * polling). Resolves undefined on timeout or when the engine shuts down; rejects with the abort reason.
  */
 export function awaitChainOutcome(
   start: RunRecord,
   timers: TimerRegistry,
-  { timeoutMs, signal }: AwaitOptions,
+  { timeoutMs, signal, followChain = true }: AwaitOptions,
   shutdowns: Set<() => void>,
 ): Promise<RunOutcome | undefined> {
   if (signal?.aborted) return Promise.reject(abortReason(signal));
-  const finalRun = lastClosed(start);
+  const finalRun = followChain ? lastClosed(start) : start.closed ? start : undefined;
   if (finalRun) return Promise.resolve(finalRun.outcome());
   if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
     return Promise.reject(new RangeError(`awaitOutcome: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`));
@@ -36,7 +36,7 @@ export function awaitChainOutcome(
     const onAbort = (): void => settle(() => reject(abortReason(signal)));
     const onGiveUp = (): void => settle(() => resolve(undefined));
     const follow = (): void => {
-      while (current.closed && current.continuedTo) current = current.continuedTo;
+      while (followChain && current.closed && current.continuedTo) current = current.continuedTo;
       if (current.closed) settle(() => resolve(current.outcome()));
       else unsubscribe = current.onClosed(follow);
     };

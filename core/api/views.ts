@@ -112,8 +112,10 @@ export interface BulkFailureView {
 export interface BulkControlView {
   action: 'terminate' | 'cancel';
   dryRun: boolean;
-  /** Runs the filter matched (at most the bulk limit). */
+  /** Runs the filter matched: the open ones acted on plus `alreadyClosed`. */
   matched: number;
+  /** Matched runs the listing showed as closed: counted, not acted on. */
+  alreadyClosed: number;
   /** Runs acted on successfully; 0 on a dry run. */
   succeeded: number;
   failures: BulkFailureView[];

@@ -39,8 +39,8 @@ export async function getResult(
 export const LONG_POLL_RETRY_AFTER_SECONDS = 1;
 
 /**
- * The outcome of a run that may still be open: waits up to `wait.seconds` for it to close (following the latest
- * run's continue-as-new chain, as runSync does). When the wait runs out, the client leaves or the server shuts
+ * The outcome of a run that may still be open: waits up to `wait.seconds` for it to close (the id form follows the
+ * latest run's continue-as-new chain, as runSync does; the pinned form answers with its own run's outcome). When the wait runs out, the client leaves or the server shuts
  * down first, it is the same 424 as without a wait, with a Retry-After: the run keeps going.
  */
 async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, ref: RunRef, wait: ResultWait): Promise<RunOutcome> {
@@ -54,10 +54,9 @@ async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, 
   const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
   let closed: RunOutcome | undefined;
   try {
-    closed = await deps.engine.awaitOutcome(
-      { workflowId: open.workflowId, runId: open.runId },
-      signal ? { timeoutMs: wait.seconds! * 1000, signal } : { timeoutMs: wait.seconds! * 1000 },
-    );
+    // The id form waits for the end of the chain; the pinned form for its own run (continued_as_new is an answer).
+    const options = { timeoutMs: wait.seconds! * 1000, followChain: ref.runId === undefined };
+    closed = await deps.engine.awaitOutcome({ workflowId: open.workflowId, runId: open.runId }, signal ? { ...options, signal } : options);
   } catch (error) {
     if (!signal?.aborted) throw error;
   }
@@ -67,6 +66,5 @@ async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, 
       { workflowId: open.workflowId, runId: open.runId, retryAfterSeconds: LONG_POLL_RETRY_AFTER_SECONDS },
     );
   }
-  // The chain's end answers the id form; a pinned run that continued as new answers with its own outcome.
-  return ref.runId === undefined || ref.runId === closed.run.runId ? closed : deps.engine.getOutcome(ref);
+  return closed;
 }

@@ -45,23 +45,40 @@ export interface PrototypeKey {
  * guard must not be the thing that overflows.
  */
 export function findPrototypeKey(value: unknown): PrototypeKey | undefined {
-  const pending: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const current = next.value;
-    if (current === null || typeof current !== 'object') continue;
+  // Only objects and arrays are queued, each with a link to its parent instead of a copied path: a body of a
+  // million numbers must cost nothing, and the path is built only for the one object that is refused.
+  const pending: Visit[] = [];
+  const queue = (candidate: unknown, parent: Visit | undefined, key: string | number): void => {
+    if (candidate !== null && typeof candidate === 'object') pending.push({ value: candidate as object, parent, key });
+  };
+  queue(value, undefined, '');
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const current = visit.value;
     if (Array.isArray(current)) {
-      current.forEach((item, index) => pending.push({ value: item, path: [...next!.path, index] }));
+      for (let index = 0; index < current.length; index += 1) queue(current[index], visit, index);
       continue;
     }
     const record = current as Record<string, unknown>;
-    if (Object.prototype.hasOwnProperty.call(record, '__proto__')) return { key: '__proto__', path: next.path };
+    if (Object.prototype.hasOwnProperty.call(record, '__proto__')) return { key: '__proto__', path: pathOf(visit) };
     const constructorValue = Object.prototype.hasOwnProperty.call(record, 'constructor') ? record['constructor'] : undefined;
     if (constructorValue !== null && typeof constructorValue === 'object' && Object.prototype.hasOwnProperty.call(constructorValue, 'prototype')) {
-      return { key: 'constructor', path: next.path };
+      return { key: 'constructor', path: pathOf(visit) };
     }
-    for (const key of Object.keys(record)) pending.push({ value: record[key], path: [...next.path, key] });
+    for (const key of Object.keys(record)) queue(record[key], visit, key);
   }
   return undefined;
+}
+
+interface Visit {
+  value: object;
+  parent: Visit | undefined;
+  key: string | number;
+}
+
+function pathOf(visit: Visit): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: Visit | undefined = visit; at?.parent !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
 }
 
 /**

@@ -47,6 +47,24 @@ test('the id form follows continue-as-new to the end of the chain; a closed run 
   assert.ok(Date.now() - startedAt < 5_000, 'a closed run does not wait');
 });
 
+test('a pinned wait answers with its own run: continued_as_new as that run closes, not the end of the chain', async ({ api }) => {
+  const { workflowId, runId } = await start(api, 'continues_into_wait', { ms: 600 }, uniqueId('lp-pinned-chain'));
+  const startedAt = Date.now();
+  const pinned = await http(api, 'GET', `${wf(workflowId, runId)}/result?wait=20`);
+  expectStatus(pinned, 200);
+  assert.is(pinned.body.runId, runId);
+  assert.is(pinned.body.status, 'continued_as_new');
+  assert.ok(Date.now() - startedAt < 15_000, 'answered when the first run closed');
+  // The id form keeps waiting for the chain's last run, which waits for its reply.
+  const latest = await http(api, 'GET', `${wf(workflowId)}/result?wait=0.3`);
+  expectError(latest, 424, 'WorkflowNotCompletedError', { workflowId });
+  expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { n: 1 } } }), 200);
+  const done = await http(api, 'GET', `${wf(workflowId)}/result?wait=20`);
+  expectStatus(done, 200);
+  assert.equal(done.body.output, { reply: { n: 1 } });
+  assert.is.not(done.body.runId, runId);
+});
+
 test('wait must be a number of seconds from 0 to RUN_TIMEOUT_MAX_SECONDS; unknown ids are still 404', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('lp-bad'));
   for (const wait of ['-1', 'soon', '61', '1e3', '']) {

@@ -7,10 +7,10 @@ import type { RunDescription, RunRef } from '../../core/domain/run.js';
 import { MemoryLogger } from './http/fakeApi.js';
 
 /** Just the engine calls a bulk operation makes: a listing of `total` runs in pages, and terminate/cancel. */
-function engineWith(total: number, fail: (runId: string) => Error | undefined = () => undefined) {
+function engineWith(total: number, fail: (runId: string) => Error | undefined = () => undefined, closedBelow = 0) {
   const queries: ListRunsQuery[] = [];
   const acted: string[] = [];
-  const run = (index: number) => ({ workflowId: `wf-${index}`, runId: `run-${index}` }) as RunDescription;
+  const run = (index: number) => ({ workflowId: `wf-${index}`, runId: `run-${index}`, status: index < closedBelow ? 'completed' : 'running' }) as RunDescription;
   const engine = {
     async listRuns(query: ListRunsQuery): Promise<RunList> {
       queries.push(query);
@@ -46,7 +46,7 @@ test('no filter at all is a ValidationError before the engine is asked', async (
 test('lists every page first, acts on each run once; the filter reaches the listing', async () => {
   const { engine, queries, acted } = engineWith(2500);
   const view = await bulkControl({ engine, logger: new MemoryLogger() }, 'cancel', { filter: { workflowName: 'w', status: 'running' }, dryRun: false });
-  assert.equal(view, { action: 'cancel', dryRun: false, matched: 2500, succeeded: 2500, failures: [], truncated: false });
+  assert.equal(view, { action: 'cancel', dryRun: false, matched: 2500, alreadyClosed: 0, succeeded: 2500, failures: [], truncated: false });
   assert.is(queries.length, 3);
   assert.equal(queries[0], { workflowName: 'w', status: 'running', limit: 1000 });
   assert.is(new Set(acted).size, 2500);
@@ -55,8 +55,19 @@ test('lists every page first, acts on each run once; the filter reaches the list
 test(`more than ${MAX_BULK_RUNS} matching runs: the first ${MAX_BULK_RUNS}, truncated; a dry run acts on none`, async () => {
   const { engine, acted } = engineWith(MAX_BULK_RUNS + 5);
   const dry = await bulkControl({ engine, logger: new MemoryLogger() }, 'terminate', { filter: { catalog: 'main' }, dryRun: true });
-  assert.equal(dry, { action: 'terminate', dryRun: true, matched: MAX_BULK_RUNS, succeeded: 0, failures: [], truncated: true });
+  assert.equal(dry, { action: 'terminate', dryRun: true, matched: MAX_BULK_RUNS, alreadyClosed: 0, succeeded: 0, failures: [], truncated: true });
   assert.is(acted.length, 0);
+});
+
+test('runs listed as closed are counted, never acted on, and do not use up the cap', async () => {
+  // More closed runs than the cap, newest first, and the open ones behind them.
+  const { engine, acted } = engineWith(15_500, () => undefined, 15_000);
+  const view = await bulkControl({ engine, logger: new MemoryLogger() }, 'terminate', { filter: { workflowName: 'w' }, dryRun: false });
+  assert.is(view.alreadyClosed, 15_000);
+  assert.is(view.succeeded, 500);
+  assert.is(view.matched, 15_500);
+  assert.is(view.truncated, false);
+  assert.ok(acted.every((runId) => Number(runId.slice(4)) >= 15_000), 'no closed run was asked to terminate');
 });
 
 test("failures are per run: a named error keeps its message, an engine's own does not leak and is logged", async () => {

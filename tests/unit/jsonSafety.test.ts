@@ -28,6 +28,14 @@ test('prototype keys: __proto__ anywhere, constructor only when it holds a proto
   assert.equal(findPrototypeKey(JSON.parse('{"\\u005f_proto__":{}}')), { key: '__proto__', path: [] });
 });
 
+test('the walk queues only objects and arrays: a million numbers under a deep array are checked at once', () => {
+  const wide = JSON.parse(`{"s":"\\u0041","a":${'['.repeat(99)}[${Array(1_000_000).fill(0).join(',')}]${']'.repeat(99)}}`);
+  const before = process.memoryUsage().heapUsed;
+  assert.is(findPrototypeKey(wide), undefined);
+  // The old walk copied a 100-entry path for each of the million zeros: gigabytes.
+  assert.ok(process.memoryUsage().heapUsed - before < 64 * 1024 * 1024, 'no path array per element');
+});
+
 test('the cheap pre-check sends every spelling of the keys to the walk, and spares plain bodies', () => {
   assert.ok(mayHavePrototypeKey('{"__proto__":1}'));
   assert.ok(mayHavePrototypeKey('{"constructor":{"prototype":1}}'));

@@ -28,7 +28,9 @@ export async function getHistory(
   // Aborted when the client leaves or when the stream ends for any other reason, so the engine stops following.
   const streamEnded = new AbortController();
   const signal = AbortSignal.any([input.signal, streamEnded.signal]);
-  signal.addEventListener('abort', releaseSlot, { once: true });
+  // A signal aborted already never fires its event: release at once then (the stream ends at once anyway).
+  if (signal.aborted) releaseSlot();
+  else signal.addEventListener('abort', releaseSlot, { once: true });
   let items: AsyncIterable<HistoryStreamItem>;
   try {
     // Awaited before the response starts: an unknown run is still a plain 404.

@@ -81,11 +81,12 @@ export const BulkControlResponseSchema = z
   .strictObject({
     action: z.enum(['terminate', 'cancel']),
     dryRun: z.boolean(),
-    matched: z.number().int().min(0).meta({ description: 'Runs the filter matched (at most 10,000 per call).' }),
+    matched: z.number().int().min(0).meta({ description: 'Runs the filter matched: the open ones (at most 10,000 per call) plus `alreadyClosed`.' }),
+    alreadyClosed: z.number().int().min(0).meta({ description: 'Matched runs already closed when listed: counted, not acted on.' }),
     succeeded: z.number().int().min(0).meta({ description: 'Runs terminated or cancelled; 0 on a dry run.' }),
     failures: z
       .array(z.strictObject({ workflowId: z.string(), runId: z.string(), error: z.string(), message: z.string() }))
-      .meta({ description: 'Runs that could not be acted on, with the error a single call would have answered (e.g. WorkflowClosedError).' }),
+      .meta({ description: 'Open runs that could not be acted on, with the error a single call would have answered (e.g. WorkflowClosedError for a run that closed in between).' }),
     truncated: z.boolean().meta({ description: 'More runs matched than one call takes: call again.' }),
   })
   .meta({ title: 'BulkControlResponse' });

@@ -17,7 +17,7 @@ export interface AwaitDeps {
  * (`waitNewEvent` with the CLOSE_EVENT filter), never by polling in a loop. The timeout is a Clock timer that cancels
  * the request in flight. Resolves undefined on timeout or when the engine closes; rejects with the abort reason.
  */
-export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { timeoutMs, signal }: AwaitOptions): Promise<RunOutcome | undefined> {
+export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { timeoutMs, signal, followChain = true }: AwaitOptions): Promise<RunOutcome | undefined> {
   if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
     throw new RangeError(`awaitOutcome: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
   }
@@ -47,7 +47,7 @@ export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { ti
         nextPageToken = page.nextPageToken;
         continue;
       }
-      const nextRunId = continuedRunIdOf(close);
+      const nextRunId = followChain ? continuedRunIdOf(close) : undefined;
       if (nextRunId) {
         current = { workflowId: current.workflowId, runId: nextRunId };
         nextPageToken = undefined;

@@ -96,7 +96,7 @@ export class RecordingApi implements FlowgateApi {
     this.record('fetchTrace', [run]) ?? { source: 'local', runId: run.runId, localPath: '/traces/x.json' };
   readiness: FlowgateApi['readiness'] = async () => this.record('readiness', []) ?? { status: 'ready', engine: 'memory' };
   bulkControl: FlowgateApi['bulkControl'] = async (action, request) =>
-    this.record('bulkControl', [action, request]) ?? { action, dryRun: request.dryRun, matched: 0, succeeded: 0, failures: [], truncated: false };
+    this.record('bulkControl', [action, request]) ?? { action, dryRun: request.dryRun, matched: 0, alreadyClosed: 0, succeeded: 0, failures: [], truncated: false };
 }
 
 /** The whole history of a closed run: metadata, two events, done. */

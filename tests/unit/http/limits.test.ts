@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { Client, request } from 'undici';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/index.js';
-import { queryObject } from '../../../adapters/http/app.js';
+import { createHttpApp, queryObject } from '../../../adapters/http/app.js';
 import { MemoryLogger, RecordingApi, SequentialIds, statusView } from './fakeApi.js';
 
 /*
@@ -172,6 +172,21 @@ test('a stream that fails before it starts (unknown run) gives its slot back', a
   } finally {
     await server.close(100);
   }
+});
+
+test('a stream asked for by a client already gone (an aborted signal) does not keep its slot', async () => {
+  const api = new RecordingApi();
+  followForever(api);
+  const app = createHttpApp({ api, logger: new MemoryLogger(), ids: new SequentialIds(), maxEventStreams: 1 });
+  const gone = new AbortController();
+  gone.abort();
+  const ask = (signal: AbortSignal) =>
+    app.handle({ method: 'GET', url: '/workflow/wf-1/history', headers: { accept: 'text/event-stream' }, body: null, signal });
+  for (let attempt = 0; attempt < 3; attempt += 1) assert.is((await ask(gone.signal)).status, 200);
+  const live = new AbortController();
+  const response = await ask(live.signal);
+  assert.is(response.status, 200, 'the one slot is free');
+  live.abort();
 });
 
 test('a repeated __proto__ query parameter stays a parameter: no prototype is swapped', async () => {
