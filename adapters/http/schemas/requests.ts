@@ -164,9 +164,11 @@ const bulkFilterFields = {
 };
 
 const AT_LEAST_ONE_FILTER = 'The runs GET /workflow/runs lists with the same filters; at least one of workflowName, catalog and status is required.';
+/** The rule above as JSON Schema, for the document (the core enforces it with a named 400). */
+const AT_LEAST_ONE_FILTER_SCHEMA = { anyOf: [{ required: ['workflowName'] }, { required: ['catalog'] }, { required: ['status'] }] };
 
 export const BulkTerminateBodySchema = z
   .strictObject({ ...bulkFilterFields, reason: engineText().optional().meta({ description: 'Recorded with each terminated run.' }) })
-  .meta({ title: 'BulkTerminateRequest', description: AT_LEAST_ONE_FILTER });
+  .meta({ title: 'BulkTerminateRequest', description: AT_LEAST_ONE_FILTER, ...AT_LEAST_ONE_FILTER_SCHEMA });
 
-export const BulkCancelBodySchema = z.strictObject(bulkFilterFields).meta({ title: 'BulkCancelRequest', description: AT_LEAST_ONE_FILTER });
+export const BulkCancelBodySchema = z.strictObject(bulkFilterFields).meta({ title: 'BulkCancelRequest', description: AT_LEAST_ONE_FILTER, ...AT_LEAST_ONE_FILTER_SCHEMA });
