@@ -28,14 +28,15 @@ export const ResultVersionSchema = z
 
 export const ResultQuerySchema = z.object({ v: ResultVersionSchema });
 
-const DECIMAL_SECONDS = /^\d+(\.\d+)?$/;
+/** A number as JSON (and the document's `type: number`) writes it, exponents included: `1.5`, `2e1`, `-1`. */
+const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 /** The result query with `wait` (long-poll), bounded by RUN_TIMEOUT_MAX_SECONDS like a run-and-wait's `timeout`. */
 export function createResultQuerySchema(limits: Pick<RunBodyLimits, 'runTimeoutMaxSeconds'>) {
   return ResultQuerySchema.extend({
     wait: z
       .preprocess(
-        (value) => (typeof value === 'string' && DECIMAL_SECONDS.test(value) ? Number(value) : value),
+        (value) => (typeof value === 'string' && JSON_NUMBER.test(value) ? Number(value) : value),
         z.number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a number of seconds' : undefined) }).min(0).max(limits.runTimeoutMaxSeconds),
       )
       .optional()
