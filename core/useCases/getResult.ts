@@ -5,6 +5,7 @@ import type { RunOutcome, RunRef } from '../domain/run.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
 import { traceKeyOf } from '../trace/traceKey.js';
+import { awaitOutcomeUnlessAborted } from './awaitRun.js';
 import type { CoreDeps } from './deps.js';
 
 /**
@@ -40,8 +41,9 @@ export const LONG_POLL_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The outcome of a run that may still be open: waits up to `wait.seconds` for it to close (the id form follows the
- * latest run's continue-as-new chain, as runSync does; the pinned form answers with its own run's outcome). When the wait runs out, the client leaves or the server shuts
- * down first, it is the same 424 as without a wait, with a Retry-After: the run keeps going.
+ * latest run's continue-as-new chain, as runSync does; the pinned form answers with its own run's outcome). When the
+ * wait runs out, the client leaves or the server shuts down first, it is the same 424 as without a wait, with a
+ * Retry-After: the run keeps going.
  */
 async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, ref: RunRef, wait: ResultWait): Promise<RunOutcome> {
   try {
@@ -50,21 +52,17 @@ async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, 
     if (!(error instanceof WorkflowNotCompletedError)) throw error;
   }
   const open = await deps.engine.describe(ref);
-  const signals = [wait.signal, deps.shutdownSignal].filter((signal): signal is AbortSignal => signal !== undefined);
-  const signal = signals.length === 0 ? undefined : AbortSignal.any(signals);
-  let closed: RunOutcome | undefined;
-  try {
-    // The id form waits for the end of the chain; the pinned form for its own run (continued_as_new is an answer).
-    const options = { timeoutMs: wait.seconds! * 1000, followChain: ref.runId === undefined };
-    closed = await deps.engine.awaitOutcome({ workflowId: open.workflowId, runId: open.runId }, signal ? { ...options, signal } : options);
-  } catch (error) {
-    if (!signal?.aborted) throw error;
-  }
-  if (closed === undefined) {
+  const outcome = await awaitOutcomeUnlessAborted(
+    deps.engine,
+    { workflowId: open.workflowId, runId: open.runId },
+    { timeoutMs: wait.seconds! * 1000, followChain: ref.runId === undefined },
+    [wait.signal, deps.shutdownSignal],
+  );
+  if (typeof outcome === 'string') {
     throw new WorkflowNotCompletedError(
       `Workflow ${open.workflowId} did not complete within ${wait.seconds} s; it keeps running. Ask again (the wait can be repeated).`,
       { workflowId: open.workflowId, runId: open.runId, retryAfterSeconds: LONG_POLL_RETRY_AFTER_SECONDS },
     );
   }
-  return closed;
+  return outcome;
 }

@@ -1,11 +1,11 @@
 import type { RunSyncRequest } from '../api/requests.js';
 import type { ResultVersion, WorkflowResult } from '../api/views.js';
-import type { PinnedRunRef, RunOutcome } from '../domain/run.js';
 import { WorkflowExecutionTimedOutError } from '../domain/errors.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
 import { traceKeyOf } from '../trace/traceKey.js';
 import type { CoreDeps } from './deps.js';
+import { awaitOutcomeUnlessAborted } from './awaitRun.js';
 import { startRun } from './start.js';
 
 /**
@@ -20,14 +20,14 @@ export async function runSync(
 ): Promise<WorkflowResult> {
   const run = await startRun(deps, request);
   const ref = { workflowId: run.workflowId, runId: run.runId };
-  const outcome = await awaitUnlessShuttingDown(deps, ref, request.timeoutSeconds * 1000);
-  if (outcome === 'shutdown') {
+  const outcome = await awaitOutcomeUnlessAborted(deps.engine, ref, { timeoutMs: request.timeoutSeconds * 1000 }, [deps.shutdownSignal]);
+  if (outcome === 'aborted') {
     throw new WorkflowExecutionTimedOutError(
       `The server is shutting down and stopped waiting for workflow ${run.workflowId}; the run was not cancelled. On an engine that outlives the server (Temporal) it keeps running and its result stays readable at ${resultPath(run.workflowId)}; the embedded engine's open runs end with the server`,
       ref,
     );
   }
-  if (!outcome) {
+  if (outcome === 'timeout') {
     throw new WorkflowExecutionTimedOutError(
       `Workflow ${run.workflowId} did not complete within ${request.timeoutSeconds} s; it keeps running and its result stays readable at ${resultPath(run.workflowId)}`,
       ref,
@@ -35,20 +35,6 @@ export async function runSync(
   }
   const trace = await locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger, deps.clock);
   return toResult({ outcome, input: request.input, trace }, version);
-}
-
-async function awaitUnlessShuttingDown(
-  deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>,
-  run: PinnedRunRef,
-  timeoutMs: number,
-): Promise<RunOutcome | undefined | 'shutdown'> {
-  const signal = deps.shutdownSignal;
-  try {
-    return await deps.engine.awaitOutcome(run, signal ? { timeoutMs, signal } : { timeoutMs });
-  } catch (error) {
-    if (signal?.aborted) return 'shutdown';
-    throw error;
-  }
 }
 
 function resultPath(workflowId: string): string {

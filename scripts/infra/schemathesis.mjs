@@ -3,13 +3,14 @@
 // in ~/.cache/flowgate/bin), never in the repo. The whole dependency tree is pinned in schemathesis-requirements.txt,
 // so a seeded run (`st run --seed N`) generates the same requests on every machine.
 import { createHash } from 'node:crypto';
-import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { commandOutput, runCommand } from './goTool.mjs';
 import { killedWithParent } from './parentDeathSignal.mjs';
+import { isExecutableFile } from './files.mjs';
 
 /** Pinned: the version tests/fuzz is written against (CLI flags, check names, config keys). */
 export const SCHEMATHESIS_VERSION = '4.32.5';
@@ -32,16 +33,6 @@ const logToStderr = (line) => {
 /** Where the virtual environment is kept between runs (and between checkouts). */
 export function schemathesisVenvDir() {
   return join(homedir(), '.cache', 'flowgate', `schemathesis-${SCHEMATHESIS_VERSION}`);
-}
-
-/** @param {string} path */
-function isExecutableFile(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** @param {string} path */

@@ -84,3 +84,16 @@ export async function terminate(running, graceMs) {
     await running.exited;
   }
 }
+
+/**
+ * A fault on purpose (tests/faults): the signal at once, no grace, and wait for the exit. Marked as requested, so
+ * no unexpected-exit report follows.
+ * @param {RunningProcess} running
+ * @param {NodeJS.Signals} signal
+ */
+export async function killNow(running, signal) {
+  if (running.hasExited()) return;
+  running.stopRequested = true;
+  running.child.kill(signal);
+  await running.exited;
+}

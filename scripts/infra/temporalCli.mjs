@@ -1,10 +1,11 @@
 // Finds (or builds once) the Temporal CLI, whose `server start-dev` is the Temporal server the tests run against.
 // The binary lives in the user's cache, never in the repo: it is ~250 MB and platform specific.
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { commandOutput, requireGo, runGoWithProgress } from './goTool.mjs';
 import { buildLargeMessageTemporalCli, LARGE_MESSAGES_BUILD_MARKER } from './temporalCliLargeMessages.mjs';
+import { isExecutableFile } from './files.mjs';
 
 /** v1.6.0 and later carry a `replace` directive in go.mod, which `go install pkg@version` refuses; v1.5.1 has none. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -20,16 +21,6 @@ const logToStderr = (line) => {
 /** Where built CLIs are kept between runs (and between checkouts). */
 export function temporalCliCacheDir() {
   return join(homedir(), '.cache', 'flowgate', 'bin');
-}
-
-/** @param {string} path */
-function isExecutableFile(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ensureTemporalCli } from './temporalCli.mjs';
 import { findFreePorts, LOOPBACK } from './freePorts.mjs';
-import { launch, terminate } from './serverProcess.mjs';
+import { killNow, launch, terminate } from './serverProcess.mjs';
 import { devServerArgs, FLOWGATE_SEARCH_ATTRIBUTES } from './temporalServerArgs.mjs';
 import { waitForTemporal } from './waitForTemporal.mjs';
 
@@ -162,10 +162,8 @@ export async function startTemporalDevServer({
   /** @param {NodeJS.Signals} [signal] */
   const kill = async (signal = 'SIGKILL') => {
     const running = current;
-    if (!running || running.hasExited()) return;
-    running.stopRequested = true;
-    running.child.kill(signal);
-    await running.exited;
+    if (!running) return;
+    await killNow(running, signal);
     if (current === running) current = undefined;
   };
 

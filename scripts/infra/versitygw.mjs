@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findFreePorts, LOOPBACK } from './freePorts.mjs';
-import { launch, terminate } from './serverProcess.mjs';
+import { killNow, launch, terminate } from './serverProcess.mjs';
 import { ensureVersitygw } from './versitygwBinary.mjs';
 
 const STOP_GRACE_MS = 5_000;
@@ -128,10 +128,8 @@ export async function startVersityGateway({
   /** @param {NodeJS.Signals} [signal] */
   const kill = async (signal = 'SIGKILL') => {
     const running = current;
-    if (!running || running.hasExited()) return;
-    running.stopRequested = true;
-    running.child.kill(signal);
-    await running.exited;
+    if (!running) return;
+    await killNow(running, signal);
     if (current === running) current = undefined;
   };
   /** @param {boolean} frozen */

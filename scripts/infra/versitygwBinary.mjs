@@ -1,9 +1,10 @@
 // Finds (or builds once) the Versity S3 Gateway, the S3-compatible server the remote-trace tests run against.
 // Like the Temporal CLI, the binary lives in the user's cache (~/.cache/flowgate/bin), never in the repo.
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { requireGo, runGoWithProgress } from './goTool.mjs';
 import { temporalCliCacheDir } from './temporalCli.mjs';
+import { isExecutableFile } from './files.mjs';
 
 /** Has no `replace` directive in go.mod, so `go install pkg@version` works. */
 export const VERSITYGW_VERSION = 'v1.7.0';
@@ -15,16 +16,6 @@ export const VERSITYGW_PACKAGE = 'github.com/versity/versitygw/cmd/versitygw';
 const logToStderr = (line) => {
   process.stderr.write(`${line}\n`);
 };
-
-/** @param {string} path */
-function isExecutableFile(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The versitygw binary: `VERSITYGW` when it names an executable, else the cached build, else `go install` into the

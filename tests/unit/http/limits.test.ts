@@ -2,30 +2,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect, type Socket } from 'node:net';
 import { Client, request } from 'undici';
-import type { HistoryStreamItem } from '../../../core/api/views.js';
-import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/index.js';
+import { startHttpServer } from '../../../adapters/http/index.js';
 import { createHttpApp, queryObject } from '../../../adapters/http/app.js';
-import { MemoryLogger, RecordingApi, SequentialIds, statusView } from './fakeApi.js';
+import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { followForever, startHarness } from './socketHarness.js';
 
 /*
  * The limits that keep slow, greedy or hostile clients from holding the server (issue 8, docs/reliability.md),
  * over real sockets.
  */
-
-async function startLimited(options: Partial<HttpServerOptions> = {}): Promise<{ server: RunningHttpServer; api: RecordingApi; logger: MemoryLogger }> {
-  const api = new RecordingApi();
-  const logger = new MemoryLogger();
-  const server = await startHttpServer({ api, logger, ids: new SequentialIds(), host: '127.0.0.1', port: 0, ...options });
-  return { server, api, logger };
-}
-
-function followForever(api: RecordingApi): void {
-  api.overrides.historyStream = async (run, streamRequest) =>
-    (async function* (): AsyncGenerator<HistoryStreamItem> {
-      yield { event: 'workflow', data: statusView(run.workflowId, 'running') };
-      await new Promise((resolve) => streamRequest.signal.addEventListener('abort', resolve, { once: true }));
-    })();
-}
 
 /** A raw socket, for clients no HTTP library would be: slow, silent, half-finished. */
 async function rawSocket(url: string): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
@@ -50,7 +35,7 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 }
 
 test('a client that never finishes its headers is answered 408 and cut off after headersTimeoutMs', async () => {
-  const { server } = await startLimited({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+  const { server } = await startHarness({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
   try {
     const slow = await rawSocket(server.url);
     const startedAt = Date.now();
@@ -67,7 +52,7 @@ test('a client that never finishes its headers is answered 408 and cut off after
 });
 
 test('a body trickled slower than requestTimeoutMs allows is answered 408; nothing reaches the API', async () => {
-  const { server, api } = await startLimited({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+  const { server, api } = await startHarness({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
   try {
     const slow = await rawSocket(server.url);
     slow.socket.write('POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"workflowName":');
@@ -82,7 +67,7 @@ test('a body trickled slower than requestTimeoutMs allows is answered 408; nothi
 });
 
 test('beyond maxConnections: 503 ServerBusyError with Retry-After and Connection: close; probes still answered; room again once one leaves', async () => {
-  const { server, api } = await startLimited({ maxConnections: 2 });
+  const { server, api } = await startHarness({ maxConnections: 2 });
   const first = new Client(server.url);
   const second = new Client(server.url);
   const third = new Client(server.url);
@@ -121,7 +106,7 @@ test('beyond maxConnections: 503 ServerBusyError with Retry-After and Connection
 });
 
 test('beyond maxEventStreams: 503 ServerBusyError; a slot frees when its client leaves; JSON pages are not capped', async () => {
-  const { server, api } = await startLimited({ maxEventStreams: 2 });
+  const { server, api } = await startHarness({ maxEventStreams: 2 });
   followForever(api);
   const sse = { accept: 'text/event-stream' };
   const open = [] as Awaited<ReturnType<typeof request>>[];
@@ -158,7 +143,7 @@ test('beyond maxEventStreams: 503 ServerBusyError; a slot frees when its client 
 });
 
 test('a stream that fails before it starts (unknown run) gives its slot back', async () => {
-  const { server, api } = await startLimited({ maxEventStreams: 1 });
+  const { server, api } = await startHarness({ maxEventStreams: 1 });
   const { WorkflowNotFoundError } = await import('../../../core/domain/errors.js');
   api.overrides.historyStream = async (run) => {
     throw new WorkflowNotFoundError(`No workflow ${run.workflowId}.`, { workflowId: run.workflowId });
@@ -194,7 +179,7 @@ test('a repeated __proto__ query parameter stays a parameter: no prototype is sw
   assert.is(Object.getPrototypeOf(query), null);
   assert.equal(Object.getOwnPropertyDescriptor(query, '__proto__')?.value, ['a', 'b']);
   assert.is(query['pageSize'], '5');
-  const { server, api } = await startLimited();
+  const { server, api } = await startHarness();
   try {
     const response = await request(`${server.url}/workflow/runs?__proto__=a&__proto__=b`);
     assert.is(response.statusCode, 200);

@@ -5,43 +5,19 @@ import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
 import express from 'express';
 import { Client, request } from 'undici';
-import type { HistoryStreamItem } from '../../../core/api/views.js';
 import {
   createFetchHandler,
   createNodeHandler,
   startHttpServer,
-  type HttpServerOptions,
-  type RunningHttpServer,
 } from '../../../adapters/http/index.js';
-import { MemoryLogger, RecordingApi, SequentialIds, resultV2, statusView } from './fakeApi.js';
+import { MemoryLogger, RecordingApi, SequentialIds, resultV2 } from './fakeApi.js';
+import { followForever, startHarness } from './socketHarness.js';
 
 /*
  * Transport behaviour over real sockets (node:http through startHttpServer, Express 5, WHATWG fetch): what only
  * shows with a socket in between. The FlowgateApi is a recording double; what endpoints answer for real is the
  * contract suite's job.
  */
-
-interface Harness {
-  server: RunningHttpServer;
-  api: RecordingApi;
-  logger: MemoryLogger;
-}
-
-async function startHarness(options: Partial<HttpServerOptions> = {}): Promise<Harness> {
-  const api = new RecordingApi();
-  const logger = new MemoryLogger();
-  const server = await startHttpServer({ api, logger, ids: new SequentialIds(), host: '127.0.0.1', port: 0, ...options });
-  return { server, api, logger };
-}
-
-/** A history stream that never closes by itself: the shape of a running workflow's stream. */
-function followForever(api: RecordingApi): void {
-  api.overrides.historyStream = async (run, streamRequest) =>
-    (async function* (): AsyncGenerator<HistoryStreamItem> {
-      yield { event: 'workflow', data: statusView(run.workflowId, 'running') };
-      await new Promise((resolve) => streamRequest.signal.addEventListener('abort', resolve, { once: true }));
-    })();
-}
 
 async function waitFor(predicate: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,0 +1,23 @@
+import type { PinnedRunRef, RunOutcome } from '../domain/run.js';
+import type { WorkflowEngine } from '../../ports/engine.js';
+
+/**
+ * Waits for a run's outcome until `timeoutMs` passes or any of the signals aborts: the outcome, `'timeout'` or
+ * `'aborted'`. The run goes on either way. Shared by run-and-wait (shutdown) and the result long-poll (shutdown or
+ * the client leaving).
+ */
+export async function awaitOutcomeUnlessAborted(
+  engine: WorkflowEngine,
+  run: PinnedRunRef,
+  options: { timeoutMs: number; followChain?: boolean },
+  signals: readonly (AbortSignal | undefined)[],
+): Promise<RunOutcome | 'timeout' | 'aborted'> {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  const signal = present.length === 0 ? undefined : present.length === 1 ? present[0] : AbortSignal.any(present);
+  try {
+    return (await engine.awaitOutcome(run, signal ? { ...options, signal } : options)) ?? 'timeout';
+  } catch (error) {
+    if (signal?.aborted) return 'aborted';
+    throw error;
+  }
+}
