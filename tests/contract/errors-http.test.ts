@@ -124,6 +124,29 @@ test('odd workflow ids round-trip through the path, and their trace stays inside
   expectError(await http(api, 'GET', `${wf(tag)}/status`), 404, 'WorkflowNotFoundError', { maybeWorkflowId: tag });
 });
 
+test('bodies nested deeper than MAX_JSON_DEPTH, or carrying __proto__ / constructor.prototype: 400, nothing started', async ({ api }) => {
+  const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+  const cases: [string, string, string][] = [
+    ['deep', 'too_deep', `{"workflowName":"any_input","workflowId":"%ID%","input":{"x":${deep(150)}}}`],
+    ['proto', 'prototype_key', '{"workflowName":"any_input","workflowId":"%ID%","input":{"a":{"__proto__":{"polluted":true}}}}'],
+    ['escaped proto', 'prototype_key', '{"workflowName":"any_input","workflowId":"%ID%","input":{"\\u005f_proto__":{"polluted":true}}}'],
+    ['constructor', 'prototype_key', '{"workflowName":"any_input","workflowId":"%ID%","input":{"constructor":{"prototype":{"polluted":true}}}}'],
+  ];
+  for (const [what, code, template] of cases) {
+    const workflowId = uniqueId(`body-${what.replace(' ', '-')}`);
+    for (const path of ['/workflow', '/workflow/run']) {
+      const response = await http(api, 'POST', path, { raw: template.replace('%ID%', workflowId), headers: { 'content-type': 'application/json' } });
+      expectError(response, 400, 'ValidationError');
+      assert.is(response.body.issues[0].code, code, `${what} on ${path}`);
+    }
+    await expectNothingStarted(api, workflowId, 'any_input');
+  }
+  assert.is(({} as Record<string, unknown>)['polluted'], undefined);
+  // Nesting up to the limit, and the words as ordinary data, are accepted.
+  const fine = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'any_input', input: { constructor: 'Ford', x: JSON.parse(deep(90)) } } });
+  expectStatus(fine, 200);
+});
+
 test('X-Request-Id: a valid incoming one is echoed (errors too); otherwise one is generated', async ({ api }) => {
   const mine = `req-${Date.now()}.a_b:c`;
   const ok = await http(api, 'GET', '/workflow/list', { headers: { 'x-request-id': mine } });
