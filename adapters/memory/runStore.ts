@@ -12,6 +12,7 @@ export class RunStore {
   private closedQueue: RunRecord[] = [];
   private closedHead = 0;
   private sequence = 0;
+  private openRuns = 0;
 
   constructor(private readonly maxClosedRuns: number) {}
 
@@ -20,7 +21,13 @@ export class RunStore {
     return this.sequence;
   }
 
+  /** Runs added and not yet closed. */
+  get openCount(): number {
+    return this.openRuns;
+  }
+
   add(record: RunRecord): void {
+    this.openRuns += 1;
     this.byRunId.set(record.description.runId, record);
     const runs = this.byWorkflowId.get(record.description.workflowId);
     if (runs) runs.push(record);
@@ -28,6 +35,7 @@ export class RunStore {
   }
 
   markClosed(record: RunRecord): void {
+    this.openRuns -= 1;
     this.closedQueue.push(record);
     while (this.closedQueue.length - this.closedHead > this.maxClosedRuns) {
       const oldest = this.closedQueue[this.closedHead];
