@@ -1,4 +1,7 @@
 // The reference of figure 1: a bare node:http server answering the same JSON a status request returns.
+// BARE_CONTRACT_HEADERS=1: with the headers the contract puts on every flowgate response too (a fresh request id,
+// nosniff, no-store), the floor any implementation of the contract starts from.
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
 const body = JSON.stringify({
@@ -10,8 +13,11 @@ const body = JSON.stringify({
   startedAt: '2026-01-01T00:00:00.000Z',
   closedAt: '2026-01-01T00:00:00.010Z',
 });
+const contractHeaders = process.env.BARE_CONTRACT_HEADERS === '1';
 const server = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+  if (contractHeaders) Object.assign(headers, { 'x-request-id': randomUUID(), 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+  res.writeHead(200, headers);
   res.end(body);
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`));
