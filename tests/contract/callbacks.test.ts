@@ -64,6 +64,11 @@ test('a completed run is delivered after two failed attempts: the same signed bo
   assert.is(delivered.status, 'completed');
   assert.equal(delivered.output, { message: 'hi' });
   assert.equal(delivered.input, { message: 'hi' });
+  const history = await http(api, 'GET', `${wf(workflowId, runId)}/history?pageSize=200`);
+  expectStatus(history, 200);
+  const types = history.body.events.map((event: { type: string }) => event.type);
+  assert.not.ok(types.includes('child_started'), `the delivery is not a child of the run in its history: ${types.join(', ')}`);
+  assert.is(types.at(-1), 'workflow_completed');
 });
 
 test('failed and cancelled runs are delivered with the error their result reports', async ({ api }) => {
@@ -90,6 +95,9 @@ test('a continue-as-new chain keeps its callbackUrl and is delivered once, for i
   const delivered = await assertDeliveredResult(api, [call!], workflowId, latest.body.runId);
   assert.equal(delivered.output, { done: true });
   assert.is(receiver.calls(path).length, 1, 'the continued runs were not delivered');
+  const runs = await http(api, 'GET', '/workflow/runs?workflowName=flowgate.callback&limit=10');
+  expectStatus(runs, 200);
+  assert.equal(runs.body.runs, [], 'callback deliveries are not listed as runs');
 });
 
 test('POST /workflow/run takes a callbackUrl too: the callback carries the result the call answered with', async ({ api }) => {
