@@ -100,6 +100,19 @@ test('a continue-as-new chain keeps its callbackUrl and is delivered once, for i
   assert.equal(runs.body.runs, [], 'callback deliveries are not listed as runs');
 });
 
+test('a reset run keeps the callbackUrl: it is delivered again, for the new run, when that closes', async ({ api }) => {
+  const path = `/ok/${uniqueId('cb')}`;
+  const first = await start(api, 'arithmetic', { n: 2 }, uniqueId('cb-reset'), { callbackUrl: receiver.url(path) });
+  await receiver.waitForCalls(path, 1);
+  const reset = await http(api, 'POST', `${wf(first.workflowId, first.runId)}/reset`, { json: { stepName: 'add_one' } });
+  expectStatus(reset, 200);
+  const calls = await receiver.waitForCalls(path, 2);
+  await assertDeliveredResult(api, [calls[0]!], first.workflowId, first.runId);
+  const delivered = await assertDeliveredResult(api, [calls[1]!], first.workflowId, reset.body.runId);
+  assert.is(delivered.status, 'completed');
+  assert.equal(delivered.output, { result: 6 });
+});
+
 test('POST /workflow/run takes a callbackUrl too: the callback carries the result the call answered with', async ({ api }) => {
   const path = `/ok/${uniqueId('cb')}`;
   const response = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'sync' }, callbackUrl: receiver.url(path) } });
