@@ -193,7 +193,9 @@ export class RunLifecycle implements RunHost {
     record.publishClose(closing, closedAt);
     this.store.markClosed(record);
     // A continued run's chain goes on: its last run's close is the one reported.
-    if (record.callback && !closing.continueWith) this.options.onRunCallback?.({ workflowId: record.description.workflowId, runId: record.description.runId }, record.callback);
+    if (record.callback && !closing.continueWith) {
+      this.options.onRunCallback?.({ workflowId: record.description.workflowId, runId: record.description.runId }, record.callback);
+    }
   }
 
   /** Hooks hear how the run's code ended; terminate and run timeouts run no code (as on Temporal), so they are not told. */
