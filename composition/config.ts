@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 
 const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
@@ -29,6 +30,7 @@ export const envSchema = z
     ...remoteTraceEnv,
     DEPRECATED_ENDPOINTS: onOff.default(true),
     WEBHOOK_SIGNING_SECRET: optionalSecret,
+    CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
     WORKFLOWS_DIR: z.string().min(1).optional(),
     PROJECT_DIR: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
@@ -72,6 +74,8 @@ export interface FlowgateConfig {
   remoteTraces: RemoteTraceConfig | undefined;
   deprecatedEndpoints: boolean;
   webhookSigningSecret: string | undefined;
+  /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
+  callbackRetryForMs: number;
   workflowsDir: string | undefined;
   /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
   projectDir: string;
@@ -115,6 +119,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     remoteTraces: remoteTraceConfig(value),
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
+    callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
     workflowsDir: value.WORKFLOWS_DIR,
     projectDir: value.PROJECT_DIR ?? process.cwd(),
     logLevel: value.LOG_LEVEL,

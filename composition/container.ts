@@ -3,16 +3,16 @@ import { container as rootContainer, instanceCachingFactory, type DependencyCont
 import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
-import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, LOGGER, WEBHOOK_SENDER, type Token } from '../ports/index.js';
+import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, type Token } from '../ports/index.js';
 import type { Logger } from '../ports/logger.js';
 import type { WorkflowEngine } from '../ports/engine.js';
-import { MemoryEngine } from '../adapters/memory/index.js';
+import { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
 import { systemClock, randomIds } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
-import { CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
+import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
 import type { FlowgateConfig } from './config.js';
 
 export interface ContainerOverrides {
@@ -55,6 +55,23 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
     WEBHOOK_SENDER,
     once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
   );
+  container.register(
+    CALLBACK_SENDER,
+    once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
+  );
+  container.register(
+    CALLBACK_DELIVERIES,
+    once(
+      (c) =>
+        new CallbackDeliveries(() => ({
+          engine: resolveToken(c, WORKFLOW_ENGINE),
+          traces: resolveToken(c, TRACE_STORES),
+          logger: resolveToken(c, LOGGER),
+          clock: resolveToken(c, CLOCK),
+          sender: resolveToken(c, CALLBACK_SENDER),
+        })),
+    ),
+  );
   container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
   if (!overrides.engine) container.register(
     MEMORY_ENGINE,
@@ -70,6 +87,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         maxClosedRuns: config.memoryMaxClosedRuns,
         // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
         onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
+        onRunCallback: (run, target) => resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
       });
     }),
   );
@@ -85,13 +103,14 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         ids: resolveToken(c, ID_GENERATOR),
         logger: resolveToken(c, LOGGER),
         defaultCatalog: config.defaultCatalog,
+        callbackRetryForMs: config.callbackRetryForMs,
         ...(overrides.shutdownSignal ? { shutdownSignal: overrides.shutdownSignal } : {}),
       }),
     ),
   );
 
   // Resolve every token now, so a missing or broken registration fails at boot, not on the first request.
-  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, TRACE_STORES, TRACE_UPLOADS, WEBHOOK_SENDER, WORKFLOW_ENGINE, FLOWGATE_API]) {
+  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, TRACE_STORES, TRACE_UPLOADS, WEBHOOK_SENDER, CALLBACK_SENDER, CALLBACK_DELIVERIES, WORKFLOW_ENGINE, FLOWGATE_API]) {
     container.resolve(key);
   }
   return container;

@@ -10,7 +10,7 @@ import { systemClock } from '../adapters/system/index.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { buildContainer, resolveToken } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
-import { CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
+import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
 import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
 
 /** The example workflows `npm start` serves when WORKFLOWS_DIR is not set. */
@@ -148,6 +148,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
         }
         for (const catalog of [...running.keys()]) stopWorker(catalog);
         await Promise.all(workers.map((worker) => worker.observer?.close()));
+        resolveToken(container, CALLBACK_DELIVERIES).close();
         memoryEngine?.close();
         await temporalEngine?.close();
         // Trace uploads the embedded engine's runs left running get what is left of the grace period.

@@ -1,7 +1,7 @@
 import { token } from '../ports/token.js';
 import type { FlowgateConfig } from './config.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
-import type { MemoryEngine } from '../adapters/memory/index.js';
+import type { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
 import type { TraceUploads } from '../core/trace/traceUploads.js';
 
 /** Tokens that exist only in the composition root (the ports' own tokens live in ports/). */
@@ -11,3 +11,5 @@ export const FLOWGATE_API = token<FlowgateApi>('FlowgateApi');
 export const MEMORY_ENGINE = token<MemoryEngine>('MemoryEngine');
 /** Remote trace uploads still running after their run closed (embedded engine), for the shutdown to wait on. */
 export const TRACE_UPLOADS = token<TraceUploads>('TraceUploads');
+/** The embedded engine's run callbacks, delivered from this process (Temporal's are delivered by its workers). */
+export const CALLBACK_DELIVERIES = token<CallbackDeliveries>('CallbackDeliveries');

@@ -6,9 +6,11 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { connectTemporal, type TemporalConnectionOptions } from '../adapters/temporal/connection.js';
+import { TemporalEngine } from '../adapters/temporal/engine/engine.js';
 import {
   assertEveryStepRegistered,
   bundleCatalog,
+  callbackActivities,
   catalogActivities,
   CatalogPublisher,
   nativeConnectionOptions,
@@ -105,8 +107,12 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     clientConnection = await connectTemporal(options.temporal);
     const client = new Client({ connection: clientConnection, namespace: options.namespace });
     const uploads = new TraceUploads({ clock: systemClock, logger });
+    const traceStores: TraceStores = {
+      local: new FsTraceStore({ directory: options.traceDir }),
+      ...(options.remoteTraceStore ? { remote: options.remoteTraceStore } : {}),
+    };
     const traces = new TraceCollector(
-      { local: new FsTraceStore({ directory: options.traceDir }), ...(options.remoteTraceStore ? { remote: options.remoteTraceStore } : {}) },
+      traceStores,
       logger,
       async (workflowId, runId) => (await client.workflow.getHandle(workflowId, runId).describe()).startTime,
       uploads,
@@ -118,6 +124,9 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     const activities = catalogActivities({ ...stepRegistration, traces, ...(observer ? { hooks: { observer, details } } : {}) });
     // Every step the bundle's workflows can reach must have its activity, or runs would fail at the first call.
     assertEveryStepRegistered(stepRegistration, activities);
+    // Run callbacks read the closed run's result as the API does, with the engine adapter on this worker's client.
+    const engine = new TemporalEngine({ client, namespace: options.namespace, logger, clock: systemClock });
+    Object.assign(activities, callbackActivities({ engine, traces: traceStores, logger, clock: systemClock, sender }));
     const worker = await Worker.create({
       connection: nativeConnection,
       namespace: options.namespace,

@@ -5,4 +5,5 @@ export * from './clock.js';
 export * from './ids.js';
 export * from './logger.js';
 export * from './webhookSender.js';
+export * from './callbackSender.js';
 export * from './runObserver.js';

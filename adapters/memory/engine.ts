@@ -61,7 +61,8 @@ export class MemoryEngine implements WorkflowEngine {
     const definition = this.catalogs.definitionFor(command.catalog, command.workflowName);
     this.lifecycle.assertIdFree(command.workflowId);
     const input = jsonValue(command.input, 'input');
-    return this.lifecycle.createRun({ definition, workflowId: command.workflowId, catalog: command.catalog, input }).snapshot();
+    const callback = command.callback ? { url: command.callback.url, retryForMs: command.callback.retryForMs } : undefined;
+    return this.lifecycle.createRun({ definition, workflowId: command.workflowId, catalog: command.catalog, input, ...(callback ? { callback } : {}) }).snapshot();
   }
 
   async awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined> {

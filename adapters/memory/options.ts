@@ -1,3 +1,5 @@
+import type { RunCallbackTarget } from '../../core/domain/callback.js';
+import type { PinnedRunRef } from '../../core/domain/run.js';
 import type { ClosedRunRecord } from '../../core/trace/recordTrace.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/ids.js';
@@ -17,18 +19,23 @@ export interface MemoryEngineOptions {
    * already read what the hook wrote (the trace). Its errors are logged, never fail the run.
    */
   onRunClosed?: (closed: ClosedRunRecord) => Promise<void>;
+  /**
+   * Called once the close of a run started with a callback is visible (not for a run that continued as new: its
+   * chain's last run reports). Not awaited: delivery takes as long as its retries (docs/callbacks.md).
+   */
+  onRunCallback?: (run: PinnedRunRef, target: RunCallbackTarget) => void;
   /** Closed runs kept in memory; the oldest closed ones are forgotten beyond this. @default 10000 */
   maxClosedRuns?: number;
 }
 
 export const DEFAULT_MAX_CLOSED_RUNS = 10_000;
 
-export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed'>> & Pick<MemoryEngineOptions, 'onRunClosed'>;
+export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>> & Pick<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>;
 
 /** Fails fast, naming the option that is wrong. */
 export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('MemoryEngine: options must be an object');
-  const { clock, ids, logger, webhookSender, onRunClosed, maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS } = options;
+  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS } = options;
   requireMethods('clock', clock, ['now', 'setTimer']);
   requireMethods('ids', ids, ['uuid']);
   requireMethods('logger', logger, ['info', 'warn', 'error']);
@@ -36,10 +43,13 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {
     throw new TypeError('MemoryEngine: options.onRunClosed must be a function when given');
   }
+  if (onRunCallback !== undefined && typeof onRunCallback !== 'function') {
+    throw new TypeError('MemoryEngine: options.onRunCallback must be a function when given');
+  }
   if (!Number.isInteger(maxClosedRuns) || maxClosedRuns < 1) {
     throw new RangeError(`MemoryEngine: options.maxClosedRuns must be an integer >= 1, got ${String(maxClosedRuns)}`);
   }
-  return { clock, ids, logger, webhookSender, onRunClosed, maxClosedRuns };
+  return { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, maxClosedRuns };
 }
 
 function requireMethods(option: string, value: unknown, methods: string[]): void {

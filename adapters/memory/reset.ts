@@ -38,6 +38,7 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
       catalog,
       input: old.input,
       firstRunId,
+      ...(old.callback ? { callback: old.callback } : {}),
       ...(continuedFromRunId ? { continuedFromRunId } : {}),
       ...(parent ? { parent } : {}),
       ...(root ? { root } : {}),

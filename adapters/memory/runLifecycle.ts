@@ -18,6 +18,7 @@ import type { ChildStart, RunHost, RunScope } from './runHost.js';
 import { RunRecord } from './runRecord.js';
 import type { RunStore } from './runStore.js';
 import type { TimerRegistry } from './timers.js';
+import type { RunCallbackTarget } from '../../core/domain/callback.js';
 
 /** Longest a single webhook call attempt may take. */
 const WEBHOOK_CALL_TIMEOUT_MS = 30_000;
@@ -34,6 +35,8 @@ export interface NewRun {
   continuedFromRunId?: string;
   parent?: RelatedRun;
   root?: RelatedRun;
+  /** Kept by the run's continuations and resets; delivered when the chain's last run closes. */
+  callback?: RunCallbackTarget;
 }
 
 /** How a reset run starts: the copied history, the replay plan, and what to add before it begins. */
@@ -86,6 +89,7 @@ export class RunLifecycle implements RunHost {
     const history = new RunHistory(this.clock, reset?.events);
     const record = new RunRecord(description, spec.definition, spec.input, history, this.store.nextSequence());
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
+    record.callback = spec.callback;
     record.execution = new RunExecution(record, this, reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {});
     if (reset) {
       reset.seed(record);
@@ -180,6 +184,7 @@ export class RunLifecycle implements RunHost {
         continuedFromRunId: runId,
         ...(parent ? { parent } : {}),
         ...(root ? { root } : {}),
+        ...(record.callback ? { callback: record.callback } : {}),
       });
       record.continuedTo = next;
       const attributes = { newRunId: next.description.runId, input: closing.continueWith.input };
@@ -187,6 +192,10 @@ export class RunLifecycle implements RunHost {
     }
     record.publishClose(closing, closedAt);
     this.store.markClosed(record);
+    // A continued run's chain goes on: its last run's close is the one reported.
+    if (record.callback && !closing.continueWith) {
+      this.options.onRunCallback?.({ workflowId: record.description.workflowId, runId: record.description.runId }, record.callback);
+    }
     // On Node 20 an enabled AsyncLocalStorage puts a hook on every promise the process creates, requests included
     // (a fifth of a status request's cost, bench figure 1). With no run open no code needs a run scope; the next
     // run's scopes.run() enables it again.

@@ -1,5 +1,6 @@
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import type { RunDescription, RunOutcome, SerializedFailure } from '../../core/domain/run.js';
+import type { RunCallbackTarget } from '../../core/domain/callback.js';
 import type { RunClosing } from './closings.js';
 import { jsonCopy } from './json.js';
 import type { RunHistory } from './history.js';
@@ -16,6 +17,8 @@ export class RunRecord {
   execution!: RunExecution;
   /** When the continue-as-new chain this run belongs to began. */
   chainStartedAt: Date | undefined;
+  /** Where the run's result is POSTed when it closes (StartCommand.callback). */
+  callback: RunCallbackTarget | undefined;
   private closeListeners: Set<() => void> | undefined;
 
   constructor(

@@ -4,6 +4,7 @@
  */
 import type { SerializedFailure } from '../../core/domain/run.js';
 import type { WorkflowTypeInfo } from '../../core/domain/catalog.js';
+import type { RunCallbackTarget } from '../../core/domain/callback.js';
 
 /** Signal that carries a webhook reply (POST /workflow/feedback); its single argument is the payload. */
 export const FEEDBACK_SIGNAL = 'flowgate.feedback';
@@ -70,3 +71,25 @@ export const RESULT_TOO_LARGE_ERROR = 'ResultTooLargeError';
  * details whichever worker process runs the attempt. Set only by workers that have hooks (bundleCatalog option).
  */
 export const WORKFLOW_DETAILS_HEADER = 'flowgate-workflow-details';
+
+/** Memo key of a user run started with a callback: its RunCallbackTarget (reset keeps the memo, continue-as-new copies it). */
+export const CALLBACK_MEMO_KEY = 'flowgate.callback';
+
+/**
+ * The workflow that delivers a closed run's callback (docs/callbacks.md): a child the run starts as it closes on its
+ * own, abandoned by the close, on the run's task queue. Its id holds the run id (a UUID), so one run has one delivery.
+ */
+export const CALLBACK_WORKFLOW_TYPE = 'flowgate.callback';
+export const callbackWorkflowId = (runId: string): string => `flowgate.callback:${runId}`;
+/** Activity of the callback workflow: reads the run's result and POSTs it, one attempt per activity attempt. */
+export const CALLBACK_ACTIVITY = 'flowgate.callback#deliver';
+
+/** Argument of the callback workflow and its activity. */
+export interface CallbackDelivery {
+  workflowId: string;
+  runId: string;
+  target: RunCallbackTarget;
+}
+
+/** The catalog registry's workflows and the callback deliveries: flowgate's own, never shown to users as runs. */
+export const isInternalWorkflowType = (name: string | null | undefined): boolean => name === CATALOG_WORKFLOW_TYPE || name === CALLBACK_WORKFLOW_TYPE;

@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { NonRetryableError } from '../../core/definition/failures.js';
+import type { CallbackPost, CallbackSender } from '../../ports/callbackSender.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
 
 export interface FetchWebhookSenderOptions {
-  /** WEBHOOK_SIGNING_SECRET: when set, calls carry `X-Flowgate-Signature` and `X-Flowgate-Timestamp`. */
+  /** WEBHOOK_SIGNING_SECRET: when set, webhook calls and run callbacks carry `X-Flowgate-Signature` and `X-Flowgate-Timestamp`. */
   signingSecret?: string;
   /** Deadline of one call. @default 10000 */
   timeoutMs?: number;
@@ -16,8 +17,11 @@ export function webhookSignature(secret: string, timestamp: number, body: string
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-/** POSTs the webhook call with the global fetch (undici). 5xx and network errors are retried by the engine; 4xx are not. */
-export class FetchWebhookSender implements WebhookSender {
+/**
+ * POSTs webhook calls and run callbacks with the global fetch (undici), both signed the same way. 5xx and network
+ * errors are retried by the caller (the engine, or the callback delivery); 4xx are not.
+ */
+export class FetchWebhookSender implements WebhookSender, CallbackSender {
   private readonly timeoutMs: number;
   private readonly nowSeconds: () => number;
 
@@ -34,15 +38,23 @@ export class FetchWebhookSender implements WebhookSender {
       workflowName: call.workflowName,
       payload: call.payload ?? null,
     });
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': call.idempotencyKey };
+    await this.post(call.url, body, call.idempotencyKey, 'webhook target');
+  }
+
+  async deliver(post: CallbackPost): Promise<void> {
+    await this.post(post.url, post.body, post.idempotencyKey, 'callback receiver');
+  }
+
+  private async post(url: string, body: string, idempotencyKey: string, target: string): Promise<void> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
     if (this.options.signingSecret) {
       const timestamp = this.nowSeconds();
       headers['x-flowgate-timestamp'] = String(timestamp);
       headers['x-flowgate-signature'] = webhookSignature(this.options.signingSecret, timestamp, body);
     }
-    const response = await fetch(call.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+    const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
     await response.body?.cancel();
-    if (response.status >= 500) throw new Error(`webhook target answered ${response.status}`);
-    if (response.status >= 400) throw new NonRetryableError(`webhook target refused the call with ${response.status}`);
+    if (response.status >= 500) throw new Error(`${target} answered ${response.status}`);
+    if (response.status >= 400) throw new NonRetryableError(`${target} refused the call with ${response.status}`);
   }
 }

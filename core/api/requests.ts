@@ -6,6 +6,8 @@ export interface StartRequest {
   input: unknown;
   workflowId?: string;
   catalog?: string;
+  /** Where to POST the v2 result when the run closes (docs/callbacks.md); checked by callbackUrlProblem. */
+  callbackUrl?: string;
 }
 
 export interface RunSyncRequest extends StartRequest {

@@ -1,3 +1,4 @@
+import type { RunCallbackTarget } from './callback.js';
 import type { RunStatus } from './status.js';
 
 /** Points at a workflow execution: a pinned run, or the latest run of the id when `runId` is absent. */
@@ -57,4 +58,6 @@ export interface StartCommand {
   catalog: string;
   workflowId: string;
   input: unknown;
+  /** POST the run's v2 result here when it closes; stored with the run (continue-as-new and reset keep it). */
+  callback?: RunCallbackTarget;
 }

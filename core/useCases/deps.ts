@@ -18,4 +18,6 @@ export interface CoreDeps {
    * Run-and-wait calls then stop waiting and answer at once, so no caller loses its answer to a closed socket.
    */
   shutdownSignal?: AbortSignal;
+  /** CALLBACK_RETRY_MAX_SECONDS: how long a run's callback is retried after the close. @default an hour */
+  callbackRetryForMs?: number;
 }

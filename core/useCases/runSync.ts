@@ -14,7 +14,7 @@ import { startRun } from './start.js';
  * way (408, the run not cancelled): the run has started, so a 503 inviting a blind retry would start it twice.
  */
 export async function runSync(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>,
   request: RunSyncRequest,
   version: ResultVersion,
 ): Promise<WorkflowResult> {

@@ -37,5 +37,6 @@ export function toStartRequest(body: StartWorkflowBody | RunWorkflowBody): Start
   if (body.workflowId !== undefined) request.workflowId = body.workflowId;
   const catalog = body.catalog ?? body.taskQueue;
   if (catalog !== undefined) request.catalog = catalog;
+  if (body.callbackUrl !== undefined) request.callbackUrl = body.callbackUrl;
   return request;
 }

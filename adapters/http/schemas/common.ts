@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_WORKFLOW_ID_LENGTH, runIdProblem, WORKFLOW_ID_PATTERN, workflowIdProblem } from '../../../core/domain/ids.js';
 import { RUN_STATUSES, TERMINAL_STATUSES } from '../../../core/domain/status.js';
+import { CALLBACK_URL_PATTERN, callbackUrlProblem, MAX_CALLBACK_URL_LENGTH } from '../../../core/domain/callback.js';
 import { fitsCharacters, hasUnpairedSurrogate } from '../../../core/domain/text.js';
 
 /*
@@ -22,6 +23,21 @@ export const WorkflowIdSchema = z
     minLength: 1,
     maxLength: MAX_WORKFLOW_ID_LENGTH,
     pattern: WORKFLOW_ID_PATTERN,
+  });
+
+/** Where a run's result is POSTed when it closes (docs/callbacks.md). The rule itself lives in core/domain/callback.ts. */
+export const CallbackUrlSchema = z
+  .string()
+  .superRefine((value, context) => {
+    const problem = callbackUrlProblem(value);
+    if (problem) context.addIssue({ code: 'custom', message: problem, params: { reason: 'invalid_callback_url' } });
+  })
+  .meta({
+    description:
+      'When the run closes, flowgate POSTs its version-2 result (the body of GET /workflow/{id}/runs/{rid}/result) here, signed as webhook calls are, with `Idempotency-Key: <workflowId>:<runId>`, retried with backoff for CALLBACK_RETRY_MAX_SECONDS. An http or https URL with a host name or IPv4 address, no user info or fragment. See docs/callbacks.md for which closings are delivered on each engine.',
+    minLength: 1,
+    maxLength: MAX_CALLBACK_URL_LENGTH,
+    pattern: CALLBACK_URL_PATTERN,
   });
 
 export const RunIdSchema = z

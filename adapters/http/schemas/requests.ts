@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { normaliseStatusFilter, RUN_STATUSES } from '../../../core/domain/status.js';
 import {
   AnyJsonSchema,
+  CallbackUrlSchema,
   CatalogNameSchema,
   engineText,
   JsonObjectSchema,
@@ -105,6 +106,7 @@ const startFields = {
   workflowId: WorkflowIdSchema.optional().meta({ description: 'Id to use; must not belong to a running execution.' }),
   catalog: CatalogNameSchema.optional(),
   taskQueue: CatalogNameSchema.optional().meta({ deprecated: true, description: 'Deprecated alias of `catalog`; `catalog` wins.' }),
+  callbackUrl: CallbackUrlSchema.optional(),
 };
 
 export interface RunBodyLimits {

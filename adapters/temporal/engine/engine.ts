@@ -6,7 +6,7 @@ import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } f
 import type { Clock } from '../../../ports/clock.js';
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, WorkflowEngine } from '../../../ports/engine.js';
 import { connectTemporal, type TemporalConnectionOptions } from '../connection.js';
-import { CATALOG_WORKFLOW_TYPE, FEEDBACK_SIGNAL } from '../protocol.js';
+import { FEEDBACK_SIGNAL, isInternalWorkflowType } from '../protocol.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { TemporalCalls } from './calls.js';
 import { CatalogReader } from './catalogs.js';
@@ -19,7 +19,7 @@ import { checkOptions, type TemporalEngineOptions } from './options.js';
 import { outcomeOf } from './outcome.js';
 import { PageTokens } from './pageTokens.js';
 import { resetToStep } from './reset.js';
-import { isCatalogRun, runDescriptionOf } from './runDescription.js';
+import { isInternalRun, runDescriptionOf } from './runDescription.js';
 import { RunStarter } from './startRun.js';
 import { decodeFirst } from './values.js';
 
@@ -101,7 +101,7 @@ export class TemporalEngine implements WorkflowEngine {
 
   async getInput(run: PinnedRunRef): Promise<unknown> {
     const started = (await firstHistoryEvent(this.calls, run))?.workflowExecutionStartedEventAttributes;
-    if (!started || started.workflowType?.name === CATALOG_WORKFLOW_TYPE) throw runNotFound(run.workflowId, run.runId);
+    if (!started || isInternalWorkflowType(started.workflowType?.name)) throw runNotFound(run.workflowId, run.runId);
     return decodeFirst(started.input);
   }
 
@@ -183,7 +183,7 @@ export class TemporalEngine implements WorkflowEngine {
       signal ? { signal } : {},
     );
     const info = response.workflowExecutionInfo;
-    if (!info || isCatalogRun(info)) throw runNotFound(workflowId, runId);
+    if (!info || isInternalRun(info)) throw runNotFound(workflowId, runId);
     const run = runDescriptionOf(info);
     if (info.firstRunId) return run;
     // Servers that do not report firstRunId still record it in the run's first event.

@@ -1,6 +1,6 @@
 import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
-import { CATALOG_WORKFLOW_TYPE } from '../protocol.js';
+import { isInternalWorkflowType } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { runNotFound } from './errors.js';
 import { HistoryMapper, isClosingEvent } from './historyMapper.js';
@@ -42,7 +42,7 @@ export async function* followRunHistory(
     for (const raw of page.events) {
       if (!checkedType) {
         checkedType = true;
-        if (raw.workflowExecutionStartedEventAttributes?.workflowType?.name === CATALOG_WORKFLOW_TYPE) throw runNotFound(run.workflowId, run.runId);
+        if (isInternalWorkflowType(raw.workflowExecutionStartedEventAttributes?.workflowType?.name)) throw runNotFound(run.workflowId, run.runId);
       }
       const event = mapper.map(raw);
       if (!event) continue;

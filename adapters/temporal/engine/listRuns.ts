@@ -1,6 +1,6 @@
 import { ValidationError } from '../../../core/domain/errors.js';
 import type { ListRunsQuery, RunList } from '../../../ports/engine.js';
-import { CATALOG_WORKFLOW_TYPE } from '../protocol.js';
+import { CALLBACK_WORKFLOW_TYPE, CATALOG_WORKFLOW_TYPE } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { GrpcCode, grpcCodeOf, invalidPageToken, messageChain } from './errors.js';
 import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
@@ -15,10 +15,10 @@ export function queryLiteral(value: string): string {
 /**
  * The visibility query of a run-list filter. The catalog is the task queue (TaskQueue is a built-in search
  * attribute on every visibility store, unlike FlowgateCatalog, which a cluster may lack). The catalog registry's own
- * workflows never appear.
+ * workflows and the callback deliveries never appear.
  */
 export function visibilityQuery(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog' | 'status'>): string {
-  const clauses = [`WorkflowType != ${queryLiteral(CATALOG_WORKFLOW_TYPE)}`];
+  const clauses = [`WorkflowType != ${queryLiteral(CATALOG_WORKFLOW_TYPE)}`, `WorkflowType != ${queryLiteral(CALLBACK_WORKFLOW_TYPE)}`];
   if (filter.workflowName !== undefined) clauses.push(`WorkflowType = ${queryLiteral(filter.workflowName)}`);
   if (filter.catalog !== undefined) clauses.push(`TaskQueue = ${queryLiteral(filter.catalog)}`);
   if (filter.status !== undefined) clauses.push(`ExecutionStatus = ${queryLiteral(VISIBILITY_STATUS[filter.status])}`);

@@ -1,6 +1,6 @@
 import { EngineError } from '../../../core/domain/errors.js';
 import type { RelatedRun, RunDescription } from '../../../core/domain/run.js';
-import { CATALOG_WORKFLOW_TYPE } from '../protocol.js';
+import { isInternalWorkflowType } from '../protocol.js';
 import type { WorkflowExecutionInfo } from './proto.js';
 import { runStatusOf } from './status.js';
 import { toDate } from './values.js';
@@ -33,9 +33,9 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
   };
 }
 
-/** The catalog registry's own workflows are an implementation detail: users never see them as runs. */
-export function isCatalogRun(info: WorkflowExecutionInfo | null | undefined): boolean {
-  return info?.type?.name === CATALOG_WORKFLOW_TYPE;
+/** The catalog registry's workflows and the callback deliveries are implementation details: users never see them as runs. */
+export function isInternalRun(info: WorkflowExecutionInfo | null | undefined): boolean {
+  return isInternalWorkflowType(info?.type?.name);
 }
 
 function relatedRun(execution: { workflowId?: string | null; runId?: string | null } | null | undefined): RelatedRun | undefined {

@@ -4,7 +4,7 @@ import { assertWorkflowId } from '../../../core/domain/ids.js';
 import type { RunDescription, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Logger } from '../../../ports/logger.js';
-import { catalogWorkflowId } from '../protocol.js';
+import { CALLBACK_MEMO_KEY, catalogWorkflowId } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
 
@@ -64,6 +64,8 @@ export class RunStarter {
             // A timed-out run ends timed_out, as on the memory engine; continued runs inherit the limit.
             ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
             ...(tagged ? { typedSearchAttributes: [{ key: catalogKey, value: command.catalog }] } : {}),
+            // The worker delivers the callback (sandbox/runCallback.ts); the memo keeps it with the run through resets.
+            ...(command.callback ? { memo: { [CALLBACK_MEMO_KEY]: { url: command.callback.url, retryForMs: command.callback.retryForMs } } } : {}),
           }),
         { workflowId: command.workflowId },
       );

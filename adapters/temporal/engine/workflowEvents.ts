@@ -1,5 +1,5 @@
 import type { SerializedFailure } from '../../../core/domain/run.js';
-import { FEEDBACK_SIGNAL } from '../protocol.js';
+import { CALLBACK_WORKFLOW_TYPE, FEEDBACK_SIGNAL } from '../protocol.js';
 import { failureOf } from './failures.js';
 import { EventType, enums, type HistoryEvent } from './proto.js';
 import { parseResetReason } from './resetReason.js';
@@ -80,6 +80,8 @@ function mapChildEvent(raw: HistoryEvent): MappedEvent | undefined {
   switch (raw.eventType) {
     case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED: {
       const attributes = raw.childWorkflowExecutionStartedEventAttributes;
+      // The run's callback delivery (sandbox/runCallback.ts) is flowgate's, not a child the workflow asked for.
+      if (attributes?.workflowType?.name === CALLBACK_WORKFLOW_TYPE) return undefined;
       return { type: 'child_started', attributes: { workflowName: attributes?.workflowType?.name ?? '', ...childIds(attributes?.workflowExecution) } };
     }
     case EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED: {

@@ -1,7 +1,8 @@
-import { CancellationScope, continueAsNew, isCancellation, sleep as temporalSleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep as temporalSleep } from '@temporalio/workflow';
 import type { WorkflowContext } from '../../../core/definition/context.js';
 import { CancelledError } from '../../../core/definition/failures.js';
 import { executeChild } from './childWorkflows.js';
+import { continueAsNewKeepingCallback } from './runCallback.js';
 import type { RunState } from './runState.js';
 import { waitForWebhook } from './webhookWait.js';
 
@@ -14,8 +15,9 @@ export function createWorkflowContext(run: RunState): WorkflowContext {
     },
     sleep: (ms) => sleep(ms),
     waitForWebhook: (request) => waitForWebhook(run, request),
-    // Same workflow type and task queue (the SDK's defaults); throws ContinueAsNew, so `finally` blocks run.
-    continueAsNew: (input) => continueAsNew<(input: unknown) => Promise<unknown>>(input),
+    // Same workflow type and task queue (the SDK's defaults), the run's callback kept; throws ContinueAsNew, so
+    // `finally` blocks run.
+    continueAsNew: (input) => continueAsNewKeepingCallback(input),
     executeChild: (workflow, input, options) => executeChild(run, workflow, input, options) as Promise<never>,
     nonCancellable: (fn) => CancellationScope.nonCancellable(fn),
   };

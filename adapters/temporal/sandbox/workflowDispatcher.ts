@@ -1,7 +1,9 @@
-import { ApplicationFailure, CancelledFailure, ContinueAsNew, isCancellation } from '@temporalio/workflow';
+import { ApplicationFailure, CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { CancelledError, serializeFailure } from '../../../core/definition/failures.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
+import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery } from '../protocol.js';
 import { FeedbackInbox } from './feedbackInbox.js';
+import { callbackWorkflow, startCallbackDelivery } from './runCallback.js';
 import { RunState } from './runState.js';
 import { checkOutput, describeIssues, runFailure } from './runOutcome.js';
 import { reportRunClosed, reportRunStarted } from './runSink.js';
@@ -23,6 +25,7 @@ export function createWorkflowDispatcher(
 ): (input: unknown) => Promise<unknown> {
   const byName = new Map<string, WorkflowDefinition>(workflows.map((definition) => [definition.name, definition as WorkflowDefinition]));
   return async function flowgateWorkflow(input: unknown): Promise<unknown> {
+    if (workflowInfo().workflowType === CALLBACK_WORKFLOW_TYPE) return callbackWorkflow(input as CallbackDelivery);
     // Synchronously, before any await: the feedback handler must exist before the first signal is applied, and the
     // current scope is the root scope only here.
     const run = RunState.capture(FeedbackInbox.install());
@@ -42,7 +45,7 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
   const parsedInput = definition.inputSchema.safeParse(input);
   if (!parsedInput.success) {
     const message = `Invalid input for workflow ${definition.name}: ${describeIssues(parsedInput.error.issues)}`;
-    return fail({ name: 'ValidationError', message }, input);
+    return await fail({ name: 'ValidationError', message }, input);
   }
   let output: unknown;
   try {
@@ -54,18 +57,21 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
     }
     if (run.cancellationRequested && (error instanceof CancelledError || isCancellation(error))) {
       reportRunClosed({ status: 'cancelled', input, failure: serializeFailure(error) });
+      await startCallbackDelivery();
       // Temporal closes a run as CANCELED only when it ends with its own CancelledFailure after a cancel request.
       throw isCancellation(error) ? error : new CancelledFailure((error as Error).message);
     }
-    return fail(serializeFailure(error), input);
+    return await fail(serializeFailure(error), input);
   }
   const checked = checkOutput(definition, output, options.maxResultBytes);
-  if (!checked.ok) return fail(checked.failure, input);
+  if (!checked.ok) return await fail(checked.failure, input);
   reportRunClosed({ status: 'completed', input, output: checked.value });
+  await startCallbackDelivery();
   return checked.value;
 }
 
-function fail(failure: ReturnType<typeof serializeFailure>, input: unknown): never {
+async function fail(failure: ReturnType<typeof serializeFailure>, input: unknown): Promise<never> {
   reportRunClosed({ status: 'failed', input, failure });
+  await startCallbackDelivery();
   throw runFailure(failure);
 }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { failureOf, stepFailureOf } from '../../../adapters/temporal/engine/failures.js';
 import { closingFailureOf, continuedRunIdOf, outcomeOf } from '../../../adapters/temporal/engine/outcome.js';
 import { enums } from '../../../adapters/temporal/engine/proto.js';
-import { isCatalogRun, runDescriptionOf } from '../../../adapters/temporal/engine/runDescription.js';
+import { isInternalRun, runDescriptionOf } from '../../../adapters/temporal/engine/runDescription.js';
 import { runStatusOf, VISIBILITY_STATUS } from '../../../adapters/temporal/engine/status.js';
 import { toMillis, toNumber } from '../../../adapters/temporal/engine/values.js';
 import { RUN_STATUSES } from '../../../core/domain/status.js';
@@ -71,8 +71,9 @@ test('a run description from WorkflowExecutionInfo (describe and visibility)', (
     }),
   );
   assert.equal([open.closedAt, open.firstRunId, 'root' in open, 'parent' in open], [null, 'r', false, false]);
-  assert.ok(isCatalogRun(executionInfo({ type: { name: 'flowgate.catalog' } })));
-  assert.not.ok(isCatalogRun(info));
+  assert.ok(isInternalRun(executionInfo({ type: { name: 'flowgate.catalog' } })));
+  assert.ok(isInternalRun(executionInfo({ type: { name: 'flowgate.callback' } })));
+  assert.not.ok(isInternalRun(info));
   try {
     runDescriptionOf(executionInfo({ execution: { workflowId: 'w', runId: 'r' }, status: 'WORKFLOW_EXECUTION_STATUS_UNSPECIFIED' }));
     assert.unreachable('an unknown status');

@@ -9,13 +9,13 @@ import { toNumber } from '../../../adapters/temporal/engine/values.js';
 import { FakeClient } from './fakeClient.js';
 import { arithmeticHistory, executionInfo, rawEvent, timestamp } from './protoFixtures.js';
 
-test('visibility queries: the registry always excluded, catalog as TaskQueue, status names, quoting', () => {
-  assert.is(visibilityQuery({}), "WorkflowType != 'flowgate.catalog'");
+test('visibility queries: the registry and callback deliveries always excluded, catalog as TaskQueue, status names, quoting', () => {
+  assert.is(visibilityQuery({}), "WorkflowType != 'flowgate.catalog' AND WorkflowType != 'flowgate.callback'");
   assert.is(
     visibilityQuery({ workflowName: 'arithmetic', catalog: 'main', status: 'continued_as_new' }),
-    "WorkflowType != 'flowgate.catalog' AND WorkflowType = 'arithmetic' AND TaskQueue = 'main' AND ExecutionStatus = 'ContinuedAsNew'",
+    "WorkflowType != 'flowgate.catalog' AND WorkflowType != 'flowgate.callback' AND WorkflowType = 'arithmetic' AND TaskQueue = 'main' AND ExecutionStatus = 'ContinuedAsNew'",
   );
-  assert.is(visibilityQuery({ status: 'cancelled' }), "WorkflowType != 'flowgate.catalog' AND ExecutionStatus = 'Canceled'");
+  assert.is(visibilityQuery({ status: 'cancelled' }), "WorkflowType != 'flowgate.catalog' AND WorkflowType != 'flowgate.callback' AND ExecutionStatus = 'Canceled'");
   assert.is(queryLiteral("it's"), "'it''s'");
   assert.is(queryLiteral('a\\b'), "'a\\\\b'");
   assert.is(queryLiteral("x' OR WorkflowType != 'y"), "'x'' OR WorkflowType != ''y'");

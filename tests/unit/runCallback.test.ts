@@ -1,0 +1,68 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { z } from 'zod';
+import { workflow } from '../../core/definition/index.js';
+import {
+  callbackRetriesExhausted,
+  callbackRetryDelayMs,
+  callbackUrlProblem,
+  CALLBACK_URL_PATTERN,
+  MAX_CALLBACK_URL_LENGTH,
+} from '../../core/domain/callback.js';
+import { deliverRunCallback } from '../../core/useCases/runCallback.js';
+import { FetchWebhookSender } from '../../adapters/webhook/index.js';
+import { startCallbackReceiver } from '../support/callbackReceiver.js';
+import { flush, harness } from './memory/support.js';
+
+test('callbackUrl: http and https URLs with a host name or IPv4 address; everything else is refused', () => {
+  const accepted = ['http://127.0.0.1:54321/cb', 'https://example.com', 'https://a.b.example/x/y?z=1&w=%41', 'http://localhost:8080/', 'http://a--b.example/'];
+  const refused = ['', 'ftp://example.com', 'HTTP://example.com', 'http://', 'http://user@example.com/', 'https://example.com/#top', 'http://[::1]/', 'http://1.2.3.999/', 'http://example.com:65536/', 'http://xn--a.example/', 'http://-a.example/', 'http://a b/', `https://example.com/${'x'.repeat(MAX_CALLBACK_URL_LENGTH)}`];
+  for (const url of accepted) assert.is(callbackUrlProblem(url), undefined, url);
+  for (const url of refused) assert.type(callbackUrlProblem(url), 'string', url);
+  // The document's pattern says the same as the check, for the URLs the check accepts.
+  const pattern = new RegExp(CALLBACK_URL_PATTERN);
+  for (const url of accepted) assert.ok(pattern.test(url), url);
+});
+
+test('retries are spaced 1 s, 2 s, 4 s … at most 60 s, and stop when the next would start after the bound', () => {
+  assert.equal([1, 2, 3, 4, 6, 7, 20].map(callbackRetryDelayMs), [1_000, 2_000, 4_000, 8_000, 32_000, 60_000, 60_000]);
+  // A 4 s bound: after the failed attempt at 1 s (2nd) the next is at 3 s, inside; after the one at 3 s (3rd), at 7 s, outside.
+  assert.not.ok(callbackRetriesExhausted(2, 0, 1_000, 4_000));
+  assert.ok(callbackRetriesExhausted(3, 0, 3_000, 4_000));
+});
+
+const quick = workflow({ name: 'quick', description: 'Completes at once', inputSchema: z.unknown(), outputSchema: z.unknown(), fn: async () => ({ ok: true }) });
+
+test('a delivery waiting to retry ends when the server shuts down, and says so', async () => {
+  const receiver = await startCallbackReceiver();
+  const h = harness([quick]);
+  try {
+    const run = await h.run(quick, {});
+    await h.outcome(run);
+    const shutdown = new AbortController();
+    const deps = { engine: h.engine, traces: {}, logger: h.logger, clock: h.clock, sender: new FetchWebhookSender() };
+    const delivery = deliverRunCallback(deps, run, { url: receiver.url('/down/shutdown'), retryForMs: 600_000 }, shutdown.signal);
+    await receiver.waitForCalls('/down/shutdown', 1);
+    while (h.clock.pendingTimers === 0) await flush();
+    shutdown.abort();
+    assert.is(await delivery, 'aborted');
+    assert.ok(h.logger.lines.some((line) => line.message.startsWith('run callback abandoned: the server is shutting down')));
+    assert.is(receiver.calls('/down/shutdown').length, 1);
+  } finally {
+    h.close();
+    await receiver.close();
+  }
+});
+
+test('a run whose result cannot be read is not sent, and the reason is logged', async () => {
+  const h = harness([quick]);
+  const deps = { engine: h.engine, traces: {}, logger: h.logger, clock: h.clock, sender: new FetchWebhookSender() };
+  const unknown = { workflowId: 'nobody', runId: '00000000-0000-4000-8000-00000000ffff' };
+  assert.is(await deliverRunCallback(deps, unknown, { url: 'http://127.0.0.1:9/never', retryForMs: 1_000 }), 'abandoned');
+  const line = h.logger.lines.find((entry) => entry.message.startsWith('run callback not sent'));
+  assert.ok(line, 'logged');
+  assert.is(line!.fields?.workflowId, 'nobody');
+  h.close();
+});
+
+test.run();
