@@ -1,7 +1,9 @@
 import type { FlowgateApi } from './api/flowgateApi.js';
 import type { CoreDeps } from './useCases/deps.js';
-import { runSync } from './useCases/runSync.js';
-import { start } from './useCases/start.js';
+import { runSync, runSyncWithKey } from './useCases/runSync.js';
+import { start, startWithKey } from './useCases/start.js';
+import { canonicalJson } from './domain/idempotency.js';
+import { LocalAnswers } from './idempotency/localAnswers.js';
 import { listWorkflows } from './useCases/listWorkflows.js';
 import { sendFeedback } from './useCases/sendFeedback.js';
 import { stop } from './useCases/stop.js';
@@ -18,6 +20,14 @@ import { bulkControl } from './useCases/bulkControl.js';
 
 /** Binds every use case to its ports. */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
+  // Feedback, reset and terminate leave no record of a key in the engine: their answers are kept here.
+  const answers = new LocalAnswers(deps.clock, deps.idempotencyRetentionMs);
+  const once = <T>(key: string, request: unknown[], produce: () => Promise<T>) =>
+    answers.answer(
+      deps.digest.uuidOf(['idempotency-key', key]),
+      deps.digest.uuidOf(['idempotency-fingerprint', canonicalJson(request)]),
+      produce,
+    );
   return {
     runSync: (request, version) => runSync(deps, request, version),
     start: (request) => start(deps, request),
@@ -35,5 +45,13 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     fetchTrace: (run) => fetchTrace(deps, run),
     readiness: () => readiness(deps),
     bulkControl: (action, request) => bulkControl(deps, action, request),
+    runSyncWithKey: (request, version, key) => runSyncWithKey(deps, request, version, key),
+    startWithKey: (request, key) => startWithKey(deps, request, key),
+    sendFeedbackWithKey: (workflowId, payload, key) =>
+      once(key, ['feedback', workflowId, payload], () => sendFeedback(deps, workflowId, payload)),
+    terminateWithKey: (run, reason, key) =>
+      once(key, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], () => terminate(deps, run, reason)),
+    resetWithKey: (run, stepName, reason, key) =>
+      once(key, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], () => reset(deps, run, stepName, reason)),
   };
 }

@@ -1,3 +1,4 @@
+import type { RunIdempotency } from './idempotency.js';
 import type { RunStatus } from './status.js';
 
 /** Points at a workflow execution: a pinned run, or the latest run of the id when `runId` is absent. */
@@ -31,6 +32,8 @@ export interface RunDescription {
   continuedFromRunId?: string;
   parent?: RelatedRun;
   root?: RelatedRun;
+  /** Set on a run started with an Idempotency-Key. */
+  idempotency?: RunIdempotency;
 }
 
 /**
@@ -57,4 +60,9 @@ export interface StartCommand {
   catalog: string;
   workflowId: string;
   input: unknown;
+  /**
+   * Start with an Idempotency-Key: when the latest run of `workflowId` was started with the same `requestId`, the
+   * engine returns that run (open or closed) instead of starting another, whatever its own fingerprint.
+   */
+  idempotency?: RunIdempotency;
 }

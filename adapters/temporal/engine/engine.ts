@@ -55,8 +55,12 @@ export class TemporalEngine implements WorkflowEngine {
       cacheMs: checked.catalogCacheMs,
       workerLivenessMs: checked.workerLivenessMs,
     });
-    this.starter = new RunStarter(this.calls, checked.clock, checked.logger, (catalog, workflowName) =>
-      this.catalogs.runTimeoutMs(catalog, workflowName),
+    this.starter = new RunStarter(
+      this.calls,
+      checked.clock,
+      checked.logger,
+      (catalog, workflowName) => this.catalogs.runTimeoutMs(catalog, workflowName),
+      (run) => this.describeRun(run),
     );
   }
 
