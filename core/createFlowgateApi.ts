@@ -2,7 +2,7 @@ import type { FlowgateApi } from './api/flowgateApi.js';
 import type { CoreDeps } from './useCases/deps.js';
 import { runSync, runSyncWithKey } from './useCases/runSync.js';
 import { start, startWithKey } from './useCases/start.js';
-import { canonicalJson } from './domain/idempotency.js';
+import { canonicalJson, type RequestIdempotency } from './domain/idempotency.js';
 import { LocalAnswers } from './idempotency/localAnswers.js';
 import { listWorkflows } from './useCases/listWorkflows.js';
 import { sendFeedback } from './useCases/sendFeedback.js';
@@ -20,14 +20,16 @@ import { bulkControl } from './useCases/bulkControl.js';
 
 /** Binds every use case to its ports. */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
-  // Feedback, reset and terminate leave no record of a key in the engine: their answers are kept here.
+  // Feedback, reset and terminate: answers kept in this process; Temporal also keeps the key with what was done.
   const answers = new LocalAnswers(deps.clock, deps.idempotencyRetentionMs);
-  const once = <T>(key: string, request: unknown[], produce: () => Promise<T>) =>
-    answers.answer(
-      deps.digest.uuidOf(['idempotency-key', key]),
-      deps.digest.uuidOf(['idempotency-fingerprint', canonicalJson(request)]),
-      produce,
-    );
+  const once = <T>(key: string, request: unknown[], produce: (idempotency: RequestIdempotency) => Promise<T>) => {
+    const idempotency = {
+      key: deps.digest.uuidOf(['idempotency-key', key]),
+      fingerprint: deps.digest.uuidOf(['idempotency-fingerprint', canonicalJson(request)]),
+      retentionMs: deps.idempotencyRetentionMs,
+    };
+    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(idempotency));
+  };
   return {
     runSync: (request, version) => runSync(deps, request, version),
     start: (request) => start(deps, request),
@@ -48,10 +50,10 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     runSyncWithKey: (request, version, key) => runSyncWithKey(deps, request, version, key),
     startWithKey: (request, key) => startWithKey(deps, request, key),
     sendFeedbackWithKey: (workflowId, payload, key) =>
-      once(key, ['feedback', workflowId, payload], () => sendFeedback(deps, workflowId, payload)),
+      once(key, ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency)),
     terminateWithKey: (run, reason, key) =>
-      once(key, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], () => terminate(deps, run, reason)),
+      once(key, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency)),
     resetWithKey: (run, stepName, reason, key) =>
-      once(key, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], () => reset(deps, run, stepName, reason)),
+      once(key, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) => reset(deps, run, stepName, reason, idempotency)),
   };
 }

@@ -11,6 +11,20 @@ export interface RunIdempotency {
   requestId: string;
 }
 
+/**
+ * The Idempotency-Key of a feedback, reset or terminate as an engine that outlives the API process keeps it
+ * (Temporal: in the signal's header, the terminate's details, the reset's request id), so a retry sent to another
+ * API replica is recognised too.
+ */
+export interface RequestIdempotency {
+  /** Digest of the client's key. */
+  key: string;
+  /** Digest of the canonical request. */
+  fingerprint: string;
+  /** How long after the request the engine still answers a retry of it (the retention). */
+  retentionMs: number;
+}
+
 /** The answer to a keyed request, and when its stored copy expires (the `Idempotency-Expires` header). */
 export interface Idempotent<T> {
   answer: T;

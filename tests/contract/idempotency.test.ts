@@ -238,6 +238,67 @@ test('an API restart between two requests with one key (a new API instance on th
   expectStatus(await http(api, 'POST', `${wf(retry.body.workflowId, retry.body.runId)}/terminate`), 200);
 });
 
+test('feedback, terminate and reset retried through another API instance (another replica, or after a restart)', async ({ api }) => {
+  const other = await startTestApi();
+  try {
+    const temporal = api.engine === 'temporal';
+    const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('idem-replica-fb'));
+    const feedbackKey = uniqueId('idem-replica-fb-key');
+    const body = { workflowId, payload: { approved: true } };
+    const delivered = await http(api, 'POST', '/workflow/feedback', withKey(feedbackKey, body));
+    expectStatus(delivered, 200);
+    await waitUntil(api, workflowId, 'completed');
+    const feedbackReused = await http(other, 'POST', '/workflow/feedback', withKey(feedbackKey, { workflowId, payload: { approved: false } }));
+    const feedbackRetry = await http(other, 'POST', '/workflow/feedback', withKey(feedbackKey, body));
+    if (temporal) {
+      // The key travelled with the signal: the other instance finds it in the run's history.
+      expectError(feedbackReused, 409, 'IdempotencyKeyReusedError', { workflowId: null });
+      expectStatus(feedbackRetry, 200, 'the same answer, not WorkflowClosedError');
+      assert.equal(feedbackRetry.body, delivered.body);
+      const signals = (await historyEvents(api, workflowId, runId)).filter((event) => event.type === 'signal_received');
+      assert.is(signals.length, 1, 'delivered once');
+    } else {
+      // The embedded engine lives in its API process: the other instance has never seen the run.
+      expectError(feedbackReused, 404, 'WorkflowNotFoundError', { workflowId });
+      expectError(feedbackRetry, 404, 'WorkflowNotFoundError', { workflowId });
+    }
+
+    const open = await start(api, 'awaits_feedback', {}, uniqueId('idem-replica-term'));
+    const terminateKey = uniqueId('idem-replica-term-key');
+    const terminatePath = `${wf(open.workflowId, open.runId)}/terminate`;
+    const terminated = await http(api, 'POST', terminatePath, withKey(terminateKey, { reason: 'once' }));
+    expectStatus(terminated, 200);
+    const terminateReused = await http(other, 'POST', terminatePath, withKey(terminateKey, { reason: 'other' }));
+    const terminateRetry = await http(other, 'POST', terminatePath, withKey(terminateKey, { reason: 'once' }));
+    if (temporal) {
+      // The key is in the terminate's details, in the run's history.
+      expectError(terminateReused, 409, 'IdempotencyKeyReusedError', { workflowId: null });
+      expectStatus(terminateRetry, 200, 'the same answer, not WorkflowClosedError');
+      assert.equal(terminateRetry.body, terminated.body);
+    } else {
+      expectError(terminateReused, 404, 'WorkflowNotFoundError', { workflowId: open.workflowId });
+      expectError(terminateRetry, 404, 'WorkflowNotFoundError', { workflowId: open.workflowId });
+    }
+
+    const resetId = uniqueId('idem-replica-reset');
+    const old = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'arithmetic', workflowId: resetId, input: { n: 1 } } });
+    expectStatus(old, 200);
+    const resetKey = uniqueId('idem-replica-reset-key');
+    const resetPath = `${wf(resetId, old.body.runId)}/reset`;
+    const reset = await http(api, 'POST', resetPath, withKey(resetKey, { stepName: 'add_one' }));
+    expectStatus(reset, 200);
+    const resetRetry = await http(other, 'POST', resetPath, withKey(resetKey, { stepName: 'add_one' }));
+    if (temporal) {
+      expectStatus(resetRetry, 200);
+      assert.equal(resetRetry.body, reset.body, 'the run the first reset made, not another reset');
+    } else {
+      expectError(resetRetry, 404, 'WorkflowNotFoundError', { maybeWorkflowId: resetId });
+    }
+  } finally {
+    await other.close();
+  }
+});
+
 test.run();
 
 /** IDEMPOTENCY_RETENTION_SECONDS: once a stored answer expired, the key is forgotten. */
