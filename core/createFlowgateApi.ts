@@ -2,8 +2,7 @@ import type { FlowgateApi } from './api/flowgateApi.js';
 import type { CoreDeps } from './useCases/deps.js';
 import { runSync, runSyncWithKey } from './useCases/runSync.js';
 import { start, startWithKey } from './useCases/start.js';
-import { canonicalJson, type RequestIdempotency } from './domain/idempotency.js';
-import { LocalAnswers } from './idempotency/localAnswers.js';
+import { createKeyedControl } from './idempotency/keyedControl.js';
 import { listWorkflows } from './useCases/listWorkflows.js';
 import { sendFeedback } from './useCases/sendFeedback.js';
 import { stop } from './useCases/stop.js';
@@ -20,16 +19,7 @@ import { bulkControl } from './useCases/bulkControl.js';
 
 /** Binds every use case to its ports. */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
-  // Feedback, reset and terminate: answers kept in this process; Temporal also keeps the key with what was done.
-  const answers = new LocalAnswers(deps.clock, deps.idempotencyRetentionMs);
-  const once = <T>(key: string, request: unknown[], produce: (idempotency: RequestIdempotency) => Promise<T>) => {
-    const idempotency = {
-      key: deps.digest.uuidOf(['idempotency-key', key]),
-      fingerprint: deps.digest.uuidOf(['idempotency-fingerprint', canonicalJson(request)]),
-      retentionMs: deps.idempotencyRetentionMs,
-    };
-    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(idempotency));
-  };
+  const once = createKeyedControl(deps);
   return {
     runSync: (request, version) => runSync(deps, request, version),
     start: (request) => start(deps, request),
