@@ -1,6 +1,6 @@
 import type { RunIdempotency } from '../../../core/domain/idempotency.js';
 import type { Payload } from './proto.js';
-import { decodePayload } from './values.js';
+import { decodeIfPossible } from './values.js';
 
 /** Memo key of a run started with an Idempotency-Key: its RunIdempotency, read back by describe on any API replica. */
 export const IDEMPOTENCY_MEMO_KEY = 'flowgate.idempotency';
@@ -12,15 +12,7 @@ export function idempotencyMemo(idempotency: RunIdempotency): Record<string, unk
 
 /** The record in a described run's memo; undefined when absent or not one of ours. */
 export function idempotencyOf(fields: { [key: string]: Payload } | null | undefined): RunIdempotency | undefined {
-  const payload = fields?.[IDEMPOTENCY_MEMO_KEY];
-  if (!payload) return undefined;
-  let value: unknown;
-  try {
-    value = decodePayload(payload);
-  } catch {
-    return undefined;
-  }
-  const { key, fingerprint, requestId } = (value ?? {}) as Partial<Record<keyof RunIdempotency, unknown>>;
+  const { key, fingerprint, requestId } = (decodeIfPossible(fields?.[IDEMPOTENCY_MEMO_KEY]) ?? {}) as Partial<Record<keyof RunIdempotency, unknown>>;
   if (typeof key !== 'string' || typeof fingerprint !== 'string' || typeof requestId !== 'string') return undefined;
   return { key, fingerprint, requestId };
 }

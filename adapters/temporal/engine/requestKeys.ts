@@ -6,7 +6,7 @@ import { FEEDBACK_SIGNAL } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { allHistoryEvents, closeHistoryEvent } from './historyReader.js';
 import type { Payload } from './proto.js';
-import { decodePayload, toDate } from './values.js';
+import { decodeIfPossible, toDate } from './values.js';
 
 /*
  * Where Temporal keeps the Idempotency-Key of a feedback or a terminate, so that any API replica recognises a retry
@@ -24,13 +24,7 @@ export function keyPayload(idempotency: RecordedKey): Payload {
 type RecordedKey = Pick<RequestIdempotency, 'key' | 'fingerprint'>;
 
 function keyOf(payload: Payload | null | undefined): RecordedKey | undefined {
-  let value: unknown;
-  try {
-    value = decodePayload(payload);
-  } catch {
-    return undefined;
-  }
-  const { key, fingerprint } = (value ?? {}) as Partial<Record<keyof RequestIdempotency, unknown>>;
+  const { key, fingerprint } = (decodeIfPossible(payload) ?? {}) as Partial<Record<keyof RequestIdempotency, unknown>>;
   return typeof key === 'string' && typeof fingerprint === 'string' ? { key, fingerprint } : undefined;
 }
 
