@@ -95,6 +95,22 @@ test('concurrent POST /workflow/run with one key wait on one run; after it finis
   assert.is(await expectOneRun(api, 'sleeper', first.workflowId), first.runId);
 });
 
+test('a keyed run-and-wait that continues as new: a retry finds the chain by its first run and answers its end', async ({ api }) => {
+  const key = uniqueId('idem-chain');
+  const body = { workflowName: 'countdown', input: { n: 2 } };
+  const first = await http(api, 'POST', '/workflow/run', withKey(key, body));
+  expectStatus(first, 200);
+  assert.equal(first.body.output, { done: true });
+  const retry = await http(api, 'POST', '/workflow/run', withKey(key, body));
+  expectStatus(retry, 200);
+  assert.equal(retry.body, first.body, 'the result of the last run of the chain, started once');
+  assert.is(retry.headers['idempotency-expires'], first.headers['idempotency-expires']);
+  expectError(await http(api, 'POST', '/workflow/run', withKey(key, { ...body, input: { n: 3 } })), 409, 'IdempotencyKeyReusedError', {
+    workflowId: first.body.workflowId,
+  });
+  assert.is((await runsOfId(api, 'countdown', first.body.workflowId)).length <= 3, true, 'one chain of three runs, no second chain');
+});
+
 test('a run-and-wait that timed out (408) is joined by its retry, which waits on the same run', async ({ api }) => {
   const key = uniqueId('idem-408');
   const timedOut = await http(api, 'POST', '/workflow/run', withKey(key, { workflowName: 'awaits_feedback', input: {}, timeout: 0.3 }));
