@@ -41,6 +41,7 @@ export const envSchema = z
     MAX_JSON_DEPTH: positiveInt.default(100),
     HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
     REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
+    IDEMPOTENCY_RETENTION_SECONDS: positiveInt.default(86_400),
   })
   .superRefine((env, context) => {
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
@@ -84,6 +85,8 @@ export interface FlowgateConfig {
   memoryMaxClosedRuns: number;
   /** Limits that keep one client or an overload from holding the server (docs/reliability.md). */
   limits: { maxConnections: number; maxEventStreams: number; maxJsonDepth: number; headersTimeoutMs: number; requestTimeoutMs: number };
+  /** How long the answer to a request with an Idempotency-Key is kept once final (docs/idempotency.md). @default 86400 */
+  idempotencyRetentionSeconds: number;
 }
 
 /** Raised for invalid configuration; `problems` holds one line per bad variable. */
@@ -132,5 +135,6 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
       headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     },
+    idempotencyRetentionSeconds: value.IDEMPOTENCY_RETENTION_SECONDS,
   };
 }

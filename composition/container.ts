@@ -3,11 +3,11 @@ import { container as rootContainer, instanceCachingFactory, type DependencyCont
 import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
-import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, type Token } from '../ports/index.js';
+import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, type Token } from '../ports/index.js';
 import type { Logger } from '../ports/logger.js';
 import type { WorkflowEngine } from '../ports/engine.js';
 import { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
-import { systemClock, randomIds } from '../adapters/system/index.js';
+import { systemClock, randomIds, sha256Digest } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
@@ -44,6 +44,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
   container.register(LOGGER, once(() => overrides.logger ?? new JsonLogger({ level: config.logLevel })));
   container.register(CLOCK, { useValue: systemClock });
   container.register(ID_GENERATOR, { useValue: randomIds });
+  container.register(DIGEST, { useValue: sha256Digest });
   container.register(
     TRACE_STORES,
     once((c) => ({
@@ -101,16 +102,18 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         traces: resolveToken(c, TRACE_STORES),
         clock: resolveToken(c, CLOCK),
         ids: resolveToken(c, ID_GENERATOR),
+        digest: resolveToken(c, DIGEST),
         logger: resolveToken(c, LOGGER),
         defaultCatalog: config.defaultCatalog,
         callbackRetryForMs: config.callbackRetryForMs,
+        idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
         ...(overrides.shutdownSignal ? { shutdownSignal: overrides.shutdownSignal } : {}),
       }),
     ),
   );
 
   // Resolve every token now, so a missing or broken registration fails at boot, not on the first request.
-  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, TRACE_STORES, TRACE_UPLOADS, WEBHOOK_SENDER, CALLBACK_SENDER, CALLBACK_DELIVERIES, WORKFLOW_ENGINE, FLOWGATE_API]) {
+  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, DIGEST, TRACE_STORES, TRACE_UPLOADS, WEBHOOK_SENDER, CALLBACK_SENDER, CALLBACK_DELIVERIES, WORKFLOW_ENGINE, FLOWGATE_API]) {
     container.resolve(key);
   }
   return container;

@@ -1,7 +1,8 @@
 import type { FlowgateApi } from './api/flowgateApi.js';
 import type { CoreDeps } from './useCases/deps.js';
-import { runSync } from './useCases/runSync.js';
-import { start } from './useCases/start.js';
+import { runSync, runSyncWithKey } from './useCases/runSync.js';
+import { start, startWithKey } from './useCases/start.js';
+import { createKeyedControl } from './idempotency/keyedControl.js';
 import { listWorkflows } from './useCases/listWorkflows.js';
 import { sendFeedback } from './useCases/sendFeedback.js';
 import { stop } from './useCases/stop.js';
@@ -18,6 +19,7 @@ import { bulkControl } from './useCases/bulkControl.js';
 
 /** Binds every use case to its ports. */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
+  const once = createKeyedControl(deps);
   return {
     runSync: (request, version) => runSync(deps, request, version),
     start: (request) => start(deps, request),
@@ -35,5 +37,13 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     fetchTrace: (run) => fetchTrace(deps, run),
     readiness: () => readiness(deps),
     bulkControl: (action, request) => bulkControl(deps, action, request),
+    runSyncWithKey: (request, version, key) => runSyncWithKey(deps, request, version, key),
+    startWithKey: (request, key) => startWithKey(deps, request, key),
+    sendFeedbackWithKey: (workflowId, payload, key) =>
+      once(key, ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency)),
+    terminateWithKey: (run, reason, key) =>
+      once(key, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency)),
+    resetWithKey: (run, stepName, reason, key) =>
+      once(key, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) => reset(deps, run, stepName, reason, idempotency)),
   };
 }

@@ -2,6 +2,7 @@ import type { CatalogDescription } from '../core/domain/catalog.js';
 import type { HistoryEvent, HistoryPage } from '../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../core/domain/run.js';
 import type { RunStatus } from '../core/domain/status.js';
+import type { RequestIdempotency } from '../core/domain/idempotency.js';
 import { token } from './token.js';
 
 export interface ListRunsQuery {
@@ -69,11 +70,17 @@ export interface WorkflowEngine {
 
   /** Requests cancellation (cleanup allowed); resolves with the run it was sent to. */
   cancel(run: RunRef): Promise<RunDescription>;
-  terminate(run: RunRef, reason: string): Promise<RunDescription>;
+  /*
+   * `idempotency` (a request with an Idempotency-Key): an engine that outlives the API process keeps it with what
+   * the request did, so a retry it already carried out (from any API replica) answers as the first time, and the
+   * same key with another fingerprint is IdempotencyKeyReusedError. The memory engine lives in the API process,
+   * whose own record of keys (core/idempotency/localAnswers.ts) already covers it, and ignores it.
+   */
+  terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription>;
   /** Resets the run to just after the last completion of `stepName`; returns the new run. */
-  reset(run: RunRef, stepName: string, reason: string): Promise<PinnedRunRef>;
+  reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef>;
   /** Delivers a webhook reply to the latest run of `workflowId`, buffered until the run waits for it. */
-  deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef>;
+  deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef>;
 
   /** A catalog's published contents, or `undefined` when the engine has never seen it. */
   describeCatalog(catalog: string): Promise<CatalogDescription | undefined>;

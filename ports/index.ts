@@ -3,6 +3,7 @@ export * from './engine.js';
 export * from './traceStore.js';
 export * from './clock.js';
 export * from './ids.js';
+export * from './digest.js';
 export * from './logger.js';
 export * from './webhookSender.js';
 export * from './callbackSender.js';

@@ -64,6 +64,10 @@ const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
     schema: { type: 'string' },
   },
   'WWW-Authenticate': { description: '`Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
+  'Idempotency-Expires': {
+    description: 'Requests with an `Idempotency-Key`: when the stored answer expires (HTTP-date); a retry with the same key until then gets this answer again.',
+    schema: { type: 'string' },
+  },
 };
 
 /** Generic answers every route may give, added to what each route documents itself. */
@@ -204,7 +208,11 @@ function queryParameters(route: Route): JsonObject[] {
 }
 
 function headerParameters(route: Route): JsonObject[] {
-  return route.requestHeaders.map((header) => ({ name: header.name, in: 'header', required: false, description: header.description, schema: { type: 'string' } }));
+  return route.requestHeaders.map((header) => {
+    const schema = header.schema ? (z.toJSONSchema(header.schema, { io: 'input', unrepresentable: 'any' }) as JsonObject) : { type: 'string' };
+    const { $schema: _schema, description: _description, ...rest } = schema;
+    return { name: header.name, in: 'header', required: false, description: header.description, schema: rest };
+  });
 }
 
 function parameter(name: string, location: 'path' | 'query', required: boolean, schema: JsonObject): JsonObject {

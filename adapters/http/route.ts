@@ -9,7 +9,7 @@ import type { EventStreamSlots } from './eventStreamSlots.js';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Response headers documented per response in the OpenAPI document (components/headers). */
-export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location';
+export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location' | 'Idempotency-Expires';
 
 export interface ResponseDoc {
   description: string;
@@ -18,6 +18,13 @@ export interface ResponseDoc {
   /** Documented alternative: the same endpoint as a server-sent event stream. */
   eventStream?: { description: string };
   headers?: readonly DocumentedHeader[];
+}
+
+export interface RequestHeaderDoc {
+  name: string;
+  description: string;
+  /** The value's schema, when the handler validates it with one (else documented as any string). */
+  schema?: z.ZodType;
 }
 
 export interface DeprecationDoc {
@@ -81,7 +88,7 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   query?: Q;
   body?: BodySpec<B>;
   /** Request headers the operation reads, for the document. */
-  requestHeaders?: readonly { name: string; description: string }[];
+  requestHeaders?: readonly RequestHeaderDoc[];
   /** Every status this operation answers itself; transport-level errors are added by the document generator. */
   responses: Readonly<Record<number, ResponseDoc>>;
   handle(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, context: RouteContext): Promise<RouteResult>;
@@ -100,7 +107,7 @@ export interface Route {
   params: z.ZodType;
   query: z.ZodType;
   body?: { schema: z.ZodType; optional: boolean };
-  requestHeaders: readonly { name: string; description: string }[];
+  requestHeaders: readonly RequestHeaderDoc[];
   responses: Readonly<Record<number, ResponseDoc>>;
   handle(input: RouteInput<unknown, unknown, unknown>, context: RouteContext): Promise<RouteResult>;
 }

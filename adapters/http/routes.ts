@@ -14,7 +14,8 @@ import {
   RESULT_OK,
   success,
 } from './responseDocs.js';
-import { defineRoute, type Route } from './route.js';
+import { defineRoute, type ResponseDoc, type Route } from './route.js';
+import { IDEMPOTENCY_KEY_HEADER } from './handlers/idempotency.js';
 import {
   BulkControlResponseSchema,
   FeedbackResponseSchema,
@@ -63,18 +64,19 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       tags: ['workflows'],
       query: ResultQuerySchema,
       body: { schema: RunWorkflowBodySchema },
+      requestHeaders: [IDEMPOTENCY_KEY_HEADER],
       responses: {
-        200: RESULT_OK,
+        200: keyed(RESULT_OK),
         404: failure('WorkflowNotFoundError (no catalog has the workflow type) or CatalogNotAvailableError (unknown catalog).'),
         408: {
           ...failure('WorkflowExecutionTimedOutError: the timeout passed first; the run keeps going. The body carries `workflowId` and `runId`, and `Location` points at the pinned result to read (or long-poll with `?wait=`) later.'),
           headers: ['Location'],
         },
-        409: failure('WorkflowAlreadyStartedError: the workflowId belongs to a running execution.'),
+        409: failure(`WorkflowAlreadyStartedError: the workflowId belongs to a running execution. Or ${KEY_REUSED}`),
         424: failure('UnsupportedWorkflowError: the workflow type is not in the selected catalog.'),
         503: failure("CatalogNotAvailableError: the catalog's worker is not running or still starting; see Retry-After."),
       },
-      handle: ({ body, query }, context) => runWorkflow(body, query.v, context),
+      handle: ({ body, query, headers }, context) => runWorkflow(body, query.v, headers, context),
     }),
     defineRoute({
       method: 'POST',
@@ -83,14 +85,15 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       summary: 'Start a workflow without waiting',
       tags: ['workflows'],
       body: { schema: StartWorkflowBodySchema },
+      requestHeaders: [IDEMPOTENCY_KEY_HEADER],
       responses: {
-        200: success(StartResponseSchema, 'Started.'),
+        200: keyed(success(StartResponseSchema, 'Started.')),
         404: failure('WorkflowNotFoundError or CatalogNotAvailableError (unknown catalog).'),
-        409: failure('WorkflowAlreadyStartedError: the workflowId belongs to a running execution.'),
+        409: failure(`WorkflowAlreadyStartedError: the workflowId belongs to a running execution. Or ${KEY_REUSED}`),
         424: failure('UnsupportedWorkflowError: the workflow type is not in the selected catalog.'),
         503: failure("CatalogNotAvailableError: the catalog's worker is not running; see Retry-After."),
       },
-      handle: ({ body }, context) => startWorkflow(body, context),
+      handle: ({ body, headers }, context) => startWorkflow(body, headers, context),
     }),
     defineRoute({
       method: 'GET',
@@ -114,12 +117,13 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       description: 'Delivered to the latest run; buffered when the run is open but has not reached its wait yet.',
       tags: ['workflows'],
       body: { schema: FeedbackBodySchema },
+      requestHeaders: [IDEMPOTENCY_KEY_HEADER],
       responses: {
-        200: success(FeedbackResponseSchema, 'Delivered.'),
+        200: keyed(success(FeedbackResponseSchema, 'Delivered.')),
         404: NOT_FOUND,
-        409: CLOSED,
+        409: orKeyReused(CLOSED),
       },
-      handle: ({ body }, context) => sendFeedback(body, context),
+      handle: ({ body, headers }, context) => sendFeedback(body, headers, context),
     }),
     defineRoute({
       method: 'GET',
@@ -165,8 +169,9 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       tags: ['control'],
       params: RunParamsSchema,
       body: { schema: ResetBodySchema },
-      responses: resetResponses(),
-      handle: ({ params, body }, context) => resetRun(params, body, context),
+      requestHeaders: [IDEMPOTENCY_KEY_HEADER],
+      responses: keyedResetResponses(),
+      handle: ({ params, body, headers }, context) => resetRun(params, body, headers, context),
     }),
     defineRoute({
       method: 'POST',
@@ -178,8 +183,9 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       deprecated: deprecatedInFavourOf('/workflow/{id}/runs/{rid}/reset'),
       params: WorkflowParamsSchema,
       body: { schema: ResetBodySchema },
-      responses: resetResponses(),
-      handle: ({ params, body }, context) => resetRun(params, body, context),
+      requestHeaders: [IDEMPOTENCY_KEY_HEADER],
+      responses: keyedResetResponses(),
+      handle: ({ params, body, headers }, context) => resetRun(params, body, headers, context),
     }),
     defineRoute({
       method: 'POST',
@@ -189,8 +195,9 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       tags: ['control'],
       params: RunParamsSchema,
       body: { schema: TerminateBodySchema, optional: true },
-      responses: { 200: success(TerminateResponseSchema, 'Terminated.'), 404: NOT_FOUND, 409: CLOSED },
-      handle: ({ params, body }, context) => terminateRun(params, body.reason, context),
+      requestHeaders: [IDEMPOTENCY_KEY_HEADER],
+      responses: { 200: keyed(success(TerminateResponseSchema, 'Terminated.')), 404: NOT_FOUND, 409: orKeyReused(CLOSED) },
+      handle: ({ params, body, headers }, context) => terminateRun(params, body.reason, headers, context),
     }),
     ...(['terminate', 'cancel'] as const).map((action) =>
       defineRoute({
@@ -255,6 +262,22 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       handle: (_input, context) => openApiDocument(context),
     }),
   ];
+}
+
+const KEY_REUSED = 'IdempotencyKeyReusedError: the Idempotency-Key was already used with another request whose answer is still kept.';
+
+/** A success that, for a request with an Idempotency-Key, says until when its answer is kept. */
+function keyed(doc: ResponseDoc): ResponseDoc {
+  return { ...doc, headers: [...(doc.headers ?? []), 'Idempotency-Expires'] };
+}
+
+function orKeyReused(doc: ResponseDoc): ResponseDoc {
+  return { ...doc, description: `${doc.description} Or: ${KEY_REUSED}` };
+}
+
+function keyedResetResponses(): Record<number, ResponseDoc> {
+  const responses = resetResponses();
+  return { ...responses, 200: keyed(responses[200]!), 409: orKeyReused(responses[409]!) };
 }
 
 /** Result, status, input and history exist in an id form (latest run) and a run-pinned form. */

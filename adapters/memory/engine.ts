@@ -58,11 +58,24 @@ export class MemoryEngine implements WorkflowEngine {
   async start(command: StartCommand): Promise<RunDescription> {
     this.assertOpen();
     assertWorkflowId(command.workflowId);
+    const { idempotency } = command;
+    // A retried keyed start (Temporal: the same request id) gets the run it started, open or closed.
+    const latest = this.store.latest(command.workflowId);
+    if (idempotency && latest?.description.idempotency?.requestId === idempotency.requestId) return latest.snapshot();
     const definition = this.catalogs.definitionFor(command.catalog, command.workflowName);
     this.lifecycle.assertIdFree(command.workflowId);
     const input = jsonValue(command.input, 'input');
     const callback = command.callback ? { url: command.callback.url, retryForMs: command.callback.retryForMs } : undefined;
-    return this.lifecycle.createRun({ definition, workflowId: command.workflowId, catalog: command.catalog, input, ...(callback ? { callback } : {}) }).snapshot();
+    return this.lifecycle
+      .createRun({
+        definition,
+        workflowId: command.workflowId,
+        catalog: command.catalog,
+        input,
+        ...(callback ? { callback } : {}),
+        ...(idempotency ? { idempotency: { ...idempotency } } : {}),
+      })
+      .snapshot();
   }
 
   async awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined> {

@@ -6,6 +6,7 @@ import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import { ValidationError, WorkflowAlreadyStartedError } from '../../core/domain/errors.js';
 import type { HistoryEvent } from '../../core/domain/history.js';
 import type { RelatedRun, RunDescription } from '../../core/domain/run.js';
+import type { RunIdempotency } from '../../core/domain/idempotency.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CatalogRegistry } from './catalogs.js';
 import { closings, type RunClosing } from './closings.js';
@@ -37,6 +38,8 @@ export interface NewRun {
   root?: RelatedRun;
   /** Kept by the run's continuations and resets; delivered when the chain's last run closes. */
   callback?: RunCallbackTarget;
+  /** A start with an Idempotency-Key: kept with the run, as Temporal keeps it in the run's memo. */
+  idempotency?: RunIdempotency;
 }
 
 /** How a reset run starts: the copied history, the replay plan, and what to add before it begins. */
@@ -85,6 +88,7 @@ export class RunLifecycle implements RunHost {
       ...(spec.continuedFromRunId ? { continuedFromRunId: spec.continuedFromRunId } : {}),
       ...(spec.parent ? { parent: spec.parent } : {}),
       ...(spec.root ? { root: spec.root } : {}),
+      ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
     };
     const history = new RunHistory(this.clock, reset?.events);
     const record = new RunRecord(description, spec.definition, spec.input, history, this.store.nextSequence());

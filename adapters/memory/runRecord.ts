@@ -35,11 +35,12 @@ export class RunRecord {
   }
 
   snapshot(): RunDescription {
-    const { parent, root } = this.description;
+    const { parent, root, idempotency } = this.description;
     return {
       ...this.description,
       ...(parent ? { parent: { ...parent } } : {}),
       ...(root ? { root: { ...root } } : {}),
+      ...(idempotency ? { idempotency: { ...idempotency } } : {}),
     };
   }
 

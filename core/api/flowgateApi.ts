@@ -2,6 +2,7 @@ import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefVie
   RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView, BulkControlView } from './views.js';
 import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
+import type { Idempotent } from '../domain/idempotency.js';
 
 /**
  * Every use case, bound to its ports. This is what a transport (adapters/http) calls; it can also be embedded in
@@ -31,4 +32,14 @@ export interface FlowgateApi {
   readiness(): Promise<ReadinessView>;
   /** Terminates or cancels every run a filter matches (at least one filter); failures per run, not all-or-nothing. */
   bulkControl(action: BulkControlView['action'], request: BulkControlRequest): Promise<BulkControlView>;
+  /*
+   * The same operations with an Idempotency-Key (docs/idempotency.md): a retry with the same key and request joins
+   * the first call or gets its answer until `expiresAt`; the same key with another request is
+   * IdempotencyKeyReusedError.
+   */
+  runSyncWithKey(request: RunSyncRequest, version: ResultVersion, key: string): Promise<Idempotent<WorkflowResult>>;
+  startWithKey(request: StartRequest, key: string): Promise<Idempotent<StartView>>;
+  sendFeedbackWithKey(workflowId: string, payload: unknown, key: string): Promise<Idempotent<RunRefView>>;
+  terminateWithKey(run: RunRef, reason: string | undefined, key: string): Promise<Idempotent<TerminateView>>;
+  resetWithKey(run: RunRef, stepName: string, reason: string | undefined, key: string): Promise<Idempotent<RunRefView>>;
 }

@@ -69,6 +69,8 @@ export const TraceNotFoundError = defineError('TraceNotFoundError');
 export const PayloadTooLargeError = defineError('PayloadTooLargeError');
 export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError');
 export const GoneError = defineError('GoneError');
+/** An Idempotency-Key sent again with a different request while its stored answer lives (docs/idempotency.md). */
+export const IdempotencyKeyReusedError = defineError('IdempotencyKeyReusedError');
 
 // Failures of the engine itself (a dead connection, a timeout talking to it): 500 without leaking the cause,
 // or 503 when the engine says it is temporarily unavailable.

@@ -1,4 +1,5 @@
 import type { RunCallbackTarget } from './callback.js';
+import type { RunIdempotency } from './idempotency.js';
 import type { RunStatus } from './status.js';
 
 /** Points at a workflow execution: a pinned run, or the latest run of the id when `runId` is absent. */
@@ -32,6 +33,8 @@ export interface RunDescription {
   continuedFromRunId?: string;
   parent?: RelatedRun;
   root?: RelatedRun;
+  /** Set on a run started with an Idempotency-Key. */
+  idempotency?: RunIdempotency;
 }
 
 /**
@@ -60,4 +63,9 @@ export interface StartCommand {
   input: unknown;
   /** POST the run's v2 result here when it closes; stored with the run (continue-as-new and reset keep it). */
   callback?: RunCallbackTarget;
+  /**
+   * Start with an Idempotency-Key: when the latest run of `workflowId` was started with the same `requestId`, the
+   * engine returns that run (open or closed) instead of starting another, whatever its own fingerprint.
+   */
+  idempotency?: RunIdempotency;
 }

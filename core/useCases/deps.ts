@@ -2,6 +2,7 @@ import type { WorkflowEngine } from '../../ports/engine.js';
 import type { TraceStores } from '../../ports/traceStore.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/ids.js';
+import type { Digest } from '../../ports/digest.js';
 import type { Logger } from '../../ports/logger.js';
 
 /** The ports every use case draws from. Each use case takes only what it needs (a Pick of this). */
@@ -10,9 +11,12 @@ export interface CoreDeps {
   traces: TraceStores;
   clock: Clock;
   ids: IdGenerator;
+  digest: Digest;
   logger: Logger;
   /** Catalog used when a request names none (DEFAULT_CATALOG). */
   defaultCatalog: string;
+  /** How long the answer to a request with an Idempotency-Key is kept after it is final (IDEMPOTENCY_RETENTION_SECONDS). */
+  idempotencyRetentionMs: number;
   /**
    * Aborted shortly before the server closes its connections (composition: near the end of SHUTDOWN_GRACE_MS).
    * Run-and-wait calls then stop waiting and answer at once, so no caller loses its answer to a closed socket.

@@ -1,3 +1,4 @@
+import type { RequestIdempotency } from '../domain/idempotency.js';
 import type { RunRefView } from '../api/views.js';
 import type { RunRef } from '../domain/run.js';
 import type { CoreDeps } from './deps.js';
@@ -10,7 +11,8 @@ export async function reset(
   ref: RunRef,
   stepName: string,
   reason: string | undefined,
+  idempotency?: RequestIdempotency,
 ): Promise<RunRefView> {
-  const run = await deps.engine.reset(ref, stepName, reason || DEFAULT_RESET_REASON);
+  const run = await deps.engine.reset(ref, stepName, reason || DEFAULT_RESET_REASON, idempotency);
   return { workflowId: run.workflowId, runId: run.runId };
 }

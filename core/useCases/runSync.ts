@@ -4,21 +4,51 @@ import { WorkflowExecutionTimedOutError } from '../domain/errors.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
 import { traceKeyOf } from '../trace/traceKey.js';
+import type { Idempotent } from '../domain/idempotency.js';
+import type { RunDescription } from '../domain/run.js';
 import type { CoreDeps } from './deps.js';
 import { awaitOutcomeUnlessAborted } from './awaitRun.js';
 import { startRun } from './start.js';
+import { startOnce } from './startOnce.js';
+
+type RunSyncDeps = Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>;
 
 /**
  * Starts a run and waits for the end of its continue-as-new chain. On timeout the run is NOT cancelled: the
  * error names it so the caller can read its result later. A wait cut short by the server's shutdown ends the same
  * way (408, the run not cancelled): the run has started, so a 503 inviting a blind retry would start it twice.
  */
-export async function runSync(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>,
+export async function runSync(deps: RunSyncDeps, request: RunSyncRequest, version: ResultVersion): Promise<WorkflowResult> {
+  return (await awaitResult(deps, await startRun(deps, request), request, version)).result;
+}
+
+/**
+ * POST /workflow/run with an Idempotency-Key: a retry while the run is open waits on that same run; once it closed,
+ * the result is answered again until the retention after its close passes.
+ */
+export async function runSyncWithKey(
+  deps: RunSyncDeps & Pick<CoreDeps, 'digest' | 'idempotencyRetentionMs'>,
   request: RunSyncRequest,
   version: ResultVersion,
-): Promise<WorkflowResult> {
-  const run = await startRun(deps, request);
+  key: string,
+): Promise<Idempotent<WorkflowResult>> {
+  const expiresAt = (closedAt: Date) => new Date(closedAt.getTime() + deps.idempotencyRetentionMs);
+  const run = await startOnce(deps, {
+    operation: 'run',
+    request,
+    key,
+    expiresAt: (_keyed, latest) => (latest.closedAt ? expiresAt(latest.closedAt) : undefined),
+  });
+  const { result, closedAt } = await awaitResult(deps, run, request, version);
+  return { answer: result, expiresAt: expiresAt(closedAt) };
+}
+
+async function awaitResult(
+  deps: RunSyncDeps,
+  run: RunDescription,
+  request: RunSyncRequest,
+  version: ResultVersion,
+): Promise<{ result: WorkflowResult; closedAt: Date }> {
   const ref = { workflowId: run.workflowId, runId: run.runId };
   const outcome = await awaitOutcomeUnlessAborted(deps.engine, ref, { timeoutMs: request.timeoutSeconds * 1000 }, [deps.shutdownSignal]);
   if (outcome === 'aborted') {
@@ -34,7 +64,7 @@ export async function runSync(
     );
   }
   const trace = await locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger, deps.clock);
-  return toResult({ outcome, input: request.input, trace }, version);
+  return { result: toResult({ outcome, input: request.input, trace }, version), closedAt: outcome.run.closedAt ?? new Date(deps.clock.now()) };
 }
 
 function resultPath(workflowId: string): string {

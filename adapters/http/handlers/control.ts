@@ -2,6 +2,8 @@ import type { BulkControlRequest } from '../../../core/api/requests.js';
 import type { RunStatus } from '../../../core/domain/status.js';
 import type { RouteContext, RouteResult } from '../route.js';
 import { ok } from '../route.js';
+import type { RequestHeaders } from '../types.js';
+import { idempotencyKeyOf, withExpiry } from './idempotency.js';
 import { toRunRef, type RunPathParams } from './runs.js';
 
 /** PATCH /workflow/{id}/runs/{rid}/stop and the deprecated PATCH /workflow/{id}/stop (latest run). */
@@ -11,22 +13,40 @@ export async function stopRun(params: RunPathParams, context: RouteContext): Pro
 }
 
 /** POST /workflow/{id}/runs/{rid}/terminate */
-export async function terminateRun(params: Required<RunPathParams>, reason: string | undefined, context: RouteContext): Promise<RouteResult> {
-  const terminated = await context.api.terminate(toRunRef(params), reason);
-  return ok(terminated, { runId: terminated.runId });
+export async function terminateRun(
+  params: Required<RunPathParams>,
+  reason: string | undefined,
+  headers: RequestHeaders,
+  context: RouteContext,
+): Promise<RouteResult> {
+  const key = idempotencyKeyOf(headers);
+  if (key === undefined) {
+    const terminated = await context.api.terminate(toRunRef(params), reason);
+    return ok(terminated, { runId: terminated.runId });
+  }
+  const keyed = await context.api.terminateWithKey(toRunRef(params), reason, key);
+  return ok(keyed.answer, { runId: keyed.answer.runId, headers: withExpiry(keyed) });
 }
 
 /**
  * POST /workflow/{id}/runs/{rid}/reset, and the deprecated POST /workflow/{id}/reset, which resets the latest run.
  * The response's runId is the NEW run, so the run acted on has to be known some other way for the deprecated
  * form's successor Link: it describes the latest run first and then resets exactly that run. Like the legacy stop,
- * it acts on the run as described, even if another execution starts in between.
+ * it acts on the run as described, even if another execution starts in between. With an Idempotency-Key the
+ * deprecated form resets "the latest run" as one keyed request (a retry must not resolve the run it created), so
+ * its Link stays the template.
  */
 export async function resetRun(
   params: RunPathParams,
   body: { stepName: string; reason?: string | undefined },
+  headers: RequestHeaders,
   context: RouteContext,
 ): Promise<RouteResult> {
+  const key = idempotencyKeyOf(headers);
+  if (key !== undefined) {
+    const keyed = await context.api.resetWithKey(toRunRef(params), body.stepName, body.reason, key);
+    return ok(keyed.answer, { headers: withExpiry(keyed), ...(params.rid === undefined ? {} : { runId: params.rid }) });
+  }
   const runId = params.rid ?? (await context.api.getStatus({ workflowId: params.id })).runId;
   const reset = await context.api.reset({ workflowId: params.id, runId }, body.stepName, body.reason);
   return ok(reset, { runId });

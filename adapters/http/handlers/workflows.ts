@@ -3,6 +3,8 @@ import type { StartRequest } from '../../../core/api/requests.js';
 import type { ResultVersion } from '../../../core/api/views.js';
 import { ok, type RouteContext, type RouteResult } from '../route.js';
 import type { createRunWorkflowBodySchema, FeedbackBodySchema, StartWorkflowBodySchema } from '../schemas/requests.js';
+import type { RequestHeaders } from '../types.js';
+import { idempotencyKeyOf, withExpiry } from './idempotency.js';
 import { resultHeaders } from './runs.js';
 
 type RunWorkflowBody = z.output<ReturnType<typeof createRunWorkflowBodySchema>>;
@@ -10,14 +12,20 @@ type StartWorkflowBody = z.output<typeof StartWorkflowBodySchema>;
 type FeedbackBody = z.output<typeof FeedbackBodySchema>;
 
 /** POST /workflow/run */
-export async function runWorkflow(body: RunWorkflowBody, version: ResultVersion, context: RouteContext): Promise<RouteResult> {
-  const result = await context.api.runSync({ ...toStartRequest(body), timeoutSeconds: body.timeout }, version);
-  return ok(result, { headers: resultHeaders(version) });
+export async function runWorkflow(body: RunWorkflowBody, version: ResultVersion, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+  const request = { ...toStartRequest(body), timeoutSeconds: body.timeout };
+  const key = idempotencyKeyOf(headers);
+  if (key === undefined) return ok(await context.api.runSync(request, version), { headers: resultHeaders(version) });
+  const keyed = await context.api.runSyncWithKey(request, version, key);
+  return ok(keyed.answer, { headers: withExpiry(keyed, resultHeaders(version)) });
 }
 
 /** POST /workflow */
-export async function startWorkflow(body: StartWorkflowBody, context: RouteContext): Promise<RouteResult> {
-  return ok(await context.api.start(toStartRequest(body)));
+export async function startWorkflow(body: StartWorkflowBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+  const key = idempotencyKeyOf(headers);
+  if (key === undefined) return ok(await context.api.start(toStartRequest(body)));
+  const keyed = await context.api.startWithKey(toStartRequest(body), key);
+  return ok(keyed.answer, { headers: withExpiry(keyed) });
 }
 
 /** GET /workflow/list */
@@ -26,9 +34,14 @@ export async function listWorkflows(catalog: string | undefined, context: RouteC
 }
 
 /** POST /workflow/feedback */
-export async function sendFeedback(body: FeedbackBody, context: RouteContext): Promise<RouteResult> {
-  const delivered = await context.api.sendFeedback(body.workflowId, body.payload);
-  return ok(delivered, { runId: delivered.runId });
+export async function sendFeedback(body: FeedbackBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+  const key = idempotencyKeyOf(headers);
+  if (key === undefined) {
+    const delivered = await context.api.sendFeedback(body.workflowId, body.payload);
+    return ok(delivered, { runId: delivered.runId });
+  }
+  const keyed = await context.api.sendFeedbackWithKey(body.workflowId, body.payload, key);
+  return ok(keyed.answer, { runId: keyed.answer.runId, headers: withExpiry(keyed) });
 }
 
 /** Folds the deprecated `taskQueue` alias into `catalog` (spec: `catalog` wins) and drops absent fields. */

@@ -17,6 +17,17 @@ export const NoParamsSchema = z.object({});
 export const WorkflowParamsSchema = z.object({ id: WorkflowIdSchema });
 export const RunParamsSchema = z.object({ id: WorkflowIdSchema, rid: RunIdSchema });
 
+// ---- Request headers -----------------------------------------------------------------------------------------
+
+/** `Idempotency-Key` (docs/idempotency.md): printable ASCII without spaces, as clients generate (UUIDs, hashes). */
+export const IdempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces')
+  .meta({
+    description:
+      'Makes the request safe to retry: the same key with the same request joins the first one while it is in flight and gets its answer once it finished (until `Idempotency-Expires`); the same key with another request is 409 IdempotencyKeyReusedError. 1 to 255 printable ASCII characters, no spaces. See docs/idempotency.md.',
+  });
+
 // ---- Query parameters -----------------------------------------------------------------------------------------
 // Unknown query parameters are ignored (cache busters, tracing tags); a repeated one arrives as an array and fails.
 

@@ -1,6 +1,7 @@
-import { Client, type Connection } from '@temporalio/client';
+import { Client, defaultPayloadConverter, type Connection } from '@temporalio/client';
 import type { CatalogDescription } from '../../../core/domain/catalog.js';
-import { WorkflowNotCompletedError } from '../../../core/domain/errors.js';
+import { WorkflowClosedError, WorkflowNotCompletedError } from '../../../core/domain/errors.js';
+import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import type { HistoryEvent, HistoryPage } from '../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
@@ -21,6 +22,7 @@ import { PageTokens } from './pageTokens.js';
 import { resetToStep } from './reset.js';
 import { isInternalRun, runDescriptionOf } from './runDescription.js';
 import { RunStarter } from './startRun.js';
+import { FEEDBACK_KEY_HEADER, feedbackDone, keyPayload, terminateDone } from './requestKeys.js';
 import { decodeFirst } from './values.js';
 
 /** What `connect` needs: the connection's options (connection.ts) and the engine's, minus the client it builds. */
@@ -55,8 +57,12 @@ export class TemporalEngine implements WorkflowEngine {
       cacheMs: checked.catalogCacheMs,
       workerLivenessMs: checked.workerLivenessMs,
     });
-    this.starter = new RunStarter(this.calls, checked.clock, checked.logger, (catalog, workflowName) =>
-      this.catalogs.runTimeoutMs(catalog, workflowName),
+    this.starter = new RunStarter(
+      this.calls,
+      checked.clock,
+      checked.logger,
+      (catalog, workflowName) => this.catalogs.runTimeoutMs(catalog, workflowName),
+      (run) => this.describeRun(run),
     );
   }
 
@@ -127,19 +133,22 @@ export class TemporalEngine implements WorkflowEngine {
     return run;
   }
 
-  async terminate(ref: RunRef, reason: string): Promise<RunDescription> {
+  async terminate(ref: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription> {
+    if (idempotency) return this.terminateWithKey(ref, reason, idempotency);
     const run = await this.openRun(ref);
     const { workflowId, runId } = run;
     await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).terminate(reason), { workflowId, runId, closedIfGone: true });
     return { ...run, status: 'terminated', closedAt: new Date(this.clock.now()) };
   }
 
-  async reset(ref: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
+  async reset(ref: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
     const run = await this.describeRun(ref);
-    return resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason);
+    // Temporal answers a reset retried with the same request id with the run that reset made.
+    return resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason, idempotency?.key);
   }
 
-  async deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef> {
+  async deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
+    if (idempotency) return this.deliverFeedbackWithKey(workflowId, payload, idempotency);
     const { runId } = await this.openRun({ workflowId });
     // Signalled to that exact run: a reply must not land in a newer run the caller never saw.
     await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).signal(FEEDBACK_SIGNAL, payload), {
@@ -173,6 +182,61 @@ export class TemporalEngine implements WorkflowEngine {
       await this.ownedConnection?.close();
     })();
     return this.closing;
+  }
+
+  /** A keyed terminate: its key goes into the terminate's details, where a retry from any API replica finds it. */
+  private async terminateWithKey(ref: RunRef, reason: string, idempotency: RequestIdempotency): Promise<RunDescription> {
+    const run = await this.describeRun(ref);
+    const { workflowId, runId } = run;
+    const done = async (closed: RunDescription) => closed.status === 'terminated' && (await terminateDone(this.calls, closed, idempotency, this.clock.now()));
+    if (run.status !== 'running') {
+      if (await done(run)) return run;
+      throw runClosed(workflowId, runId, run.status);
+    }
+    try {
+      await this.calls.call(
+        () =>
+          this.calls.service.terminateWorkflowExecution({
+            namespace: this.calls.namespace,
+            workflowExecution: { workflowId, runId },
+            reason,
+            details: { payloads: [keyPayload(idempotency)] },
+            identity: this.calls.identity ?? '',
+          }),
+        { workflowId, runId, closedIfGone: true },
+      );
+    } catch (error) {
+      // Closed in between: perhaps by the same request through another API replica.
+      const closed = error instanceof WorkflowClosedError ? await this.describeRun({ workflowId, runId }) : undefined;
+      if (closed && (await done(closed))) return closed;
+      throw error;
+    }
+    return { ...run, status: 'terminated', closedAt: new Date(this.clock.now()) };
+  }
+
+  /**
+   * A keyed feedback: the key travels in the signal's header (recorded in history, where a retry finds it even after
+   * the reply completed the run) and as its request id (Temporal drops a signal retried with the same one).
+   */
+  private async deliverFeedbackWithKey(workflowId: string, payload: unknown, idempotency: RequestIdempotency): Promise<PinnedRunRef> {
+    const run = await this.describeRun({ workflowId });
+    const ref = { workflowId, runId: run.runId };
+    if (await feedbackDone(this.calls, ref, idempotency, this.clock.now())) return ref;
+    if (run.status !== 'running') throw runClosed(workflowId, run.runId, run.status);
+    await this.calls.call(
+      () =>
+        this.calls.service.signalWorkflowExecution({
+          namespace: this.calls.namespace,
+          workflowExecution: ref,
+          signalName: FEEDBACK_SIGNAL,
+          input: { payloads: [defaultPayloadConverter.toPayload(payload)] },
+          header: { fields: { [FEEDBACK_KEY_HEADER]: keyPayload(idempotency) } },
+          requestId: idempotency.key,
+          identity: this.calls.identity ?? '',
+        }),
+      { workflowId, runId: run.runId, closedIfGone: true },
+    );
+    return ref;
   }
 
   private async describeRun(ref: RunRef, signal?: AbortSignal): Promise<RunDescription> {

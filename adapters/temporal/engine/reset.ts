@@ -55,7 +55,14 @@ export function findResetPoint(events: readonly HistoryEvent[], stepName: string
  * Resets the run; Temporal terminates the open run of the id, if any, and replays signals received after the
  * point (its default reapply type), as the memory engine does. Returns the new run.
  */
-export async function resetToStep(calls: TemporalCalls, run: PinnedRunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
+export async function resetToStep(
+  calls: TemporalCalls,
+  run: PinnedRunRef,
+  stepName: string,
+  reason: string,
+  /** Set for an Idempotency-Key: a reset retried with it gets the run the first one made. @default a fresh one */
+  requestId: string = randomUUID(),
+): Promise<PinnedRunRef> {
   const { workflowId, runId } = run;
   const point = await settledResetPoint(calls, run, stepName);
   if (point.kind === 'not_found') {
@@ -71,7 +78,7 @@ export async function resetToStep(calls: TemporalCalls, run: PinnedRunRef, stepN
         workflowExecution: { workflowId, runId },
         workflowTaskFinishEventId: point.workflowTaskFinishEventId ?? null,
         reason: resetReasonWithStep(reason, stepName),
-        requestId: randomUUID(),
+        requestId,
         identity: calls.identity,
       }),
     { workflowId, runId },

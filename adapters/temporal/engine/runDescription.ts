@@ -1,6 +1,7 @@
 import { EngineError } from '../../../core/domain/errors.js';
 import type { RelatedRun, RunDescription } from '../../../core/domain/run.js';
 import { isInternalWorkflowType } from '../protocol.js';
+import { idempotencyOf } from './idempotencyMemo.js';
 import type { WorkflowExecutionInfo } from './proto.js';
 import { runStatusOf } from './status.js';
 import { toDate } from './values.js';
@@ -18,6 +19,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
   const closedAt = status === 'running' ? null : (toDate(info.closeTime) ?? null);
   const parent = relatedRun(info.parentExecution);
   const root = relatedRun(info.rootExecution);
+  const idempotency = idempotencyOf(info.memo?.fields);
   return {
     workflowId,
     runId,
@@ -30,6 +32,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
     ...(parent ? { parent } : {}),
     // A run that is its own root has no root worth naming (the memory engine sets root only on children).
     ...(root && (root.workflowId !== workflowId || root.runId !== runId) ? { root } : {}),
+    ...(idempotency ? { idempotency } : {}),
   };
 }
 

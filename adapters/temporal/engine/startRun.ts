@@ -1,12 +1,20 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { ValidationError } from '../../../core/domain/errors.js';
 import { assertWorkflowId } from '../../../core/domain/ids.js';
-import type { RunDescription, StartCommand } from '../../../core/domain/run.js';
+import type { PinnedRunRef, RunDescription, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Logger } from '../../../ports/logger.js';
 import { CALLBACK_MEMO_KEY, catalogWorkflowId } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
+import { idempotencyMemo } from './idempotencyMemo.js';
+
+/**
+ * The client's (internal) way to set a start's request id: Temporal answers a start retried with the same request id
+ * with the run it started instead of starting another or failing. Temporal's own Nexus helpers set it the same way;
+ * the Idempotency-Key tests prove it against a real server on every upgrade.
+ */
+const START_OPTIONS = Symbol.for('__temporal_internal_client_workflow_start_options');
 
 /** Keyword search attribute the dev server registers (scripts/infra), so operators can filter runs by catalog. */
 export const CATALOG_SEARCH_ATTRIBUTE = 'FlowgateCatalog';
@@ -28,6 +36,8 @@ export class RunStarter {
     private readonly logger: Logger,
     /** The definition's run time limit as its catalog publishes it: Temporal enforces it from the start request. */
     private readonly runTimeoutMs: (catalog: string, workflowName: string) => Promise<number | undefined>,
+    /** Reads a run back: a keyed start may have returned an earlier run, whose memo says which request made it. */
+    private readonly describe: (run: PinnedRunRef) => Promise<RunDescription>,
   ) {}
 
   async start(command: StartCommand): Promise<RunDescription> {
@@ -38,6 +48,7 @@ export class RunStarter {
     }
     const runTimeoutMs = await this.runTimeoutMs(command.catalog, command.workflowName);
     const runId = await this.startWorkflow(command, runTimeoutMs, this.catalogAttribute);
+    if (command.idempotency) return this.describe({ workflowId, runId });
     return {
       workflowId,
       runId,
@@ -65,7 +76,15 @@ export class RunStarter {
             ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
             ...(tagged ? { typedSearchAttributes: [{ key: catalogKey, value: command.catalog }] } : {}),
             // The worker delivers the callback (sandbox/runCallback.ts); the memo keeps it with the run through resets.
-            ...(command.callback ? { memo: { [CALLBACK_MEMO_KEY]: { url: command.callback.url, retryForMs: command.callback.retryForMs } } } : {}),
+            ...(command.callback || command.idempotency
+              ? {
+                  memo: {
+                    ...(command.callback ? { [CALLBACK_MEMO_KEY]: { url: command.callback.url, retryForMs: command.callback.retryForMs } } : {}),
+                    ...(command.idempotency ? idempotencyMemo(command.idempotency) : {}),
+                  },
+                }
+              : {}),
+            ...(command.idempotency ? { [START_OPTIONS]: { requestId: command.idempotency.requestId } } : {}),
           }),
         { workflowId: command.workflowId },
       );

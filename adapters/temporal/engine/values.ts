@@ -32,6 +32,15 @@ export function decodePayload(payload: Payload | null | undefined): unknown {
   return defaultPayloadConverter.fromPayload(payload);
 }
 
+/** A payload decoded, or undefined when it is absent or does not decode (a record another client may have written). */
+export function decodeIfPossible(payload: Payload | null | undefined): unknown {
+  try {
+    return decodePayload(payload);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The first payload of a list: flowgate workflows, steps and signals take and return exactly one value. */
 export function decodeFirst(payloads: Payloads | null | undefined): unknown {
   return decodePayload(payloads?.payloads?.[0]);

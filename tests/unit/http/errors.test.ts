@@ -17,6 +17,7 @@ const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
   [errors.WorkflowAlreadyStartedError, 409],
   [errors.StepNotCompletedError, 409],
   [errors.WorkflowClosedError, 409],
+  [errors.IdempotencyKeyReusedError, 409],
   [errors.GoneError, 410],
   [errors.PayloadTooLargeError, 413],
   [errors.UnsupportedMediaTypeError, 415],

@@ -44,6 +44,9 @@ export const resultLegacy = (workflowId: string): WorkflowResultLegacy => ({
   errorDetails: null,
 });
 
+/** When the fake's keyed answers expire. */
+export const EXPIRES_AT = new Date('2025-01-02T00:00:00.000Z');
+
 export interface RecordedCall {
   method: keyof FlowgateApi;
   args: unknown[];
@@ -97,6 +100,16 @@ export class RecordingApi implements FlowgateApi {
   readiness: FlowgateApi['readiness'] = async () => this.record('readiness', []) ?? { status: 'ready', engine: 'memory' };
   bulkControl: FlowgateApi['bulkControl'] = async (action, request) =>
     this.record('bulkControl', [action, request]) ?? { action, dryRun: request.dryRun, matched: 0, alreadyClosed: 0, succeeded: 0, failures: [], truncated: false };
+  runSyncWithKey: FlowgateApi['runSyncWithKey'] = async (request, version, key) =>
+    this.record('runSyncWithKey', [request, version, key]) ?? { answer: await this.runSync(request, version), expiresAt: EXPIRES_AT };
+  startWithKey: FlowgateApi['startWithKey'] = async (request, key) =>
+    this.record('startWithKey', [request, key]) ?? { answer: await this.start(request), expiresAt: EXPIRES_AT };
+  sendFeedbackWithKey: FlowgateApi['sendFeedbackWithKey'] = async (workflowId, payload, key) =>
+    this.record('sendFeedbackWithKey', [workflowId, payload, key]) ?? { answer: await this.sendFeedback(workflowId, payload), expiresAt: EXPIRES_AT };
+  terminateWithKey: FlowgateApi['terminateWithKey'] = async (run, reason, key) =>
+    this.record('terminateWithKey', [run, reason, key]) ?? { answer: await this.terminate(run, reason), expiresAt: EXPIRES_AT };
+  resetWithKey: FlowgateApi['resetWithKey'] = async (run, stepName, reason, key) =>
+    this.record('resetWithKey', [run, stepName, reason, key]) ?? { answer: await this.reset(run, stepName, reason), expiresAt: EXPIRES_AT };
 }
 
 /** The whole history of a closed run: metadata, two events, done. */

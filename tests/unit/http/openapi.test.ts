@@ -262,6 +262,24 @@ test('names and catalogs: maxLength counts characters as the document does; unpa
   assert.not.ok(terminate.safeParse({ reason: 'x\udc00' }).success);
 });
 
+test('Idempotency-Key: documented with its rule on exactly the keyed operations, with 409 and Idempotency-Expires', () => {
+  const keyed = ['POST /workflow', 'POST /workflow/run', 'POST /workflow/feedback', 'POST /workflow/{id}/runs/{rid}/reset', 'POST /workflow/{id}/reset', 'POST /workflow/{id}/runs/{rid}/terminate'];
+  for (const { method, path, operation } of operations()) {
+    const name = `${method} ${path}`;
+    const parameter = (operation.parameters as Json[]).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    if (!keyed.includes(name)) {
+      assert.is(parameter, undefined, `${name} takes no Idempotency-Key`);
+      continue;
+    }
+    assert.ok(parameter, `${name} documents Idempotency-Key`);
+    assert.is(parameter!.required, false);
+    assert.equal(parameter!.schema, { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' });
+    assert.match(operation.responses['409'].description, /IdempotencyKeyReusedError/, `${name}: 409 IdempotencyKeyReusedError`);
+    assert.ok(operation.responses['200'].headers['Idempotency-Expires'], `${name}: 200 announces Idempotency-Expires`);
+  }
+  assert.match(resolve('#/components/headers/Idempotency-Expires')!.description, /HTTP-date/);
+});
+
 test('GET /openapi.json serves the same document, without a token even when one is configured', async () => {
   const app = appWith({ authToken: 'sekret' });
   const call = () => app.handle({ method: 'GET', url: '/openapi.json', headers: {}, body: null, signal: new AbortController().signal });

@@ -1,0 +1,98 @@
+import type { StartRequest } from '../api/requests.js';
+import { canonicalJson, type RunIdempotency } from '../domain/idempotency.js';
+import { IdempotencyKeyReusedError, WorkflowAlreadyStartedError, WorkflowNotFoundError } from '../domain/errors.js';
+import { assertWorkflowId } from '../domain/ids.js';
+import type { RunDescription } from '../domain/run.js';
+import type { WorkflowEngine } from '../../ports/engine.js';
+import type { CoreDeps } from './deps.js';
+import { startRun } from './start.js';
+
+export interface KeyedStart {
+  operation: 'start' | 'run';
+  request: StartRequest;
+  /** The client's Idempotency-Key. */
+  key: string;
+  /**
+   * When the stored answer of `keyed` expires, seeing the chain's `latest` run; undefined while it is still being
+   * produced (a run-and-wait whose run is open).
+   */
+  expiresAt(keyed: RunDescription, latest: RunDescription): Date | undefined;
+}
+
+/**
+ * Starts a run at most once per Idempotency-Key, with nothing kept in the API process: the key's record lives on
+ * the run (RunIdempotency), under a workflow id the key derives when the request names none. A retry finds the
+ * run there and gets it back; concurrent duplicates race to one engine start with the same request id,
+ * which the engine deduplicates. Once the stored answer expired, the key starts a new run like a fresh request.
+ */
+export async function startOnce(
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs'>,
+  keyed: KeyedStart,
+): Promise<RunDescription> {
+  const { request, key, operation } = keyed;
+  const workflowId = request.workflowId === undefined ? deps.digest.uuidOf(['idempotency-workflow-id', key]) : assertWorkflowId(request.workflowId);
+  const keyId = deps.digest.uuidOf(['idempotency-key', key]);
+  // What makes the run: `timeout` and the result version only shape this request's wait and answer.
+  const fingerprint = deps.digest.uuidOf([
+    'idempotency-fingerprint',
+    canonicalJson({
+      operation,
+      workflowName: request.workflowName,
+      catalog: request.catalog ?? deps.defaultCatalog,
+      workflowId: request.workflowId ?? null,
+      input: request.input,
+      callbackUrl: request.callbackUrl ?? null,
+    }),
+  ]);
+  const mustMatch = (run: RunDescription): RunDescription => {
+    if (run.idempotency?.key === keyId && run.idempotency.fingerprint !== fingerprint) {
+      throw new IdempotencyKeyReusedError(
+        `Idempotency-Key was already used for another request (a different body or endpoint) that started workflow ${run.workflowId}; use a new key for a new request`,
+        { workflowId: run.workflowId },
+      );
+    }
+    return run;
+  };
+
+  for (let attempt = 0; ; attempt += 1) {
+    const latest = await latestRun(deps.engine, workflowId);
+    const stored = latest && (await runCarryingKey(deps.engine, latest, keyId));
+    if (stored && !isExpired(keyed.expiresAt(stored, latest), deps.clock.now())) return mustMatch(stored);
+    // Duplicates that saw the same latest run send the same request id: the engine starts once and returns that run to each.
+    const requestId = deps.digest.uuidOf(['idempotency-start', keyId, workflowId, latest?.runId ?? '']);
+    const idempotency: RunIdempotency = { key: keyId, fingerprint, requestId };
+    try {
+      return mustMatch(await startRun(deps, { ...request, workflowId }, idempotency));
+    } catch (error) {
+      // Another request started the id between our look and our start: look again (it may be ours, with another request id).
+      if (attempt === 0 && error instanceof WorkflowAlreadyStartedError) continue;
+      throw error;
+    }
+  }
+}
+
+function isExpired(expiresAt: Date | undefined, now: number): boolean {
+  return expiresAt !== undefined && expiresAt.getTime() <= now;
+}
+
+async function latestRun(engine: WorkflowEngine, workflowId: string): Promise<RunDescription | undefined> {
+  try {
+    return await engine.describe({ workflowId });
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** The run of `latest`'s chain that carries the key: `latest` itself, or the first run of its continue-as-new chain. */
+async function runCarryingKey(engine: WorkflowEngine, latest: RunDescription, keyId: string): Promise<RunDescription | undefined> {
+  if (latest.idempotency?.key === keyId) return latest;
+  if (latest.idempotency !== undefined || latest.firstRunId === latest.runId) return undefined;
+  try {
+    const first = await engine.describe({ workflowId: latest.workflowId, runId: latest.firstRunId });
+    return first.idempotency?.key === keyId ? first : undefined;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}

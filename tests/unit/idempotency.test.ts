@@ -1,0 +1,101 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, parseConfig } from '../../composition/config.js';
+import { sha256Digest } from '../../adapters/system/index.js';
+import { canonicalJson } from '../../core/domain/idempotency.js';
+import { IdempotencyKeyReusedError } from '../../core/domain/errors.js';
+import { LocalAnswers } from '../../core/idempotency/localAnswers.js';
+import { FakeClock } from './memory/support.js';
+
+/** What the promise rejects with; fails the test when it resolves. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+test('canonicalJson: key order does not matter, at any depth; arrays keep their order; undefined fields vanish', () => {
+  assert.is(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 0 }], c: null } }), canonicalJson({ a: { c: null, d: [2, { x: 0, y: 1 }] }, b: 1 }));
+  assert.is(canonicalJson({ a: 1, b: undefined }), '{"a":1}');
+  assert.is.not(canonicalJson([1, 2]), canonicalJson([2, 1]));
+  assert.is.not(canonicalJson({ a: '1' }), canonicalJson({ a: 1 }));
+  assert.is(canonicalJson('x'), '"x"');
+});
+
+test('sha256Digest: the same parts, the same version 8 UUID; parts are not ambiguous when joined', () => {
+  const id = sha256Digest.uuidOf(['key', 'abc']);
+  assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.is(sha256Digest.uuidOf(['key', 'abc']), id);
+  assert.is.not(sha256Digest.uuidOf(['keya', 'bc']), id);
+  assert.is.not(sha256Digest.uuidOf(['key', 'abd']), id);
+});
+
+test('LocalAnswers: a duplicate in flight joins the first call; after it, the stored answer until it expires', async () => {
+  const clock = new FakeClock();
+  const answers = new LocalAnswers(clock, 1000);
+  let calls = 0;
+  let release!: (value: string) => void;
+  const produce = () => {
+    calls += 1;
+    return new Promise<string>((resolve) => (release = resolve));
+  };
+  const first = answers.answer('k', 'f', produce);
+  const duplicate = answers.answer('k', 'f', produce);
+  release('done');
+  const [a, b] = await Promise.all([first, duplicate]);
+  assert.is(calls, 1, 'produced once');
+  assert.equal(a, b);
+  assert.is(a.answer, 'done');
+  assert.is(a.expiresAt.getTime(), clock.now() + 1000);
+  await clock.advance(999);
+  assert.is((await answers.answer('k', 'f', async () => 'again')).answer, 'done', 'still stored');
+  await clock.advance(1);
+  assert.is((await answers.answer('k', 'f', async () => 'again')).answer, 'again', 'expired: produced anew');
+});
+
+test('LocalAnswers: another fingerprint is IdempotencyKeyReusedError, in flight or answered; nothing is produced', async () => {
+  const answers = new LocalAnswers(new FakeClock(), 1000);
+  let release!: () => void;
+  const first = answers.answer('k', 'f', () => new Promise<string>((resolve) => (release = () => resolve('x'))));
+  let produced = false;
+  assert.instance(await rejection(answers.answer('k', 'other', async () => (produced = true))), IdempotencyKeyReusedError);
+  release();
+  await first;
+  assert.instance(await rejection(answers.answer('k', 'other', async () => (produced = true))), IdempotencyKeyReusedError);
+  assert.is(produced, false);
+});
+
+test('LocalAnswers: a failure is not stored: joined duplicates share it, the next retry tries again', async () => {
+  const answers = new LocalAnswers(new FakeClock(), 1000);
+  let reject!: (error: Error) => void;
+  const first = answers.answer('k', 'f', () => new Promise<string>((_resolve, fail) => (reject = fail)));
+  const duplicate = answers.answer('k', 'f', async () => 'never');
+  reject(new Error('engine down'));
+  assert.match(String(await rejection(first)), /engine down/);
+  assert.match(String(await rejection(duplicate)), /engine down/);
+  assert.is(answers.size, 0);
+  assert.is((await answers.answer('k', 'f', async () => 'ok')).answer, 'ok');
+});
+
+test('LocalAnswers: bounded: past the cap the oldest answers go first; expired ones are dropped as new keys come', async () => {
+  const clock = new FakeClock();
+  const answers = new LocalAnswers(clock, 1000, 3);
+  for (const key of ['a', 'b', 'c', 'd']) await answers.answer(key, 'f', async () => key);
+  assert.is(answers.size, 3);
+  assert.is((await answers.answer('a', 'f', async () => 'a again')).answer, 'a again', 'the oldest was forgotten');
+  await clock.advance(1000);
+  await answers.answer('e', 'f', async () => 'e');
+  assert.is(answers.size, 1, 'only the new key is left');
+});
+
+test('IDEMPOTENCY_RETENTION_SECONDS: default one day; a positive integer', () => {
+  assert.is(parseConfig({}).idempotencyRetentionSeconds, 86_400);
+  assert.is(parseConfig({ IDEMPOTENCY_RETENTION_SECONDS: '60' }).idempotencyRetentionSeconds, 60);
+  assert.throws(() => parseConfig({ IDEMPOTENCY_RETENTION_SECONDS: '0' }), (error: unknown) =>
+    error instanceof ConfigError && error.problems.some((line) => line.startsWith('IDEMPOTENCY_RETENTION_SECONDS:')));
+});
+
+test.run();
