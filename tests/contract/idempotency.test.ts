@@ -133,6 +133,7 @@ test('the same key with another body, or on another endpoint, is 409 Idempotency
   for (const [path, body] of [
     ['/workflow', { workflowName: 'awaits_feedback', input: { timeoutMs: 60_000 } }],
     ['/workflow', { workflowName: 'echo', input: { message: 'another workflow' } }],
+    ['/workflow', { workflowName: 'awaits_feedback', input: {}, callbackUrl: 'http://127.0.0.1:9/another-receiver' }],
     ['/workflow/run', { workflowName: 'awaits_feedback', input: {}, timeout: 1 }],
   ] as const) {
     const reused = await http(api, 'POST', path, withKey(key, body));
