@@ -5,6 +5,7 @@ import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TraceStore } from '../../ports/traceStore.js';
 import { describeFailure, isObjectMissing, isTransientFailure } from './s3Failures.js';
+import { S3ClaimCheckStore } from './s3ClaimCheckStore.js';
 import { normalizePrefix, objectKeyOf, s3Uri, traceObjectKey } from './s3Locations.js';
 
 export interface S3TraceStoreOptions {
@@ -170,6 +171,14 @@ export class S3TraceStore implements TraceStore {
       return undefined;
     }
     return JSON.parse(text) as TraceRecord;
+  }
+
+  /**
+   * The claim-check store in this bucket (under `<prefix>/.claim-checks/`), on this store's client: one connection pool
+   * and one set of S3 settings for traces and offloaded payloads.
+   */
+  claimCheckStore(options: { maxObjectBytes: number; timeoutMs?: number }): S3ClaimCheckStore {
+    return new S3ClaimCheckStore({ client: this.client, bucket: this.bucket, prefix: this.prefix, ...options });
   }
 
   /** Releases the client's pooled sockets (at shutdown, and in tests so the process can exit). */

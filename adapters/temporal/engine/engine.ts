@@ -45,7 +45,7 @@ export class TemporalEngine implements WorkflowEngine {
   constructor(options: TemporalEngineOptions) {
     const checked = checkOptions(options);
     this.clock = checked.clock;
-    this.calls = new TemporalCalls(checked.client, checked.namespace, checked.rpcTimeoutMs);
+    this.calls = new TemporalCalls(checked.client, checked.namespace, checked.rpcTimeoutMs, checked.claimChecks);
     this.tokens = new PageTokens(checked.pageTokenSecret);
     this.lister = new RunLister(this.calls, this.tokens);
     this.catalogs = new CatalogReader({
@@ -55,8 +55,13 @@ export class TemporalEngine implements WorkflowEngine {
       cacheMs: checked.catalogCacheMs,
       workerLivenessMs: checked.workerLivenessMs,
     });
-    this.starter = new RunStarter(this.calls, checked.clock, checked.logger, (catalog, workflowName) =>
-      this.catalogs.runTimeoutMs(catalog, workflowName),
+    this.starter = new RunStarter(
+      this.calls,
+      checked.clock,
+      checked.logger,
+      (catalog, workflowName) => this.catalogs.runTimeoutMs(catalog, workflowName),
+      // With claim checks any input the HTTP body cap lets through fits; without, Temporal's payload limit applies.
+      checked.claimChecks ? undefined : checked.maxPayloadBytes,
     );
   }
 
@@ -71,7 +76,14 @@ export class TemporalEngine implements WorkflowEngine {
       ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
     });
     try {
-      const engine = new TemporalEngine({ ...engineOptions, client: new Client({ connection, namespace: options.namespace }) });
+      const { claimChecks } = engineOptions;
+      const client = new Client({
+        connection,
+        namespace: options.namespace,
+        // Codecs run on every payload the client sends or receives (inputs, results, memos, signals).
+        ...(claimChecks ? { dataConverter: { payloadCodecs: [claimChecks] } } : {}),
+      });
+      const engine = new TemporalEngine({ ...engineOptions, client });
       engine.ownedConnection = connection;
       return engine;
     } catch (error) {

@@ -44,7 +44,7 @@ export async function fetchHistoryPage(
     callOptions,
   );
   const token = response.nextPageToken;
-  return { events: response.history?.events ?? [], nextPageToken: token && token.length > 0 ? token : undefined };
+  return { events: await calls.resolvePayloads(response.history?.events ?? []), nextPageToken: token && token.length > 0 ? token : undefined };
 }
 
 /** Every event of a run as it is now, page by page. */
