@@ -169,9 +169,19 @@ withS3('an input over Temporal\'s payload limit passes too, and reads back from 
   assert.ok(input.body.input.message === message);
 });
 
-withS3('S3 unreachable: a large input is 503 TraceStoreUnavailableError with Retry-After on Temporal, nothing started; small runs are untouched', async ({ api, gateway }) => {
+withS3('S3 unreachable: a large input or result is 503 TraceStoreUnavailableError with Retry-After on Temporal, nothing started; small runs are untouched', async ({ api, gateway }) => {
+  const earlier = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'e'.repeat(BIG_INPUT_CHARS) }, timeout: 120 } });
+  assert.is(earlier.body.status, 'completed');
   await gateway.pause();
   try {
+    const result = await http(api, 'GET', `${wf(earlier.body.workflowId, earlier.body.runId)}/result`);
+    if (engine() === 'temporal') {
+      // The result is in S3 and S3 cannot answer: a retryable 503, not a 500 or a hang.
+      expectError(result, 503, 'TraceStoreUnavailableError', { maybeWorkflowId: earlier.body.workflowId });
+      assert.ok(Number(result.headers['retry-after']) > 0);
+    } else {
+      expectStatus(result, 200, 'result');
+    }
     const workflowId = uniqueId('claim-check-down');
     const large = await http(api, 'POST', '/workflow', { json: { workflowName: 'echo', workflowId, input: { message: 'd'.repeat(BIG_INPUT_CHARS) } } });
     if (engine() === 'temporal') {
