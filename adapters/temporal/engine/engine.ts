@@ -199,7 +199,7 @@ export class TemporalEngine implements WorkflowEngine {
     const run = runDescriptionOf(info);
     if (info.firstRunId) return run;
     // Servers that do not report firstRunId still record it in the run's first event.
-    const started = (await firstHistoryEvent(this.calls, run))?.workflowExecutionStartedEventAttributes;
+    const started = (await firstHistoryEvent(this.calls, run, { skipPayloads: true }))?.workflowExecutionStartedEventAttributes;
     return { ...run, firstRunId: started?.firstExecutionRunId || run.runId };
   }
 
