@@ -167,6 +167,12 @@ withS3('an input over Temporal\'s payload limit passes too, and reads back from 
   const input = await http(api, 'GET', `${wf(workflowId, run.body.runId)}/input`);
   expectStatus(input, 200, 'input');
   assert.ok(input.body.input.message === message);
+  // History pages read Temporal's events directly: the values in them are resolved from S3 too.
+  const history = await http(api, 'GET', `${wf(workflowId, run.body.runId)}/history?pageSize=200`);
+  expectStatus(history, 200, 'history');
+  const eventOf = (type: string) => history.body.events.find((event: { type: string }) => event.type === type);
+  assert.ok(eventOf('step_completed')?.attributes.output.message === message, 'the step result in history');
+  assert.ok(eventOf('workflow_completed')?.attributes.output.message === message, 'the run result in history');
 });
 
 withS3('S3 unreachable: a large input or result is 503 TraceStoreUnavailableError with Retry-After on Temporal, nothing started; small runs are untouched', async ({ api, gateway }) => {
@@ -195,6 +201,24 @@ withS3('S3 unreachable: a large input or result is 503 TraceStoreUnavailableErro
     const small = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'small' } } });
     expectStatus(small, 200, 'a small run');
     assert.is(small.body.status, 'completed');
+  } finally {
+    await gateway.start();
+  }
+});
+
+withS3('S3 unreachable on the worker: a step whose large result cannot be stored fails the run by name after its retries (Temporal); the embedded engine completes', async ({ api, gateway }) => {
+  await gateway.pause();
+  try {
+    const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'big_result', input: { bytes: BIG_INPUT_CHARS }, timeout: 120 } });
+    expectStatus(run, 200, 'run-and-wait');
+    if (engine() === 'temporal') {
+      assert.is(run.body.status, 'failed');
+      assert.is(run.body.error.name, 'TraceStoreUnavailableError');
+      assert.match(run.body.error.message, /storing claim-check object s3:\/\/flowgate-claim-checks\/runs\/\.claim-checks\/[0-9a-f]{64} failed/);
+    } else {
+      assert.is(run.body.status, 'completed');
+      assert.is(run.body.output.blob.length, BIG_INPUT_CHARS);
+    }
   } finally {
     await gateway.start();
   }
