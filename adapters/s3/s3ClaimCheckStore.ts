@@ -3,6 +3,7 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import type { Readable } from 'node:stream';
 import { TraceStoreUnavailableError } from '../../core/domain/errors.js';
 import type { ClaimCheckStore } from '../../ports/claimCheckStore.js';
+import { readBodyCapped } from './s3Body.js';
 import { describeFailure, isObjectMissing } from './s3Failures.js';
 import { claimCheckObjectKey, claimCheckPrefix } from './s3Locations.js';
 
@@ -76,7 +77,7 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
     if (!SHA256_HEX.test(reference)) throw new ClaimCheckCorruptError(`not a claim-check reference: ${JSON.stringify(reference.slice(0, 80))}`);
     const objectKey = claimCheckObjectKey(this.keyPrefix, reference);
     const location = `s3://${this.bucket}/${objectKey}`;
-    // One deadline for the whole read, body included: a store that stalls mid-body must not hang the caller.
+    // One deadline for the whole read, body included.
     const deadline = AbortSignal.timeout(this.timeoutMs);
     let bytes: Buffer;
     try {
@@ -85,7 +86,9 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
         (answer.Body as Readable | undefined)?.destroy();
         throw new ClaimCheckCorruptError(`${location} is ${answer.ContentLength} bytes, more than the ${this.maxObjectBytes} a payload may have`);
       }
-      bytes = await readCapped(answer.Body as Readable | undefined, this.maxObjectBytes, deadline, location);
+      const body = await readBodyCapped(answer.Body as Readable | undefined, this.maxObjectBytes, deadline);
+      if (!body) throw new ClaimCheckCorruptError(`${location} is more than the ${this.maxObjectBytes} bytes a payload may have`);
+      bytes = body;
     } catch (error) {
       if (error instanceof ClaimCheckCorruptError) throw error;
       if (isObjectMissing(error)) {
@@ -102,27 +105,4 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
 
 function unreachable(message: string, cause: unknown): Error {
   return new TraceStoreUnavailableError(message, { cause, retryAfterSeconds: 5 });
-}
-
-async function readCapped(body: Readable | undefined, maxBytes: number, deadline: AbortSignal, location: string): Promise<Buffer> {
-  if (!body) return Buffer.alloc(0);
-  const abort = () => body.destroy(deadline.reason instanceof Error ? deadline.reason : new Error('read deadline passed'));
-  if (deadline.aborted) abort();
-  deadline.addEventListener('abort', abort, { once: true });
-  try {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-      size += buffer.length;
-      if (size > maxBytes) {
-        body.destroy();
-        throw new ClaimCheckCorruptError(`${location} is more than the ${maxBytes} bytes a payload may have`);
-      }
-      chunks.push(buffer);
-    }
-    return Buffer.concat(chunks);
-  } finally {
-    deadline.removeEventListener('abort', abort);
-  }
 }
