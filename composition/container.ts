@@ -25,6 +25,8 @@ export interface ContainerOverrides {
   engine?: WorkflowEngine;
   /** Aborted near the end of the shutdown grace period: run-and-wait calls stop waiting (CoreDeps.shutdownSignal). */
   shutdownSignal?: AbortSignal;
+  /** The S3 trace store made beforehand (the Temporal engine's claim checks share its client). */
+  remoteTraceStore?: S3TraceStore;
 }
 
 /** Resolves a port token with the type it was declared with. */
@@ -49,7 +51,11 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
     TRACE_STORES,
     once((c) => ({
       local: new FsTraceStore({ directory: config.traceDir }),
-      ...(config.remoteTraces ? { remote: new S3TraceStore({ ...config.remoteTraces, logger: resolveToken(c, LOGGER) }) } : {}),
+      ...(overrides.remoteTraceStore
+        ? { remote: overrides.remoteTraceStore }
+        : config.remoteTraces
+          ? { remote: new S3TraceStore({ ...config.remoteTraces, logger: resolveToken(c, LOGGER) }) }
+          : {}),
     })),
   );
   container.register(

@@ -6,6 +6,7 @@ import { ID_GENERATOR, WORKFLOW_ENGINE } from '../ports/index.js';
 import type { MemoryEngine } from '../adapters/memory/index.js';
 import type { WorkflowEngine } from '../ports/engine.js';
 import { JsonLogger } from '../adapters/log/index.js';
+import { S3TraceStore } from '../adapters/s3/index.js';
 import { systemClock } from '../adapters/system/index.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { buildContainer, resolveToken } from './container.js';
@@ -57,14 +58,21 @@ export function runWaitCutOffMs(graceMs: number): number {
 export async function startFlowgateServer(options: FlowgateServerOptions = {}): Promise<FlowgateServer> {
   const config = parseConfig(options.env ?? process.env);
   const logger = options.logger ?? new JsonLogger({ level: config.logLevel });
+  const onTemporal = config.temporal !== undefined && config.engine === 'temporal';
+  // Made here, before the container, because the Temporal engine's claim checks (large payloads) share its client.
+  const remoteTraceStore = onTemporal && config.remoteTraces ? new S3TraceStore({ ...config.remoteTraces, logger }) : undefined;
   // Imported only when used: the embedded engine never loads the Temporal SDK (start-up time, idle memory).
-  const temporalEngine = config.temporal && config.engine === 'temporal'
+  const temporalEngine = config.temporal && onTemporal
     ? await (await import('../adapters/temporal/index.js')).TemporalEngine.connect({
         address: config.temporal.address,
         namespace: config.temporal.namespace,
         ...(config.temporal.apiKey ? { apiKey: config.temporal.apiKey } : {}),
         ...(config.temporal.tls !== undefined ? { tls: config.temporal.tls } : {}),
         maxMessageBytes: config.maxResultBytes,
+        // The embedded engine has no per-payload limit; on Temporal, large payloads go to S3 or are refused by name.
+        ...(remoteTraceStore
+          ? { claimChecks: (await import('./claimChecks.js')).claimCheckCodec(remoteTraceStore, config) }
+          : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),
         ...(config.pageTokenSecret ? { pageTokenSecret: config.pageTokenSecret } : {}),
         logger,
         clock: systemClock,
@@ -77,6 +85,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     logger,
     shutdownSignal: runWaitsEnd.signal,
     ...(temporalEngine ? { engine: temporalEngine } : {}),
+    ...(remoteTraceStore ? { remoteTraceStore } : {}),
   });
   const api = resolveToken(container, FLOWGATE_API);
   const engine: WorkflowEngine = resolveToken(container, WORKFLOW_ENGINE);

@@ -29,6 +29,7 @@ import { loadWorkerHooks, type HookRuntime } from '../adapters/hooks/index.js';
 import type { Logger } from '../ports/logger.js';
 import type { TraceStores } from '../ports/traceStore.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
+import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
 import { systemClock } from '../adapters/system/index.js';
 
 /** How long a stopping worker waits for trace uploads its closed runs left running (as long as step attempts get). */
@@ -55,6 +56,16 @@ export interface CreateWorkerOptions {
   webhookSigningSecret?: string;
   /** MAX_RESULT_BYTES. */
   maxResultBytes: number;
+  /**
+   * Large payloads through S3 (docs/large-payloads.md): registered in the worker's and its client's data converter.
+   * The API server must have the same store, or it cannot read what the worker offloaded.
+   */
+  claimChecks?: ClaimCheckCodec;
+  /**
+   * TEMPORAL_MAX_PAYLOAD_BYTES, used only without claimChecks: a larger step or workflow result fails with
+   * ResultTooLargeError instead of being refused by Temporal. Absent: no such check (a server configured for more).
+   */
+  maxPayloadBytes?: number;
   logger?: Logger;
   /** @default `<pid>@<host>/<catalog>/<random>` */
   identity?: string;
@@ -85,18 +96,24 @@ export async function createWorker(options: CreateWorkerOptions): Promise<Flowga
 
 async function assembleWorker(options: CreateWorkerOptions, logger: Logger, observer: HookRuntime | undefined): Promise<FlowgateWorker> {
   const withHooks = observer !== undefined;
+  const maxPayloadBytes = options.claimChecks ? undefined : options.maxPayloadBytes;
   const bundle =
     options.bundle ??
     (await bundleCatalog({
       ...workflowSource(options),
       ...(options.projectDir ? { projectDir: options.projectDir } : {}),
       maxResultBytes: options.maxResultBytes,
+      ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
       workflowDetailsHeader: withHooks,
       logger,
     }));
   if (withHooks && !bundle.workflowDetailsHeader) {
     throw new TypeError('createWorker: a worker with hooks needs a bundle built with workflowDetailsHeader: true');
   }
+  if (bundle.maxPayloadBytes !== maxPayloadBytes) {
+    throw new TypeError(`createWorker: the bundle was built with maxPayloadBytes ${String(bundle.maxPayloadBytes)}, this worker needs ${String(maxPayloadBytes)}`);
+  }
+  const dataConverter = options.claimChecks ? { dataConverter: { payloadCodecs: [options.claimChecks] } } : {};
   const sender = new FetchWebhookSender(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {});
   const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(sender) };
   const identity = options.identity ?? `${process.pid}@${hostname()}/${options.catalog}/${randomUUID().slice(0, 8)}`;
@@ -105,7 +122,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
   let clientConnection: Connection | undefined;
   try {
     clientConnection = await connectTemporal(options.temporal);
-    const client = new Client({ connection: clientConnection, namespace: options.namespace });
+    const client = new Client({ connection: clientConnection, namespace: options.namespace, ...dataConverter });
     const uploads = new TraceUploads({ clock: systemClock, logger });
     const traceStores: TraceStores = {
       local: new FsTraceStore({ directory: options.traceDir }),
@@ -121,7 +138,12 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       async (workflowId, runId) => describedRun(await client.workflow.getHandle(workflowId, runId).describe(), options.namespace),
       logger,
     );
-    const activities = catalogActivities({ ...stepRegistration, traces, ...(observer ? { hooks: { observer, details } } : {}) });
+    const activities = catalogActivities({
+      ...stepRegistration,
+      traces,
+      ...(observer ? { hooks: { observer, details } } : {}),
+      ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
+    });
     // Every step the bundle's workflows can reach must have its activity, or runs would fail at the first call.
     assertEveryStepRegistered(stepRegistration, activities);
     // Run callbacks read the closed run's result as the API does, with the engine adapter on this worker's client.
@@ -134,6 +156,8 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       identity,
       workflowBundle: bundle.workflowBundle,
       activities,
+      // Codecs run in the worker's main thread, outside the workflow sandbox: workflow code sees the original values.
+      ...dataConverter,
       sinks: runSinks({ traces, logger, ...(observer ? { observer } : {}) }),
       ...(observer ? { interceptors: { activity: [details.interceptor] } } : {}),
       // Let in-flight step attempts finish on shutdown (they do not heartbeat, so they cannot see a cancel).

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { ConfigError, type EnvInput } from './config.js';
+import { payloadLimits, type PayloadLimits } from './payloadLimits.js';
 
 /** The example workflows a worker serves when WORKFLOWS_DIR is not set (the built ones when running from dist). */
 export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflows/', import.meta.url));
@@ -29,6 +30,8 @@ export const workerEnvSchema = z.object({
   ...remoteTraceEnv,
   WEBHOOK_SIGNING_SECRET: optionalText,
   MAX_RESULT_BYTES: z.coerce.number().int().positive().default(33_554_432),
+  CLAIM_CHECK_THRESHOLD_BYTES: z.coerce.number().int().positive().default(262_144),
+  TEMPORAL_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(2_000_000),
   LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
 });
 
@@ -43,6 +46,8 @@ export interface WorkerConfig {
   remoteTraces: RemoteTraceConfig | undefined;
   webhookSigningSecret: string | undefined;
   maxResultBytes: number;
+  /** Large payloads (docs/large-payloads.md): the claim-check threshold and Temporal's per-payload limit without it. */
+  payloads: PayloadLimits;
   logLevel: 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -62,6 +67,7 @@ export function parseWorkerConfig(env: EnvInput): WorkerConfig {
     remoteTraces: remoteTraceConfig(value),
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     maxResultBytes: value.MAX_RESULT_BYTES,
+    payloads: payloadLimits(value),
     logLevel: value.LOG_LEVEL,
   };
 }

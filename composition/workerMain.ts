@@ -4,6 +4,7 @@ import { JsonLogger } from '../adapters/log/index.js';
 import { temporalLoggerFor } from '../adapters/temporal/worker/index.js';
 import { ConfigError } from './config.js';
 import { createWorker } from './worker.js';
+import { claimCheckCodec } from './claimChecks.js';
 import { parseWorkerConfig } from './workerConfig.js';
 
 /**
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   const logger = new JsonLogger({ level: config.logLevel });
   // Our own signal handling: the SDK's default would stop the worker before the catalog hears about it.
   Runtime.install({ logger: temporalLoggerFor(logger, 'WARN'), shutdownSignals: [] });
+  const remoteTraceStore = config.remoteTraces ? new S3TraceStore({ ...config.remoteTraces, logger }) : undefined;
   const worker = await createWorker({
     temporal: {
       address: config.temporal.address,
@@ -36,8 +38,9 @@ async function main(): Promise<void> {
     workflowsDir: config.workflowsDir,
     projectDir: config.projectDir,
     traceDir: config.traceDir,
-    ...(config.remoteTraces ? { remoteTraceStore: new S3TraceStore({ ...config.remoteTraces, logger }) } : {}),
+    ...(remoteTraceStore ? { remoteTraceStore, claimChecks: claimCheckCodec(remoteTraceStore, config) } : {}),
     maxResultBytes: config.maxResultBytes,
+    maxPayloadBytes: config.payloads.temporalMaxPayloadBytes,
     logger,
     ...(config.webhookSigningSecret ? { webhookSigningSecret: config.webhookSigningSecret } : {}),
   });

@@ -1,6 +1,7 @@
 export * from './token.js';
 export * from './engine.js';
 export * from './traceStore.js';
+export * from './claimCheckStore.js';
 export * from './clock.js';
 export * from './ids.js';
 export * from './digest.js';

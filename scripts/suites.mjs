@@ -11,6 +11,8 @@ export function suites() {
     { name: 'S3 trace store and remote traces (memory engine)', dir: 'tests/s3', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'Temporal worker, engine and API', dir: 'tests/temporal', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'remote traces (Temporal engine)', dir: 'tests/s3', pattern: 'traceLog\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    // Starts its own STOCK Temporal dev server (4 MiB gRPC, 2 MiB payloads): claim checks must carry 20 MiB through it.
+    { name: 'large payloads as claim checks (stock Temporal server)', dir: 'tests/s3', pattern: 'claimCheck\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' } },
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     // Contract fuzzing: schemathesis against GET /openapi.json (installed into ~/.cache/flowgate on first use; without
     // Python or PyPI the suite fails, it never skips).

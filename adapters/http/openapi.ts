@@ -79,7 +79,7 @@ const RESPONSES = {
   },
   unauthorized: { description: 'UnauthorizedError: missing or invalid bearer token.', schema: ErrorBodySchema },
   gone: { description: 'GoneError: deprecated endpoints are switched off (DEPRECATED_ENDPOINTS=off); use the run-pinned form.', schema: ErrorBodySchema },
-  payloadTooLarge: { description: 'PayloadTooLargeError: the body exceeds MAX_BODY_BYTES.', schema: ErrorBodySchema },
+  payloadTooLarge: { description: "PayloadTooLargeError: the body exceeds MAX_BODY_BYTES (on Temporal without S3, also a start's input over TEMPORAL_MAX_PAYLOAD_BYTES).", schema: ErrorBodySchema },
   unsupportedMediaType: { description: 'UnsupportedMediaTypeError: the body is not `application/json`.', schema: ErrorBodySchema },
   internal: { description: 'InternalError or EngineError: an internal failure (details are logged with the request id, never returned).', schema: ErrorBodySchema },
   unavailable: {

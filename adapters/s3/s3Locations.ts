@@ -32,3 +32,17 @@ export function objectKeyOf(location: string, bucket: string): string | undefine
   const objectKey = location.slice(expectedStart.length);
   return objectKey.length > 0 ? objectKey : undefined;
 }
+
+/**
+ * `<prefix>/.claim-checks/`: every claim-check object lives under it, so one lifecycle rule covers them all. A workflow
+ * name cannot start with a dot, so no trace folder is ever named like it and such a rule never touches a trace.
+ */
+export function claimCheckPrefix(prefix: string): string {
+  const normalized = normalizePrefix(prefix);
+  return `${normalized ? `${normalized}/` : ''}.claim-checks/`;
+}
+
+/** A claim-check object's key: the folder, then the SHA-256 of its content. */
+export function claimCheckObjectKey(keyPrefix: string, sha256Hex: string): string {
+  return `${keyPrefix}${sha256Hex}`;
+}

@@ -5,6 +5,8 @@ import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TraceStore } from '../../ports/traceStore.js';
 import { describeFailure, isObjectMissing, isTransientFailure } from './s3Failures.js';
+import { S3ClaimCheckStore } from './s3ClaimCheckStore.js';
+import { readBodyCapped } from './s3Body.js';
 import { normalizePrefix, objectKeyOf, s3Uri, traceObjectKey } from './s3Locations.js';
 
 export interface S3TraceStoreOptions {
@@ -160,7 +162,7 @@ export class S3TraceStore implements TraceStore {
         this.refuseLargeTrace(location, answer.ContentLength);
         return undefined;
       }
-      text = await this.readCapped(answer.Body as Readable | undefined, deadline);
+      text = (await readBodyCapped(answer.Body as Readable | undefined, this.maxReadBytes, deadline))?.toString('utf8');
     } catch (error) {
       if (isObjectMissing(error)) return undefined;
       throw storeUnreachable(error);
@@ -172,33 +174,17 @@ export class S3TraceStore implements TraceStore {
     return JSON.parse(text) as TraceRecord;
   }
 
+  /**
+   * The claim-check store in this bucket (under `<prefix>/.claim-checks/`), on this store's client: one connection pool
+   * and one set of S3 settings for traces and offloaded payloads.
+   */
+  claimCheckStore(options: { maxObjectBytes: number; timeoutMs?: number }): S3ClaimCheckStore {
+    return new S3ClaimCheckStore({ client: this.client, bucket: this.bucket, prefix: this.prefix, ...options });
+  }
+
   /** Releases the client's pooled sockets (at shutdown, and in tests so the process can exit). */
   close(): void {
     this.client.destroy();
-  }
-
-  /** The body as text, or `undefined` once it passes maxReadBytes (a server may omit or misstate ContentLength). */
-  private async readCapped(body: Readable | undefined, deadline: AbortSignal): Promise<string | undefined> {
-    if (!body) return '';
-    const abort = () => body.destroy(deadline.reason instanceof Error ? deadline.reason : new Error('read deadline passed'));
-    if (deadline.aborted) abort();
-    deadline.addEventListener('abort', abort, { once: true });
-    try {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of body) {
-        const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-        size += buffer.length;
-        if (size > this.maxReadBytes) {
-          body.destroy();
-          return undefined;
-        }
-        chunks.push(buffer);
-      }
-      return Buffer.concat(chunks).toString('utf8');
-    } finally {
-      deadline.removeEventListener('abort', abort);
-    }
   }
 
   private refuseLargeTrace(location: string, size?: number): void {

@@ -63,8 +63,19 @@ export const WEBHOOK_STEP_NAME = 'webhook';
 /** Sink the workflow sandbox calls when a run starts (worker hooks) and closes (its trace, worker hooks). */
 export const RUN_SINK = 'flowgateRun';
 
-/** Failure `type` for a workflow whose result is larger than MAX_RESULT_BYTES. */
+/**
+ * Failure `type` for a workflow or step result larger than MAX_RESULT_BYTES, or, without a claim-check store, than
+ * TEMPORAL_MAX_PAYLOAD_BYTES.
+ */
 export const RESULT_TOO_LARGE_ERROR = 'ResultTooLargeError';
+
+/** Why a result over TEMPORAL_MAX_PAYLOAD_BYTES fails, and what lets it pass. */
+export function payloadLimitMessage(what: string, bytes: number, maxPayloadBytes: number): string {
+  return (
+    `The result of ${what} is ${bytes} bytes of JSON, more than the ${maxPayloadBytes} bytes Temporal takes per payload ` +
+    '(TEMPORAL_MAX_PAYLOAD_BYTES); configure remote traces (TRACE_S3_BUCKET) on the API and the workers to pass larger results as claim checks'
+  );
+}
 
 /**
  * Activity header that carries the scheduling run's workflowDetails to the activity, so worker hooks see the same

@@ -73,7 +73,16 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const traceDir = await mkdtemp(join(tmpdir(), 'flowgate-traces-'));
   const logs: LogLine[] = [];
   const logger = new CapturingLogger(logs);
-  const baseEnv = { HOST: '127.0.0.1', PORT: '0', TRACE_DIR: traceDir, DEFAULT_CATALOG: 'main', SHUTDOWN_GRACE_MS: '2000' };
+  const baseEnv = {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    TRACE_DIR: traceDir,
+    DEFAULT_CATALOG: 'main',
+    SHUTDOWN_GRACE_MS: '2000',
+    // The suites' shared Temporal server is built for large payloads (blobs up to 64 MiB, scripts/infra/README.md);
+    // tests/s3/claimCheck.test.ts sets Temporal's stock limit on a stock server.
+    TEMPORAL_MAX_PAYLOAD_BYTES: String(64 * 1024 * 1024),
+  };
   let workers: WorkerControl | undefined;
   let server: FlowgateServer | undefined;
   try {

@@ -5,28 +5,31 @@ import { systemClock } from '../../adapters/system/index.js';
 import type { Logger } from '../../ports/logger.js';
 import { FIXTURE_CATALOGS, type TestCatalog } from './fixtureCatalogs.js';
 import { S3TraceStore } from '../../adapters/s3/index.js';
-import { remoteTraceConfig, remoteTraceEnv } from '../../composition/remoteTraceConfig.js';
-import { z } from 'zod';
+import { parseWorkerConfig } from '../../composition/workerConfig.js';
+import { claimCheckCodec } from '../../composition/claimChecks.js';
 
 const MAX_RESULT_BYTES = 33_554_432;
 /** The API caches catalog descriptions this long (TemporalEngine catalogCacheMs default). */
 const CATALOG_CACHE_MS = 1000;
 
-// Bundling takes seconds; every suite file in this process reuses the same bundles of the fixture catalogs.
-const bundles = new Map<TestCatalog, Promise<CatalogBundle>>();
+// Bundling takes seconds; every suite file in this process reuses the same bundles of the fixture catalogs (one per
+// payload limit: the limit is baked into the bundle).
+const bundles = new Map<TestCatalog, Map<number | undefined, Promise<CatalogBundle>>>();
 
-function bundleFor(spec: TestCatalog, logger: Logger): Promise<CatalogBundle> {
+function bundleFor(spec: TestCatalog, logger: Logger, maxPayloadBytes: number | undefined): Promise<CatalogBundle> {
   const fixture = FIXTURE_CATALOGS.includes(spec);
-  let bundle = fixture ? bundles.get(spec) : undefined;
+  const cached = fixture ? (bundles.get(spec) ?? bundles.set(spec, new Map()).get(spec)!) : undefined;
+  let bundle = cached?.get(maxPayloadBytes);
   if (!bundle) {
     bundle = bundleCatalog({
       workflowModules: spec.modules,
       ...(spec.projectDir ? { projectDir: spec.projectDir } : {}),
       maxResultBytes: MAX_RESULT_BYTES,
+      ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
       workflowDetailsHeader: (spec.hookFiles?.length ?? 0) > 0,
       logger,
     });
-    if (fixture) bundles.set(spec, bundle);
+    cached?.set(maxPayloadBytes, bundle);
   }
   return bundle;
 }
@@ -37,9 +40,11 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const probe = await TemporalEngine.connect({ address, namespace, maxMessageBytes: MAX_RESULT_BYTES, logger: options.logger, clock: systemClock });
   const running = new Map<string, { worker: FlowgateWorker; done: Promise<void> }>();
-  // Workers write remote traces when the suite configured S3, exactly as the API server reads them.
-  const remote = remoteTraceConfig(z.object(remoteTraceEnv).parse(options.env));
-  const remoteTraceStore = remote ? new S3TraceStore({ ...remote, logger: options.logger }) : undefined;
+  // Workers write remote traces (and offload large payloads) when the suite configured S3, as `npm run worker` does.
+  const config = parseWorkerConfig({ ...options.env, TEMPORAL_ADDRESS: address, MAX_RESULT_BYTES: String(MAX_RESULT_BYTES) });
+  const remoteTraceStore = config.remoteTraces ? new S3TraceStore({ ...config.remoteTraces, logger: options.logger }) : undefined;
+  const claimChecks = remoteTraceStore ? claimCheckCodec(remoteTraceStore, config) : undefined;
+  const maxPayloadBytes = claimChecks ? undefined : config.payloads.temporalMaxPayloadBytes;
 
   const waitForAvailability = async (catalog: string, available: boolean): Promise<void> => {
     const deadline = Date.now() + 30_000;
@@ -57,7 +62,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
     if (running.has(catalog)) return;
     const spec = options.catalogs.find((candidate) => candidate.catalog === catalog);
     if (!spec) throw new Error(`no test catalog "${catalog}"`);
-    const bundle = await bundleFor(spec, options.logger);
+    const bundle = await bundleFor(spec, options.logger, maxPayloadBytes);
     const worker = await createWorker({
       temporal: { address, maxMessageBytes: MAX_RESULT_BYTES },
       namespace,
@@ -70,6 +75,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       ...(spec.hookFiles ? { hookFiles: spec.hookFiles } : {}),
       ...(spec.hookTimeoutMs ? { hookTimeoutMs: spec.hookTimeoutMs } : {}),
       ...(remoteTraceStore ? { remoteTraceStore } : {}),
+      ...(claimChecks ? { claimChecks } : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),
       ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
     });
     running.set(catalog, { worker, done: worker.run() });

@@ -62,3 +62,19 @@ test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says ot
 });
 
 test.run();
+
+test('large payloads: claim-check threshold and Temporal payload limit, the same on the API server and the worker', async () => {
+  const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
+  const defaults = { claimCheckThresholdBytes: 262_144, temporalMaxPayloadBytes: 2_000_000 };
+  assert.equal(parseConfig({}).payloads, defaults);
+  assert.equal(parseWorkerConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233' }).payloads, defaults);
+  const set = { CLAIM_CHECK_THRESHOLD_BYTES: '1024', TEMPORAL_MAX_PAYLOAD_BYTES: '4000000' };
+  assert.equal(parseConfig(set).payloads, { claimCheckThresholdBytes: 1024, temporalMaxPayloadBytes: 4_000_000 });
+  assert.equal(parseWorkerConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', ...set }).payloads, { claimCheckThresholdBytes: 1024, temporalMaxPayloadBytes: 4_000_000 });
+  for (const bad of [{ CLAIM_CHECK_THRESHOLD_BYTES: '0' }, { TEMPORAL_MAX_PAYLOAD_BYTES: 'lots' }]) {
+    const name = Object.keys(bad)[0]!;
+    assert.throws(() => parseConfig(bad), (error: unknown) => (error as ConfigError).problems.some((line) => line.startsWith(`${name}:`)));
+    assert.throws(() => parseWorkerConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', ...bad }), (error: unknown) =>
+      (error as ConfigError).problems.some((line) => line.startsWith(`${name}:`)));
+  }
+});

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { EngineUnavailableError } from '../../../core/domain/errors.js';
 import { translateError, type CallContext } from './errors.js';
 import type { WorkflowService } from './proto.js';
+import type { ClaimCheckCodec } from '../claimCheckCodec.js';
 
 export interface CallOptions {
   /** Cancels the call (the gRPC request is cancelled, not just abandoned); the call rejects with its reason. */
@@ -23,7 +24,17 @@ export class TemporalCalls {
     private readonly client: Client,
     readonly namespace: string,
     private readonly timeoutMs: number,
+    /** Large payloads kept in S3 (claimCheckCodec.ts); raw API answers are resolved through it. */
+    readonly claimChecks?: ClaimCheckCodec,
   ) {}
+
+  /**
+   * Puts the original payloads back into a message read straight from Temporal's API (history events, memos), where
+   * the client's data converter does not run. A store that cannot answer fails with TraceStoreUnavailableError.
+   */
+  async resolvePayloads<T>(message: T): Promise<T> {
+    return this.claimChecks ? this.claimChecks.resolveIn(message) : message;
+  }
 
   get service(): WorkflowService {
     return this.client.workflowService;

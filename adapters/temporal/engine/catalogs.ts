@@ -66,7 +66,7 @@ export class CatalogReader {
         calls.service.listWorkflowExecutions({ namespace: calls.namespace, query, pageSize: LIST_PAGE_SIZE, ...(nextPageToken ? { nextPageToken } : {}) }),
       );
       for (const execution of response.executions ?? []) {
-        const memo = catalogMemoOf(execution.memo?.fields);
+        const memo = catalogMemoOf((await calls.resolvePayloads(execution.memo))?.fields);
         if (memo?.workflows.some((workflow) => workflow.name === workflowName)) names.add(memo.catalog);
       }
       nextPageToken = response.nextPageToken?.length ? response.nextPageToken : undefined;
@@ -84,6 +84,8 @@ export class CatalogReader {
         workflowId,
       });
       info = response.workflowExecutionInfo;
+      // A large catalog (JSON Schemas) may have had its memo offloaded by the worker's claim-check codec.
+      if (info) await calls.resolvePayloads(info.memo);
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       info = undefined;

@@ -47,7 +47,7 @@ export class TemporalEngine implements WorkflowEngine {
   constructor(options: TemporalEngineOptions) {
     const checked = checkOptions(options);
     this.clock = checked.clock;
-    this.calls = new TemporalCalls(checked.client, checked.namespace, checked.rpcTimeoutMs);
+    this.calls = new TemporalCalls(checked.client, checked.namespace, checked.rpcTimeoutMs, checked.claimChecks);
     this.tokens = new PageTokens(checked.pageTokenSecret);
     this.lister = new RunLister(this.calls, this.tokens);
     this.catalogs = new CatalogReader({
@@ -63,6 +63,8 @@ export class TemporalEngine implements WorkflowEngine {
       checked.logger,
       (catalog, workflowName) => this.catalogs.runTimeoutMs(catalog, workflowName),
       (run) => this.describeRun(run),
+      // With claim checks any input the HTTP body cap lets through fits; without, Temporal's payload limit applies.
+      checked.claimChecks ? undefined : checked.maxPayloadBytes,
     );
   }
 
@@ -77,7 +79,14 @@ export class TemporalEngine implements WorkflowEngine {
       ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
     });
     try {
-      const engine = new TemporalEngine({ ...engineOptions, client: new Client({ connection, namespace: options.namespace }) });
+      const { claimChecks } = engineOptions;
+      const client = new Client({
+        connection,
+        namespace: options.namespace,
+        // Codecs run on every payload the client sends or receives (inputs, results, memos, signals).
+        ...(claimChecks ? { dataConverter: { payloadCodecs: [claimChecks] } } : {}),
+      });
+      const engine = new TemporalEngine({ ...engineOptions, client });
       engine.ownedConnection = connection;
       return engine;
     } catch (error) {
@@ -251,7 +260,7 @@ export class TemporalEngine implements WorkflowEngine {
     const run = runDescriptionOf(info);
     if (info.firstRunId) return run;
     // Servers that do not report firstRunId still record it in the run's first event.
-    const started = (await firstHistoryEvent(this.calls, run))?.workflowExecutionStartedEventAttributes;
+    const started = (await firstHistoryEvent(this.calls, run, { skipPayloads: true }))?.workflowExecutionStartedEventAttributes;
     return { ...run, firstRunId: started?.firstExecutionRunId || run.runId };
   }
 

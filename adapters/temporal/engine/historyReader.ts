@@ -20,14 +20,21 @@ export interface RawHistoryRequest {
 /** Raw events per request when a whole history is read (reset looks for its point in every event). */
 const FULL_READ_PAGE_SIZE = 1000;
 
-/** One page of a run's raw history. `fromClient`: the page token came from a client (a bad one is their error). */
+export interface HistoryReadOptions {
+  /** The page token came from a client (a bad one is their error). */
+  fromClient?: boolean;
+  /** Leave claim checks (large payloads in S3) unresolved: for readers that need event ids and types, not values. */
+  skipPayloads?: boolean;
+}
+
+/** One page of a run's raw history, large payloads resolved from the claim-check store unless `skipPayloads`. */
 export async function fetchHistoryPage(
   calls: TemporalCalls,
   run: PinnedRunRef,
   request: RawHistoryRequest,
-  options: CallOptions & { fromClient?: boolean } = {},
+  options: CallOptions & HistoryReadOptions = {},
 ): Promise<RawHistoryPage> {
-  const { fromClient, ...callOptions } = options;
+  const { fromClient, skipPayloads, ...callOptions } = options;
   const response = await calls.call(
     () =>
       calls.service.getWorkflowExecutionHistory({
@@ -44,22 +51,23 @@ export async function fetchHistoryPage(
     callOptions,
   );
   const token = response.nextPageToken;
-  return { events: response.history?.events ?? [], nextPageToken: token && token.length > 0 ? token : undefined };
+  const events = response.history?.events ?? [];
+  return { events: skipPayloads ? events : await calls.resolvePayloads(events), nextPageToken: token && token.length > 0 ? token : undefined };
 }
 
 /** Every event of a run as it is now, page by page. */
-export async function* allHistoryEvents(calls: TemporalCalls, run: PinnedRunRef): AsyncGenerator<HistoryEvent> {
+export async function* allHistoryEvents(calls: TemporalCalls, run: PinnedRunRef, options: HistoryReadOptions = {}): AsyncGenerator<HistoryEvent> {
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await fetchHistoryPage(calls, run, { maximumPageSize: FULL_READ_PAGE_SIZE, nextPageToken });
+    const page = await fetchHistoryPage(calls, run, { maximumPageSize: FULL_READ_PAGE_SIZE, nextPageToken }, options);
     yield* page.events;
     nextPageToken = page.nextPageToken;
   } while (nextPageToken);
 }
 
 /** The run's first event (WorkflowExecutionStarted). */
-export async function firstHistoryEvent(calls: TemporalCalls, run: PinnedRunRef): Promise<HistoryEvent | undefined> {
-  const page = await fetchHistoryPage(calls, run, { maximumPageSize: 1 });
+export async function firstHistoryEvent(calls: TemporalCalls, run: PinnedRunRef, options: HistoryReadOptions = {}): Promise<HistoryEvent | undefined> {
+  const page = await fetchHistoryPage(calls, run, { maximumPageSize: 1 }, options);
   return page.events[0];
 }
 

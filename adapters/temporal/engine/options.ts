@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Clock } from '../../../ports/clock.js';
 import type { Logger } from '../../../ports/logger.js';
+import type { ClaimCheckCodec } from '../claimCheckCodec.js';
 
 export interface TemporalEngineOptions {
   /** A client on a connection made by connectTemporal (adapters/temporal/connection.ts). */
@@ -23,10 +24,21 @@ export interface TemporalEngineOptions {
    * one is accepted by the others. @default a random key per engine (tokens last as long as the process)
    */
   pageTokenSecret?: string;
+  /**
+   * Large payloads through S3 (docs/large-payloads.md): the codec the client was built with (TemporalEngine.connect
+   * registers it), so payloads read straight from history are resolved too. Absent: no claim checks.
+   */
+  claimChecks?: ClaimCheckCodec;
+  /**
+   * Without claimChecks: the largest input Temporal takes (TEMPORAL_MAX_PAYLOAD_BYTES); a larger one is refused with
+   * PayloadTooLargeError (413) before anything starts. Ignored with claimChecks. Absent: no check.
+   */
+  maxPayloadBytes?: number;
 }
 
-export type CheckedTemporalEngineOptions = Required<Omit<TemporalEngineOptions, 'pageTokenSecret'>> &
-  Pick<TemporalEngineOptions, 'pageTokenSecret'>;
+type OptionalEngineOptions = 'pageTokenSecret' | 'claimChecks' | 'maxPayloadBytes';
+export type CheckedTemporalEngineOptions = Required<Omit<TemporalEngineOptions, OptionalEngineOptions>> &
+  Pick<TemporalEngineOptions, OptionalEngineOptions>;
 
 export const DEFAULT_CATALOG_CACHE_MS = 1000;
 export const DEFAULT_WORKER_LIVENESS_MS = 90_000;
@@ -44,6 +56,8 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
     workerLivenessMs = DEFAULT_WORKER_LIVENESS_MS,
     rpcTimeoutMs = DEFAULT_RPC_TIMEOUT_MS,
     pageTokenSecret,
+    claimChecks,
+    maxPayloadBytes,
   } = options;
   if (typeof client !== 'object' || client === null || typeof client.workflow?.start !== 'function' || !client.workflowService) {
     throw new TypeError('TemporalEngine: options.client must be a @temporalio/client Client');
@@ -57,7 +71,13 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
   if (pageTokenSecret !== undefined && (typeof pageTokenSecret !== 'string' || pageTokenSecret.length < 16)) {
     throw new TypeError('TemporalEngine: options.pageTokenSecret must be a string of at least 16 characters when given');
   }
-  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret };
+  if (claimChecks !== undefined && typeof claimChecks?.resolveIn !== 'function') {
+    throw new TypeError('TemporalEngine: options.claimChecks must be a ClaimCheckCodec when given');
+  }
+  if (maxPayloadBytes !== undefined && !(Number.isSafeInteger(maxPayloadBytes) && maxPayloadBytes > 0)) {
+    throw new RangeError(`TemporalEngine: options.maxPayloadBytes must be a positive integer when given, got ${String(maxPayloadBytes)}`);
+  }
+  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret, claimChecks, maxPayloadBytes };
 }
 
 function requireMethods(option: string, value: unknown, methods: string[]): void {

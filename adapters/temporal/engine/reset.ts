@@ -98,7 +98,8 @@ async function settledResetPoint(calls: TemporalCalls, run: PinnedRunRef, stepNa
   const deadline = Date.now() + COMPLETION_TASK_WAIT_MS;
   for (;;) {
     const events: HistoryEvent[] = [];
-    for await (const event of allHistoryEvents(calls, run)) events.push(event);
+    // Only ids and types matter here: large payloads stay in S3.
+    for await (const event of allHistoryEvents(calls, run, { skipPayloads: true })) events.push(event);
     const point = findResetPoint(events, stepName);
     if (point.kind !== 'completion_not_seen_yet' || Date.now() > deadline) return point;
     await new Promise((resolve) => setTimeout(resolve, COMPLETION_TASK_RECHECK_MS));

@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { ValidationError } from '../../../core/domain/errors.js';
+import { PayloadTooLargeError, ValidationError } from '../../../core/domain/errors.js';
 import { assertWorkflowId } from '../../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
@@ -38,6 +38,8 @@ export class RunStarter {
     private readonly runTimeoutMs: (catalog: string, workflowName: string) => Promise<number | undefined>,
     /** Reads a run back: a keyed start may have returned an earlier run, whose memo says which request made it. */
     private readonly describe: (run: PinnedRunRef) => Promise<RunDescription>,
+    /** Temporal's per-payload limit when no claim-check store takes larger inputs; undefined: no check. */
+    private readonly maxInputBytes?: number,
   ) {}
 
   async start(command: StartCommand): Promise<RunDescription> {
@@ -46,6 +48,7 @@ export class RunStarter {
       const message = `workflowId must not start with "${RESERVED_ID_PREFIX}" (reserved for catalogs)`;
       throw new ValidationError(message, { issues: [{ code: 'reserved_workflow_id', path: ['workflowId'], message }] });
     }
+    this.checkInputSize(command.input);
     const runTimeoutMs = await this.runTimeoutMs(command.catalog, command.workflowName);
     const runId = await this.startWorkflow(command, runTimeoutMs, this.catalogAttribute);
     if (command.idempotency) return this.describe({ workflowId, runId });
@@ -59,6 +62,18 @@ export class RunStarter {
       closedAt: null,
       firstRunId: runId,
     };
+  }
+
+  /** Refused here, fast and by name, instead of by Temporal's blob or gRPC limit half-way through a start. */
+  private checkInputSize(input: unknown): void {
+    if (this.maxInputBytes === undefined) return;
+    const bytes = Buffer.byteLength(JSON.stringify(input) ?? '');
+    if (bytes > this.maxInputBytes) {
+      throw new PayloadTooLargeError(
+        `The input is ${bytes} bytes of JSON, more than the ${this.maxInputBytes} bytes Temporal takes per payload ` +
+          '(TEMPORAL_MAX_PAYLOAD_BYTES); configure remote traces (TRACE_S3_BUCKET) to pass larger inputs as claim checks',
+      );
+    }
   }
 
   private async startWorkflow(command: StartCommand, runTimeoutMs: number | undefined, tagged: boolean): Promise<string> {

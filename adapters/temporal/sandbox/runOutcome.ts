@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { SerializedFailure } from '../../../core/domain/run.js';
-import { RESULT_TOO_LARGE_ERROR, type FailureDetail } from '../protocol.js';
+import { payloadLimitMessage, RESULT_TOO_LARGE_ERROR, type FailureDetail } from '../protocol.js';
 
 export type CheckedOutput = { ok: true; value: unknown } | { ok: false; failure: SerializedFailure };
 
@@ -13,8 +13,10 @@ export function describeIssues(issues: readonly { path: PropertyKey[]; message: 
 /**
  * The output a run completes with: validated by the definition's outputSchema, a JSON value (as the memory engine
  * delivers it), and no longer than MAX_RESULT_BYTES, so an oversized result fails in the run, not in the server.
+ * `maxPayloadBytes` (set when the worker has no claim-check store): Temporal's per-payload limit, which a result must
+ * not pass either, or its workflow task would be refused over and over instead of the run failing.
  */
-export function checkOutput(definition: WorkflowDefinition, output: unknown, maxResultBytes: number): CheckedOutput {
+export function checkOutput(definition: WorkflowDefinition, output: unknown, maxResultBytes: number, maxPayloadBytes?: number): CheckedOutput {
   const parsed = definition.outputSchema.safeParse(output);
   if (!parsed.success) {
     const message = `Invalid output of workflow ${definition.name}: ${describeIssues(parsed.error.issues)}`;
@@ -32,6 +34,9 @@ export function checkOutput(definition: WorkflowDefinition, output: unknown, max
   if (bytes > maxResultBytes) {
     const message = `The result of workflow ${definition.name} is ${bytes} bytes of JSON, more than MAX_RESULT_BYTES (${maxResultBytes})`;
     return { ok: false, failure: { name: RESULT_TOO_LARGE_ERROR, message } };
+  }
+  if (maxPayloadBytes !== undefined && bytes > maxPayloadBytes) {
+    return { ok: false, failure: { name: RESULT_TOO_LARGE_ERROR, message: payloadLimitMessage(`workflow ${definition.name}`, bytes, maxPayloadBytes) } };
   }
   return { ok: true, value: JSON.parse(json) };
 }

@@ -13,6 +13,8 @@ import { createWorkflowContext } from './workflowContext.js';
 export interface DispatcherOptions {
   /** MAX_RESULT_BYTES, baked into the generated entry module at bundle time. */
   maxResultBytes: number;
+  /** TEMPORAL_MAX_PAYLOAD_BYTES when the worker has no claim-check store (baked in likewise); absent: no such limit. */
+  maxPayloadBytes?: number;
 }
 
 /**
@@ -63,7 +65,7 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
     }
     return await fail(serializeFailure(error), input);
   }
-  const checked = checkOutput(definition, output, options.maxResultBytes);
+  const checked = checkOutput(definition, output, options.maxResultBytes, options.maxPayloadBytes);
   if (!checked.ok) return await fail(checked.failure, input);
   reportRunClosed({ status: 'completed', input, output: checked.value });
   await startCallbackDelivery();

@@ -5,7 +5,7 @@ import { runActivity } from '../../../core/definition/runActivity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { Aggregations } from '../../../core/definition/hooks.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
-import { activityTypeFor } from '../protocol.js';
+import { activityTypeFor, payloadLimitMessage, RESULT_TOO_LARGE_ERROR } from '../protocol.js';
 import { stepAttemptFailure } from './activityFailure.js';
 import type { TraceCollector } from './traceCollector.js';
 import type { WorkflowDetailsCarrier } from './workflowDetailsCarrier.js';
@@ -21,6 +21,11 @@ export interface ActivityRegistration {
   traces: TraceCollector;
   /** The worker's hooks, and where an attempt finds its run's workflowDetails. Absent for a worker without hooks. */
   hooks?: { observer: RunObserver; details: WorkflowDetailsCarrier };
+  /**
+   * TEMPORAL_MAX_PAYLOAD_BYTES when the worker has no claim-check store: a larger step result fails the step for good
+   * (ResultTooLargeError) instead of its completion being refused by Temporal and the attempt timing out again and again.
+   */
+  maxPayloadBytes?: number;
 }
 
 /**
@@ -49,7 +54,10 @@ export function assertEveryStepRegistered(registration: Omit<ActivityRegistratio
  * One attempt of a step, as a Temporal activity: core runActivity inside the worker's hooks (when it has any), traced
  * per run with the attempt's aggregations, failures as ApplicationFailure.
  */
-function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<ActivityRegistration, 'traces' | 'hooks'>): ActivityFunction {
+function stepAttempt(
+  definition: ActivityDefinition,
+  { traces, hooks, maxPayloadBytes }: Pick<ActivityRegistration, 'traces' | 'hooks' | 'maxPayloadBytes'>,
+): ActivityFunction {
   return async (input) => {
     const context = Context.current();
     const { info } = context;
@@ -77,6 +85,7 @@ function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<Act
             },
           )
         : await runActivity(definition, input);
+      if (maxPayloadBytes !== undefined) checkStepResultSize(definition.name, output, maxPayloadBytes);
       attemptEnded({ output }, aggregations);
       return output;
     } catch (error) {
@@ -84,4 +93,11 @@ function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<Act
       throw stepAttemptFailure(error);
     }
   };
+}
+
+function checkStepResultSize(stepName: string, output: unknown, maxPayloadBytes: number): void {
+  const bytes = Buffer.byteLength(JSON.stringify(output) ?? '');
+  if (bytes <= maxPayloadBytes) return;
+  // Non-retryable: the next attempt would return as much again.
+  throw Object.assign(new Error(payloadLimitMessage(`step ${stepName}`, bytes, maxPayloadBytes)), { name: RESULT_TOO_LARGE_ERROR, nonRetryable: true });
 }

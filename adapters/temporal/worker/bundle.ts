@@ -26,6 +26,11 @@ export interface BundleCatalogOptions {
   /** MAX_RESULT_BYTES: a larger JSON result fails the run with ResultTooLargeError. */
   maxResultBytes: number;
   /**
+   * TEMPORAL_MAX_PAYLOAD_BYTES, for a worker without a claim-check store: a larger JSON result fails the run with
+   * ResultTooLargeError (Temporal would refuse it). Leave unset when the worker offloads large payloads to S3.
+   */
+  maxPayloadBytes?: number;
+  /**
    * Every step attempt carries its run's workflowDetails in a header (sandbox/workflowDetailsHeader.ts); worker hooks
    * need it, a worker without hooks spares its history the bytes. @default false
    */
@@ -42,6 +47,8 @@ export interface CatalogBundle {
   activities: Map<string, ActivityDefinition>;
   /** Whether step attempts carry workflowDetails (the option of the same name). */
   workflowDetailsHeader: boolean;
+  /** The option of the same name: the payload limit baked into the bundle (undefined: none, claim checks carry results). */
+  maxPayloadBytes?: number | undefined;
 }
 
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
@@ -60,6 +67,9 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
   if (!(Number.isInteger(options.maxResultBytes) && options.maxResultBytes > 0)) {
     throw new RangeError('bundleCatalog: maxResultBytes must be a positive integer');
   }
+  if (options.maxPayloadBytes !== undefined && !(Number.isInteger(options.maxPayloadBytes) && options.maxPayloadBytes > 0)) {
+    throw new RangeError('bundleCatalog: maxPayloadBytes must be a positive integer when given');
+  }
   const modules = await modulesOf(options);
   const logger = options.logger ?? silentLogger;
   const { workflows: workflowExports, ownership } = await collectWorkerWorkflows({ workflowModules: modules, projectDir: options.projectDir, logger });
@@ -73,7 +83,7 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
   const stepModules: StepModule[] = [];
   try {
     const entryPath = join(scratch, 'workflows.mjs');
-    await writeFile(entryPath, entrySource({ sandboxRuntimePath: runtimeFile('../sandbox/index'), workflows: workflowExports, maxResultBytes: options.maxResultBytes }));
+    await writeFile(entryPath, entrySource({ sandboxRuntimePath: runtimeFile('../sandbox/index'), workflows: workflowExports, maxResultBytes: options.maxResultBytes, ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }) }));
     const loaderOptions: StepStubLoaderOptions = {
       skipPaths: [SANDBOX_DIR, scratch],
       stepActivityModulePath: runtimeFile('../sandbox/stepActivity'),
@@ -95,6 +105,7 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
       workflows: workflowExports.map(({ definition }) => definition),
       activities: stepTableOf(stepModules, logger),
       workflowDetailsHeader: options.workflowDetailsHeader ?? false,
+      maxPayloadBytes: options.maxPayloadBytes,
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });

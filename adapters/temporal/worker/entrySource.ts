@@ -6,6 +6,7 @@ export interface EntrySourceOptions {
   sandboxRuntimePath: string;
   workflows: readonly WorkflowExport[];
   maxResultBytes: number;
+  maxPayloadBytes?: number;
 }
 
 /**
@@ -30,7 +31,7 @@ export function entrySource(options: EntrySourceOptions): string {
     'const definitions = [',
     ...options.workflows.map((workflow) => `  ${moduleVar(workflow.modulePath)}[${JSON.stringify(workflow.exportName)}],`),
     '];',
-    `export default createWorkflowDispatcher(definitions, { maxResultBytes: ${JSON.stringify(options.maxResultBytes)} });`,
+    `export default createWorkflowDispatcher(definitions, ${JSON.stringify({ maxResultBytes: options.maxResultBytes, ...(options.maxPayloadBytes === undefined ? {} : { maxPayloadBytes: options.maxPayloadBytes }) })});`,
     `export { catalogWorkflow as ${CATALOG_WORKFLOW_EXPORT} };`,
     `export { catalogWorkflow as ${JSON.stringify(CATALOG_WORKFLOW_TYPE)} };`,
     '',

@@ -27,6 +27,8 @@ test('each bad option is named', () => {
   expectOptionError(null, /options must be an object/);
   expectOptionError({ ...valid(), client: {} }, /options\.client/);
   expectOptionError({ ...valid(), namespace: '' }, /options\.namespace/);
+  expectOptionError({ ...valid(), claimChecks: {} }, /options\.claimChecks must be a ClaimCheckCodec/);
+  expectOptionError({ ...valid(), maxPayloadBytes: 0 }, /options\.maxPayloadBytes must be a positive integer/);
   expectOptionError({ ...valid(), logger: { info() {} } }, /options\.logger .*missing warn\(\), error\(\)|missing warn, error/);
   expectOptionError({ ...valid(), clock: {} }, /options\.clock/);
   expectOptionError({ ...valid(), catalogCacheMs: -1 }, /options\.catalogCacheMs/);
