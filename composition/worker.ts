@@ -12,6 +12,7 @@ import {
   catalogActivities,
   CatalogPublisher,
   nativeConnectionOptions,
+  PROGRESS_HEARTBEAT_INTERVAL,
   TraceCollector,
   runSinks,
   webhookStepDefinition,
@@ -127,8 +128,9 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       activities,
       sinks: runSinks({ traces, logger, ...(observer ? { observer } : {}) }),
       ...(observer ? { interceptors: { activity: [details.interceptor] } } : {}),
-      // Let in-flight step attempts finish on shutdown (they do not heartbeat, so they cannot see a cancel).
+      // Let in-flight step attempts finish on shutdown (only steps that report progress heartbeat and could see a cancel).
       shutdownGraceTime: '10 seconds',
+      defaultHeartbeatThrottleInterval: PROGRESS_HEARTBEAT_INTERVAL,
     });
     const publisher = new CatalogPublisher(client, options.catalog, identity, workflowTypeInfos(bundle.workflows, logger));
     const connection = clientConnection;

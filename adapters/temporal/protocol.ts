@@ -70,3 +70,37 @@ export const RESULT_TOO_LARGE_ERROR = 'ResultTooLargeError';
  * details whichever worker process runs the attempt. Set only by workers that have hooks (bundleCatalog option).
  */
 export const WORKFLOW_DETAILS_HEADER = 'flowgate-workflow-details';
+
+/**
+ * Heartbeat details of a step attempt that reported progress (docs/progress.md): the step call's latest progress
+ * records (at most PROGRESS_BUFFER_SIZE, oldest first). The API reads them from the pending activity (describe);
+ * nothing of it reaches the run's history.
+ */
+export interface ProgressHeartbeat {
+  flowgateProgress: ProgressRecordShape[];
+}
+
+/** A progress record as it travels (core/definition/progress.ts ProgressRecord). */
+export interface ProgressRecordShape {
+  seq: number;
+  attempt: number;
+  time: string;
+  fields: Record<string, unknown>;
+}
+
+/** The progress records in heartbeat details, oldest first; none when the details are something else. */
+export function progressRecordsOf(details: unknown): ProgressRecordShape[] {
+  const records = (details as Partial<ProgressHeartbeat> | null | undefined)?.flowgateProgress;
+  if (!Array.isArray(records)) return [];
+  return records.filter(
+    (record): record is ProgressRecordShape =>
+      typeof record === 'object' &&
+      record !== null &&
+      Number.isInteger(record.seq) &&
+      record.seq > 0 &&
+      Number.isInteger(record.attempt) &&
+      typeof record.time === 'string' &&
+      typeof record.fields === 'object' &&
+      record.fields !== null,
+  );
+}

@@ -23,6 +23,11 @@ export interface TemporalEngineOptions {
    * one is accepted by the others. @default a random key per engine (tokens last as long as the process)
    */
   pageTokenSecret?: string;
+  /**
+   * While a history stream follows a run with a running step, how often it reads the step's progress (a describe;
+   * docs/progress.md). @default 1000
+   */
+  progressPollMs?: number;
 }
 
 export type CheckedTemporalEngineOptions = Required<Omit<TemporalEngineOptions, 'pageTokenSecret'>> &
@@ -31,6 +36,7 @@ export type CheckedTemporalEngineOptions = Required<Omit<TemporalEngineOptions, 
 export const DEFAULT_CATALOG_CACHE_MS = 1000;
 export const DEFAULT_WORKER_LIVENESS_MS = 90_000;
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+export const DEFAULT_PROGRESS_POLL_MS = 1000;
 
 /** Fails fast, naming the option that is wrong (style.md: adapters check their options in the constructor). */
 export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEngineOptions {
@@ -44,6 +50,7 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
     workerLivenessMs = DEFAULT_WORKER_LIVENESS_MS,
     rpcTimeoutMs = DEFAULT_RPC_TIMEOUT_MS,
     pageTokenSecret,
+    progressPollMs = DEFAULT_PROGRESS_POLL_MS,
   } = options;
   if (typeof client !== 'object' || client === null || typeof client.workflow?.start !== 'function' || !client.workflowService) {
     throw new TypeError('TemporalEngine: options.client must be a @temporalio/client Client');
@@ -54,10 +61,12 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
   requireDuration('catalogCacheMs', catalogCacheMs, 0);
   requireDuration('workerLivenessMs', workerLivenessMs, 1);
   requireDuration('rpcTimeoutMs', rpcTimeoutMs, 1);
+  // Never 0: a follower must not describe the run in a tight loop.
+  requireDuration('progressPollMs', progressPollMs, 50);
   if (pageTokenSecret !== undefined && (typeof pageTokenSecret !== 'string' || pageTokenSecret.length < 16)) {
     throw new TypeError('TemporalEngine: options.pageTokenSecret must be a string of at least 16 characters when given');
   }
-  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret };
+  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret, progressPollMs };
 }
 
 function requireMethods(option: string, value: unknown, methods: string[]): void {

@@ -7,6 +7,7 @@ import type { Aggregations } from '../../../core/definition/hooks.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
 import { activityTypeFor } from '../protocol.js';
 import { stepAttemptFailure } from './activityFailure.js';
+import { withHeartbeatProgress } from './heartbeatProgress.js';
 import type { TraceCollector } from './traceCollector.js';
 import type { WorkflowDetailsCarrier } from './workflowDetailsCarrier.js';
 
@@ -64,6 +65,7 @@ function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<Act
     let aggregations: Aggregations | undefined;
     try {
       const workflowDetails = hooks ? await hooks.details.detailsOf(context) : undefined;
+      const run = (): Promise<unknown> => withHeartbeatProgress(context, () => runActivity(definition, input));
       const output = hooks && workflowDetails
         ? await hooks.observer.activityAttempt(
             {
@@ -71,12 +73,12 @@ function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<Act
               activityInfo: { activityId: info.activityId, activityType: info.activityType, name: definition.name, attempt: info.attempt },
               outputActivityKind: definition.kind,
             },
-            () => runActivity(definition, input),
+            run,
             (measured) => {
               aggregations = measured;
             },
           )
-        : await runActivity(definition, input);
+        : await run();
       attemptEnded({ output }, aggregations);
       return output;
     } catch (error) {
