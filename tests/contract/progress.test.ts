@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as assert from 'uvu/assert';
@@ -33,16 +34,20 @@ const HISTORY_TYPES = ['workflow_started', 'step_scheduled', 'step_started', 'st
 interface Gates {
   url: string;
   release(index: number): void;
+  /** Answers the step waiting at gate `index` with a 503, which fails its attempt; the gate stays closed. */
+  fail(index: number): Promise<void>;
   close(): Promise<void>;
 }
 
 async function startGates(): Promise<Gates> {
   const waiting = new Map<string, ServerResponse[]>();
   const released = new Set<string>();
+  const arrivals = new EventEmitter();
   const server: Server = createServer((request, response) => {
     const path = request.url ?? '';
     if (released.has(path)) response.end('open');
     else waiting.set(path, [...(waiting.get(path) ?? []), response]);
+    arrivals.emit(path);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -53,6 +58,13 @@ async function startGates(): Promise<Gates> {
       const path = `${prefix}/${index}`;
       released.add(path);
       for (const response of waiting.get(path) ?? []) response.end('open');
+      waiting.delete(path);
+    },
+    async fail(index) {
+      const path = `${prefix}/${index}`;
+      // The step reaches the gate after its progress calls; the test may get there first.
+      if ((waiting.get(path) ?? []).length === 0) await once(arrivals, path);
+      for (const response of waiting.get(path) ?? []) response.writeHead(503).end('closed');
       waiting.delete(path);
     },
     async close() {
@@ -186,6 +198,33 @@ test('Last-Event-ID of the history event before the progress: the progress that 
       assert.equal(rest.at(-1), { event: 'done', data: { status: 'completed' } });
     } finally {
       again.close();
+    }
+  });
+});
+
+test('seq goes on across a retry: the second attempt\'s progress follows the first\'s, with its attempt number', async ({ api }) => {
+  await withGates(async (gates) => {
+    const input = { batches: [1, 1], gateUrl: gates.url, retried: true };
+    const { workflowId, runId } = await start(api, 'reports_progress', input, uniqueId('pg-retry'));
+    const stream = await openEventStream(api, `${wf(workflowId, runId)}/history`);
+    try {
+      const received = await readUntil(stream, progressSeq(1));
+      await gates.fail(0);
+      // The second attempt reports batch 0 again (seq 2), passes gate 0, reports batch 1 (seq 3).
+      received.push(...(await readUntil(stream, progressSeq(2))));
+      gates.release(0);
+      received.push(...(await readUntil(stream, progressSeq(3))));
+      gates.release(1);
+      received.push(...(await stream.rest(30_000)));
+      const progress = progressOf(received).map((event) => ({ seq: event.data.seq, attempt: event.data.attempt, fields: event.data.fields }));
+      assert.equal(progress, [
+        { seq: 1, attempt: 1, fields: { done: 1, batch: 0 } },
+        { seq: 2, attempt: 2, fields: { done: 1, batch: 0 } },
+        { seq: 3, attempt: 2, fields: { done: 2, batch: 1 } },
+      ]);
+      assert.equal(received.at(-1), { event: 'done', data: { status: 'completed' } });
+    } finally {
+      stream.close();
     }
   });
 });

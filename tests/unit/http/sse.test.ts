@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { EngineError, ValidationError } from '../../../core/domain/errors.js';
+import { formatStreamPosition } from '../../../core/domain/progress.js';
 import { acceptsEventStream, formatSseEvent, historyEventStream, parseLastEventId, SSE_KEEP_ALIVE } from '../../../adapters/http/sse.js';
 import { closedRunStream } from './fakeApi.js';
 
@@ -158,7 +159,9 @@ test('Last-Event-ID: a non-negative integer or a progress position, else a Valid
   assert.equal(parseLastEventId({ 'last-event-id': ' 42 ' }), { lastEventId: 42, progress: new Map() });
   assert.equal(parseLastEventId({ 'last-event-id': '0' }), { lastEventId: 0, progress: new Map() });
   assert.equal(parseLastEventId({ 'last-event-id': '9/2.3/7.1' }), { lastEventId: 9, progress: new Map([[2, 3], [7, 1]]) });
-  const badPositions = ['9/', '9/2', '9/2.0', '9/0.1', '9/10.1', '9/2.1/2.2', '9/2.1.1', `9${'/1.1'.repeat(65)}`];
+  const many = new Map(Array.from({ length: 100 }, (_v, i) => [i + 1, 1] as [number, number]));
+  assert.equal(parseLastEventId({ 'last-event-id': formatStreamPosition({ lastEventId: 100, progress: many }) }), { lastEventId: 100, progress: many });
+  const badPositions = ['9/', '9/2', '9/2.0', '9/0.1', '9/10.1', '9/2.1/2.2', '9/2.1.1'];
   for (const bad of ['-1', '1.5', 'abc', '1e3', '9'.repeat(20), ...badPositions]) {
     assert.throws(() => parseLastEventId({ 'last-event-id': bad }), (error: unknown) => error instanceof ValidationError);
   }
