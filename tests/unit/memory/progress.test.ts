@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { InvalidProgressError, MAX_PROGRESS_FIELDS_BYTES, progress, PROGRESS_BUFFER_SIZE, step, workflow } from '../../../core/definition/index.js';
 import type { RunStreamItem } from '../../../ports/engine.js';
+import { historyStream } from '../../../core/useCases/history.js';
+import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { flush, harness } from './support.js';
 
 /** progress(fields) on the embedded engine: kept beside the history, never in it, each at its place. */
@@ -38,6 +40,14 @@ const reporter = workflow({
     for (const count of counts) await reports(count);
     return 'done';
   },
+});
+
+const parallel = workflow({
+  name: 'parallel_reporters',
+  description: 'Two steps reporting at the same time',
+  inputSchema: z.unknown(),
+  outputSchema: z.unknown(),
+  fn: async () => Promise.all([reports(2), reports(1)]),
 });
 
 const retrier = workflow({
@@ -110,6 +120,36 @@ test('seq goes on across the attempts of one step call; attempt says which attem
     { seq: 1, attempt: 1, fields: { phase: 'first' } },
     { seq: 2, attempt: 2, fields: { phase: 'second' } },
   ]);
+  h.close();
+});
+
+test('stream ids: a progress id lists every running step with progress; a reconnect with it sends neither repeats nor gaps', async () => {
+  const h = harness([parallel]);
+  const ref = await h.run(parallel, {});
+  await flush(20);
+  const ids = async (request: { lastEventId?: number; progressReceived?: ReadonlyMap<number, number> } = {}): Promise<string[]> => {
+    const items: HistoryStreamItem[] = [];
+    for await (const item of await historyStream({ engine: h.engine }, ref, { signal: new AbortController().signal, ...request })) items.push(item);
+    return items.flatMap((item) => (item.event === 'progress' ? [`${item.id} (${item.data.stepEventId}.${item.data.seq})`] : item.event === 'history' ? [`${item.id}`] : []));
+  };
+  const all = await ids();
+  // Step 2 reports twice, step 4 once while step 2 still runs: its id lists both.
+  assert.equal(all, ['1', '2', '3', '3/2.1 (2.1)', '3/2.2 (2.2)', '4', '5', '5/2.2/4.1 (4.1)', '6', '7', '8']);
+  // Resuming after progress 2.1: 2.2 and 4.1 once, and every later history event.
+  assert.equal(await ids({ lastEventId: 3, progressReceived: new Map([[2, 1]]) }), ['3/2.2 (2.2)', '4', '5', '5/2.2/4.1 (4.1)', '6', '7', '8']);
+  assert.equal(await ids({ lastEventId: 5, progressReceived: new Map([[2, 2], [4, 1]]) }), ['6', '7', '8']);
+  h.close();
+});
+
+test('stream ids forget a step once it ended', async () => {
+  const h = harness([reporter]);
+  const ref = await h.run(reporter, { counts: [2, 1] });
+  await flush(20);
+  const ids: string[] = [];
+  for await (const item of await historyStream({ engine: h.engine }, ref, { signal: new AbortController().signal })) {
+    if (item.event === 'progress') ids.push(item.id);
+  }
+  assert.equal(ids, ['3/2.1', '3/2.2', '6/5.1']);
   h.close();
 });
 
