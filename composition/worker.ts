@@ -11,6 +11,7 @@ import {
   bundleCatalog,
   catalogActivities,
   CatalogPublisher,
+  HeartbeatProgress,
   nativeConnectionOptions,
   PROGRESS_HEARTBEAT_INTERVAL,
   TraceCollector,
@@ -102,6 +103,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
 
   const nativeConnection = await NativeConnection.connect(nativeConnectionOptions(options.temporal));
   let clientConnection: Connection | undefined;
+  const progress = new HeartbeatProgress();
   try {
     clientConnection = await connectTemporal(options.temporal);
     const client = new Client({ connection: clientConnection, namespace: options.namespace });
@@ -116,7 +118,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       async (workflowId, runId) => describedRun(await client.workflow.getHandle(workflowId, runId).describe(), options.namespace),
       logger,
     );
-    const activities = catalogActivities({ ...stepRegistration, traces, ...(observer ? { hooks: { observer, details } } : {}) });
+    const activities = catalogActivities({ ...stepRegistration, traces, progress, ...(observer ? { hooks: { observer, details } } : {}) });
     // Every step the bundle's workflows can reach must have its activity, or runs would fail at the first call.
     assertEveryStepRegistered(stepRegistration, activities);
     const worker = await Worker.create({
@@ -136,11 +138,13 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     const connection = clientConnection;
     return new WorkerLifecycle(identity, worker, publisher, logger, async () => {
       await uploads.settle(UPLOADS_SETTLE_MS);
+      progress.close();
       await observer?.close();
       await connection.close();
       await nativeConnection.close();
     });
   } catch (error) {
+    progress.close();
     await clientConnection?.close().catch(() => {});
     await nativeConnection.close().catch(() => {});
     throw error;

@@ -7,7 +7,7 @@ import type { Aggregations } from '../../../core/definition/hooks.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
 import { activityTypeFor } from '../protocol.js';
 import { stepAttemptFailure } from './activityFailure.js';
-import { withHeartbeatProgress } from './heartbeatProgress.js';
+import type { HeartbeatProgress } from './heartbeatProgress.js';
 import type { TraceCollector } from './traceCollector.js';
 import type { WorkflowDetailsCarrier } from './workflowDetailsCarrier.js';
 
@@ -20,6 +20,8 @@ export interface ActivityRegistration {
   /** The internal `webhook` step (webhookActivity.ts). */
   webhookStep: ActivityDefinition;
   traces: TraceCollector;
+  /** Where the attempts' `progress(fields)` calls go: heartbeats. */
+  progress: HeartbeatProgress;
   /** The worker's hooks, and where an attempt finds its run's workflowDetails. Absent for a worker without hooks. */
   hooks?: { observer: RunObserver; details: WorkflowDetailsCarrier };
 }
@@ -38,7 +40,7 @@ export function catalogActivities(registration: ActivityRegistration): Record<st
 }
 
 /** Fails with every activity type a workflow can schedule that has no implementation, by name. */
-export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces' | 'hooks'>, activities: Record<string, unknown>): void {
+export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces' | 'hooks' | 'progress'>, activities: Record<string, unknown>): void {
   const steps = [...registration.steps.keys(), registration.webhookStep.name];
   const missing = registration.workflows.flatMap((workflow) =>
     steps.map((step) => activityTypeFor(workflow.name, step)).filter((type) => typeof activities[type] !== 'function'),
@@ -50,7 +52,7 @@ export function assertEveryStepRegistered(registration: Omit<ActivityRegistratio
  * One attempt of a step, as a Temporal activity: core runActivity inside the worker's hooks (when it has any), traced
  * per run with the attempt's aggregations, failures as ApplicationFailure.
  */
-function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<ActivityRegistration, 'traces' | 'hooks'>): ActivityFunction {
+function stepAttempt(definition: ActivityDefinition, { traces, hooks, progress }: Pick<ActivityRegistration, 'traces' | 'hooks' | 'progress'>): ActivityFunction {
   return async (input) => {
     const context = Context.current();
     const { info } = context;
@@ -65,7 +67,7 @@ function stepAttempt(definition: ActivityDefinition, { traces, hooks }: Pick<Act
     let aggregations: Aggregations | undefined;
     try {
       const workflowDetails = hooks ? await hooks.details.detailsOf(context) : undefined;
-      const run = (): Promise<unknown> => withHeartbeatProgress(context, () => runActivity(definition, input));
+      const run = (): Promise<unknown> => progress.run(context, () => runActivity(definition, input));
       const output = hooks && workflowDetails
         ? await hooks.observer.activityAttempt(
             {

@@ -10,29 +10,35 @@ import { progressRecordsOf, type ProgressHeartbeat } from '../protocol.js';
  */
 export const PROGRESS_HEARTBEAT_INTERVAL = '1 second';
 
-const attempts = new AsyncLocalStorage<HeartbeatProgress>();
-let sinkInstalled = false;
-
 /**
- * Runs one step attempt so that its `progress(fields)` calls become heartbeats of its activity. The records go on
- * from the previous attempt's last heartbeat, so `seq` keeps increasing across retries.
+ * A worker's `progress(fields)` sink: inside one of its step attempts, progress becomes a heartbeat of the attempt's
+ * activity (docs/progress.md). Installed while the worker runs; `close` removes it.
  */
-export function withHeartbeatProgress<T>(context: Context, attempt: () => Promise<T>): Promise<T> {
-  // One sink per process, for its lifetime: it serves whichever worker's step attempt is running.
-  if (!sinkInstalled) {
-    sinkInstalled = true;
-    addProgressSink({
-      publish: (fields) => {
-        const progress = attempts.getStore();
-        progress?.publish(fields);
-        return progress !== undefined;
-      },
-    });
+export class HeartbeatProgress {
+  private readonly attempts = new AsyncLocalStorage<AttemptProgress>();
+  private readonly removeSink = addProgressSink({
+    publish: (fields) => {
+      const attempt = this.attempts.getStore();
+      attempt?.publish(fields);
+      return attempt !== undefined;
+    },
+  });
+
+  /** Runs one step attempt with its progress going to `context`'s heartbeats. */
+  run<T>(context: Context, attempt: () => Promise<T>): Promise<T> {
+    return this.attempts.run(new AttemptProgress(context), attempt);
   }
-  return attempts.run(new HeartbeatProgress(context), attempt);
+
+  close(): void {
+    this.removeSink();
+  }
 }
 
-class HeartbeatProgress {
+/**
+ * One attempt's records. They go on from the previous attempt's last heartbeat (Temporal hands it to the next
+ * attempt), so `seq` keeps increasing across retries.
+ */
+class AttemptProgress {
   private records: ProgressRecord[];
   private seq: number;
 

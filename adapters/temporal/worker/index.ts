@@ -2,7 +2,7 @@
 export { bundleCatalog, type BundleCatalogOptions, type CatalogBundle } from './bundle.js';
 export { catalogActivities, assertEveryStepRegistered, type ActivityRegistration, type ActivityFunction } from './activities.js';
 export { webhookStepDefinition } from './webhookActivity.js';
-export { PROGRESS_HEARTBEAT_INTERVAL } from './heartbeatProgress.js';
+export { HeartbeatProgress, PROGRESS_HEARTBEAT_INTERVAL } from './heartbeatProgress.js';
 export { TraceCollector } from './traceCollector.js';
 export { runSinks } from './runSinks.js';
 export { WorkflowDetailsCarrier, type RunDescriptionLookup } from './workflowDetailsCarrier.js';
