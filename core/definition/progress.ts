@@ -3,9 +3,13 @@ export const MAX_PROGRESS_FIELDS_BYTES = 4096;
 /** How many of a step's latest progress events the engine keeps for followers (docs/progress.md). */
 export const PROGRESS_BUFFER_SIZE = 20;
 
-/** A `progress(fields)` call that cannot be published: fields that are not a JSON object, or too large. */
+/**
+ * A `progress(fields)` call that cannot be published: fields that are not a JSON object, or too large. A mistake in
+ * the step's code, so a step failing with it is not retried.
+ */
 export class InvalidProgressError extends TypeError {
   override name = 'InvalidProgressError';
+  readonly nonRetryable = true;
 }
 
 /** What a step attempt published, numbered per step call (the numbers go on across retries). */
@@ -57,7 +61,7 @@ function checkedFields(fields: unknown): Record<string, unknown> {
   } catch (error) {
     throw new InvalidProgressError(`progress: fields must be JSON (${(error as Error).message})`);
   }
-  const bytes = new TextEncoder().encode(text).length;
+  const bytes = utf8Length(text);
   if (bytes > MAX_PROGRESS_FIELDS_BYTES) {
     throw new InvalidProgressError(`progress: fields are ${bytes} bytes as JSON; at most ${MAX_PROGRESS_FIELDS_BYTES} are allowed`);
   }
@@ -68,4 +72,14 @@ function checkedFields(fields: unknown): Record<string, unknown> {
 export function appendBounded(buffer: readonly ProgressRecord[], record: ProgressRecord): ProgressRecord[] {
   const next = [...buffer, record];
   return next.length > PROGRESS_BUFFER_SIZE ? next.slice(next.length - PROGRESS_BUFFER_SIZE) : next;
+}
+
+/** Bytes of `text` as UTF-8 (no TextEncoder: this module is bundled into Temporal's workflow sandbox too). */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
 }

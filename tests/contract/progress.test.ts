@@ -229,6 +229,18 @@ test('seq goes on across a retry: the second attempt\'s progress follows the fir
   });
 });
 
+test('progress too large fails the step with InvalidProgressError at once, without retries; the history has its one attempt', async ({ api }) => {
+  const workflowId = uniqueId('pg-too-much');
+  const response = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'reports_too_much', workflowId, input: {} } });
+  assert.is(response.status, 200);
+  assert.is(response.body.status, 'failed');
+  assert.is(response.body.error.name, 'InvalidProgressError');
+  assert.match(response.body.error.message, /at most 4096 are allowed/);
+  const events = await historyEvents(api, workflowId, response.body.runId);
+  const failed = events.filter((event) => event.type === 'step_failed');
+  assert.equal(failed.map((event) => [event.stepName, event.attributes.attempt]), [['report_too_much', 1]], 'one attempt, no retry');
+});
+
 test('a Last-Event-ID that is no id of the stream is 400 ValidationError; the run goes on untouched', async ({ api }) => {
   await withGates(async (gates) => {
     const { workflowId, runId } = await start(api, 'reports_progress', { batches: [1], gateUrl: gates.url }, uniqueId('pg-bad-id'));

@@ -161,7 +161,13 @@ test('progress(fields): a JSON object up to MAX_PROGRESS_FIELDS_BYTES, else Inva
   for (const bad of [null, 'text', 3, [1, 2], cyclic, tooLarge, { big: 10n }]) {
     assert.throws(() => progress(bad as Record<string, unknown>), (error: unknown) => error instanceof InvalidProgressError && error.name === 'InvalidProgressError');
   }
-  assert.is(progress({ text: 'x'.repeat(MAX_PROGRESS_FIELDS_BYTES - 20) }), false, 'the limit itself is accepted');
+  assert.is(progress({ text: 'x'.repeat(MAX_PROGRESS_FIELDS_BYTES - 11) }), false, 'the limit itself is accepted');
+  // Bytes, not characters: 'é' is two bytes of UTF-8, '😀' four; `{"text":""}` is 11.
+  const half = (MAX_PROGRESS_FIELDS_BYTES - 12) / 2;
+  assert.is(progress({ text: `${'é'.repeat(half)}x` }), false, 'exactly the limit');
+  assert.throws(() => progress({ text: 'é'.repeat(half + 1) }), (error: unknown) => error instanceof InvalidProgressError);
+  assert.throws(() => progress({ text: '😀'.repeat(MAX_PROGRESS_FIELDS_BYTES / 4) }), (error: unknown) => error instanceof InvalidProgressError);
+  assert.is(new InvalidProgressError('x').nonRetryable, true, 'a mistake in the code: not retried');
 });
 
 test.run();
