@@ -13,7 +13,9 @@ import {
   callbackActivities,
   catalogActivities,
   CatalogPublisher,
+  HeartbeatProgress,
   nativeConnectionOptions,
+  PROGRESS_HEARTBEAT_INTERVAL,
   TraceCollector,
   runSinks,
   webhookStepDefinition,
@@ -120,6 +122,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
 
   const nativeConnection = await NativeConnection.connect(nativeConnectionOptions(options.temporal));
   let clientConnection: Connection | undefined;
+  const progress = new HeartbeatProgress();
   try {
     clientConnection = await connectTemporal(options.temporal);
     const client = new Client({ connection: clientConnection, namespace: options.namespace, ...dataConverter });
@@ -141,6 +144,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     const activities = catalogActivities({
       ...stepRegistration,
       traces,
+      progress,
       ...(observer ? { hooks: { observer, details } } : {}),
       ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
     });
@@ -160,18 +164,21 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       ...dataConverter,
       sinks: runSinks({ traces, logger, ...(observer ? { observer } : {}) }),
       ...(observer ? { interceptors: { activity: [details.interceptor] } } : {}),
-      // Let in-flight step attempts finish on shutdown (they do not heartbeat, so they cannot see a cancel).
+      // Let in-flight step attempts finish on shutdown (only steps that report progress heartbeat and could see a cancel).
       shutdownGraceTime: '10 seconds',
+      defaultHeartbeatThrottleInterval: PROGRESS_HEARTBEAT_INTERVAL,
     });
     const publisher = new CatalogPublisher(client, options.catalog, identity, workflowTypeInfos(bundle.workflows, logger));
     const connection = clientConnection;
     return new WorkerLifecycle(identity, worker, publisher, logger, async () => {
       await uploads.settle(UPLOADS_SETTLE_MS);
+      progress.close();
       await observer?.close();
       await connection.close();
       await nativeConnection.close();
     });
   } catch (error) {
+    progress.close();
     await clientConnection?.close().catch(() => {});
     await nativeConnection.close().catch(() => {});
     throw error;

@@ -1,5 +1,6 @@
 import type { CatalogDescription } from '../core/domain/catalog.js';
 import type { HistoryEvent, HistoryPage } from '../core/domain/history.js';
+import type { ProgressEvent } from '../core/domain/progress.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../core/domain/run.js';
 import type { RunStatus } from '../core/domain/status.js';
 import type { RequestIdempotency } from '../core/domain/idempotency.js';
@@ -25,6 +26,15 @@ export interface HistoryPageQuery {
   pageSize: number;
   pageToken?: string;
 }
+
+/**
+ * One item of a followed run: a history event, or a progress event of a running step. `runningSteps` (the
+ * stepEventIds of the steps that have not ended, as far as the items so far tell) lets the stream forget the
+ * progress positions of steps that ended.
+ */
+export type RunStreamItem =
+  | { kind: 'history'; event: HistoryEvent }
+  | { kind: 'progress'; progress: ProgressEvent; runningSteps: readonly number[] };
 
 export interface AwaitOptions {
   timeoutMs: number;
@@ -66,6 +76,12 @@ export interface WorkflowEngine {
    * when `signal` aborts. Must not busy-poll.
    */
   followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent>;
+  /**
+   * followHistory, with the progress of running steps in between (docs/progress.md): a step's progress only after
+   * its `step_scheduled` event and before its end. Progress may come again (the caller drops what it sent by
+   * `seq`); after a history event it is what came after that event as far as the engine can tell.
+   */
+  followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem>;
   listRuns(query: ListRunsQuery): Promise<RunList>;
 
   /** Requests cancellation (cleanup allowed); resolves with the run it was sent to. */

@@ -190,7 +190,11 @@ function responseObject(route: Route, status: number, doc: ResponseDoc, componen
   const content: JsonObject = {};
   if (doc.schema) content['application/json'] = { schema: components.reference(doc.schema) };
   if (doc.eventStream) {
-    content['text/event-stream'] = { schema: { type: 'string', description: doc.eventStream.description } };
+    const events = Object.entries(doc.eventStream.events ?? {}).map(([name, schema]) => [name, components.reference(schema)]);
+    content['text/event-stream'] = {
+      schema: { type: 'string', description: doc.eventStream.description },
+      ...(events.length > 0 ? { 'x-events': Object.fromEntries(events) } : {}),
+    };
   }
   return {
     description: doc.eventStream ? `${doc.description} ${doc.eventStream.description}` : doc.description,

@@ -16,7 +16,11 @@ export interface ResponseDoc {
   /** A titled schema (see schemas/common.ts); absent for bodies that are not JSON. */
   schema?: z.ZodType;
   /** Documented alternative: the same endpoint as a server-sent event stream. */
-  eventStream?: { description: string };
+  eventStream?: {
+    description: string;
+    /** The `data` of each named event, documented as `x-events` of the event-stream media type. */
+    events?: Readonly<Record<string, z.ZodType>>;
+  };
   headers?: readonly DocumentedHeader[];
 }
 

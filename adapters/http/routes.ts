@@ -46,7 +46,16 @@ import {
   WorkflowParamsSchema,
   type RunBodyLimits,
 } from './schemas/requests.js';
-import { HistoryPageSchema, InputViewSchema, RunListSchema, RunStatusViewSchema } from './schemas/runs.js';
+import { ErrorBodySchema } from './schemas/common.js';
+import {
+  HistoryDoneSchema,
+  HistoryEventSchema,
+  HistoryPageSchema,
+  HistoryProgressSchema,
+  InputViewSchema,
+  RunListSchema,
+  RunStatusViewSchema,
+} from './schemas/runs.js';
 
 /**
  * THE route table: the router, the request validation and the OpenAPI document are all derived from it. Built per
@@ -327,17 +336,26 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
       path: `${base}/history`,
       operationId: `getHistory${suffix}`,
       summary: `History of ${which}: a JSON page, or server-sent events`,
-      description: 'With `Accept: text/event-stream`: one `workflow` event (metadata), one `history` event per engine event with `id:` = eventId, a `: keep-alive` comment every 15 s while quiet, and a final `done` event `{status}` once the run closes, after which the response ends. `Last-Event-ID` resumes after that event. A failure after the stream started ends it with an `error` event `{error, message}`.',
+      description: 'With `Accept: text/event-stream`: one `workflow` event (metadata), one `history` event per engine event with `id:` = eventId, a `: keep-alive` comment every 15 s while quiet, and a final `done` event `{status}` once the run closes, after which the response ends. `Last-Event-ID` resumes after that event. A failure after the stream started ends it with an `error` event `{error, message}`. Between history events, `progress` events carry what running steps reported with `progress(fields)` (docs/progress.md); they are not part of the history (the JSON page has none), and their `id:` is `<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts too, so a reconnect neither repeats nor skips progress.',
       tags: ['runs'],
       params,
       query: HistoryQuerySchema,
       requestHeaders: [
         { name: 'Accept', description: '`text/event-stream` selects the server-sent event form.' },
-        { name: 'Last-Event-ID', description: 'Event stream only: resume after this event id.' },
+        { name: 'Last-Event-ID', description: 'Event stream only: resume after this event id (a history event id, or a progress event id).' },
       ],
       responses: {
         200: success(HistoryPageSchema, 'One page of history events.', {
-          eventStream: { description: 'Server-sent events: `workflow`, `history` (one per event), `done`.' },
+          eventStream: {
+            description: 'Server-sent events: `workflow`, `history` (one per event), `progress` (of running steps), `done`.',
+            events: {
+              workflow: RunStatusViewSchema,
+              history: HistoryEventSchema,
+              progress: HistoryProgressSchema,
+              done: HistoryDoneSchema,
+              error: ErrorBodySchema,
+            },
+          },
         }),
         404: NOT_FOUND,
       },

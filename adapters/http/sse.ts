@@ -1,4 +1,5 @@
 import type { HistoryStreamItem } from '../../core/api/views.js';
+import { parseStreamPosition, type StreamPosition } from '../../core/domain/progress.js';
 import { firstHeader, type RequestHeaders } from './types.js';
 import { validationProblem } from './validation.js';
 
@@ -14,7 +15,7 @@ export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** One event. JSON.stringify never emits a raw newline, so `data` is always a single line. */
-export function formatSseEvent(event: string, data: unknown, id?: number): string {
+export function formatSseEvent(event: string, data: unknown, id?: number | string): string {
   const idLine = id === undefined ? '' : `id: ${id}\n`;
   return `event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`;
 }
@@ -34,14 +35,22 @@ export function acceptsEventStream(headers: RequestHeaders): boolean {
   return false;
 }
 
-/** `Last-Event-ID` as sent by EventSource after a reconnect: the id of the last event received. */
-export function parseLastEventId(headers: RequestHeaders): number | undefined {
+/**
+ * `Last-Event-ID` as sent by EventSource after a reconnect: the id of the last event received, a history event id
+ * or a progress event's position (core/domain/progress.ts).
+ */
+export function parseLastEventId(headers: RequestHeaders): StreamPosition | undefined {
   const value = firstHeader(headers, 'last-event-id')?.trim();
   if (value === undefined || value === '') return undefined;
-  if (!/^\d{1,15}$/.test(value)) {
-    throw validationProblem('Last-Event-ID must be a non-negative integer event id.', 'invalid_last_event_id', ['Last-Event-ID']);
+  const position = parseStreamPosition(value);
+  if (!position) {
+    throw validationProblem(
+      'Last-Event-ID must be an event id of this stream: a non-negative integer history event id, or a progress event id.',
+      'invalid_last_event_id',
+      ['Last-Event-ID'],
+    );
   }
-  return Number(value);
+  return position;
 }
 
 export interface EventStreamOptions {
@@ -104,7 +113,7 @@ export async function* historyEventStream(
         return;
       }
       const item = step.result.value;
-      yield item.event === 'history' ? formatSseEvent('history', item.data, item.id) : formatSseEvent(item.event, item.data);
+      yield item.event === 'history' || item.event === 'progress' ? formatSseEvent(item.event, item.data, item.id) : formatSseEvent(item.event, item.data);
       if (item.event === 'done') return;
     }
   } finally {

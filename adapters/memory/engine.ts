@@ -1,10 +1,11 @@
+import { addProgressSink } from '../../core/definition/progress.js';
 import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
 import { EngineUnavailableError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
 import type { HistoryEvent, HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
-import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, WorkflowEngine } from '../../ports/engine.js';
+import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
 import { jsonCopy } from './json.js';
@@ -31,6 +32,7 @@ export class MemoryEngine implements WorkflowEngine {
   private readonly tokens = new PageTokens();
   private readonly awaiterShutdowns = new Set<() => void>();
   private readonly removeStepRouter: () => void;
+  private readonly removeProgressSink: () => void;
   private closed = false;
 
   constructor(options: MemoryEngineOptions) {
@@ -46,6 +48,14 @@ export class MemoryEngine implements WorkflowEngine {
         const scope = scopes.getStore();
         if (!scope) return undefined;
         return executeStep(scope, this.catalogs.stepFor(scope.execution.record.description.catalog, activity), input);
+      },
+    });
+    const attempts = this.lifecycle.stepAttempts;
+    this.removeProgressSink = addProgressSink({
+      publish: (fields) => {
+        const attempt = attempts.getStore();
+        attempt?.publish(fields);
+        return attempt !== undefined;
       },
     });
   }
@@ -122,6 +132,10 @@ export class MemoryEngine implements WorkflowEngine {
     return this.store.find(run).history.follow(afterEventId, signal, () => this.closed);
   }
 
+  followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {
+    return this.store.find(run).history.followWithProgress(afterEventId, signal, () => this.closed);
+  }
+
   async listRuns(query: ListRunsQuery): Promise<RunList> {
     return listRuns(this.store.all(), this.tokens, query);
   }
@@ -174,6 +188,7 @@ export class MemoryEngine implements WorkflowEngine {
     if (this.closed) return;
     this.closed = true;
     this.removeStepRouter();
+    this.removeProgressSink();
     this.timers.closeAll();
     for (const giveUp of [...this.awaiterShutdowns]) giveUp();
     for (const record of this.store.open()) {

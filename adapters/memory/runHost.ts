@@ -18,6 +18,11 @@ export interface RunScope {
   readonly shielded: boolean;
 }
 
+/** The step attempt whose code is running: where its `progress(fields)` calls go. */
+export interface StepAttemptProgress {
+  publish(fields: Record<string, unknown>): void;
+}
+
 export interface ChildStart {
   workflowName: string;
   catalog: string;
@@ -33,6 +38,8 @@ export interface RunHost {
   readonly logger: Logger;
   readonly timers: TimerRegistry;
   readonly scopes: AsyncLocalStorage<RunScope>;
+  /** Set while step code runs (outside the run's scope), for progress. */
+  readonly stepAttempts: AsyncLocalStorage<StepAttemptProgress>;
   /** The internal step that sends a webhook call before a wait. */
   readonly webhookStep: ActivityDefinition;
   /** The hooks of the worker serving `catalog`. */

@@ -15,7 +15,7 @@ import { RunHistory } from './history.js';
 import { decodeJson, encodeJson } from './json.js';
 import type { CheckedOptions } from './options.js';
 import { RunExecution } from './runExecution.js';
-import type { ChildStart, RunHost, RunScope } from './runHost.js';
+import type { ChildStart, RunHost, RunScope, StepAttemptProgress } from './runHost.js';
 import { RunRecord } from './runRecord.js';
 import type { RunStore } from './runStore.js';
 import type { TimerRegistry } from './timers.js';
@@ -53,6 +53,7 @@ export interface ResetSeed {
 /** Creating, cancelling and closing runs: the engine side every running workflow talks to. */
 export class RunLifecycle implements RunHost {
   readonly scopes = new AsyncLocalStorage<RunScope>();
+  readonly stepAttempts = new AsyncLocalStorage<StepAttemptProgress>();
   readonly webhookStep: ActivityDefinition;
   readonly clock: CheckedOptions['clock'];
   readonly logger: CheckedOptions['logger'];

@@ -42,6 +42,9 @@ class StepRun {
   private attempt = 0;
   private attemptInFlight = false;
   private finished = false;
+  /** The step_scheduled event's id, which names this step call's progress. */
+  private stepEventId = 0;
+  private progressSeq = 0;
   private stopBackoff: (() => void) | undefined;
   private withdrawCancel: () => void = () => {};
   private deliver: (result: Promise<unknown>) => void = () => {};
@@ -70,6 +73,8 @@ class StepRun {
   start(): Promise<unknown> {
     const { activity, execution, trace } = this;
     execution.append('step_scheduled', { activityType: this.activityType, kind: activity.kind, input: trace.input }, activity.name);
+    this.stepEventId = execution.record.history.lastEventId;
+    execution.record.history.stepOpened(this.stepEventId);
     execution.trace.push(trace);
     this.call.record.trace = trace;
     return new Promise((resolve) => {
@@ -109,7 +114,11 @@ class StepRun {
       const stopTimeout = execution.setTimer(activity.timeoutMs, () =>
         reject(new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`)),
       );
-      execution.host.scopes.exit(() => this.observedAttempt(() => runActivity(activity, decodeJson(this.inputText)))).then(
+      const attempt = this.attempt;
+      const progress = { publish: (fields: Record<string, unknown>) => this.publishProgress(attempt, fields) };
+      execution.host.scopes
+        .exit(() => execution.host.stepAttempts.run(progress, () => this.observedAttempt(() => runActivity(activity, decodeJson(this.inputText)))))
+        .then(
         (output) => {
           stopTimeout();
           try {
@@ -123,6 +132,21 @@ class StepRun {
           reject(error);
         },
       );
+    });
+  }
+
+  /** Progress of the attempt still in flight; an attempt that timed out or a finished step reports nothing more. */
+  private publishProgress(attempt: number, fields: Record<string, unknown>): void {
+    const { execution } = this;
+    if (this.finished || !this.attemptInFlight || attempt !== this.attempt || execution.abandoned || execution.record.closing) return;
+    this.progressSeq += 1;
+    execution.record.history.publishProgress({
+      stepEventId: this.stepEventId,
+      stepName: this.activity.name,
+      attempt,
+      seq: this.progressSeq,
+      time: new Date(execution.now()).toISOString(),
+      fields,
     });
   }
 
@@ -172,6 +196,7 @@ class StepRun {
   private finish(outcome: CommandOutcome, delivered?: unknown): void {
     if (this.finished) return;
     this.finished = true;
+    this.execution.record.history.stepEnded(this.stepEventId);
     this.withdrawCancel();
     this.stopBackoff?.();
     this.trace.endedAt = this.execution.now();

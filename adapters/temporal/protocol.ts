@@ -104,3 +104,37 @@ export interface CallbackDelivery {
 
 /** The catalog registry's workflows and the callback deliveries: flowgate's own, never shown to users as runs. */
 export const isInternalWorkflowType = (name: string | null | undefined): boolean => name === CATALOG_WORKFLOW_TYPE || name === CALLBACK_WORKFLOW_TYPE;
+
+/**
+ * Heartbeat details of a step attempt that reported progress (docs/progress.md): the step call's latest progress
+ * records (at most PROGRESS_BUFFER_SIZE, oldest first). The API reads them from the pending activity (describe);
+ * nothing of it reaches the run's history.
+ */
+export interface ProgressHeartbeat {
+  flowgateProgress: ProgressRecordShape[];
+}
+
+/** A progress record as it travels (core/definition/progress.ts ProgressRecord). */
+export interface ProgressRecordShape {
+  seq: number;
+  attempt: number;
+  time: string;
+  fields: Record<string, unknown>;
+}
+
+/** The progress records in heartbeat details, oldest first; none when the details are something else. */
+export function progressRecordsOf(details: unknown): ProgressRecordShape[] {
+  const records = (details as Partial<ProgressHeartbeat> | null | undefined)?.flowgateProgress;
+  if (!Array.isArray(records)) return [];
+  return records.filter(
+    (record): record is ProgressRecordShape =>
+      typeof record === 'object' &&
+      record !== null &&
+      Number.isInteger(record.seq) &&
+      record.seq > 0 &&
+      Number.isInteger(record.attempt) &&
+      typeof record.time === 'string' &&
+      typeof record.fields === 'object' &&
+      record.fields !== null,
+  );
+}

@@ -31,6 +31,8 @@ export interface HistoryPageRequest {
 export interface HistoryStreamRequest {
   /** Resume after this event id (SSE `Last-Event-ID`). */
   lastEventId?: number;
+  /** Progress already received, per running step (stepEventId → seq), from a progress event's `Last-Event-ID`. */
+  progressReceived?: ReadonlyMap<number, number>;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
 }

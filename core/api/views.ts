@@ -1,4 +1,5 @@
 import type { HistoryEvent } from '../domain/history.js';
+import type { ProgressEvent } from '../domain/progress.js';
 import type { RunStatus, TerminalStatus } from '../domain/status.js';
 import type { SerializedFailure } from '../domain/run.js';
 import type { TraceDestinations, TraceRecord } from '../domain/trace.js';
@@ -87,6 +88,8 @@ export interface HistoryPageView {
 export type HistoryStreamItem =
   | { event: 'workflow'; data: RunStatusView }
   | { event: 'history'; id: number; data: HistoryEvent }
+  /** `id`: the stream position after it (core/domain/progress.ts), for Last-Event-ID. */
+  | { event: 'progress'; id: string; data: ProgressEvent }
   | { event: 'done'; data: { status: RunStatus } };
 
 export type TraceLogView =

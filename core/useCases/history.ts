@@ -1,5 +1,6 @@
 import type { HistoryPageRequest, HistoryStreamRequest } from '../api/requests.js';
 import type { HistoryPageView, HistoryStreamItem } from '../api/views.js';
+import { formatStreamPosition } from '../domain/progress.js';
 import type { RunRef } from '../domain/run.js';
 import { toStatusView } from '../results/statusView.js';
 import type { CoreDeps } from './deps.js';
@@ -14,8 +15,9 @@ export async function historyPage(
 }
 
 /**
- * The run's metadata, every event after `lastEventId` as it happens, and a final `done` with the closing status.
- * The run is looked up before the stream is returned, so an unknown id is still an ordinary 404.
+ * The run's metadata, every event after `lastEventId` as it happens with the progress of running steps in
+ * between, and a final `done` with the closing status. The run is looked up before the stream is returned, so an
+ * unknown id is still an ordinary 404.
  */
 export async function historyStream(
   deps: Pick<CoreDeps, 'engine'>,
@@ -27,8 +29,20 @@ export async function historyStream(
   const { engine } = deps;
   return (async function* stream(): AsyncGenerator<HistoryStreamItem> {
     yield { event: 'workflow', data: toStatusView(run) };
-    for await (const event of engine.followHistory(pinned, request.lastEventId ?? 0, request.signal)) {
-      yield { event: 'history', id: event.eventId, data: event };
+    let lastEventId = request.lastEventId ?? 0;
+    // The last seq sent per step: engines may hand the same progress again (a heartbeat read twice).
+    const sent = new Map(request.progressReceived ?? []);
+    for await (const item of engine.followRun(pinned, lastEventId, request.signal)) {
+      if (item.kind === 'history') {
+        lastEventId = item.event.eventId;
+        yield { event: 'history', id: item.event.eventId, data: item.event };
+        continue;
+      }
+      const { progress, runningSteps } = item;
+      if (progress.seq <= (sent.get(progress.stepEventId) ?? 0)) continue;
+      sent.set(progress.stepEventId, progress.seq);
+      for (const step of sent.keys()) if (!runningSteps.includes(step)) sent.delete(step);
+      yield { event: 'progress', id: formatStreamPosition({ lastEventId, progress: sent }), data: progress };
     }
     if (request.signal.aborted) return;
     const closed = await engine.describe(pinned);

@@ -94,6 +94,7 @@ const SSE_SCHEMAS: Record<string, ZodType> = {
   workflow: httpSchemas.RunStatusViewSchema,
   history: httpSchemas.HistoryEventSchema,
   done: httpSchemas.HistoryDoneSchema,
+  progress: httpSchemas.HistoryProgressSchema,
   error: httpSchemas.ErrorBodySchema,
 };
 

@@ -34,7 +34,10 @@ export async function getHistory(
   let items: AsyncIterable<HistoryStreamItem>;
   try {
     // Awaited before the response starts: an unknown run is still a plain 404.
-    items = await context.api.historyStream(run, lastEventId === undefined ? { signal } : { signal, lastEventId });
+    items = await context.api.historyStream(
+      run,
+      lastEventId === undefined ? { signal } : { signal, lastEventId: lastEventId.lastEventId, progressReceived: lastEventId.progress },
+    );
   } catch (error) {
     streamEnded.abort();
     throw error;

@@ -53,6 +53,18 @@ export const HistoryPageSchema = z
 
 export const HistoryDoneSchema = z.strictObject({ status: RunStatusSchema }).meta({ title: 'HistoryDone' });
 
+/** The `progress` event of the history stream (docs/progress.md); not part of the engine's history. */
+export const HistoryProgressSchema = z
+  .strictObject({
+    stepEventId: z.number().int().positive().meta({ description: 'The `eventId` of the step\'s `step_scheduled` event.' }),
+    stepName: z.string(),
+    attempt: z.number().int().positive(),
+    seq: z.number().int().positive().meta({ description: '1, 2, 3… per step call, across its attempts.' }),
+    time: TimestampSchema.meta({ description: 'When the step reported it, by the clock of the process running the step.' }),
+    fields: z.record(z.string(), z.unknown()).meta({ description: 'What the step passed to `progress(fields)`.' }),
+  })
+  .meta({ title: 'HistoryProgress' });
+
 export const InputViewSchema = z
   .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema, input: AnyJsonSchema })
   .meta({ title: 'WorkflowInput' });

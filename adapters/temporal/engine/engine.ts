@@ -5,7 +5,7 @@ import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import type { HistoryEvent, HistoryPage } from '../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
-import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, WorkflowEngine } from '../../../ports/engine.js';
+import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../../ports/engine.js';
 import { connectTemporal, type TemporalConnectionOptions } from '../connection.js';
 import { FEEDBACK_SIGNAL, isInternalWorkflowType } from '../protocol.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
@@ -13,6 +13,7 @@ import { TemporalCalls } from './calls.js';
 import { CatalogReader } from './catalogs.js';
 import { runClosed, runNotFound } from './errors.js';
 import { followRunHistory } from './followHistory.js';
+import { followRunWithProgress } from './followProgress.js';
 import { checkPageSize, readHistoryPage } from './historyPage.js';
 import { closeHistoryEvent, firstHistoryEvent } from './historyReader.js';
 import { RunLister } from './listRuns.js';
@@ -41,12 +42,14 @@ export class TemporalEngine implements WorkflowEngine {
   private readonly starter: RunStarter;
   private readonly lister: RunLister;
   private readonly catalogs: CatalogReader;
+  private readonly progressPollMs: number;
   private ownedConnection: Connection | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: TemporalEngineOptions) {
     const checked = checkOptions(options);
     this.clock = checked.clock;
+    this.progressPollMs = checked.progressPollMs;
     this.calls = new TemporalCalls(checked.client, checked.namespace, checked.rpcTimeoutMs, checked.claimChecks);
     this.tokens = new PageTokens(checked.pageTokenSecret);
     this.lister = new RunLister(this.calls, this.tokens);
@@ -129,6 +132,10 @@ export class TemporalEngine implements WorkflowEngine {
 
   followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent> {
     return followRunHistory(this.calls, run, Math.max(0, Math.floor(afterEventId)), signal);
+  }
+
+  followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {
+    return followRunWithProgress(this.calls, run, Math.max(0, Math.floor(afterEventId)), signal, this.progressPollMs);
   }
 
   listRuns(query: ListRunsQuery): Promise<RunList> {

@@ -1,5 +1,6 @@
 import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
+import type { HistoryEvent as RawEvent } from './proto.js';
 import { isInternalWorkflowType } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { runNotFound } from './errors.js';
@@ -21,6 +22,8 @@ export async function* followRunHistory(
   run: PinnedRunRef,
   afterEventId: number,
   signal: AbortSignal,
+  /** Sees every event read, from the first, with its neutral form if it has one, just before it is yielded. */
+  observe?: (raw: RawEvent, event: NeutralEvent | undefined) => void,
 ): AsyncGenerator<NeutralEvent> {
   const mapper = new HistoryMapper();
   let nextPageToken: Uint8Array | undefined;
@@ -45,6 +48,7 @@ export async function* followRunHistory(
         if (isInternalWorkflowType(raw.workflowExecutionStartedEventAttributes?.workflowType?.name)) throw runNotFound(run.workflowId, run.runId);
       }
       const event = mapper.map(raw);
+      observe?.(raw, event);
       if (!event) continue;
       if (event.eventId > afterEventId) yield event;
       if (isClosingEvent(event)) return;

@@ -34,6 +34,11 @@ export interface TemporalEngineOptions {
    * PayloadTooLargeError (413) before anything starts. Ignored with claimChecks. Absent: no check.
    */
   maxPayloadBytes?: number;
+  /**
+   * While a history stream follows a run with a running step, how often it reads the step's progress (a describe;
+   * docs/progress.md). @default 1000
+   */
+  progressPollMs?: number;
 }
 
 type OptionalEngineOptions = 'pageTokenSecret' | 'claimChecks' | 'maxPayloadBytes';
@@ -43,6 +48,7 @@ export type CheckedTemporalEngineOptions = Required<Omit<TemporalEngineOptions, 
 export const DEFAULT_CATALOG_CACHE_MS = 1000;
 export const DEFAULT_WORKER_LIVENESS_MS = 90_000;
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+export const DEFAULT_PROGRESS_POLL_MS = 1000;
 
 /** Fails fast, naming the option that is wrong (style.md: adapters check their options in the constructor). */
 export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEngineOptions {
@@ -58,6 +64,7 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
     pageTokenSecret,
     claimChecks,
     maxPayloadBytes,
+    progressPollMs = DEFAULT_PROGRESS_POLL_MS,
   } = options;
   if (typeof client !== 'object' || client === null || typeof client.workflow?.start !== 'function' || !client.workflowService) {
     throw new TypeError('TemporalEngine: options.client must be a @temporalio/client Client');
@@ -68,6 +75,8 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
   requireDuration('catalogCacheMs', catalogCacheMs, 0);
   requireDuration('workerLivenessMs', workerLivenessMs, 1);
   requireDuration('rpcTimeoutMs', rpcTimeoutMs, 1);
+  // Never 0: a follower must not describe the run in a tight loop.
+  requireDuration('progressPollMs', progressPollMs, 50);
   if (pageTokenSecret !== undefined && (typeof pageTokenSecret !== 'string' || pageTokenSecret.length < 16)) {
     throw new TypeError('TemporalEngine: options.pageTokenSecret must be a string of at least 16 characters when given');
   }
@@ -77,7 +86,7 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
   if (maxPayloadBytes !== undefined && !(Number.isSafeInteger(maxPayloadBytes) && maxPayloadBytes > 0)) {
     throw new RangeError(`TemporalEngine: options.maxPayloadBytes must be a positive integer when given, got ${String(maxPayloadBytes)}`);
   }
-  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret, claimChecks, maxPayloadBytes };
+  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret, claimChecks, maxPayloadBytes, progressPollMs };
 }
 
 function requireMethods(option: string, value: unknown, methods: string[]): void {

@@ -7,6 +7,7 @@ import type { Aggregations } from '../../../core/definition/hooks.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
 import { activityTypeFor, payloadLimitMessage, RESULT_TOO_LARGE_ERROR } from '../protocol.js';
 import { stepAttemptFailure } from './activityFailure.js';
+import type { HeartbeatProgress } from './heartbeatProgress.js';
 import type { TraceCollector } from './traceCollector.js';
 import type { WorkflowDetailsCarrier } from './workflowDetailsCarrier.js';
 
@@ -19,6 +20,8 @@ export interface ActivityRegistration {
   /** The internal `webhook` step (webhookActivity.ts). */
   webhookStep: ActivityDefinition;
   traces: TraceCollector;
+  /** Where the attempts' `progress(fields)` calls go: heartbeats. */
+  progress: HeartbeatProgress;
   /** The worker's hooks, and where an attempt finds its run's workflowDetails. Absent for a worker without hooks. */
   hooks?: { observer: RunObserver; details: WorkflowDetailsCarrier };
   /**
@@ -42,7 +45,7 @@ export function catalogActivities(registration: ActivityRegistration): Record<st
 }
 
 /** Fails with every activity type a workflow can schedule that has no implementation, by name. */
-export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces' | 'hooks'>, activities: Record<string, unknown>): void {
+export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces' | 'hooks' | 'progress'>, activities: Record<string, unknown>): void {
   const steps = [...registration.steps.keys(), registration.webhookStep.name];
   const missing = registration.workflows.flatMap((workflow) =>
     steps.map((step) => activityTypeFor(workflow.name, step)).filter((type) => typeof activities[type] !== 'function'),
@@ -56,7 +59,7 @@ export function assertEveryStepRegistered(registration: Omit<ActivityRegistratio
  */
 function stepAttempt(
   definition: ActivityDefinition,
-  { traces, hooks, maxPayloadBytes }: Pick<ActivityRegistration, 'traces' | 'hooks' | 'maxPayloadBytes'>,
+  { traces, hooks, progress, maxPayloadBytes }: Pick<ActivityRegistration, 'traces' | 'hooks' | 'progress' | 'maxPayloadBytes'>,
 ): ActivityFunction {
   return async (input) => {
     const context = Context.current();
@@ -72,6 +75,7 @@ function stepAttempt(
     let aggregations: Aggregations | undefined;
     try {
       const workflowDetails = hooks ? await hooks.details.detailsOf(context) : undefined;
+      const run = (): Promise<unknown> => progress.run(context, () => runActivity(definition, input));
       const output = hooks && workflowDetails
         ? await hooks.observer.activityAttempt(
             {
@@ -79,12 +83,12 @@ function stepAttempt(
               activityInfo: { activityId: info.activityId, activityType: info.activityType, name: definition.name, attempt: info.attempt },
               outputActivityKind: definition.kind,
             },
-            () => runActivity(definition, input),
+            run,
             (measured) => {
               aggregations = measured;
             },
           )
-        : await runActivity(definition, input);
+        : await run();
       if (maxPayloadBytes !== undefined) checkStepResultSize(definition.name, output, maxPayloadBytes);
       attemptEnded({ output }, aggregations);
       return output;

@@ -3,6 +3,7 @@ export { bundleCatalog, type BundleCatalogOptions, type CatalogBundle } from './
 export { catalogActivities, assertEveryStepRegistered, type ActivityRegistration, type ActivityFunction } from './activities.js';
 export { webhookStepDefinition } from './webhookActivity.js';
 export { callbackActivities } from './callbackActivity.js';
+export { HeartbeatProgress, PROGRESS_HEARTBEAT_INTERVAL } from './heartbeatProgress.js';
 export { TraceCollector } from './traceCollector.js';
 export { runSinks } from './runSinks.js';
 export { WorkflowDetailsCarrier, type RunDescriptionLookup } from './workflowDetailsCarrier.js';

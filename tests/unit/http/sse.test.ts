@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { EngineError, ValidationError } from '../../../core/domain/errors.js';
+import { formatStreamPosition } from '../../../core/domain/progress.js';
 import { acceptsEventStream, formatSseEvent, historyEventStream, parseLastEventId, SSE_KEEP_ALIVE } from '../../../adapters/http/sse.js';
 import { closedRunStream } from './fakeApi.js';
 
@@ -59,6 +60,7 @@ test('frames: event, optional id, one data line of JSON, blank line', () => {
   assert.is(formatSseEvent('done', { status: 'completed' }), 'event: done\ndata: {"status":"completed"}\n\n');
   assert.is(formatSseEvent('history', { eventId: 7, text: 'a\nb\r\nc' }, 7), 'event: history\nid: 7\ndata: {"eventId":7,"text":"a\\nb\\r\\nc"}\n\n');
   assert.is(formatSseEvent('history', { s: '\u2028' }, 1).split('\n').length, 5);
+  assert.is(formatSseEvent('progress', { seq: 1 }, '4/2.1'), 'event: progress\nid: 4/2.1\ndata: {"seq":1}\n\n');
 });
 
 test('a closed run: workflow, one history event per engine event with its id, done, then the end', async () => {
@@ -151,12 +153,16 @@ test('Accept negotiation', () => {
   assert.not.ok(acceptsEventStream({}));
 });
 
-test('Last-Event-ID: a non-negative integer, else a ValidationError', () => {
+test('Last-Event-ID: a non-negative integer or a progress position, else a ValidationError', () => {
   assert.is(parseLastEventId({}), undefined);
   assert.is(parseLastEventId({ 'last-event-id': '' }), undefined);
-  assert.is(parseLastEventId({ 'last-event-id': ' 42 ' }), 42);
-  assert.is(parseLastEventId({ 'last-event-id': '0' }), 0);
-  for (const bad of ['-1', '1.5', 'abc', '1e3', '9'.repeat(20)]) {
+  assert.equal(parseLastEventId({ 'last-event-id': ' 42 ' }), { lastEventId: 42, progress: new Map() });
+  assert.equal(parseLastEventId({ 'last-event-id': '0' }), { lastEventId: 0, progress: new Map() });
+  assert.equal(parseLastEventId({ 'last-event-id': '9/2.3/7.1' }), { lastEventId: 9, progress: new Map([[2, 3], [7, 1]]) });
+  const many = new Map(Array.from({ length: 100 }, (_v, i) => [i + 1, 1] as [number, number]));
+  assert.equal(parseLastEventId({ 'last-event-id': formatStreamPosition({ lastEventId: 100, progress: many }) }), { lastEventId: 100, progress: many });
+  const badPositions = ['9/', '9/2', '9/2.0', '9/0.1', '9/10.1', '9/2.1/2.2', '9/2.1.1'];
+  for (const bad of ['-1', '1.5', 'abc', '1e3', '9'.repeat(20), ...badPositions]) {
     assert.throws(() => parseLastEventId({ 'last-event-id': bad }), (error: unknown) => error instanceof ValidationError);
   }
 });

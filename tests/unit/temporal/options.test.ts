@@ -21,6 +21,7 @@ function expectOptionError(options: unknown, pattern: RegExp): void {
 test('defaults', () => {
   const checked = checkOptions(valid());
   assert.equal([checked.catalogCacheMs, checked.workerLivenessMs, checked.rpcTimeoutMs, checked.pageTokenSecret], [1000, 90_000, 10_000, undefined]);
+  assert.is(checked.progressPollMs, 1000);
 });
 
 test('each bad option is named', () => {
@@ -35,6 +36,9 @@ test('each bad option is named', () => {
   expectOptionError({ ...valid(), workerLivenessMs: 0 }, /options\.workerLivenessMs/);
   expectOptionError({ ...valid(), rpcTimeoutMs: Number.NaN }, /options\.rpcTimeoutMs/);
   expectOptionError({ ...valid(), pageTokenSecret: 'short' }, /options\.pageTokenSecret/);
+  // A progress poll in a tight loop would be busy polling.
+  expectOptionError({ ...valid(), progressPollMs: 0 }, /options\.progressPollMs/);
+  expectOptionError({ ...valid(), progressPollMs: 49 }, /options\.progressPollMs/);
 });
 
 test('the engine reports kind temporal and closes twice safely', async () => {

@@ -1,0 +1,156 @@
+import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
+import type { PinnedRunRef } from '../../../core/domain/run.js';
+import type { RunStreamItem } from '../../../ports/engine.js';
+import { progressRecordsOf } from '../protocol.js';
+import type { TemporalCalls } from './calls.js';
+import { followRunHistory } from './followHistory.js';
+import { EventType, type HistoryEvent as RawEvent } from './proto.js';
+import { decodeFirst, toNumber } from './values.js';
+
+/** A step whose activity is scheduled and has not ended, in the history read so far. */
+interface RunningStep {
+  activityId: string;
+  stepEventId: number;
+  stepName: string;
+}
+
+/**
+ * The run's history (followRunHistory's long polls) with the progress of running steps in between. Progress lives in
+ * the heartbeat details of the step's pending activity (adapters/temporal/worker/heartbeatProgress.ts), which no
+ * history event announces: while a step whose scheduling has been sent is running, the run is described every
+ * `pollMs`, and never otherwise. Each description hands every buffered record again; the caller drops by `seq`
+ * what it sent. A step's progress is only sent after its `step_scheduled` event and while it runs: what a step
+ * reported in its last moments, or between two descriptions beyond its buffer, is not seen (docs/progress.md).
+ */
+export async function* followRunWithProgress(
+  calls: TemporalCalls,
+  run: PinnedRunRef,
+  afterEventId: number,
+  signal: AbortSignal,
+  pollMs: number,
+): AsyncGenerator<RunStreamItem> {
+  const running = new Map<number, RunningStep>();
+  // Events up to afterEventId are read but not yielded: a step among them wakes the loop, which may be waiting for a
+  // long poll, so that its progress is read.
+  let stepAdded!: () => void;
+  let stepAddedOrPoll = new Promise<'poll'>((resolve) => (stepAdded = () => resolve('poll')));
+  const history = followRunHistory(calls, run, afterEventId, signal, (raw, event) => {
+    if (track(running, raw, event)) stepAdded();
+  });
+  let sentEventId = afterEventId;
+  let nextEvent = history.next();
+  let poll: { due: Promise<'poll'>; cancel: () => void } | undefined;
+  try {
+    for (;;) {
+      if (!poll && stepsSent(running, sentEventId).length > 0) poll = delay(pollMs, signal);
+      const winner = await Promise.race([nextEvent, poll ? poll.due : stepAddedOrPoll]);
+      if (winner === 'poll' && !poll) {
+        stepAddedOrPoll = new Promise<'poll'>((resolve) => (stepAdded = () => resolve('poll')));
+        continue;
+      }
+      if (winner === 'poll') {
+        poll = undefined;
+        if (signal.aborted) return;
+        yield* await progressOf(calls, run, stepsSent(running, sentEventId), signal);
+        continue;
+      }
+      if (winner.done) return;
+      sentEventId = winner.value.eventId;
+      yield { kind: 'history', event: winner.value };
+      nextEvent = history.next();
+    }
+  } finally {
+    poll?.cancel();
+    // The history generator may be inside a long poll, which `signal` cancels; nobody waits for it here.
+    nextEvent.catch(() => undefined);
+    void history.return(undefined).catch(() => undefined);
+  }
+}
+
+/** Keeps `running` up to date; true when a step was added. */
+function track(running: Map<number, RunningStep>, raw: RawEvent, event: NeutralEvent | undefined): boolean {
+  switch (raw.eventType) {
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+      if (!event) return false;
+      running.set(toNumber(raw.eventId), {
+        activityId: raw.activityTaskScheduledEventAttributes?.activityId ?? '',
+        stepEventId: event.eventId,
+        stepName: event.stepName ?? '',
+      });
+      return true;
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+      running.delete(toNumber(raw.activityTaskCompletedEventAttributes?.scheduledEventId));
+      return false;
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED:
+      running.delete(toNumber(raw.activityTaskFailedEventAttributes?.scheduledEventId));
+      return false;
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
+      running.delete(toNumber(raw.activityTaskTimedOutEventAttributes?.scheduledEventId));
+      return false;
+    case EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED:
+      running.delete(toNumber(raw.activityTaskCanceledEventAttributes?.scheduledEventId));
+      return false;
+    default:
+      return false;
+  }
+}
+
+/** Running steps whose step_scheduled event has been sent: only their progress may follow. */
+function stepsSent(running: Map<number, RunningStep>, sentEventId: number): RunningStep[] {
+  return [...running.values()].filter((step) => step.stepEventId <= sentEventId);
+}
+
+async function progressOf(calls: TemporalCalls, run: PinnedRunRef, steps: RunningStep[], signal: AbortSignal): Promise<RunStreamItem[]> {
+  if (steps.length === 0) return [];
+  const { workflowId, runId } = run;
+  let pending;
+  try {
+    const response = await calls.call(
+      () => calls.service.describeWorkflowExecution({ namespace: calls.namespace, execution: { workflowId, runId } }),
+      { workflowId, runId },
+      { signal },
+    );
+    pending = response.pendingActivities ?? [];
+  } catch (error) {
+    if (signal.aborted || calls.closed) return [];
+    throw error;
+  }
+  const runningSteps = steps.map((step) => step.stepEventId);
+  const items: RunStreamItem[] = [];
+  for (const step of steps) {
+    const activity = pending.find((candidate) => candidate.activityId === step.activityId);
+    if (!activity) continue;
+    // A claim-check threshold set below the progress buffer's size offloads heartbeats too.
+    const details = await calls.resolvePayloads(activity.heartbeatDetails);
+    for (const record of progressRecordsOf(decodeDetails(details))) {
+      const { seq, attempt, time, fields } = record;
+      items.push({ kind: 'progress', progress: { stepEventId: step.stepEventId, stepName: step.stepName, attempt, seq, time, fields }, runningSteps });
+    }
+  }
+  return items;
+}
+
+function decodeDetails(details: Parameters<typeof decodeFirst>[0]): unknown {
+  try {
+    return decodeFirst(details);
+  } catch {
+    // Heartbeat details of another encoding are not flowgate's progress.
+    return undefined;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts; `cancel` clears the timer. */
+function delay(ms: number, signal: AbortSignal): { due: Promise<'poll'>; cancel: () => void } {
+  let cancel!: () => void;
+  const due = new Promise<'poll'>((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve('poll');
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    cancel = done;
+  });
+  return { due, cancel };
+}
