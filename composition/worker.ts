@@ -151,7 +151,14 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     // Every step the bundle's workflows can reach must have its activity, or runs would fail at the first call.
     assertEveryStepRegistered(stepRegistration, activities);
     // Run callbacks read the closed run's result as the API does, with the engine adapter on this worker's client.
-    const engine = new TemporalEngine({ client, namespace: options.namespace, logger, clock: systemClock });
+    // With claim checks it must resolve them too: the result and input it reads come raw from history.
+    const engine = new TemporalEngine({
+      client,
+      namespace: options.namespace,
+      logger,
+      clock: systemClock,
+      ...(options.claimChecks ? { claimChecks: options.claimChecks } : {}),
+    });
     Object.assign(activities, callbackActivities({ engine, traces: traceStores, logger, clock: systemClock, sender }));
     const worker = await Worker.create({
       connection: nativeConnection,

@@ -199,12 +199,18 @@ export class RunLifecycle implements RunHost {
     this.store.markClosed(record);
     // A continued run's chain goes on: its last run's close is the one reported.
     if (record.callback && !closing.continueWith) {
-      this.options.onRunCallback?.({ workflowId: record.description.workflowId, runId: record.description.runId }, record.callback);
+      const { callback } = record;
+      const run = { workflowId: record.description.workflowId, runId: record.description.runId };
+      // Outside the run's async context: the delivery and its retry timers are engine work that outlives the run.
+      this.scopes.exit(() => this.options.onRunCallback?.(run, callback));
     }
     // On Node 20 an enabled AsyncLocalStorage puts a hook on every promise the process creates, requests included
-    // (a fifth of a status request's cost, bench figure 1). With no run open no code needs a run scope; the next
-    // run's scopes.run() enables it again.
-    if (this.store.openCount === 0) this.scopes.disable();
+    // (a fifth of a status request's cost, bench figure 1). With no run open no code needs a run scope or a step
+    // attempt (progress from a step of a closed run is dropped anyway); the next run() enables each again.
+    if (this.store.openCount === 0) {
+      this.scopes.disable();
+      this.stepAttempts.disable();
+    }
   }
 
   /** Hooks hear how the run's code ended; terminate and run timeouts run no code (as on Temporal), so they are not told. */

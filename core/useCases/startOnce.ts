@@ -84,15 +84,18 @@ async function latestRun(engine: WorkflowEngine, workflowId: string): Promise<Ru
   }
 }
 
-/** The run of `latest`'s chain that carries the key: `latest` itself, or the first run of its continue-as-new chain. */
+/**
+ * The run of `latest`'s chain that carries the key: the chain's first run (the one the keyed request started, whose
+ * answer every retry gets, even where the continued runs carry the key too), or `latest` itself.
+ */
 async function runCarryingKey(engine: WorkflowEngine, latest: RunDescription, keyId: string): Promise<RunDescription | undefined> {
-  if (latest.idempotency?.key === keyId) return latest;
-  if (latest.idempotency !== undefined || latest.firstRunId === latest.runId) return undefined;
-  try {
-    const first = await engine.describe({ workflowId: latest.workflowId, runId: latest.firstRunId });
-    return first.idempotency?.key === keyId ? first : undefined;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return undefined;
-    throw error;
+  if (latest.firstRunId !== latest.runId) {
+    try {
+      const first = await engine.describe({ workflowId: latest.workflowId, runId: latest.firstRunId });
+      if (first.idempotency?.key === keyId) return first;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
   }
+  return latest.idempotency?.key === keyId ? latest : undefined;
 }

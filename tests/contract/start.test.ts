@@ -1,4 +1,5 @@
 import * as assert from 'uvu/assert';
+import { engineUnderTest } from '../support/engines.js';
 import { uniqueId } from '../support/http.js';
 import {
   contractSuite,
@@ -52,6 +53,19 @@ test('input must be an object: arrays, strings, numbers and null are 400 and sta
     await expectNothingStarted(api, workflowId, 'any_input');
   }
 });
+
+if (engineUnderTest() === 'temporal') {
+  test("ids of flowgate's own Temporal workflows (catalogs, callback deliveries) are 400 reserved_workflow_id; nothing starts", async ({ api }) => {
+    for (const prefix of ['flowgate.catalog:', 'flowgate.callback:']) {
+      const workflowId = uniqueId(prefix);
+      const response = await http(api, 'POST', '/workflow', { json: { workflowName: 'echo', workflowId, input: { message: 'm' } } });
+      expectError(response, 400, 'ValidationError');
+      expectIssueAt(response, 'workflowId');
+      assert.ok((response.body.issues as { code: string }[]).some((issue) => issue.code === 'reserved_workflow_id'), response.text);
+      await expectNothingStarted(api, workflowId, 'echo');
+    }
+  });
+}
 
 test("input not matching the workflow's input schema: 400 with issues, nothing started", async ({ api }) => {
   for (const input of [{ message: 5 }, {}, { message: 'x', extra: true }]) {

@@ -11,6 +11,7 @@ import { startTemporalDevServer, startVersityGateway, type TemporalDevServer, ty
 import { engineUnderTest, startTestApi, type TestApi } from '../support/engines.js';
 import { expectError, expectStatus, http, wf } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
+import { startCallbackReceiver } from '../support/callbackReceiver.js';
 import type { TestCatalog } from '../support/fixtureCatalogs.js';
 
 const MIB = 1024 * 1024;
@@ -154,6 +155,26 @@ withS3('a 20 MiB result passes unchanged, run-and-wait and the result endpoint a
   } else {
     // The embedded engine keeps values in memory: nothing to offload.
     assert.equal(stored, []);
+  }
+});
+
+withS3('a run with a result over the threshold and a callbackUrl: the callback carries the whole result, as GET result answers it', async ({ api }) => {
+  const receiver = await startCallbackReceiver();
+  try {
+    const path = `/ok/${uniqueId('claim-check-callback')}`;
+    const workflowId = uniqueId('claim-check-callback');
+    const bytes = 3 * MIB;
+    const started = await http(api, 'POST', '/workflow', { json: { workflowName: 'big_result', workflowId, input: { bytes }, callbackUrl: receiver.url(path) } });
+    expectStatus(started, 200, 'start');
+    const [call] = await receiver.waitForCalls(path, 1, 120_000);
+    const delivered = JSON.parse(call!.body);
+    assert.is(delivered.status, 'completed', call!.body.slice(0, 300));
+    assert.is(delivered.output.blob.length, bytes);
+    const result = await http(api, 'GET', `${wf(workflowId, started.body.runId)}/result`);
+    expectStatus(result, 200, 'result');
+    assert.equal(delivered, result.body, 'the callback body is the run\'s v2 result');
+  } finally {
+    await receiver.close();
   }
 });
 

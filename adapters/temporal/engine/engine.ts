@@ -239,13 +239,16 @@ export class TemporalEngine implements WorkflowEngine {
     const ref = { workflowId, runId: run.runId };
     if (await feedbackDone(this.calls, ref, idempotency, this.clock.now())) return ref;
     if (run.status !== 'running') throw runClosed(workflowId, run.runId, run.status);
+    // Signalled through the raw service, so the claim-check codec is applied here, as the client applies it otherwise.
+    const raw = defaultPayloadConverter.toPayload(payload);
+    const [encoded] = this.calls.claimChecks ? await this.calls.claimChecks.encode([raw]) : [raw];
     await this.calls.call(
       () =>
         this.calls.service.signalWorkflowExecution({
           namespace: this.calls.namespace,
           workflowExecution: ref,
           signalName: FEEDBACK_SIGNAL,
-          input: { payloads: [defaultPayloadConverter.toPayload(payload)] },
+          input: { payloads: [encoded!] },
           header: { fields: { [FEEDBACK_KEY_HEADER]: keyPayload(idempotency) } },
           requestId: idempotency.key,
           identity: this.calls.identity ?? '',

@@ -111,17 +111,19 @@ async function progressOf(calls: TemporalCalls, run: PinnedRunRef, steps: Runnin
       { signal },
     );
     pending = response.pendingActivities ?? [];
-  } catch (error) {
-    if (signal.aborted || calls.closed) return [];
-    throw error;
+  } catch {
+    // Progress is best effort: a failed read skips this round and never ends the stream. The history long poll
+    // beside it reports a Temporal outage on its own.
+    return [];
   }
   const runningSteps = steps.map((step) => step.stepEventId);
   const items: RunStreamItem[] = [];
   for (const step of steps) {
     const activity = pending.find((candidate) => candidate.activityId === step.activityId);
     if (!activity) continue;
-    // A claim-check threshold set below the progress buffer's size offloads heartbeats too.
-    const details = await calls.resolvePayloads(activity.heartbeatDetails);
+    // A claim-check threshold set below the progress buffer's size offloads heartbeats too; an unreadable store
+    // skips them like the failed read above.
+    const details = await calls.resolvePayloads(activity.heartbeatDetails).catch(() => undefined);
     for (const record of progressRecordsOf(decodeDetails(details))) {
       const { seq, attempt, time, fields } = record;
       items.push({ kind: 'progress', progress: { stepEventId: step.stepEventId, stepName: step.stepName, attempt, seq, time, fields }, runningSteps });

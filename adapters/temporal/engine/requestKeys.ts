@@ -41,7 +41,8 @@ function alreadyDone(recorded: RecordedKey | undefined, at: Date | undefined, id
 
 /** A feedback signal of the run carries the key (reads the run's history: keyed requests only). */
 export async function feedbackDone(calls: TemporalCalls, run: PinnedRunRef, idempotency: RequestIdempotency, now: number): Promise<boolean> {
-  for await (const event of allHistoryEvents(calls, run)) {
+  // Only signal headers are read: the run's large payloads stay in the claim-check store.
+  for await (const event of allHistoryEvents(calls, run, { skipPayloads: true })) {
     const signal = event.workflowExecutionSignaledEventAttributes;
     if (signal?.signalName !== FEEDBACK_SIGNAL) continue;
     if (alreadyDone(keyOf(signal.header?.fields?.[FEEDBACK_KEY_HEADER]), toDate(event.eventTime), idempotency, now)) return true;

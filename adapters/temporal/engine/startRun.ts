@@ -4,7 +4,7 @@ import { assertWorkflowId } from '../../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Logger } from '../../../ports/logger.js';
-import { CALLBACK_MEMO_KEY, catalogWorkflowId } from '../protocol.js';
+import { CALLBACK_MEMO_KEY, callbackWorkflowId, catalogWorkflowId } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
 import { idempotencyMemo } from './idempotencyMemo.js';
@@ -20,7 +20,8 @@ const START_OPTIONS = Symbol.for('__temporal_internal_client_workflow_start_opti
 export const CATALOG_SEARCH_ATTRIBUTE = 'FlowgateCatalog';
 const catalogKey = defineSearchAttributeKey(CATALOG_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);
 /** Ids of the catalog registry's workflows: a user run under one would hide or hijack a catalog. */
-const RESERVED_ID_PREFIX = catalogWorkflowId('');
+/** Ids of flowgate's own workflows on Temporal (catalog registry, callback deliveries): a user run must not take one. */
+const RESERVED_ID_PREFIXES = [catalogWorkflowId(''), callbackWorkflowId('')];
 
 /**
  * Starts runs: workflow type on the catalog's task queue, the id reusable once closed but never while a run of it
@@ -44,8 +45,9 @@ export class RunStarter {
 
   async start(command: StartCommand): Promise<RunDescription> {
     const workflowId = assertWorkflowId(command.workflowId);
-    if (workflowId.startsWith(RESERVED_ID_PREFIX)) {
-      const message = `workflowId must not start with "${RESERVED_ID_PREFIX}" (reserved for catalogs)`;
+    const reserved = RESERVED_ID_PREFIXES.find((prefix) => workflowId.startsWith(prefix));
+    if (reserved !== undefined) {
+      const message = `workflowId must not start with "${reserved}" (reserved for flowgate's own workflows)`;
       throw new ValidationError(message, { issues: [{ code: 'reserved_workflow_id', path: ['workflowId'], message }] });
     }
     this.checkInputSize(command.input);

@@ -1,4 +1,4 @@
-import { CancellationScope, continueAsNew, log, makeContinueAsNewFunc, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, log, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import { CALLBACK_BACKOFF, type RunCallbackTarget } from '../../../core/domain/callback.js';
 import { CALLBACK_ACTIVITY, CALLBACK_MEMO_KEY, CALLBACK_WORKFLOW_TYPE, callbackWorkflowId, type CallbackDelivery } from '../protocol.js';
 
@@ -10,13 +10,6 @@ function callbackTarget(): RunCallbackTarget | undefined {
   const value = workflowInfo().memo?.[CALLBACK_MEMO_KEY] as Partial<RunCallbackTarget> | undefined;
   if (typeof value?.url !== 'string' || typeof value.retryForMs !== 'number') return undefined;
   return { url: value.url, retryForMs: value.retryForMs };
-}
-
-/** ctx.continueAsNew: the next run gets the callback in its memo, so the chain's last run delivers it. */
-export function continueAsNewKeepingCallback(input: unknown): Promise<never> {
-  const target = callbackTarget();
-  if (!target) return continueAsNew<(input: unknown) => Promise<unknown>>(input);
-  return makeContinueAsNewFunc<(input: unknown) => Promise<unknown>>({ memo: { [CALLBACK_MEMO_KEY]: target } })(input);
 }
 
 /**

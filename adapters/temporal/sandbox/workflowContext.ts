@@ -2,7 +2,7 @@ import { CancellationScope, isCancellation, sleep as temporalSleep } from '@temp
 import type { WorkflowContext } from '../../../core/definition/context.js';
 import { CancelledError } from '../../../core/definition/failures.js';
 import { executeChild } from './childWorkflows.js';
-import { continueAsNewKeepingCallback } from './runCallback.js';
+import { continueAsNewKeepingMemo } from './continueAsNew.js';
 import type { RunState } from './runState.js';
 import { waitForWebhook } from './webhookWait.js';
 
@@ -15,9 +15,7 @@ export function createWorkflowContext(run: RunState): WorkflowContext {
     },
     sleep: (ms) => sleep(ms),
     waitForWebhook: (request) => waitForWebhook(run, request),
-    // Same workflow type and task queue (the SDK's defaults), the run's callback kept; throws ContinueAsNew, so
-    // `finally` blocks run.
-    continueAsNew: (input) => continueAsNewKeepingCallback(input),
+    continueAsNew: (input) => continueAsNewKeepingMemo(input),
     executeChild: (workflow, input, options) => executeChild(run, workflow, input, options) as Promise<never>,
     nonCancellable: (fn) => CancellationScope.nonCancellable(fn),
   };
