@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
-import { payloadLimits, type PayloadLimits } from './payloadLimits.js';
+import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
 
 const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
 const positiveInt = z.coerce.number().int().positive();
@@ -25,8 +25,7 @@ export const envSchema = z
     PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     DEFAULT_CATALOG: z.string().min(1).max(200).default('main'),
     MAX_RESULT_BYTES: positiveInt.default(33_554_432),
-    CLAIM_CHECK_THRESHOLD_BYTES: positiveInt.default(262_144),
-    TEMPORAL_MAX_PAYLOAD_BYTES: positiveInt.default(2_000_000),
+    ...payloadLimitsEnv,
     MAX_BODY_BYTES: positiveInt.default(2_097_152),
     RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
     TRACE_DIR: z.string().min(1).default('./traces'),

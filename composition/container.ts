@@ -62,10 +62,8 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
     WEBHOOK_SENDER,
     once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
   );
-  container.register(
-    CALLBACK_SENDER,
-    once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
-  );
+  // One signer serves both ports: run callbacks are signed exactly like webhook calls (decisions.md).
+  container.register(CALLBACK_SENDER, once((c) => resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender));
   container.register(
     CALLBACK_DELIVERIES,
     once(

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** The large-payload settings both halves read (docs/large-payloads.md); they must agree between API and workers. */
 export interface PayloadLimits {
   /** CLAIM_CHECK_THRESHOLD_BYTES: with remote traces on Temporal, a larger payload goes to S3 as a claim check. */
@@ -14,3 +16,9 @@ export interface PayloadLimits {
 export function payloadLimits(value: { CLAIM_CHECK_THRESHOLD_BYTES: number; TEMPORAL_MAX_PAYLOAD_BYTES: number }): PayloadLimits {
   return { claimCheckThresholdBytes: value.CLAIM_CHECK_THRESHOLD_BYTES, temporalMaxPayloadBytes: value.TEMPORAL_MAX_PAYLOAD_BYTES };
 }
+
+/** The variables behind PayloadLimits; shared by the API server's and the worker's configuration. */
+export const payloadLimitsEnv = {
+  CLAIM_CHECK_THRESHOLD_BYTES: z.coerce.number().int().positive().default(262_144),
+  TEMPORAL_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(2_000_000),
+};

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { ConfigError, type EnvInput } from './config.js';
-import { payloadLimits, type PayloadLimits } from './payloadLimits.js';
+import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
 
 /** The example workflows a worker serves when WORKFLOWS_DIR is not set (the built ones when running from dist). */
 export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflows/', import.meta.url));
@@ -30,8 +30,7 @@ export const workerEnvSchema = z.object({
   ...remoteTraceEnv,
   WEBHOOK_SIGNING_SECRET: optionalText,
   MAX_RESULT_BYTES: z.coerce.number().int().positive().default(33_554_432),
-  CLAIM_CHECK_THRESHOLD_BYTES: z.coerce.number().int().positive().default(262_144),
-  TEMPORAL_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(2_000_000),
+  ...payloadLimitsEnv,
   LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
 });
 
