@@ -92,7 +92,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         maxClosedRuns: config.memoryMaxClosedRuns,
         // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
         onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
-        onRunCallback: (run, target) => resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
+        onRunCallback: (run, target) => void resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
       });
     }),
   );

@@ -11,6 +11,7 @@ import {
 } from '../../core/domain/callback.js';
 import { deliverRunCallback } from '../../core/useCases/runCallback.js';
 import { FetchWebhookSender } from '../../adapters/webhook/index.js';
+import { CallbackDeliveries } from '../../adapters/memory/index.js';
 import { startCallbackReceiver } from '../support/callbackReceiver.js';
 import { flush, harness } from './memory/support.js';
 
@@ -63,6 +64,42 @@ test('a run whose result cannot be read is not sent, and the reason is logged', 
   assert.ok(line, 'logged');
   assert.is(line!.fields?.workflowId, 'nobody');
   h.close();
+});
+
+test('at most maxPending deliveries are in progress: one more is not sent and logged; a slot frees when one ends', async () => {
+  const receiver = await startCallbackReceiver();
+  const h = harness([quick]);
+  try {
+    const deps = { engine: h.engine, traces: {}, logger: h.logger, clock: h.clock, sender: new FetchWebhookSender() };
+    const deliveries = new CallbackDeliveries(() => deps, 2);
+    const runs = [];
+    for (let index = 0; index < 4; index += 1) {
+      const run = await h.run(quick, {});
+      await h.outcome(run);
+      runs.push(run);
+    }
+    const gate = '/gate/cap';
+    const first = deliveries.start(runs[0]!, { url: receiver.url(gate), retryForMs: 600_000 });
+    void deliveries.start(runs[1]!, { url: receiver.url('/gate/cap-2'), retryForMs: 600_000 });
+    await deliveries.start(runs[2]!, { url: receiver.url('/ok/over-the-cap'), retryForMs: 600_000 });
+    const refused = h.logger.lines.filter((line) => line.message === 'run callback not sent: too many deliveries in progress');
+    assert.equal(refused.map((line) => line.fields?.runId), [runs[2]!.runId]);
+    assert.equal(receiver.calls('/ok/over-the-cap'), [], 'the delivery over the cap sent nothing');
+    // The first delivery ends (its receiver takes it on the next attempt): its slot serves the next run.
+    await receiver.waitForCalls(gate, 1);
+    receiver.open(gate);
+    while (receiver.calls(gate).length < 2) {
+      await h.clock.advance(60_000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await first;
+    await deliveries.start(runs[3]!, { url: receiver.url('/ok/after-a-slot-freed'), retryForMs: 600_000 });
+    assert.is(receiver.calls('/ok/after-a-slot-freed').length, 1);
+    deliveries.close();
+  } finally {
+    h.close();
+    await receiver.close();
+  }
 });
 
 test.run();
