@@ -1,49 +1,63 @@
 #!/usr/bin/env node
-// `npm test` (and `npm run test:long`, which adds the long suites): every suite in its own uvu process (with V8 coverage), the c8 coverage floor, and one closing line
-// `N passed, N failed` with totals over every suite. Exits non-zero on any failure.
-import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+// `npm test` (and `npm run test:long`, which adds the long suites): provisioning (Go builds, schemathesis), every suite
+// in its own uvu process (with V8 coverage) within a time limit, the c8 coverage floor, a line per suite with its
+// time, and one closing line `N passed, N failed` with totals over every suite. Exits non-zero on any failure.
+import { mkdirSync, rmSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { existsSync } from 'node:fs';
 import { suites } from './suites.mjs';
-import { startTemporalDevServer } from './infra/index.mjs';
+import { ensureSchemathesis, ensureTemporalCli, ensureVersitygw, startTemporalDevServer } from './infra/index.mjs';
+import {
+  formatDuration,
+  killRunningSuites,
+  minutesFromEnv,
+  runSuiteProcess,
+  suiteCounts,
+  suiteLine,
+  suiteTimeLimit,
+  totalLine,
+} from './testRunner/index.mjs';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const coverageTemp = join(root, 'coverage', 'tmp');
 const COVERAGE_FLOOR = 90;
-const ANSI = /\u001b\[[0-9;]*m/g;
+// The slowest suite (the contract on Temporal) takes about 7 minutes; a suite past 20 has hung.
+const SUITE_LIMIT_MS = minutesFromEnv(process.env.FLOWGATE_SUITE_LIMIT_MINUTES, 20);
+// CI stops the whole job at 90 minutes without a word; the runner stops first, so the report is always printed.
+const RUN_BUDGET_MS = minutesFromEnv(process.env.FLOWGATE_TEST_BUDGET_MINUTES, 80);
 
-function run(command, args, env) {
-  return new Promise((resolvePromise) => {
-    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      process.stdout.write(chunk);
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-      process.stderr.write(chunk);
-    });
-    child.on('close', (code, signal) => resolvePromise({ code: code ?? (signal ? 1 : 0), output: output.replace(ANSI, '') }));
-  });
-}
+/** @param {string} prefix */
+const logWith = (prefix) => (/** @type {string} */ line) => process.stdout.write(`[${prefix}] ${line}\n`);
 
-/** uvu's summary: `Total: N`, `Passed: N`, `Skipped: N`. */
-function parseSummary(output) {
-  const number = (label) => {
-    const match = output.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'));
-    return match ? Number(match[1]) : undefined;
+/**
+ * Builds or installs what the suites need before the first one starts (each is cached outside the repo, so this is
+ * quick after the first time), so the time it takes shows on its own in the report.
+ * @returns {Promise<{ line: string, ok: boolean }[]>}
+ */
+async function provision() {
+  const log = logWith('provision');
+  const timed = async (/** @type {string} */ what, /** @type {() => Promise<unknown>} */ task) => {
+    const startedAt = Date.now();
+    try {
+      await task();
+      return { line: `provision ${what}: ready (${formatDuration(Date.now() - startedAt)})`, ok: true };
+    } catch (error) {
+      process.stdout.write(`could not provision ${what}: ${error instanceof Error ? error.message : error}\n`);
+      return { line: `provision ${what}: FAILED (${formatDuration(Date.now() - startedAt)})`, ok: false };
+    }
   };
-  const total = number('Total');
-  const passed = number('Passed');
-  if (total === undefined || passed === undefined) return undefined;
-  const skipped = number('Skipped') ?? 0;
-  return { passed, failed: total - passed - skipped, skipped };
+  // pip waits on the network while Go builds use the CPU: the two overlap.
+  const schemathesis = timed('schemathesis', () => ensureSchemathesis({ log }));
+  const builds = [
+    await timed('the Temporal CLI', () => ensureTemporalCli({ log })),
+    await timed('the large-message Temporal CLI', () => ensureTemporalCli({ log, largeMessages: true })),
+    await timed('the Versity S3 Gateway', () => ensureVersitygw({ log })),
+  ];
+  return [...builds, await schemathesis];
 }
 
 async function main() {
+  const runStartedAt = Date.now();
   rmSync(join(root, 'coverage'), { recursive: true, force: true });
   mkdirSync(coverageTemp, { recursive: true });
   const totals = { passed: 0, failed: 0, skipped: 0 };
@@ -57,20 +71,45 @@ async function main() {
     await temporal?.stop();
     temporal = undefined;
   };
-  process.once('SIGINT', () => void stopServers().then(() => process.exit(130)));
-  process.once('SIGTERM', () => void stopServers().then(() => process.exit(143)));
+  const onSignal = (/** @type {number} */ exitCode) => () => {
+    killRunningSuites();
+    void stopServers().then(() => process.exit(exitCode));
+  };
+  process.once('SIGINT', onSignal(130));
+  process.once('SIGTERM', onSignal(143));
+
+  process.stdout.write('\n=== provisioning: Temporal CLI builds, Versity S3 Gateway, schemathesis ===\n');
+  for (const { line, ok } of await provision()) {
+    lines.push(line);
+    if (!ok) totals.failed += 1;
+  }
 
   // The long suites (soak, heaviest fault tests) run under `npm run test:long` and always in CI.
   const includeLong = process.argv.includes('--long') || process.env.CI === 'true';
   const selected = suites(root).filter((candidate) => existsSync(join(root, candidate.dir)) && (includeLong || !candidate.long));
   for (const suite of selected) {
+    const suiteStartedAt = Date.now();
+    /** @param {import('./testRunner/summary.mjs').Counts} counts @param {string} [note] */
+    const record = (counts, note) => {
+      totals.passed += counts.passed;
+      totals.failed += counts.failed;
+      totals.skipped += counts.skipped;
+      lines.push(suiteLine(suite.name, counts, Date.now() - suiteStartedAt, note));
+    };
     process.stdout.write(`\n=== ${suite.name} ===\n`);
+    const timeLimitMs = suiteTimeLimit({ suiteLimitMs: SUITE_LIMIT_MS, budgetMs: RUN_BUDGET_MS, elapsedMs: Date.now() - runStartedAt });
+    if (timeLimitMs === 0) {
+      // Never a silent skip: a suite the budget left no time for fails.
+      process.stdout.write(`not run: the run's budget of ${formatDuration(RUN_BUDGET_MS)} is spent\n`);
+      record({ passed: 0, failed: 1, skipped: 0 }, '(not run: the time budget was spent)');
+      continue;
+    }
     const serverEnv = {};
     if (suite.needs === 'temporal') {
       if (!temporal && !temporalFailure) {
         try {
           // One server for every Temporal suite; the large-message build so 30 MiB results can pass (scripts/infra/README.md).
-          temporal = await startTemporalDevServer({ largeMessages: true, log: (line) => process.stdout.write(`[temporal] ${line}\n`) });
+          temporal = await startTemporalDevServer({ largeMessages: true, log: logWith('temporal') });
         } catch (error) {
           temporalFailure = error instanceof Error ? error : new Error(String(error));
         }
@@ -78,46 +117,48 @@ async function main() {
       if (!temporal) {
         // Never a silent skip: a suite that cannot get its server fails.
         process.stdout.write(`Temporal dev server unavailable: ${temporalFailure?.message}\n`);
-        totals.failed += 1;
-        lines.push(`${suite.name}: 0 passed, 1 failed (Temporal dev server unavailable)`);
+        record({ passed: 0, failed: 1, skipped: 0 }, '(Temporal dev server unavailable)');
         continue;
       }
       Object.assign(serverEnv, { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace });
     }
-    const { code, output } = await run(
-      process.execPath,
-      ['--import', 'tsx', join(root, 'node_modules', 'uvu', 'bin.js'), suite.dir, suite.pattern ?? '\\.test\\.ts$'],
-      { NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },
-    );
-    const summary = parseSummary(output) ?? { passed: 0, failed: 1, skipped: 0 };
-    // A crash after the summary (or a non-zero exit without failures) still counts as a failure.
-    if (code !== 0 && summary.failed === 0) summary.failed = 1;
-    totals.passed += summary.passed;
-    totals.failed += summary.failed;
-    totals.skipped += summary.skipped;
-    lines.push(`${suite.name}: ${summary.passed} passed, ${summary.failed} failed${summary.skipped ? `, ${summary.skipped} skipped` : ''}`);
+    const outcome = await runSuiteProcess({
+      command: process.execPath,
+      args: ['--import', 'tsx', join(root, 'node_modules', 'uvu', 'bin.js'), suite.dir, suite.pattern ?? '\\.test\\.ts$'],
+      cwd: root,
+      env: { ...process.env, NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },
+      timeLimitMs,
+    });
+    record(suiteCounts(outcome), outcome.timedOut ? `(stopped at its time limit of ${formatDuration(timeLimitMs)})` : undefined);
   }
 
   await stopServers();
 
   process.stdout.write('\n=== coverage (core/, adapters/) ===\n');
-  const coverage = await run(process.execPath, [
-    join(root, 'node_modules', 'c8', 'bin', 'c8.js'),
-    'report',
-    '--temp-directory', coverageTemp,
-    '--reporter', 'text-summary',
-    '--reporter', 'lcov',
-    '--include', 'core/**',
-    '--include', 'adapters/**',
-    '--exclude', '**/*.d.ts',
-    '--check-coverage', '--lines', String(COVERAGE_FLOOR),
-  ]);
+  const coverage = await runSuiteProcess({
+    command: process.execPath,
+    args: [
+      join(root, 'node_modules', 'c8', 'bin', 'c8.js'),
+      'report',
+      '--temp-directory', coverageTemp,
+      '--reporter', 'text-summary',
+      '--reporter', 'lcov',
+      '--include', 'core/**',
+      '--include', 'adapters/**',
+      '--exclude', '**/*.d.ts',
+      '--check-coverage', '--lines', String(COVERAGE_FLOOR),
+    ],
+    cwd: root,
+    env: process.env,
+    timeLimitMs: SUITE_LIMIT_MS,
+  });
   if (coverage.code === 0) totals.passed += 1;
   else totals.failed += 1;
   lines.push(`coverage floor ${COVERAGE_FLOOR}% lines: ${coverage.code === 0 ? 'met' : 'NOT met'}`);
+  lines.push(`whole run: ${formatDuration(Date.now() - runStartedAt)}`);
 
   process.stdout.write(`\n${lines.join('\n')}\n`);
-  process.stdout.write(`${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}\n`);
+  process.stdout.write(`${totalLine(totals)}\n`);
   process.exit(totals.failed === 0 ? 0 : 1);
 }
 

@@ -123,23 +123,34 @@ export async function startTemporalDevServer({
     return running;
   };
 
+  /**
+   * Launches until the server is up, trying again when it lost a port race: a port chosen free was taken before the
+   * server bound it. That includes the internal services' ports, which the CLI picks itself at each launch; under
+   * load (clients reconnecting to a dead frontend use ephemeral ports) a restart on the same frontend port can lose.
+   * @param {() => Promise<{ args: string[], address: string }>} prepare called before each attempt.
+   */
+  const launchRetryingPortRaces = async (prepare) => {
+    for (let attempt = 1; ; attempt += 1) {
+      const { args, address } = await prepare();
+      try {
+        return await launchAndWait(args, address);
+      } catch (error) {
+        const output = /** @type {{ output?: string }} */ (error)?.output ?? '';
+        if (attempt >= PORT_RACE_ATTEMPTS || !lostAPortRace(output)) throw error;
+        log(`a port was taken before the Temporal dev server bound it; launching it again`);
+      }
+    }
+  };
+
   /** @type {number[]} */
   let ports = [];
   /** @type {import('./serverProcess.mjs').RunningProcess | undefined} */
-  let current;
-  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} kept after a stop so its output can still be read. */
-  let last;
-  for (let attempt = 1; !current; attempt += 1) {
+  let current = await launchRetryingPortRaces(async () => {
     ports = await findFreePorts(ui ? 4 : 3);
-    try {
-      current = await launchAndWait(argsFor(ports), `${LOOPBACK}:${ports[0]}`);
-      last = current;
-    } catch (error) {
-      const output = /** @type {{ output?: string }} */ (error)?.output ?? '';
-      if (attempt >= PORT_RACE_ATTEMPTS || !lostAPortRace(output)) throw error;
-      log(`a chosen port was taken before the Temporal dev server bound it; retrying with new ports`);
-    }
-  }
+    return { args: argsFor(ports), address: `${LOOPBACK}:${ports[0]}` };
+  });
+  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} kept after a stop so its output can still be read. */
+  let last = current;
 
   const [port, httpPort, metricsPort, uiPort] = /** @type {[number, number, number, number | undefined]} */ (ports);
   const address = `${LOOPBACK}:${port}`;
@@ -171,7 +182,7 @@ export async function startTemporalDevServer({
     starting ??= (async () => {
       if (stopping) await stopping;
       if (current && !current.hasExited()) return;
-      current = await launchAndWait(args, address);
+      current = await launchRetryingPortRaces(async () => ({ args, address }));
       last = current;
     })().finally(() => {
       starting = undefined;

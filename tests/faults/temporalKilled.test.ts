@@ -210,7 +210,10 @@ outage('SIGTERM with run-and-wait calls in flight: 408 before the exit, and on T
     }).then(async (response) => ({ status: response.statusCode, body: (await response.body.json()) as any })),
   );
   const deadline = Date.now() + 20_000;
-  while ((await call({ baseUrl: api.url }, 'GET', '/workflow/runs?workflowName=nap&status=running&limit=100')).body.runs.length < 10) {
+  for (;;) {
+    const running = await call({ baseUrl: api.url }, 'GET', '/workflow/runs?workflowName=nap&status=running&limit=100');
+    assert.is(running.status, 200, running.text);
+    if (running.body.runs.length >= 10) break;
     if (Date.now() > deadline) assert.unreachable('the 10 runs did not start');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -1,0 +1,25 @@
+// Types for the runner's modules, so the TypeScript tests can import them. Keep in step with the JSDoc in the .mjs files.
+
+export interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+export function stripAnsi(text: string): string;
+export function parseSummary(output: string): Counts | undefined;
+export function suiteCounts(outcome: { output: string; code: number; timedOut: boolean }): Counts;
+export function formatDuration(ms: number): string;
+export function suiteLine(name: string, counts: Counts, ms: number, note?: string): string;
+export function totalLine(totals: Counts): string;
+export function suiteTimeLimit(limits: { suiteLimitMs: number; budgetMs: number; elapsedMs: number }): number;
+export function minutesFromEnv(value: string | undefined, defaultMinutes: number): number;
+
+export function killRunningSuites(): void;
+export function runSuiteProcess(options: {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeLimitMs: number;
+}): Promise<{ code: number; output: string; timedOut: boolean }>;

@@ -1,0 +1,88 @@
+// Pure pieces of `npm test`'s report: reading uvu's summary, and the lines the runner prints at the end.
+
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/** @param {string} text */
+export const stripAnsi = (text) => text.replace(ANSI, '');
+
+/**
+ * @typedef {object} Counts
+ * @property {number} passed
+ * @property {number} failed
+ * @property {number} skipped
+ */
+
+/**
+ * uvu's closing summary (`Total: N`, `Passed: N`, `Skipped: N`), or undefined when the suite never printed one.
+ * @param {string} output without ANSI colours
+ * @returns {Counts | undefined}
+ */
+export function parseSummary(output) {
+  /** @param {string} label */
+  const number = (label) => {
+    const match = output.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'));
+    return match ? Number(match[1]) : undefined;
+  };
+  const total = number('Total');
+  const passed = number('Passed');
+  if (total === undefined || passed === undefined) return undefined;
+  const skipped = number('Skipped') ?? 0;
+  return { passed, failed: total - passed - skipped, skipped };
+}
+
+/**
+ * What a suite counts for. A suite that printed no summary, exited non-zero without a failure (a crash after the
+ * summary), or was stopped for time counts at least one failure: a broken suite must never read as green.
+ * @param {{ output: string, code: number, timedOut: boolean }} outcome
+ * @returns {Counts}
+ */
+export function suiteCounts({ output, code, timedOut }) {
+  const counts = parseSummary(output) ?? { passed: 0, failed: 0, skipped: 0 };
+  if ((code !== 0 || timedOut || !parseSummary(output)) && counts.failed === 0) counts.failed = 1;
+  return counts;
+}
+
+/** @param {number} ms */
+export function formatDuration(ms) {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+}
+
+/**
+ * One line of the closing report.
+ * @param {string} name
+ * @param {Counts} counts
+ * @param {number} ms
+ * @param {string} [note] why it failed without its tests saying so (time limit, missing server).
+ */
+export function suiteLine(name, counts, ms, note) {
+  const skipped = counts.skipped ? `, ${counts.skipped} skipped` : '';
+  return `${name}: ${counts.passed} passed, ${counts.failed} failed${skipped} (${formatDuration(ms)})${note ? ` ${note}` : ''}`;
+}
+
+/**
+ * The last line of every run, which CI reads.
+ * @param {Counts} totals
+ */
+export function totalLine(totals) {
+  return `${totals.passed} passed, ${totals.failed} failed${totals.skipped ? `, ${totals.skipped} skipped` : ''}`;
+}
+
+/**
+ * How long the next suite may run: its own limit, cut to what is left of the run's budget.
+ * @param {{ suiteLimitMs: number, budgetMs: number, elapsedMs: number }} limits
+ * @returns {number} 0 when the budget is spent.
+ */
+export function suiteTimeLimit({ suiteLimitMs, budgetMs, elapsedMs }) {
+  return Math.max(0, Math.min(suiteLimitMs, budgetMs - elapsedMs));
+}
+
+/**
+ * Minutes from an environment variable, or the default when unset or not a positive number.
+ * @param {string | undefined} value
+ * @param {number} defaultMinutes
+ */
+export function minutesFromEnv(value, defaultMinutes) {
+  const minutes = Number(value);
+  return (value !== undefined && value !== '' && Number.isFinite(minutes) && minutes > 0 ? minutes : defaultMinutes) * 60_000;
+}

@@ -1,0 +1,42 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { minutesFromEnv, parseSummary, suiteCounts, suiteLine, suiteTimeLimit, totalLine } from '../../../scripts/testRunner/index.mjs';
+
+const UVU_SUMMARY = '\n  Total:     12\n  Passed:    10\n  Skipped:   1\n  Duration:  3.2ms\n';
+
+test("uvu's summary gives passed, failed and skipped", () => {
+  assert.equal(parseSummary(UVU_SUMMARY), { passed: 10, failed: 1, skipped: 1 });
+  assert.is(parseSummary('no summary at all'), undefined);
+});
+
+test('a suite that crashed, printed no summary or was stopped for time counts a failure', () => {
+  const green = '\n  Total:     3\n  Passed:    3\n  Skipped:   0\n';
+  assert.equal(suiteCounts({ output: green, code: 0, timedOut: false }), { passed: 3, failed: 0, skipped: 0 });
+  assert.equal(suiteCounts({ output: green, code: 1, timedOut: false }), { passed: 3, failed: 1, skipped: 0 });
+  assert.equal(suiteCounts({ output: green, code: 0, timedOut: true }), { passed: 3, failed: 1, skipped: 0 });
+  assert.equal(suiteCounts({ output: 'Error: ENOENT', code: 0, timedOut: false }), { passed: 0, failed: 1, skipped: 0 });
+  // Failures the suite reported are kept as they are, not doubled.
+  assert.equal(suiteCounts({ output: UVU_SUMMARY, code: 1, timedOut: false }), { passed: 10, failed: 1, skipped: 1 });
+});
+
+test('each suite line carries its time, and the last line is the totals', () => {
+  assert.is(suiteLine('unit', { passed: 5, failed: 0, skipped: 0 }, 4_400), 'unit: 5 passed, 0 failed (4 s)');
+  assert.is(
+    suiteLine('contract', { passed: 2, failed: 1, skipped: 3 }, 395_000, '(stopped at its time limit)'),
+    'contract: 2 passed, 1 failed, 3 skipped (6 min 35 s) (stopped at its time limit)',
+  );
+  assert.is(totalLine({ passed: 1033, failed: 0, skipped: 0 }), '1033 passed, 0 failed');
+});
+
+test("a suite's time limit is cut to what is left of the run's budget", () => {
+  assert.is(suiteTimeLimit({ suiteLimitMs: 20 * 60_000, budgetMs: 80 * 60_000, elapsedMs: 10 * 60_000 }), 20 * 60_000);
+  assert.is(suiteTimeLimit({ suiteLimitMs: 20 * 60_000, budgetMs: 80 * 60_000, elapsedMs: 75 * 60_000 }), 5 * 60_000);
+  assert.is(suiteTimeLimit({ suiteLimitMs: 20 * 60_000, budgetMs: 80 * 60_000, elapsedMs: 81 * 60_000 }), 0);
+});
+
+test('limits from the environment: minutes when positive, the default otherwise', () => {
+  assert.is(minutesFromEnv('1.5', 20), 90_000);
+  for (const unusable of [undefined, '', '0', '-3', 'soon']) assert.is(minutesFromEnv(unusable, 20), 20 * 60_000, String(unusable));
+});
+
+test.run();
