@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { startFlowgateServer, type FlowgateServer } from '../../composition/server.js';
 import type { LogFields, Logger } from '../../ports/logger.js';
 import { loadEmbeddedWorker } from '../../composition/embeddedWorker.js';
-import { FIXTURE_CATALOGS, type TestCatalog } from './fixtureCatalogs.js';
+import { FIXTURE_CATALOGS, IDLE_FIXTURE, type TestCatalog } from './fixtureCatalogs.js';
 
 export type EngineName = 'memory' | 'temporal';
 
@@ -102,8 +102,9 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       );
       server = await startFlowgateServer({ env: { ...baseEnv, ...env }, workers: specs, logger });
       workers = embeddedWorkers(server);
+      // On Temporal, startTemporalWorkers has left it so already.
+      if (catalogs.some(({ catalog }) => catalog === IDLE_FIXTURE.catalog)) await workers.stop(IDLE_FIXTURE.catalog);
     }
-    if (catalogs.some(({ catalog }) => catalog === 'idle')) await workers.stop('idle');
   } catch (error) {
     await server?.close();
     await workers?.close();

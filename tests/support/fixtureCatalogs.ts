@@ -17,8 +17,13 @@ export interface TestCatalog {
   hookTimeoutMs?: number;
 }
 
+/** Known but unavailable: its worker is stopped once its workflows are published. */
+export const IDLE_FIXTURE: TestCatalog = { catalog: 'idle', modules: [fixture('idleCatalog.ts')] };
+/** The one workflow idleCatalog.ts defines. */
+export const IDLE_WORKFLOW = 'idle_only';
+
 export const FIXTURE_CATALOGS: TestCatalog[] = [
   { catalog: 'main', modules: [fixture('basic.ts'), fixture('contract.ts'), fixture('counting.ts')] },
   { catalog: 'other', modules: [fixture('otherCatalog.ts')] },
-  { catalog: 'idle', modules: [fixture('idleCatalog.ts')] },
+  IDLE_FIXTURE,
 ];

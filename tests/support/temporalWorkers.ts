@@ -3,7 +3,7 @@ import { bundleCatalog, type CatalogBundle } from '../../adapters/temporal/worke
 import { TemporalEngine } from '../../adapters/temporal/index.js';
 import { systemClock } from '../../adapters/system/index.js';
 import type { Logger } from '../../ports/logger.js';
-import { FIXTURE_CATALOGS, type TestCatalog } from './fixtureCatalogs.js';
+import { FIXTURE_CATALOGS, IDLE_FIXTURE, IDLE_WORKFLOW, type TestCatalog } from './fixtureCatalogs.js';
 import { S3TraceStore } from '../../adapters/s3/index.js';
 import { parseWorkerConfig } from '../../composition/workerConfig.js';
 import { claimCheckCodec } from '../../composition/claimChecks.js';
@@ -34,7 +34,10 @@ function bundleFor(spec: TestCatalog, logger: Logger, maxPayloadBytes: number | 
   return bundle;
 }
 
-/** Real workers for the fixture catalogs, each on its task queue, with a handle to stop and restart one. */
+/**
+ * Real workers for the fixture catalogs, each on its task queue, with a handle to stop and restart one. The `idle`
+ * catalog is left known but without a worker, as the contract suites expect.
+ */
 export async function startTemporalWorkers(options: { traceDir: string; logger: Logger; env: Record<string, string>; catalogs: TestCatalog[] }) {
   const address = process.env.TEMPORAL_ADDRESS!;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -46,7 +49,11 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
   const claimChecks = remoteTraceStore ? claimCheckCodec(remoteTraceStore, config) : undefined;
   const maxPayloadBytes = claimChecks ? undefined : config.payloads.temporalMaxPayloadBytes;
 
-  const waitForAvailability = async (catalog: string, available: boolean): Promise<void> => {
+  /**
+   * Waits until the catalog's availability is `available`. `settle`: then also outlasts the API server's catalog cache,
+   * which may still hold the previous answer; not needed before the API server has started.
+   */
+  const waitForAvailability = async (catalog: string, available: boolean, settle: boolean): Promise<void> => {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const description = await probe.describeCatalog(catalog);
@@ -54,11 +61,10 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       if (Date.now() > deadline) throw new Error(`catalog ${catalog} did not become ${available ? 'available' : 'unavailable'}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    // The API server's own cache may still hold the previous answer.
-    await new Promise((resolve) => setTimeout(resolve, CATALOG_CACHE_MS + 100));
+    if (settle) await new Promise((resolve) => setTimeout(resolve, CATALOG_CACHE_MS + 100));
   };
 
-  const start = async (catalog: string): Promise<void> => {
+  const start = async (catalog: string, settle = true): Promise<void> => {
     if (running.has(catalog)) return;
     const spec = options.catalogs.find((candidate) => candidate.catalog === catalog);
     if (!spec) throw new Error(`no test catalog "${catalog}"`);
@@ -79,20 +85,32 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
     });
     running.set(catalog, { worker, done: worker.run() });
-    await waitForAvailability(catalog, true);
+    await waitForAvailability(catalog, true, settle);
   };
 
-  const stop = async (catalog: string): Promise<void> => {
+  const stop = async (catalog: string, settle = true): Promise<void> => {
     const entry = running.get(catalog);
     if (!entry) return;
     running.delete(catalog);
     await entry.worker.shutdown();
     await entry.done;
-    await waitForAvailability(catalog, false);
+    await waitForAvailability(catalog, false, settle);
+  };
+
+  /**
+   * The idle catalog must be known (its workflows published) with no worker: a worker publishes it, then stops. The
+   * shared server keeps it so from one suite to the next, so later suites find it ready and skip both steps.
+   */
+  const makeIdle = async (spec: TestCatalog): Promise<void> => {
+    const known = await probe.describeCatalog(spec.catalog);
+    if (spec === IDLE_FIXTURE && known && !known.available && known.workflows.some((workflow) => workflow.name === IDLE_WORKFLOW)) return;
+    await start(spec.catalog, false);
+    await stop(spec.catalog, false);
   };
 
   try {
-    for (const { catalog } of options.catalogs) await start(catalog);
+    // All at once, and before the API server exists, so no wait for its catalog cache.
+    await Promise.all(options.catalogs.map((spec) => (spec.catalog === IDLE_FIXTURE.catalog ? makeIdle(spec) : start(spec.catalog, false))));
   } catch (error) {
     await Promise.all([...running.values()].map(async ({ worker, done }) => { await worker.shutdown(); await done; }));
     await probe.close();
