@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect as tcpConnect } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -100,6 +100,44 @@ test('a server that cannot start fails fast with its own error output', async ()
     assert.match((error as Error).message, /unknown flag: --no-such-flag/);
   }
   assert.ok(Date.now() - startedAt < 30_000, 'it does not wait for the readiness time-out');
+});
+
+test('a restart that loses a port race to another process launches again on the same address', async () => {
+  // A CLI whose second launch fails as the real one does when one of its internal services' ports (picked afresh at
+  // each launch) was taken first; every other launch is the real CLI.
+  const dir = mkdtempSync(join(tmpdir(), 'flowgate-temporal-race-'));
+  const launches = join(dir, 'launches');
+  const flaky = join(dir, 'temporal');
+  writeFileSync(
+    flaky,
+    [
+      '#!/bin/sh',
+      `echo launch >> '${launches}'`,
+      `if [ "$(wc -l < '${launches}')" -eq 2 ]; then`,
+      '  echo \'level=ERROR msg="Failed to start gRPC listener" error="listen tcp 127.0.0.1:35271: bind: address already in use" service=history\' >&2',
+      '  exit 2',
+      'fi',
+      `exec '${cliPath}' "$@"`,
+      '',
+    ].join('\n'),
+    { mode: 0o755 },
+  );
+  const logged: string[] = [];
+  const racing = await startTemporalDevServer({ cliPath: flaky, log: (line) => logged.push(line) });
+  try {
+    const before = racing.address;
+    await racing.restart();
+    assert.is(racing.address, before);
+    assert.ok(racing.isRunning());
+    await withConnection(racing.address, async (connection) => {
+      await connection.workflowService.getSystemInfo({});
+    });
+    assert.is(readFileSync(launches, 'utf8').trim().split('\n').length, 3, 'launched, lost the race, launched again');
+    assert.ok(logged.some((line) => /port was taken/.test(line)), logged.join('\n'));
+  } finally {
+    await racing.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('with a database file, a running workflow survives stop and start', async () => {
