@@ -35,6 +35,8 @@ interface Context {
   worker?: NodeProcess;
   api?: NodeProcess & { url: string };
   agent?: Agent;
+  /** Stopped by the after hook too: a test that fails half-way must not leave it polling (it keeps the process alive). */
+  readiness?: ReturnType<typeof sampleReadiness>;
 }
 
 const outage = suite<Context>('Temporal killed during 200 in-flight starts');
@@ -58,6 +60,7 @@ async function setUp(context: Context): Promise<void> {
 }
 
 outage.after(async (context) => {
+  await context.readiness?.stop();
   await context.api?.stop('SIGTERM', 5_000);
   await context.worker?.stop('SIGTERM', 5_000);
   await context.temporal?.stop();
@@ -99,7 +102,7 @@ outage('every 2xx start exists after the restart, the others got a named 503, /r
   const warmUp = await call(client, 'POST', '/workflow', { json: { workflowName: 'nap', input: { ms: 0 } } });
   assert.is(warmUp.status, 200, warmUp.text);
 
-  const readiness = sampleReadiness(api.url, agent);
+  const readiness = (context.readiness = sampleReadiness(api.url, agent));
   let answered = 0;
   let killed: Promise<void> | undefined;
   let killedAt = 0;

@@ -42,8 +42,8 @@ test('a client that never finishes its headers is answered 408 and cut off after
     slow.socket.write('GET /health HTTP/1.1\r\nHost: x\r\n');
     // Dribble a header line slower than the timeout allows.
     const dribble = setInterval(() => slow.socket.writable && slow.socket.write('X-Slow: 1\r\n'), 100);
-    await within(slow.closed, 3000, 'closing a slow-header connection');
-    clearInterval(dribble);
+    // A failing wait must not leave the interval running: it would keep this suite's process alive.
+    await within(slow.closed, 3000, 'closing a slow-header connection').finally(() => clearInterval(dribble));
     assert.ok(Date.now() - startedAt < 2000, `closed after ${Date.now() - startedAt} ms`);
     assert.match(slow.received(), /^HTTP\/1\.1 408/);
   } finally {
@@ -57,8 +57,7 @@ test('a body trickled slower than requestTimeoutMs allows is answered 408; nothi
     const slow = await rawSocket(server.url);
     slow.socket.write('POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"workflowName":');
     const dribble = setInterval(() => slow.socket.writable && slow.socket.write(' '), 100);
-    await within(slow.closed, 3000, 'closing a slow-body connection');
-    clearInterval(dribble);
+    await within(slow.closed, 3000, 'closing a slow-body connection').finally(() => clearInterval(dribble));
     assert.match(slow.received(), /^HTTP\/1\.1 408/);
     assert.is(api.calls.length, 0);
   } finally {
