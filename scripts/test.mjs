@@ -129,7 +129,7 @@ async function main() {
       env: { ...process.env, NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },
       timeLimitMs,
     });
-    record(suiteCounts(outcome), outcome.timedOut ? `(stopped at its time limit of ${formatDuration(timeLimitMs)})` : undefined);
+    record(suiteCounts(outcome), outcome.stopped ? `(ended by the runner: ${outcome.stopped})` : undefined);
   }
 
   await stopServers();

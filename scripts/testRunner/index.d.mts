@@ -8,7 +8,7 @@ export interface Counts {
 
 export function stripAnsi(text: string): string;
 export function parseSummary(output: string): Counts | undefined;
-export function suiteCounts(outcome: { output: string; code: number; timedOut: boolean }): Counts;
+export function suiteCounts(outcome: { output: string; code: number; stopped?: string }): Counts;
 export function formatDuration(ms: number): string;
 export function suiteLine(name: string, counts: Counts, ms: number, note?: string): string;
 export function totalLine(totals: Counts): string;
@@ -22,4 +22,6 @@ export function runSuiteProcess(options: {
   cwd: string;
   env: NodeJS.ProcessEnv;
   timeLimitMs: number;
-}): Promise<{ code: number; output: string; timedOut: boolean }>;
+  exitAfterSummaryMs?: number;
+  echo?: boolean;
+}): Promise<{ code: number; output: string; stopped?: string }>;

@@ -13,14 +13,18 @@ export const stripAnsi = (text) => text.replace(ANSI, '');
  */
 
 /**
- * uvu's closing summary (`Total: N`, `Passed: N`, `Skipped: N`), or undefined when the suite never printed one.
+ * uvu's closing summary (`Total: N`, `Passed: N`, `Skipped: N`), or undefined when the suite never printed one. The
+ * last one counts: a test may print text of the same shape before it.
  * @param {string} output without ANSI colours
  * @returns {Counts | undefined}
  */
 export function parseSummary(output) {
+  const summaryAt = [...output.matchAll(/^\s*Total:\s+\d+/gm)].at(-1)?.index;
+  if (summaryAt === undefined) return undefined;
+  const summary = output.slice(summaryAt);
   /** @param {string} label */
   const number = (label) => {
-    const match = output.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'));
+    const match = summary.match(new RegExp(`^\\s*${label}:\\s+(\\d+)`, 'm'));
     return match ? Number(match[1]) : undefined;
   };
   const total = number('Total');
@@ -32,13 +36,14 @@ export function parseSummary(output) {
 
 /**
  * What a suite counts for. A suite that printed no summary, exited non-zero without a failure (a crash after the
- * summary), or was stopped for time counts at least one failure: a broken suite must never read as green.
- * @param {{ output: string, code: number, timedOut: boolean }} outcome
+ * summary), or was stopped by the runner counts at least one failure: a broken suite must never read as green.
+ * @param {{ output: string, code: number, stopped?: string }} outcome
  * @returns {Counts}
  */
-export function suiteCounts({ output, code, timedOut }) {
-  const counts = parseSummary(output) ?? { passed: 0, failed: 0, skipped: 0 };
-  if ((code !== 0 || timedOut || !parseSummary(output)) && counts.failed === 0) counts.failed = 1;
+export function suiteCounts({ output, code, stopped }) {
+  const summary = parseSummary(output);
+  const counts = summary ?? { passed: 0, failed: 0, skipped: 0 };
+  if ((code !== 0 || stopped || !summary) && counts.failed === 0) counts.failed = 1;
   return counts;
 }
 

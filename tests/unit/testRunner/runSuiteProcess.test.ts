@@ -15,13 +15,13 @@ function isAlive(pid: number): boolean {
 test('a suite that finishes gives its exit code and its output without colours', async () => {
   const outcome = await runSuiteProcess({
     command: process.execPath,
-    // Not a uvu summary: this output is echoed into the unit suite's own, which the runner reads.
     args: ['-e', "process.stdout.write('\\u001b[32mgreen\\u001b[39m\\n'); process.exit(3)"],
     cwd: process.cwd(),
     env: process.env,
+    echo: false,
     timeLimitMs: 30_000,
   });
-  assert.equal(outcome, { code: 3, output: 'green\n', timedOut: false });
+  assert.equal(outcome, { code: 3, output: 'green\n' });
 });
 
 test('a suite past its time limit is ended with everything it started', async () => {
@@ -33,15 +33,32 @@ test('a suite past its time limit is ended with everything it started', async ()
     setInterval(() => {}, 1000);
   `;
   const startedAt = Date.now();
-  const outcome = await runSuiteProcess({ command: process.execPath, args: ['-e', script], cwd: process.cwd(), env: process.env, timeLimitMs: 1_000 });
-  assert.ok(outcome.timedOut);
+  const outcome = await runSuiteProcess({ command: process.execPath, args: ['-e', script], cwd: process.cwd(), env: process.env, echo: false, timeLimitMs: 1_000 });
+  assert.is(outcome.stopped, 'ran past its time limit of 1 s');
   assert.ok(Date.now() - startedAt < 10_000, 'ended by SIGTERM, well before the SIGKILL grace');
-  assert.match(outcome.output, /past its time limit/);
+  assert.match(outcome.output, /ran past its time limit of 1 s: ending it/);
   const grandchild = Number(/grandchild (\d+)/.exec(outcome.output)?.[1]);
   assert.ok(grandchild > 0, outcome.output);
   const deadline = Date.now() + 5_000;
   while (isAlive(grandchild) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.not.ok(isAlive(grandchild), 'the grandchild was ended with the suite');
+});
+
+test('a suite that does not exit once uvu has printed its summary is ended soon after, not at its time limit', async () => {
+  // What a test that leaves a poller or a server running does: the summary, then a process that stays.
+  const script = "console.log('\\u001b[32m  Total:     1\\n  Passed:    1\\n  Skipped:   0\\n  Duration:  5ms\\u001b[39m'); setInterval(() => {}, 1000);";
+  const startedAt = Date.now();
+  const outcome = await runSuiteProcess({
+    command: process.execPath,
+    args: ['-e', script],
+    cwd: process.cwd(),
+    env: process.env,
+    echo: false,
+    timeLimitMs: 60_000,
+    exitAfterSummaryMs: 500,
+  });
+  assert.is(outcome.stopped, 'did not exit within 1 s of its summary (a handle left open)');
+  assert.ok(Date.now() - startedAt < 10_000, `ended after ${Date.now() - startedAt} ms`);
 });
 
 test.run();
