@@ -87,6 +87,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     headers['x-content-type-options'] = 'nosniff';
     headers['cache-control'] ??= 'no-store';
     if (state.route?.deprecated) Object.assign(headers, deprecationHeaders(state.route, state));
+    if (request.basePath) prefixHandedOutPaths(headers, request.basePath);
 
     const logAccess = () =>
       logger.info('http request', {
@@ -198,6 +199,14 @@ function deprecationHeaders(route: Route, state: RequestState): Record<string, s
           .replace('{rid}', encodeURIComponent(state.runId))
       : deprecation.successor;
   return { deprecation: 'true', sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
+}
+
+/** Behind a mount prefix, the paths the API hands out are the ones a client can follow: the prefixed ones. */
+function prefixHandedOutPaths(headers: Record<string, string>, basePath: string): void {
+  const location = headers['location'];
+  if (location?.startsWith('/')) headers['location'] = `${basePath}${location}`;
+  const link = headers['link'];
+  if (link?.startsWith('</')) headers['link'] = `<${basePath}${link.slice(1)}`;
 }
 
 function acceptedRequestId(value: string | undefined): string | undefined {

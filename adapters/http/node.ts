@@ -60,13 +60,16 @@ class NodeRequest implements HttpRequest {
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
   readonly body: IncomingMessage;
+  readonly basePath: string | undefined;
   private controller: AbortController | undefined;
 
-  constructor(req: IncomingMessage, private readonly res: ServerResponse, readonly overCapacity: boolean) {
+  constructor(req: IncomingMessage & { baseUrl?: string }, private readonly res: ServerResponse, readonly overCapacity: boolean) {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
     this.headers = req.headers;
     this.body = req;
+    // Express (and connect-style routers) strip the mount path from `url` and keep it here.
+    this.basePath = req.baseUrl || undefined;
   }
 
   get signal(): AbortSignal {

@@ -22,6 +22,11 @@ export interface HttpRequest {
    * readiness, the document) answers 503 `ServerBusyError`, and the transport closes the connection after.
    */
   overCapacity?: boolean;
+  /**
+   * The path the API is mounted under (Express's `req.baseUrl` for `app.use('/api', handler)`): the paths it hands
+   * out in `Location` and `Link` start with it, so a client can follow them as they are.
+   */
+  basePath?: string;
 }
 
 export interface HttpResponse {

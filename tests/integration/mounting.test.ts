@@ -74,6 +74,28 @@ mounted('errors keep the contract inside Express, and Express keeps its own rout
   assert.equal(await own.body.json(), { servedBy: 'express' });
 });
 
+mounted('Location and Link carry the mount prefix, so a client follows them as they are', async ({ url }) => {
+  // A run-and-wait that runs out names its run's result in Location.
+  const timedOut = await request(`${url}/api/workflow/run`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ workflowName: 'sleeper', input: { ms: 1_500 }, timeout: 0.2 }),
+  });
+  const { workflowId, runId } = (await timedOut.body.json()) as { workflowId: string; runId: string };
+  assert.is(timedOut.statusCode, 408);
+  const location = String(timedOut.headers['location']);
+  assert.is(location, `/api/workflow/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(runId)}/result`);
+  const followed = await request(`${url}${location}?wait=10`);
+  assert.is(followed.statusCode, 200);
+  assert.equal(((await followed.body.json()) as { output: unknown }).output, { slept: 1_500 });
+
+  // A deprecated endpoint's Link names its successor under the prefix too.
+  const stopped = await request(`${url}/api/workflow/${encodeURIComponent(workflowId)}/stop`, { method: 'PATCH' });
+  await stopped.body.dump();
+  assert.is(stopped.statusCode, 409, 'the run has completed');
+  assert.is(stopped.headers['link'], `</api/workflow/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(runId)}/stop>; rel="successor-version"`);
+});
+
 mounted.run();
 
 const fetchHandler = suite<{ handle?: (request: Request) => Promise<Response>; traceDir?: string; close?: () => void }>('WHATWG fetch handler');
