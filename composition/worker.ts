@@ -36,6 +36,8 @@ import { systemClock } from '../adapters/system/index.js';
 
 /** How long a stopping worker waits for trace uploads its closed runs left running (as long as step attempts get). */
 const UPLOADS_SETTLE_MS = 10_000;
+/** How long a worker waits on Temporal to describe a run (for a trace's start time, a step's workflow details). */
+const DESCRIBE_DEADLINE_MS = 10_000;
 
 /** A running flowgate worker: `identity`, `run()`, `waitUntilPublished()`, `shutdown()`. */
 export type FlowgateWorker = WorkerHandle;
@@ -131,16 +133,12 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       local: new FsTraceStore({ directory: options.traceDir }),
       ...(options.remoteTraceStore ? { remote: options.remoteTraceStore } : {}),
     };
-    const traces = new TraceCollector(
-      traceStores,
-      logger,
-      async (workflowId, runId) => (await client.workflow.getHandle(workflowId, runId).describe()).startTime,
-      uploads,
-    );
-    const details = new WorkflowDetailsCarrier(
-      async (workflowId, runId) => describedRun(await client.workflow.getHandle(workflowId, runId).describe(), options.namespace),
-      logger,
-    );
+    // Both lookups have a fallback (the started event's time, details without parents): a Temporal that does not
+    // answer must not hold a step's hooks or a run's trace for longer than this.
+    const describe = (workflowId: string, runId: string) =>
+      client.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => client.workflow.getHandle(workflowId, runId).describe());
+    const traces = new TraceCollector(traceStores, logger, async (workflowId, runId) => (await describe(workflowId, runId)).startTime, uploads);
+    const details = new WorkflowDetailsCarrier(async (workflowId, runId) => describedRun(await describe(workflowId, runId), options.namespace), logger);
     const activities = catalogActivities({
       ...stepRegistration,
       traces,
