@@ -14,6 +14,7 @@ export function suiteLine(name: string, counts: Counts, ms: number, note?: strin
 export function totalLine(totals: Counts): string;
 export function suiteTimeLimit(limits: { suiteLimitMs: number; budgetMs: number; elapsedMs: number }): number;
 export function minutesFromEnv(value: string | undefined, defaultMinutes: number): number;
+export function coverageMeasured(output: string): boolean;
 
 export function killRunningSuites(): void;
 export function runSuiteProcess(options: {

@@ -91,3 +91,13 @@ export function minutesFromEnv(value, defaultMinutes) {
   const minutes = Number(value);
   return (value !== undefined && value !== '' && Number.isFinite(minutes) && minutes > 0 ? minutes : defaultMinutes) * 60_000;
 }
+
+/**
+ * Whether c8's text summary measured any line: with no coverage data it prints `Unknown% ( 0/0 )` and its
+ * floor check passes, which must not count as the floor met.
+ * @param {string} output c8's text-summary, without ANSI colours
+ */
+export function coverageMeasured(output) {
+  const lines = /^Lines\s*:\s*[\d.]+%\s*\(\s*\d+\/(\d+)\s*\)/m.exec(output);
+  return lines !== null && Number(lines[1]) > 0;
+}

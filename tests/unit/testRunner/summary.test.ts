@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { minutesFromEnv, parseSummary, suiteCounts, suiteLine, suiteTimeLimit, totalLine } from '../../../scripts/testRunner/index.mjs';
+import { coverageMeasured, minutesFromEnv, parseSummary, suiteCounts, suiteLine, suiteTimeLimit, totalLine } from '../../../scripts/testRunner/index.mjs';
 
 const UVU_SUMMARY = '\n  Total:     12\n  Passed:    10\n  Skipped:   1\n  Duration:  3.2ms\n';
 
@@ -39,6 +39,12 @@ test("a suite's time limit is cut to what is left of the run's budget", () => {
 test('limits from the environment: minutes when positive, the default otherwise', () => {
   assert.is(minutesFromEnv('1.5', 20), 90_000);
   for (const unusable of [undefined, '', '0', '-3', 'soon']) assert.is(minutesFromEnv(unusable, 20), 20 * 60_000, String(unusable));
+});
+
+test('a coverage floor counts only when c8 measured lines', () => {
+  assert.ok(coverageMeasured('Statements   : 98.1% ( 140/143 )\nLines        : 98.33% ( 14083/14321 )\n'));
+  assert.not.ok(coverageMeasured('Statements   : Unknown% ( 0/0 )\nLines        : Unknown% ( 0/0 )\n'));
+  assert.not.ok(coverageMeasured('no summary'));
 });
 
 test.run();
