@@ -68,7 +68,7 @@ class NodeRequest implements HttpRequest {
     this.url = req.url ?? '/';
     this.headers = req.headers;
     this.body = req;
-    // Express (and connect-style routers) strip the mount path from `url` and keep it here.
+    // Express strips the mount path from `url` and keeps it here.
     this.basePath = req.baseUrl || undefined;
   }
 

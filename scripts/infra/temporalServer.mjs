@@ -9,8 +9,13 @@ import { devServerArgs, FLOWGATE_SEARCH_ATTRIBUTES } from './temporalServerArgs.
 import { waitForTemporal } from './waitForTemporal.mjs';
 
 const STOP_GRACE_MS = 10_000;
-/** Tries with fresh ports when another process grabbed one between choosing it and the server binding it. */
+/**
+ * Launches again when another process grabbed a port between its choice and the server binding it: with fresh
+ * ports at the first start, on the same frontend port at a restart (the CLI picks its internal ports afresh).
+ */
 const PORT_RACE_ATTEMPTS = 3;
+/** Times the attempt number: a port held by a short-lived connection is often free a moment later. */
+const PORT_RACE_BACKOFF_MS = 500;
 
 /** @typedef {(line: string) => void} Log */
 /** @type {Log} */
@@ -138,6 +143,7 @@ export async function startTemporalDevServer({
         const output = /** @type {{ output?: string }} */ (error)?.output ?? '';
         if (attempt >= PORT_RACE_ATTEMPTS || !lostAPortRace(output)) throw error;
         log(`a port was taken before the Temporal dev server bound it; launching it again`);
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, PORT_RACE_BACKOFF_MS * attempt));
       }
     }
   };

@@ -83,7 +83,8 @@ export function suiteTimeLimit({ suiteLimitMs, budgetMs, elapsedMs }) {
 }
 
 /**
- * Minutes from an environment variable, or the default when unset or not a positive number.
+ * A time limit in milliseconds, from a number of minutes in an environment variable, or from the default when that
+ * is unset or not a positive number.
  * @param {string | undefined} value
  * @param {number} defaultMinutes
  */

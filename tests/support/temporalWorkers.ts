@@ -108,27 +108,26 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
     await stop(spec.catalog, false);
   };
 
-  try {
-    // All at once, and before the API server exists, so no wait for its catalog cache.
-    await Promise.all(options.catalogs.map((spec) => (spec.catalog === IDLE_FIXTURE.catalog ? makeIdle(spec) : start(spec.catalog, false))));
-  } catch (error) {
-    await Promise.all([...running.values()].map(async ({ worker, done }) => { await worker.shutdown(); await done; }));
+  const closeAll = async (): Promise<void> => {
+    const entries = [...running.values()];
+    running.clear();
+    await Promise.all(entries.map(async ({ worker, done }) => {
+      await worker.shutdown();
+      await done;
+    }));
     await probe.close();
     remoteTraceStore?.close();
-    throw error;
-  }
-  return {
-    start,
-    stop,
-    close: async () => {
-      await Promise.all([...running.keys()].map(async (catalog) => {
-        const entry = running.get(catalog)!;
-        running.delete(catalog);
-        await entry.worker.shutdown();
-        await entry.done;
-      }));
-      await probe.close();
-      remoteTraceStore?.close();
-    },
   };
+
+  // All at once, and before the API server exists, so no wait for its catalog cache. Settled, not raced: a worker
+  // still starting when another failed must be shut down too.
+  const started = await Promise.allSettled(
+    options.catalogs.map((spec) => (spec.catalog === IDLE_FIXTURE.catalog ? makeIdle(spec) : start(spec.catalog, false))),
+  );
+  const failure = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) {
+    await closeAll();
+    throw failure.reason;
+  }
+  return { start, stop, close: closeAll };
 }

@@ -24,6 +24,12 @@ test('a suite that finishes gives its exit code and its output without colours',
   assert.equal(outcome, { code: 3, output: 'green\n' });
 });
 
+test('a suite that cannot be started is a failure with the reason, not an exception that kills the runner', async () => {
+  const outcome = await runSuiteProcess({ command: '/nonexistent/uvu', args: [], cwd: process.cwd(), env: process.env, echo: false, timeLimitMs: 5_000 });
+  assert.is(outcome.code, 1);
+  assert.match(outcome.stopped ?? '', /^could not be started \(spawn \/nonexistent\/uvu ENOENT\)$/);
+});
+
 test('a suite past its time limit is ended with everything it started', async () => {
   // The "suite" starts a grandchild that ignores its parent's death, as a leaked server would, and never ends.
   const script = `
