@@ -95,6 +95,7 @@ async function main() {
   process.once('SIGINT', onSignal('SIGINT', 130));
   process.once('SIGTERM', onSignal('SIGTERM', 143));
   const budgetLeftMs = () => RUN_BUDGET_MS - (Date.now() - runStartedAt);
+  const BUDGET_SPENT = `the run's time budget of ${formatDuration(RUN_BUDGET_MS)} was spent`;
 
   process.stdout.write('\n=== provisioning: Temporal CLI builds, Versity S3 Gateway, schemathesis ===\n');
   // A build that never ends must not eat the budget unnoticed: past it, the suites are failed as not run.
@@ -130,10 +131,9 @@ async function main() {
       process.stdout.write(`not run: ${why}\n`);
       record({ passed: 0, failed: 1, skipped: 0 }, `(not run: ${why})`);
     };
-    const budgetSpent = () => budgetLeftMs() <= 0;
     process.stdout.write(`\n=== ${suite.name} ===\n`);
-    if (budgetSpent()) {
-      notRun(`the run's time budget of ${formatDuration(RUN_BUDGET_MS)} was spent`);
+    if (budgetLeftMs() <= 0) {
+      notRun(BUDGET_SPENT);
       continue;
     }
     const serverEnv = {};
@@ -156,7 +156,7 @@ async function main() {
     const timeLimitMs = suiteTimeLimit({ suiteLimitMs: SUITE_LIMIT_MS, budgetMs: RUN_BUDGET_MS, elapsedMs: Date.now() - runStartedAt });
     if (interrupted) break;
     if (timeLimitMs === 0) {
-      notRun(`the run's time budget of ${formatDuration(RUN_BUDGET_MS)} was spent`);
+      notRun(BUDGET_SPENT);
       continue;
     }
     const outcome = await runSuiteProcess({

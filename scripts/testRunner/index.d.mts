@@ -8,6 +8,7 @@ export interface Counts {
 
 export function stripAnsi(text: string): string;
 export function parseSummary(output: string): Counts | undefined;
+export function hasUvuSummary(text: string): boolean;
 export function suiteCounts(outcome: { output: string; code: number; stopped?: string }): Counts;
 export function formatDuration(ms: number): string;
 export function suiteLine(name: string, counts: Counts, ms: number, note?: string): string;

@@ -2,14 +2,12 @@
 // so a suite that hangs is ended whole (its uvu process, and the workers and servers it started) and the run goes on
 // to its report instead of being cut off by CI's own time-out with nothing said.
 import { spawn } from 'node:child_process';
-import { stripAnsi } from './summary.mjs';
+import { hasUvuSummary, stripAnsi } from './summary.mjs';
 
 /** Between SIGTERM and SIGKILL when the runner ends a suite. */
 const KILL_GRACE_MS = 10_000;
 /** How long what a suite left in its group may hold its output open once its own process has exited. */
 const AFTER_EXIT_GRACE_MS = 10_000;
-/** uvu's closing summary, the last thing a suite prints. */
-const UVU_SUMMARY = /^\s*Total:\s+\d+\s*\n\s*Passed:\s+\d+\s*\n\s*Skipped:\s+\d+\s*\n\s*Duration:\s+\S+/m;
 /** A suite still running this long after its summary has left a handle open (a server, a timer). */
 const EXIT_AFTER_SUMMARY_MS = 60_000;
 /** Enough of the output's end to hold the summary. */
@@ -94,7 +92,7 @@ export function runSuiteProcess({ command, args, cwd, env, timeLimitMs, exitAfte
     const echoTo = (stream) => (/** @type {string} */ chunk) => {
       output += chunk;
       if (echo) stream.write(chunk);
-      if (!lingering && UVU_SUMMARY.test(stripAnsi(output.slice(-SUMMARY_TAIL_CHARS)))) {
+      if (!lingering && hasUvuSummary(stripAnsi(output.slice(-SUMMARY_TAIL_CHARS)))) {
         lingering = true;
         later(() => end(`did not exit within ${Math.round(exitAfterSummaryMs / 1000)} s of its summary (a handle left open)`), exitAfterSummaryMs);
       }

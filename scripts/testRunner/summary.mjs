@@ -34,6 +34,15 @@ export function parseSummary(output) {
   return { passed, failed: total - passed - skipped, skipped };
 }
 
+/** uvu's closing summary block, the last thing a suite prints. */
+const UVU_SUMMARY_BLOCK = /^\s*Total:\s+\d+\s*\n\s*Passed:\s+\d+\s*\n\s*Skipped:\s+\d+\s*\n\s*Duration:\s+\S+/m;
+
+/**
+ * Whether `text` holds uvu's whole closing summary (Total, Passed, Skipped and Duration): the suite has finished.
+ * @param {string} text without ANSI colours
+ */
+export const hasUvuSummary = (text) => UVU_SUMMARY_BLOCK.test(text);
+
 /**
  * What a suite counts for. A suite that printed no summary, exited non-zero without a failure (a crash after the
  * summary), or was stopped by the runner counts at least one failure: a broken suite must never read as green.
