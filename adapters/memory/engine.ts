@@ -8,14 +8,13 @@ import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } f
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
-import { jsonCopy } from './json.js';
 import { listRuns } from './listRuns.js';
 import { checkOptions, type MemoryEngineOptions } from './options.js';
 import { PageTokens } from './pageTokens.js';
 import { resetRun } from './reset.js';
-import { jsonValue, RunLifecycle } from './runLifecycle.js';
+import { payloadOf, RunLifecycle } from './runLifecycle.js';
 import type { RunRecord } from './runRecord.js';
-import { RunStore } from './runStore.js';
+import { RunStore, type StoreUsage } from './runStore.js';
 import { executeStep } from './stepExecution.js';
 import { TimerRegistry } from './timers.js';
 
@@ -38,7 +37,7 @@ export class MemoryEngine implements WorkflowEngine {
   constructor(options: MemoryEngineOptions) {
     const checked = checkOptions(options);
     this.catalogs = new CatalogRegistry(checked.logger);
-    this.store = new RunStore(checked.maxClosedRuns);
+    this.store = new RunStore(checked.maxClosedRuns, checked.maxClosedBytes);
     this.timers = new TimerRegistry(checked.clock);
     this.lifecycle = new RunLifecycle(checked, this.store, this.catalogs, this.timers);
     const scopes = this.lifecycle.scopes;
@@ -74,7 +73,7 @@ export class MemoryEngine implements WorkflowEngine {
     if (idempotency && latest?.description.idempotency?.requestId === idempotency.requestId) return latest.snapshot();
     const definition = this.catalogs.definitionFor(command.catalog, command.workflowName);
     this.lifecycle.assertIdFree(command.workflowId);
-    const input = jsonValue(command.input, 'input');
+    const input = payloadOf(command.input, 'input');
     const callback = command.callback ? { url: command.callback.url, retryForMs: command.callback.retryForMs } : undefined;
     return this.lifecycle
       .createRun({
@@ -108,7 +107,7 @@ export class MemoryEngine implements WorkflowEngine {
   }
 
   async getInput(run: PinnedRunRef): Promise<unknown> {
-    return jsonCopy(this.store.find(run).input);
+    return this.store.find(run).input.value();
   }
 
   async historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
@@ -121,10 +120,9 @@ export class MemoryEngine implements WorkflowEngine {
     const { workflowId, runId } = record.description;
     const scope = JSON.stringify(['history', workflowId, runId]);
     const offset = pageToken === undefined ? 0 : (this.tokens.read(scope, pageToken).o ?? 0);
-    const all = record.history.events;
-    const events = all.slice(offset, offset + pageSize);
+    const events = record.history.page(offset, pageSize);
     const end = offset + events.length;
-    const nextPageToken = end < all.length ? this.tokens.issue(scope, { o: end }) : null;
+    const nextPageToken = end < record.history.lastEventId ? this.tokens.issue(scope, { o: end }) : null;
     return { run: record.snapshot(), page: { events, nextPageToken } };
   }
 
@@ -161,10 +159,16 @@ export class MemoryEngine implements WorkflowEngine {
     const latest = this.store.latest(workflowId);
     if (!latest) throw new WorkflowNotFoundError(`Workflow ${workflowId} not found`, { workflowId });
     const record = this.openRun({ workflowId, runId: latest.description.runId });
-    const value = jsonValue(payload, 'payload');
+    const value = record.execution.intern(payloadOf(payload, 'payload'));
+    // Past MEMORY_MAX_HISTORY_BYTES this append closes the run (recorded, then terminated, as on Temporal).
     const event = record.history.append('signal_received', { signalName: 'feedback', payload: value });
     record.execution.inbox.deliver(value, event.eventId);
     return { workflowId, runId: record.description.runId };
+  }
+
+  /** What the engine holds now: runs open and closed, and the bytes the closed ones keep (docs/reliability.md). */
+  usage(): StoreUsage {
+    return this.store.usage();
   }
 
   async describeCatalog(catalog: string): Promise<CatalogDescription | undefined> {

@@ -58,8 +58,7 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
       replay: { commands: [...old.execution.commands.records], point },
       cancelRequested: events.some((event) => event.type === 'workflow_cancel_requested'),
       seed: (record) => {
-        const started = record.history.events[0];
-        if (started) record.history.amend(1, { ...started.attributes, resetFromRunId: runId });
+        record.history.addAttributes(1, { resetFromRunId: runId });
         record.history.append('workflow_reset', { reason, stepName, resetFromRunId: runId });
         for (const reply of old.execution.inbox.received) {
           const eventId =

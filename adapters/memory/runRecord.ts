@@ -4,11 +4,16 @@ import type { RunCallbackTarget } from '../../core/domain/callback.js';
 import type { RunClosing } from './closings.js';
 import { jsonCopy } from './json.js';
 import type { RunHistory } from './history.js';
+import type { Payload } from './payload.js';
 import type { RunExecution } from './runExecution.js';
+
+/** A run's description, ids and bookkeeping, about: what a run holds besides its history. */
+const RECORD_BYTES = 1024;
 
 /** Everything the engine keeps about one run. The description is published state; only the engine mutates it. */
 export class RunRecord {
-  output: unknown = undefined;
+  /** A completed run's result. */
+  output: Payload | undefined = undefined;
   failure: SerializedFailure | null = null;
   /** Set the moment a close is decided; the run still looks open until the close is published. */
   closing = false;
@@ -24,7 +29,7 @@ export class RunRecord {
   constructor(
     readonly description: RunDescription,
     readonly definition: WorkflowDefinition,
-    readonly input: unknown,
+    readonly input: Payload,
     readonly history: RunHistory,
     /** Insertion order, the tie-breaker of "newest first". */
     readonly sequence: number,
@@ -46,7 +51,16 @@ export class RunRecord {
 
   /** Fresh JSON copies, as a Temporal client decodes them, so no caller can change what the engine keeps. */
   outcome(): RunOutcome {
-    return { run: this.snapshot(), output: jsonCopy(this.output), failure: jsonCopy(this.failure) as SerializedFailure | null };
+    return { run: this.snapshot(), output: this.output?.value(), failure: jsonCopy(this.failure) as SerializedFailure | null };
+  }
+
+  /**
+   * What keeping the run costs, in bytes, about: its history with each payload once (the input, the result, step
+   * inputs and outputs and replies all live there; the trace and the command log share the same payloads), its
+   * progress events, and its bookkeeping. Final once the run is closed.
+   */
+  get retainedBytes(): number {
+    return RECORD_BYTES + this.history.retainedBytes;
   }
 
   /** Calls `listener` once when the close is published. Returns the function that unsubscribes it. */
