@@ -1,13 +1,14 @@
 import { addProgressSink } from '../../core/definition/progress.js';
 import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
-import { EngineUnavailableError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
+import { EngineUnavailableError, FlowgateError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
 import type { HistoryEvent, HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
+import { KeyRecords } from './keyRecords.js';
 import { listRuns } from './listRuns.js';
 import { checkOptions, type MemoryEngineOptions } from './options.js';
 import { PageTokens } from './pageTokens.js';
@@ -28,6 +29,8 @@ export class MemoryEngine implements WorkflowEngine {
   private readonly store: RunStore;
   private readonly timers: TimerRegistry;
   private readonly lifecycle: RunLifecycle;
+  /** What keyed starts need once their runs are forgotten (keyRecords.ts). */
+  private readonly keys: KeyRecords;
   private readonly tokens = new PageTokens();
   private readonly awaiterShutdowns = new Set<() => void>();
   private readonly removeStepRouter: () => void;
@@ -39,7 +42,8 @@ export class MemoryEngine implements WorkflowEngine {
     this.catalogs = new CatalogRegistry(checked.logger);
     this.store = new RunStore(checked.maxClosedRuns, checked.maxClosedBytes);
     this.timers = new TimerRegistry(checked.clock);
-    this.lifecycle = new RunLifecycle(checked, this.store, this.catalogs, this.timers);
+    this.keys = new KeyRecords(checked.clock, checked.idempotencyRetentionMs, checked.maxIdempotencyBytes);
+    this.lifecycle = new RunLifecycle(checked, this.store, this.catalogs, this.timers, this.keys);
     const scopes = this.lifecycle.scopes;
     // Only calls made inside one of this engine's runs are ours; anything else is left to other routers.
     this.removeStepRouter = addStepRouter({
@@ -68,11 +72,15 @@ export class MemoryEngine implements WorkflowEngine {
     this.assertOpen();
     assertWorkflowId(command.workflowId);
     const { idempotency } = command;
-    // A retried keyed start (Temporal: the same request id) gets the run it started, open or closed.
+    // A retried keyed start (Temporal: the same request id) gets the run it started, open, closed or forgotten.
     const latest = this.store.latest(command.workflowId);
-    if (idempotency && latest?.description.idempotency?.requestId === idempotency.requestId) return latest.snapshot();
+    if (idempotency) {
+      const started = latest ? latest.snapshot() : this.keys.keyedRun(command.workflowId);
+      if (started?.idempotency?.requestId === idempotency.requestId) return started;
+    }
     const definition = this.catalogs.definitionFor(command.catalog, command.workflowName);
     this.lifecycle.assertIdFree(command.workflowId);
+    if (idempotency) this.keys.admit(command.workflowId);
     const input = payloadOf(command.input, 'input');
     const callback = command.callback ? { url: command.callback.url, retryForMs: command.callback.retryForMs } : undefined;
     return this.lifecycle
@@ -88,17 +96,21 @@ export class MemoryEngine implements WorkflowEngine {
   }
 
   async awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined> {
-    const record = this.store.find(run);
+    const followChain = options.followChain ?? true;
+    // A forgotten run: its chain's runs still kept, or what its key record answers with.
+    const record = this.store.lookup(run) ?? (followChain ? this.keptRunOfChain(run) : undefined);
+    if (!record) return this.keys.outcome(run, { chainEnd: followChain }) ?? this.store.notFound(run);
     if (this.closed) return record.closed ? record.outcome() : undefined;
     return awaitChainOutcome(record, this.timers, options, this.awaiterShutdowns);
   }
 
   async describe(run: RunRef): Promise<RunDescription> {
-    return this.store.find(run).snapshot();
+    return this.store.lookup(run)?.snapshot() ?? this.keys.describe(run) ?? this.store.notFound(run);
   }
 
   async getOutcome(run: RunRef): Promise<RunOutcome> {
-    const record = this.store.find(run);
+    const record = this.store.lookup(run);
+    if (!record) return this.keys.outcome(run) ?? this.store.notFound(run);
     if (!record.closed) {
       const { workflowId, runId } = record.description;
       throw new WorkflowNotCompletedError(`Workflow ${workflowId} run ${runId} is still running`, { workflowId, runId });
@@ -107,6 +119,11 @@ export class MemoryEngine implements WorkflowEngine {
   }
 
   async getInput(run: PinnedRunRef): Promise<unknown> {
+    const record = this.store.lookup(run);
+    if (record) return record.input.value();
+    // A chain's first run may be forgotten while later runs of its chain are kept: they carry its input.
+    const laterRun = this.store.runsOf(run.workflowId).find((kept) => kept.description.firstRunId === run.runId);
+    if (laterRun) return laterRun.chainInput.value();
     return this.store.find(run).input.value();
   }
 
@@ -157,7 +174,11 @@ export class MemoryEngine implements WorkflowEngine {
 
   async deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef> {
     const latest = this.store.latest(workflowId);
-    if (!latest) throw new WorkflowNotFoundError(`Workflow ${workflowId} not found`, { workflowId });
+    if (!latest) {
+      const kept = this.keys.describe({ workflowId });
+      if (kept) throw closedError(kept);
+      throw new WorkflowNotFoundError(`Workflow ${workflowId} not found`, { workflowId });
+    }
     const record = this.openRun({ workflowId, runId: latest.description.runId });
     const value = record.execution.intern(payloadOf(payload, 'payload'));
     // Past MEMORY_MAX_HISTORY_BYTES this append closes the run (recorded, then terminated, as on Temporal).
@@ -166,9 +187,9 @@ export class MemoryEngine implements WorkflowEngine {
     return { workflowId, runId: record.description.runId };
   }
 
-  /** What the engine holds now: runs open and closed, and the bytes the closed ones keep (docs/reliability.md). */
-  usage(): StoreUsage {
-    return this.store.usage();
+  /** What the engine holds now: runs open and closed, the bytes the closed ones keep, key records (docs/reliability.md). */
+  usage(): EngineUsage {
+    return { ...this.store.usage(), ...this.keys.usage };
   }
 
   async describeCatalog(catalog: string): Promise<CatalogDescription | undefined> {
@@ -206,16 +227,27 @@ export class MemoryEngine implements WorkflowEngine {
     if (this.closed) throw new EngineUnavailableError('The memory engine is closed');
   }
 
-  /** The run, which must still be open: WorkflowClosedError once its close is decided. */
+  /** The run, which must still be open: WorkflowClosedError once its close is decided (or it is only a key record). */
   private openRun(run: RunRef): RunRecord {
-    const record = this.store.find(run);
-    if (record.closing) {
-      const { workflowId, runId } = record.description;
-      throw new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${record.description.status})`, {
-        workflowId,
-        runId,
-      });
+    const record = this.store.lookup(run);
+    if (!record) {
+      const kept = this.keys.describe(run);
+      if (kept) throw closedError(kept);
+      this.store.notFound(run);
     }
+    if (record.closing) throw closedError(record.description);
     return record;
   }
+
+  /** The latest run kept of the chain that `run` began (when `run` itself is forgotten). */
+  private keptRunOfChain(run: PinnedRunRef): RunRecord | undefined {
+    return this.store.runsOf(run.workflowId).findLast((kept) => kept.description.firstRunId === run.runId);
+  }
+}
+
+/** What MemoryEngine.usage() reports. */
+export type EngineUsage = StoreUsage & { keyRecords: number; keyRecordBytes: number };
+
+function closedError({ workflowId, runId, status }: RunDescription): FlowgateError {
+  return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${status})`, { workflowId, runId });
 }

@@ -47,6 +47,7 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
       workflowId,
       catalog,
       input: old.input,
+      chainInput: old.chainInput,
       firstRunId,
       ...(old.callback ? { callback: old.callback } : {}),
       ...(continuedFromRunId ? { continuedFromRunId } : {}),

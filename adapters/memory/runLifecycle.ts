@@ -9,6 +9,7 @@ import type { RelatedRun, RunDescription } from '../../core/domain/run.js';
 import type { RunIdempotency } from '../../core/domain/idempotency.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CatalogRegistry } from './catalogs.js';
+import type { KeyRecords } from './keyRecords.js';
 import { closings, type RunClosing } from './closings.js';
 import type { ReplayPlan } from './commandLog.js';
 import { RunHistory, type HistoryLimits } from './history.js';
@@ -30,6 +31,8 @@ export interface NewRun {
   workflowId: string;
   catalog: string;
   input: Payload;
+  /** The input of the chain's first run (continue-as-new, reset). @default input */
+  chainInput?: Payload;
   firstRunId?: string;
   /** When the continue-as-new chain began (Temporal: workflowInfo().startTime). @default this run's start */
   chainStartedAt?: Date;
@@ -63,6 +66,7 @@ export class RunLifecycle implements RunHost {
     private readonly store: RunStore,
     private readonly catalogs: CatalogRegistry,
     readonly timers: TimerRegistry,
+    private readonly keys: KeyRecords,
   ) {
     this.clock = options.clock;
     this.logger = options.logger;
@@ -97,6 +101,7 @@ export class RunLifecycle implements RunHost {
     const record = new RunRecord(description, spec.definition, spec.input, history, this.store.nextSequence());
     created = record;
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
+    record.chainInput = spec.chainInput ?? spec.input;
     record.callback = spec.callback;
     record.execution = new RunExecution(record, this, reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {});
     // A step handed the run's input keeps no second copy of it.
@@ -113,6 +118,8 @@ export class RunLifecycle implements RunHost {
       });
     }
     this.store.add(record);
+    // A run without a first run to continue is a new chain: the id's key record is now its (keyed) or none.
+    if (!spec.firstRunId) this.keys.chainStarted(record);
     queueMicrotask(() => record.execution.begin());
     return record;
   }
@@ -189,6 +196,7 @@ export class RunLifecycle implements RunHost {
         workflowId,
         catalog,
         input: closing.continueWith.input,
+        chainInput: record.chainInput,
         firstRunId,
         chainStartedAt: record.chainStartedAt,
         continuedFromRunId: runId,
@@ -202,6 +210,7 @@ export class RunLifecycle implements RunHost {
     }
     record.publishClose(closing, closedAt);
     this.store.markClosed(record);
+    if (!closing.continueWith) this.keys.chainClosed(record);
     // A continued run's chain goes on: its last run's close is the one reported.
     if (record.callback && !closing.continueWith) {
       const { callback } = record;

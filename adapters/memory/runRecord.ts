@@ -24,6 +24,11 @@ export class RunRecord {
   chainStartedAt: Date | undefined;
   /** Where the run's result is POSTed when it closes (StartCommand.callback). */
   callback: RunCallbackTarget | undefined;
+  /**
+   * The input of the chain's first run (continue-as-new, reset): readable as the chain's original input while any
+   * run of the chain is kept, even once the first run itself is forgotten. This run's own input for a first run.
+   */
+  chainInput!: Payload;
   private closeListeners: Set<() => void> | undefined;
 
   constructor(
@@ -40,13 +45,7 @@ export class RunRecord {
   }
 
   snapshot(): RunDescription {
-    const { parent, root, idempotency } = this.description;
-    return {
-      ...this.description,
-      ...(parent ? { parent: { ...parent } } : {}),
-      ...(root ? { root: { ...root } } : {}),
-      ...(idempotency ? { idempotency: { ...idempotency } } : {}),
-    };
+    return descriptionCopy(this.description);
   }
 
   /** Fresh JSON copies, as a Temporal client decodes them, so no caller can change what the engine keeps. */
@@ -57,10 +56,12 @@ export class RunRecord {
   /**
    * What keeping the run costs, in bytes, about: its history with each payload once (the input, the result, step
    * inputs and outputs and replies all live there; the trace and the command log share the same payloads), its
-   * progress events, and its bookkeeping. Final once the run is closed.
+   * progress events, its chain's input and its bookkeeping. Final once the run is closed.
    */
   get retainedBytes(): number {
-    return RECORD_BYTES + this.history.retainedBytes;
+    // The chain's input is counted with every run that keeps it: over, never under, what they hold together.
+    const chainInput = this.chainInput === this.input ? 0 : this.chainInput.bytes;
+    return RECORD_BYTES + this.history.retainedBytes + chainInput;
   }
 
   /** Calls `listener` once when the close is published. Returns the function that unsubscribes it. */
@@ -80,4 +81,15 @@ export class RunRecord {
     this.closeListeners = undefined;
     if (listeners) for (const listener of listeners) listener();
   }
+}
+
+/** A copy of a run's description that no caller can use to change the engine's own. */
+export function descriptionCopy(run: RunDescription): RunDescription {
+  const { parent, root, idempotency } = run;
+  return {
+    ...run,
+    ...(parent ? { parent: { ...parent } } : {}),
+    ...(root ? { root: { ...root } } : {}),
+    ...(idempotency ? { idempotency: { ...idempotency } } : {}),
+  };
 }

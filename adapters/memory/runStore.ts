@@ -94,8 +94,11 @@ export class RunStore<Run extends StoredRun = RunRecord> {
 
   /** A pinned run, or the latest run of the id; WorkflowNotFoundError otherwise. */
   find(ref: RunRef): Run {
-    const record = this.lookup(ref);
-    if (record) return record;
+    return this.lookup(ref) ?? this.notFound(ref);
+  }
+
+  /** Throws the WorkflowNotFoundError of a run the store does not have. */
+  notFound(ref: RunRef): never {
     if (ref.runId === undefined) throw new WorkflowNotFoundError(`Workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId });
     throw new WorkflowNotFoundError(`Run ${ref.runId} of workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId, runId: ref.runId });
   }
