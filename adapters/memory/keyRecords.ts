@@ -5,8 +5,13 @@ import { jsonCopy } from './json.js';
 import type { Payload } from './payload.js';
 import { descriptionCopy, type RunRecord } from './runRecord.js';
 
-/** Two descriptions, the map entry and the queue slot of a record, about. */
+/** Two descriptions, the map entry and the queue slot of a record, about, besides the workflow id they repeat. */
 const KEY_RECORD_BYTES = 1024;
+
+/** What a record costs before its chain closed: the id is held by the map key and both descriptions. */
+function baseBytes(workflowId: string): number {
+  return KEY_RECORD_BYTES + 3 * workflowId.length;
+}
 
 /** What a retry of a keyed start needs once the runs of its chain are forgotten. */
 interface KeyRecord {
@@ -59,7 +64,7 @@ export class KeyRecords {
   admit(workflowId: string): void {
     this.dropExpired();
     const replaced = this.byWorkflowId.get(workflowId)?.bytes ?? 0;
-    if (this.totalBytes - replaced + KEY_RECORD_BYTES <= this.maxBytes) return;
+    if (this.totalBytes - replaced + baseBytes(workflowId) <= this.maxBytes) return;
     const oldest = this.expiries[this.expiriesHead];
     const retryAfterMs = oldest ? oldest.expiresAt - this.clock.now() : this.retentionMs;
     const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
@@ -75,8 +80,9 @@ export class KeyRecords {
     this.remove(workflowId);
     if (!run.description.idempotency) return;
     this.serials += 1;
-    this.byWorkflowId.set(workflowId, { serial: this.serials, first: run.description, bytes: KEY_RECORD_BYTES });
-    this.totalBytes += KEY_RECORD_BYTES;
+    const bytes = baseBytes(workflowId);
+    this.byWorkflowId.set(workflowId, { serial: this.serials, first: run.description, bytes });
+    this.totalBytes += bytes;
   }
 
   /** The last run of a chain closed (not continued as new): what the key answers with from now on. */
@@ -84,7 +90,7 @@ export class KeyRecords {
     const { workflowId, firstRunId, closedAt } = run.description;
     const record = this.byWorkflowId.get(workflowId);
     if (!record || record.first.runId !== firstRunId) return;
-    const bytes = KEY_RECORD_BYTES + (run.output?.bytes ?? 0) + (run.failure ? (JSON.stringify(run.failure)?.length ?? 0) : 0);
+    const bytes = baseBytes(workflowId) + (run.output?.bytes ?? 0) + (run.failure ? (JSON.stringify(run.failure)?.length ?? 0) : 0);
     this.totalBytes += bytes - record.bytes;
     record.bytes = bytes;
     record.end = { description: run.description, output: run.output, failure: run.failure };

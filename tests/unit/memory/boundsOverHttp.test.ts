@@ -55,6 +55,8 @@ fewRuns('a keyed start and a keyed run-and-wait retried after their runs were ev
   expectStatus(ranAgain, 200);
   assert.equal(ranAgain.body, ran.body, 'the same result');
   assert.is(ranAgain.headers['idempotency-expires'], ran.headers['idempotency-expires']);
+  const reused = await http(api, 'POST', '/workflow', { ...startRequest, json: { workflowName: 'echo', input: { message: 'another body' } } });
+  expectError(reused, 409, 'IdempotencyKeyReusedError', { workflowId: started.body.workflowId });
   assert.equal(await runsOfId(api, 'echo', started.body.workflowId), [], 'no second run of the keyed start');
   assert.equal(await runsOfId(api, 'echo', ran.body.workflowId), [], 'no second run of the keyed run-and-wait');
 });
