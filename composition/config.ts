@@ -38,6 +38,9 @@ export const envSchema = z
     LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
+    MEMORY_MAX_CLOSED_BYTES: positiveInt.default(268_435_456),
+    MEMORY_MAX_HISTORY_BYTES: positiveInt.default(52_428_800),
+    MEMORY_MAX_IDEMPOTENCY_BYTES: positiveInt.default(67_108_864),
     MAX_CONNECTIONS: positiveInt.default(10_000),
     MAX_EVENT_STREAMS: positiveInt.default(10_000),
     MAX_JSON_DEPTH: positiveInt.default(100),
@@ -87,6 +90,12 @@ export interface FlowgateConfig {
   logLevel: 'info' | 'warn' | 'error' | 'silent';
   shutdownGraceMs: number;
   memoryMaxClosedRuns: number;
+  /** Bytes the embedded engine's closed runs may keep together before the oldest are forgotten. @default 256 MiB */
+  memoryMaxClosedBytes: number;
+  /** One run's history on the embedded engine, in bytes; past it the run is terminated. @default 50 MiB */
+  memoryMaxHistoryBytes: number;
+  /** Bytes of the embedded engine's Idempotency-Key records of starts; a keyed start beyond is refused. @default 64 MiB */
+  memoryMaxIdempotencyBytes: number;
   /** Limits that keep one client or an overload from holding the server (docs/reliability.md). */
   limits: { maxConnections: number; maxEventStreams: number; maxJsonDepth: number; headersTimeoutMs: number; requestTimeoutMs: number };
   /** How long the answer to a request with an Idempotency-Key is kept once final (docs/idempotency.md). @default 86400 */
@@ -133,6 +142,9 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     logLevel: value.LOG_LEVEL,
     shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
     memoryMaxClosedRuns: value.MEMORY_MAX_CLOSED_RUNS,
+    memoryMaxClosedBytes: value.MEMORY_MAX_CLOSED_BYTES,
+    memoryMaxHistoryBytes: value.MEMORY_MAX_HISTORY_BYTES,
+    memoryMaxIdempotencyBytes: value.MEMORY_MAX_IDEMPOTENCY_BYTES,
     limits: {
       maxConnections: value.MAX_CONNECTIONS,
       maxEventStreams: value.MAX_EVENT_STREAMS,

@@ -90,6 +90,11 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         logger,
         webhookSender: resolveToken(c, WEBHOOK_SENDER),
         maxClosedRuns: config.memoryMaxClosedRuns,
+        maxClosedBytes: config.memoryMaxClosedBytes,
+        maxHistoryBytes: config.memoryMaxHistoryBytes,
+        // Keyed starts' records outlive their runs until the answers they keep expire (docs/idempotency.md).
+        idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
+        maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
         // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
         onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
         onRunCallback: (run, target) => void resolveToken(c, CALLBACK_DELIVERIES).start(run, target),

@@ -7,6 +7,7 @@ import {
   FlowgateError,
   GoneError,
   IdempotencyKeyReusedError,
+  IdempotencyStoreFullError,
   isCatalogTemporarilyUnavailable,
   MethodNotAllowedError,
   NotFoundError,
@@ -77,6 +78,8 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   },
   // A protective refusal, not a fault: no error log per refused request (the access log has each one).
   [ServerBusyError.errorName]: { status: 503, retryAfterSeconds: 1, expected: true },
+  // The same kind of refusal; its Retry-After (when the oldest key expires) comes with the error.
+  [IdempotencyStoreFullError.errorName]: { status: 503, retryAfterSeconds: 1, expected: true },
   [TraceStoreUnavailableError.errorName]: {
     status: 503,
     publicMessage: 'The remote trace store is unreachable right now; retry later.',

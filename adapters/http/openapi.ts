@@ -84,7 +84,7 @@ const RESPONSES = {
   internal: { description: 'InternalError or EngineError: an internal failure (details are logged with the request id, never returned).', schema: ErrorBodySchema },
   unavailable: {
     description:
-      'EngineUnavailableError: the workflow engine is unreachable right now; or ServerBusyError: too many open connections (MAX_CONNECTIONS) or event streams (MAX_EVENT_STREAMS). See Retry-After.',
+      'EngineUnavailableError: the workflow engine is unreachable right now; or ServerBusyError: too many open connections (MAX_CONNECTIONS) or event streams (MAX_EVENT_STREAMS); or, for a start with an Idempotency-Key on the embedded engine, IdempotencyStoreFullError: its key records are full (MEMORY_MAX_IDEMPOTENCY_BYTES). See Retry-After.',
     schema: ErrorBodySchema,
     headers: ['Retry-After'],
   },

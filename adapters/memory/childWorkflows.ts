@@ -1,6 +1,7 @@
 import type { ChildWorkflowOptions } from '../../core/definition/context.js';
 import { CancelledError, ChildWorkflowFailedError } from '../../core/definition/failures.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
+import { Payload } from './payload.js';
 import type { RunScope } from './runHost.js';
 import { never } from './runExecution.js';
 import type { RunRecord } from './runRecord.js';
@@ -56,8 +57,10 @@ export async function executeChild(
 
   const { status, runId: childRunId } = last.description;
   if (status === 'completed') {
-    execution.append('child_completed', { childWorkflowId: workflowId, childRunId, output: last.output });
-    return execution.settle(call, { ok: true, value: last.output });
+    // The child's own payload, shared: the parent's history shows it without a copy.
+    const output = last.output ?? Payload.UNDEFINED;
+    execution.append('child_completed', { childWorkflowId: workflowId, childRunId, output });
+    return execution.settle(call, { ok: true, value: output });
   }
   execution.append('child_failed', { childWorkflowId: workflowId, childRunId, status, error: last.failure });
   // The parent asked for this cancel, so its code sees a cancellation it can let propagate to end as cancelled.

@@ -1,10 +1,11 @@
 import { NondeterminismError } from '../../core/definition/failures.js';
-import type { TraceStep } from '../../core/domain/trace.js';
+import type { Payload } from './payload.js';
+import type { StepTrace } from './stepTrace.js';
 
 /** What a run asked the engine for; reset replays these by call order. */
 export type CommandKind = 'step' | 'timer' | 'webhook' | 'child';
 
-export type CommandOutcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+export type CommandOutcome = { ok: true; value: Payload } | { ok: false; error: unknown };
 
 export interface CommandRecord {
   readonly kind: CommandKind;
@@ -17,7 +18,7 @@ export interface CommandRecord {
   completionEventId?: number;
   outcome?: CommandOutcome;
   /** Steps: their trace entry. */
-  trace?: TraceStep;
+  trace?: StepTrace;
   /** Webhook waits: whether the reply came from the feedback buffer (a timeout consumes nothing). */
   consumedFeedback?: boolean;
 }

@@ -1,21 +1,21 @@
 import { addProgressSink } from '../../core/definition/progress.js';
 import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
-import { EngineUnavailableError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
+import { EngineUnavailableError, FlowgateError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
 import type { HistoryEvent, HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
-import { jsonCopy } from './json.js';
+import { KeyRecords } from './keyRecords.js';
 import { listRuns } from './listRuns.js';
 import { checkOptions, type MemoryEngineOptions } from './options.js';
 import { PageTokens } from './pageTokens.js';
 import { resetRun } from './reset.js';
-import { jsonValue, RunLifecycle } from './runLifecycle.js';
+import { payloadOf, RunLifecycle } from './runLifecycle.js';
 import type { RunRecord } from './runRecord.js';
-import { RunStore } from './runStore.js';
+import { RunStore, type StoreUsage } from './runStore.js';
 import { executeStep } from './stepExecution.js';
 import { TimerRegistry } from './timers.js';
 
@@ -29,6 +29,8 @@ export class MemoryEngine implements WorkflowEngine {
   private readonly store: RunStore;
   private readonly timers: TimerRegistry;
   private readonly lifecycle: RunLifecycle;
+  /** What keyed starts need once their runs are forgotten (keyRecords.ts). */
+  private readonly keys: KeyRecords;
   private readonly tokens = new PageTokens();
   private readonly awaiterShutdowns = new Set<() => void>();
   private readonly removeStepRouter: () => void;
@@ -38,9 +40,10 @@ export class MemoryEngine implements WorkflowEngine {
   constructor(options: MemoryEngineOptions) {
     const checked = checkOptions(options);
     this.catalogs = new CatalogRegistry(checked.logger);
-    this.store = new RunStore(checked.maxClosedRuns);
+    this.store = new RunStore(checked.maxClosedRuns, checked.maxClosedBytes);
     this.timers = new TimerRegistry(checked.clock);
-    this.lifecycle = new RunLifecycle(checked, this.store, this.catalogs, this.timers);
+    this.keys = new KeyRecords(checked.clock, checked.idempotencyRetentionMs, checked.maxIdempotencyBytes);
+    this.lifecycle = new RunLifecycle(checked, this.store, this.catalogs, this.timers, this.keys);
     const scopes = this.lifecycle.scopes;
     // Only calls made inside one of this engine's runs are ours; anything else is left to other routers.
     this.removeStepRouter = addStepRouter({
@@ -69,12 +72,16 @@ export class MemoryEngine implements WorkflowEngine {
     this.assertOpen();
     assertWorkflowId(command.workflowId);
     const { idempotency } = command;
-    // A retried keyed start (Temporal: the same request id) gets the run it started, open or closed.
+    // A retried keyed start (Temporal: the same request id) gets the run it started, open, closed or forgotten.
     const latest = this.store.latest(command.workflowId);
-    if (idempotency && latest?.description.idempotency?.requestId === idempotency.requestId) return latest.snapshot();
+    if (idempotency) {
+      const started = latest ? latest.snapshot() : this.keys.keyedRun(command.workflowId);
+      if (started?.idempotency?.requestId === idempotency.requestId) return started;
+    }
     const definition = this.catalogs.definitionFor(command.catalog, command.workflowName);
     this.lifecycle.assertIdFree(command.workflowId);
-    const input = jsonValue(command.input, 'input');
+    if (idempotency) this.keys.admit(command.workflowId);
+    const input = payloadOf(command.input, 'input');
     const callback = command.callback ? { url: command.callback.url, retryForMs: command.callback.retryForMs } : undefined;
     return this.lifecycle
       .createRun({
@@ -89,17 +96,21 @@ export class MemoryEngine implements WorkflowEngine {
   }
 
   async awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined> {
-    const record = this.store.find(run);
+    const followChain = options.followChain ?? true;
+    // A forgotten run: its chain's runs still kept, or what its key record answers with.
+    const record = this.store.lookup(run) ?? (followChain ? this.keptRunOfChain(run) : undefined);
+    if (!record) return this.keys.outcome(run, { chainEnd: followChain }) ?? this.store.notFound(run);
     if (this.closed) return record.closed ? record.outcome() : undefined;
     return awaitChainOutcome(record, this.timers, options, this.awaiterShutdowns);
   }
 
   async describe(run: RunRef): Promise<RunDescription> {
-    return this.store.find(run).snapshot();
+    return this.store.lookup(run)?.snapshot() ?? this.keys.describe(run) ?? this.store.notFound(run);
   }
 
   async getOutcome(run: RunRef): Promise<RunOutcome> {
-    const record = this.store.find(run);
+    const record = this.store.lookup(run);
+    if (!record) return this.keys.outcome(run) ?? this.store.notFound(run);
     if (!record.closed) {
       const { workflowId, runId } = record.description;
       throw new WorkflowNotCompletedError(`Workflow ${workflowId} run ${runId} is still running`, { workflowId, runId });
@@ -108,7 +119,12 @@ export class MemoryEngine implements WorkflowEngine {
   }
 
   async getInput(run: PinnedRunRef): Promise<unknown> {
-    return jsonCopy(this.store.find(run).input);
+    const record = this.store.lookup(run);
+    if (record) return record.input.value();
+    // A chain's first run may be forgotten while later runs of its chain are kept: they carry its input.
+    const laterRun = this.store.runsOf(run.workflowId).find((kept) => kept.description.firstRunId === run.runId);
+    if (laterRun) return laterRun.chainInput.value();
+    return this.store.find(run).input.value();
   }
 
   async historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
@@ -121,10 +137,9 @@ export class MemoryEngine implements WorkflowEngine {
     const { workflowId, runId } = record.description;
     const scope = JSON.stringify(['history', workflowId, runId]);
     const offset = pageToken === undefined ? 0 : (this.tokens.read(scope, pageToken).o ?? 0);
-    const all = record.history.events;
-    const events = all.slice(offset, offset + pageSize);
+    const events = record.history.page(offset, pageSize);
     const end = offset + events.length;
-    const nextPageToken = end < all.length ? this.tokens.issue(scope, { o: end }) : null;
+    const nextPageToken = end < record.history.lastEventId ? this.tokens.issue(scope, { o: end }) : null;
     return { run: record.snapshot(), page: { events, nextPageToken } };
   }
 
@@ -159,12 +174,22 @@ export class MemoryEngine implements WorkflowEngine {
 
   async deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef> {
     const latest = this.store.latest(workflowId);
-    if (!latest) throw new WorkflowNotFoundError(`Workflow ${workflowId} not found`, { workflowId });
+    if (!latest) {
+      const kept = this.keys.describe({ workflowId });
+      if (kept) throw closedError(kept);
+      throw new WorkflowNotFoundError(`Workflow ${workflowId} not found`, { workflowId });
+    }
     const record = this.openRun({ workflowId, runId: latest.description.runId });
-    const value = jsonValue(payload, 'payload');
+    const value = record.execution.intern(payloadOf(payload, 'payload'));
+    // Past MEMORY_MAX_HISTORY_BYTES this append closes the run (recorded, then terminated, as on Temporal).
     const event = record.history.append('signal_received', { signalName: 'feedback', payload: value });
     record.execution.inbox.deliver(value, event.eventId);
     return { workflowId, runId: record.description.runId };
+  }
+
+  /** What the engine holds now: runs open and closed, the bytes the closed ones keep, key records (docs/reliability.md). */
+  usage(): EngineUsage {
+    return { ...this.store.usage(), ...this.keys.usage };
   }
 
   async describeCatalog(catalog: string): Promise<CatalogDescription | undefined> {
@@ -202,16 +227,27 @@ export class MemoryEngine implements WorkflowEngine {
     if (this.closed) throw new EngineUnavailableError('The memory engine is closed');
   }
 
-  /** The run, which must still be open: WorkflowClosedError once its close is decided. */
+  /** The run, which must still be open: WorkflowClosedError once its close is decided (or it is only a key record). */
   private openRun(run: RunRef): RunRecord {
-    const record = this.store.find(run);
-    if (record.closing) {
-      const { workflowId, runId } = record.description;
-      throw new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${record.description.status})`, {
-        workflowId,
-        runId,
-      });
+    const record = this.store.lookup(run);
+    if (!record) {
+      const kept = this.keys.describe(run);
+      if (kept) throw closedError(kept);
+      this.store.notFound(run);
     }
+    if (record.closing) throw closedError(record.description);
     return record;
   }
+
+  /** The latest run kept of the chain that `run` began (when `run` itself is forgotten). */
+  private keptRunOfChain(run: PinnedRunRef): RunRecord | undefined {
+    return this.store.runsOf(run.workflowId).findLast((kept) => kept.description.firstRunId === run.runId);
+  }
+}
+
+/** What MemoryEngine.usage() reports. */
+export type EngineUsage = StoreUsage & { keyRecords: number; keyRecordBytes: number };
+
+function closedError({ workflowId, runId, status }: RunDescription): FlowgateError {
+  return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${status})`, { workflowId, runId });
 }

@@ -3,34 +3,44 @@ import type { HistoryEvent, HistoryEventType } from '../../core/domain/history.j
 import type { ProgressEvent } from '../../core/domain/progress.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RunStreamItem } from '../../ports/engine.js';
-
-const CLOSING_EVENT_TYPES: ReadonlySet<string> = new Set<HistoryEventType>([
-  'workflow_completed',
-  'workflow_failed',
-  'workflow_cancelled',
-  'workflow_terminated',
-  'workflow_timed_out',
-  'workflow_continued_as_new',
-]);
-
-export function isClosingEvent(event: HistoryEvent): boolean {
-  return CLOSING_EVENT_TYPES.has(event.type);
-}
+import { HistoryEvents, HistoryFollower, isClosingType } from './historyFollower.js';
+import { attributesBytes, eventSize, materialize } from './historySize.js';
+import type { Payload } from './payload.js';
 
 /**
  * A progress event and where it happened: after history event `position`. `ordinal` orders the whole log (entries
  * leave it when their step has too many); `runningSteps` are the steps open at that moment.
  */
-interface ProgressEntry {
+export interface ProgressEntry {
   ordinal: number;
   position: number;
   progress: ProgressEvent;
   runningSteps: readonly number[];
+  /** What keeping the entry costs, about. */
+  bytes: number;
+}
+
+/** A progress entry without its fields: ids, names, times. */
+const EVENT_PROGRESS_BYTES = 160;
+
+/**
+ * The byte cap of a history (Temporal: limit.historySize.warn and .error). Crossing `warnBytes` calls `onWarn`
+ * once; crossing `maxBytes` calls `onExceeded` once, right after the event that crossed it (as Temporal checks a
+ * history after it grew). Closing events are always recorded.
+ */
+export interface HistoryLimits {
+  maxBytes: number;
+  warnBytes: number;
+  onWarn(bytes: number): void;
+  onExceeded(bytes: number): void;
 }
 
 /**
  * One run's event history: ids 1, 2, 3… and listeners woken on every append (followers never poll). Beside it,
  * outside the history, the latest progress of each step (PROGRESS_BUFFER_SIZE per step call).
+ *
+ * Attributes hold payloads (payload.ts) as the engine keeps them; readers get events with the payloads decoded
+ * (`page`, the followers). The history counts its bytes as it grows (historySize.ts).
  */
 export class RunHistory {
   private readonly list: HistoryEvent[];
@@ -40,17 +50,42 @@ export class RunHistory {
   private progressOrdinal = 0;
   /** stepEventId of every step call that has not ended. */
   private readonly openSteps = new Set<number>();
+  private logicalBytes = 0;
+  private retainedEventBytes = 0;
+  private progressBytes = 0;
+  /** The payloads counted in `retainedEventBytes`; dropped once the history is closed. */
+  private seen: Set<Payload> | undefined = new Set();
+  private warned = false;
+  private exceeded = false;
 
   /** `prefix`: events copied from another run (reset); they keep their ids, times and attributes. */
   constructor(
     private readonly clock: Clock,
     prefix: readonly HistoryEvent[] = [],
+    private readonly limits?: HistoryLimits,
   ) {
     this.list = prefix.map((event) => ({ ...event }));
+    for (const event of this.list) this.count(event);
   }
 
+  /** The events as the engine keeps them (payloads not decoded): for the engine itself, never for a reader. */
   get events(): readonly HistoryEvent[] {
     return this.list;
+  }
+
+  /** Events `offset` to `offset + size`, payloads decoded. */
+  page(offset: number, size: number): HistoryEvent[] {
+    return this.list.slice(offset, offset + size).map(materialize);
+  }
+
+  /** The history as JSON, each event in full: what the cap is checked against. */
+  get sizeBytes(): number {
+    return this.logicalBytes;
+  }
+
+  /** What keeping this history costs: each payload once, plus its progress events. */
+  get retainedBytes(): number {
+    return this.retainedEventBytes + this.progressBytes;
   }
 
   get lastEventId(): number {
@@ -71,7 +106,13 @@ export class RunHistory {
       attributes,
     };
     this.list.push(event);
-    if (CLOSING_EVENT_TYPES.has(type)) this.closed = true;
+    this.count(event);
+    if (isClosingType(type)) {
+      this.closed = true;
+      this.seen = undefined;
+    } else {
+      this.checkLimits();
+    }
     this.wake();
     return event;
   }
@@ -93,12 +134,15 @@ export class RunHistory {
   publishProgress(progress: ProgressEvent): void {
     if (this.closed) return;
     this.progressOrdinal += 1;
-    this.progressLog.push({ ordinal: this.progressOrdinal, position: this.lastEventId, progress, runningSteps: [...this.openSteps] });
+    // Fields are at most MAX_PROGRESS_FIELDS_BYTES (4 KiB) as JSON: measuring them again is cheap.
+    const bytes = EVENT_PROGRESS_BYTES + (JSON.stringify(progress.fields)?.length ?? 0) + 4 * this.openSteps.size;
+    this.progressLog.push({ ordinal: this.progressOrdinal, position: this.lastEventId, progress, runningSteps: [...this.openSteps], bytes });
+    this.progressBytes += bytes;
     // seq counts the step's progress from 1, so the step's entry that falls out of its buffer is known by its seq.
     const dropped = progress.seq - PROGRESS_BUFFER_SIZE;
     if (dropped >= 1) {
       const index = this.progressLog.findIndex((entry) => entry.progress.stepEventId === progress.stepEventId && entry.progress.seq === dropped);
-      if (index !== -1) this.progressLog.splice(index, 1);
+      if (index !== -1) this.progressBytes -= this.progressLog.splice(index, 1)[0]!.bytes;
     }
     this.wake();
   }
@@ -115,10 +159,14 @@ export class RunHistory {
     return this.progressLog[low];
   }
 
-  /** Replaces the attributes of an existing event (the copied workflow_started of a reset run). */
-  amend(eventId: number, attributes: Record<string, unknown>): void {
+  /** Adds small attributes to an existing event (the copied workflow_started of a reset run). */
+  addAttributes(eventId: number, added: Record<string, string>): void {
     const event = this.list[eventId - 1];
-    if (event) this.list[eventId - 1] = { ...event, attributes };
+    if (!event) return;
+    this.list[eventId - 1] = { ...event, attributes: { ...event.attributes, ...added } };
+    const bytes = attributesBytes(added);
+    this.logicalBytes += bytes;
+    this.retainedEventBytes += bytes;
   }
 
   /** Calls `listener` once, at the next append or wake(). Returns the function that unsubscribes it. */
@@ -137,6 +185,25 @@ export class RunHistory {
     for (const listener of [...this.listeners]) listener();
   }
 
+  private count(event: HistoryEvent): void {
+    const size = eventSize(event, this.seen ?? new Set());
+    this.logicalBytes += size.logical;
+    this.retainedEventBytes += size.retained;
+  }
+
+  private checkLimits(): void {
+    const { limits } = this;
+    if (!limits) return;
+    if (!this.warned && this.logicalBytes > limits.warnBytes) {
+      this.warned = true;
+      limits.onWarn(this.logicalBytes);
+    }
+    if (!this.exceeded && this.logicalBytes > limits.maxBytes) {
+      this.exceeded = true;
+      limits.onExceeded(this.logicalBytes);
+    }
+  }
+
   follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<HistoryEvent> {
     return new HistoryEvents(new HistoryFollower(this, Math.max(0, Math.floor(afterEventId)), signal, stopped, false));
   }
@@ -144,91 +211,5 @@ export class RunHistory {
   /** Like follow(), with each progress event at its place: after the history event it followed. */
   followWithProgress(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem> {
     return new HistoryFollower(this, Math.max(0, Math.floor(afterEventId)), signal, stopped, true);
-  }
-}
-
-/**
- * Existing events, then live ones, ending after the closing event; with `withProgress`, each progress event at its
- * place (progress published after event n had not been sent when n was the last event sent; earlier progress had).
- * A hand-written iterator rather than an async generator, so return() and abort take effect at once even while it
- * waits for the next event.
- */
-class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
-  private finished = false;
-  private stopWaiting: (() => void) | undefined;
-  private lastOrdinal: number;
-
-  constructor(
-    private readonly history: RunHistory,
-    private nextIndex: number,
-    private readonly signal: AbortSignal,
-    private readonly stopped: () => boolean,
-    private readonly withProgress: boolean,
-  ) {
-    // Progress published before event `nextIndex` was sent before it.
-    this.lastOrdinal = history.progress.findLast((entry) => entry.position < nextIndex)?.ordinal ?? 0;
-  }
-
-  async next(): Promise<IteratorResult<RunStreamItem>> {
-    while (!this.finished) {
-      const entry = this.withProgress ? this.history.progressAfter(this.lastOrdinal) : undefined;
-      if (entry && entry.position <= this.nextIndex) {
-        this.lastOrdinal = entry.ordinal;
-        return { value: { kind: 'progress', progress: entry.progress, runningSteps: entry.runningSteps }, done: false };
-      }
-      const event = this.history.events[this.nextIndex];
-      if (event) {
-        this.nextIndex += 1;
-        if (isClosingEvent(event)) this.finished = true;
-        return { value: { kind: 'history', event }, done: false };
-      }
-      if (this.history.isClosed || this.signal.aborted || this.stopped()) break;
-      await this.waitForChange();
-    }
-    this.finished = true;
-    return { value: undefined, done: true };
-  }
-
-  async return(): Promise<IteratorResult<RunStreamItem>> {
-    this.finished = true;
-    this.stopWaiting?.();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<RunStreamItem> {
-    return this;
-  }
-
-  private waitForChange(): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        this.stopWaiting = undefined;
-        unsubscribe();
-        this.signal.removeEventListener('abort', wake);
-        resolve();
-      };
-      const unsubscribe = this.history.onChange(wake);
-      this.signal.addEventListener('abort', wake, { once: true });
-      this.stopWaiting = wake;
-    });
-  }
-}
-
-/** The history events of a follower without progress. */
-class HistoryEvents implements AsyncIterableIterator<HistoryEvent> {
-  constructor(private readonly items: HistoryFollower) {}
-
-  async next(): Promise<IteratorResult<HistoryEvent>> {
-    const result = await this.items.next();
-    return result.done || result.value.kind !== 'history' ? { value: undefined, done: true } : { value: result.value.event, done: false };
-  }
-
-  async return(): Promise<IteratorResult<HistoryEvent>> {
-    await this.items.return();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<HistoryEvent> {
-    return this;
   }
 }

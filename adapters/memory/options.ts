@@ -26,16 +26,46 @@ export interface MemoryEngineOptions {
   onRunCallback?: (run: PinnedRunRef, target: RunCallbackTarget) => void;
   /** Closed runs kept in memory; the oldest closed ones are forgotten beyond this. @default 10000 */
   maxClosedRuns?: number;
+  /**
+   * Bytes the closed runs kept in memory may hold together (each run's history with every payload once, its
+   * progress and bookkeeping); the oldest closed ones are forgotten beyond this, as beyond `maxClosedRuns`.
+   * @default 268435456 (256 MiB)
+   */
+  maxClosedBytes?: number;
+  /**
+   * A run's history as JSON, in bytes: past it the run is terminated with HistorySizeLimitExceededError (Temporal:
+   * limit.historySize.error). @default 52428800 (50 MiB)
+   */
+  maxHistoryBytes?: number;
+  /** A warning is logged once a run's history passes this. @default a fifth of maxHistoryBytes (10 MiB) */
+  historyWarnBytes?: number;
+  /**
+   * How long a keyed start's answer is kept once final (IDEMPOTENCY_RETENTION_SECONDS): the key records of runs
+   * forgotten meanwhile are kept until then. @default 86400000 (24 h)
+   */
+  idempotencyRetentionMs?: number;
+  /**
+   * Bytes of Idempotency-Key records of starts (about 1 KiB a key, plus the result it answers with once its run
+   * closed); a keyed start that does not fit is IdempotencyStoreFullError. @default 67108864 (64 MiB)
+   */
+  maxIdempotencyBytes?: number;
 }
 
 export const DEFAULT_MAX_CLOSED_RUNS = 10_000;
+export const DEFAULT_MAX_CLOSED_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_HISTORY_BYTES = 50 * 1024 * 1024;
+export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
+export const DEFAULT_MAX_IDEMPOTENCY_BYTES = 64 * 1024 * 1024;
 
 export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>> & Pick<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>;
 
 /** Fails fast, naming the option that is wrong. */
 export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('MemoryEngine: options must be an object');
-  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS } = options;
+  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback } = options;
+  const { maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS, maxClosedBytes = DEFAULT_MAX_CLOSED_BYTES, maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES } = options;
+  const { historyWarnBytes = Math.floor(maxHistoryBytes / 5) } = options;
+  const { idempotencyRetentionMs = DEFAULT_IDEMPOTENCY_RETENTION_MS, maxIdempotencyBytes = DEFAULT_MAX_IDEMPOTENCY_BYTES } = options;
   requireMethods('clock', clock, ['now', 'setTimer']);
   requireMethods('ids', ids, ['uuid']);
   requireMethods('logger', logger, ['info', 'warn', 'error']);
@@ -46,10 +76,25 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   if (onRunCallback !== undefined && typeof onRunCallback !== 'function') {
     throw new TypeError('MemoryEngine: options.onRunCallback must be a function when given');
   }
-  if (!Number.isInteger(maxClosedRuns) || maxClosedRuns < 1) {
-    throw new RangeError(`MemoryEngine: options.maxClosedRuns must be an integer >= 1, got ${String(maxClosedRuns)}`);
+  requirePositiveInteger('maxClosedRuns', maxClosedRuns);
+  requirePositiveInteger('maxClosedBytes', maxClosedBytes);
+  requirePositiveInteger('maxHistoryBytes', maxHistoryBytes);
+  requirePositiveInteger('historyWarnBytes', historyWarnBytes);
+  requirePositiveInteger('idempotencyRetentionMs', idempotencyRetentionMs);
+  requirePositiveInteger('maxIdempotencyBytes', maxIdempotencyBytes);
+  if (historyWarnBytes > maxHistoryBytes) {
+    throw new RangeError(`MemoryEngine: options.historyWarnBytes (${historyWarnBytes}) must not exceed options.maxHistoryBytes (${maxHistoryBytes})`);
   }
-  return { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, maxClosedRuns };
+  return {
+    ...{ clock, ids, logger, webhookSender, onRunClosed, onRunCallback },
+    ...{ maxClosedRuns, maxClosedBytes, maxHistoryBytes, historyWarnBytes, idempotencyRetentionMs, maxIdempotencyBytes },
+  };
+}
+
+function requirePositiveInteger(option: string, value: unknown): void {
+  if (!Number.isInteger(value) || (value as number) < 1) {
+    throw new RangeError(`MemoryEngine: options.${option} must be an integer >= 1, got ${String(value)}`);
+  }
 }
 
 function requireMethods(option: string, value: unknown, methods: string[]): void {

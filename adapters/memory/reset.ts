@@ -15,6 +15,12 @@ export interface ResetDeps {
  * Temporal's reset to "just after step X completed": a new run of the same workflow id whose history is the old
  * one up to X's last completion, replaying every command completed by then and running the rest for real.
  * The open run of the id, if any, is terminated first. Replies received after the point are delivered again.
+ *
+ * At most one run of an id is open (docs/api.md, reset). Temporal terminates the current run and starts the new one
+ * in one transaction; here a terminate takes time (its trace is written), so after every wait the id is looked at
+ * again, and the new run is created in the same synchronous step that found no open run: no start, and no other
+ * reset, can open a run in between. Concurrent resets thus each succeed, one after the other, each terminating the
+ * run the one before made, as on Temporal.
  */
 export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
   const old = deps.store.find(ref);
@@ -26,7 +32,11 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
   if (target.kind === 'not_completed') {
     throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
   }
-  await closeOpenRun(deps, workflowId, `Reset to after step "${stepName}" of run ${runId}${reason ? `: ${reason}` : ''}`);
+  const terminateReason = `Reset to after step "${stepName}" of run ${runId}${reason ? `: ${reason}` : ''}`;
+  // The check that finds no open run and the creation of the new run below share one synchronous step.
+  for (let open = openRun(deps.store, workflowId); open; open = openRun(deps.store, workflowId)) {
+    await closeRun(deps, open, terminateReason);
+  }
 
   const point = target.record.completion ?? 0;
   const pointEventId = target.record.completionEventId ?? 0;
@@ -37,6 +47,7 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
       workflowId,
       catalog,
       input: old.input,
+      chainInput: old.chainInput,
       firstRunId,
       ...(old.callback ? { callback: old.callback } : {}),
       ...(continuedFromRunId ? { continuedFromRunId } : {}),
@@ -48,8 +59,7 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
       replay: { commands: [...old.execution.commands.records], point },
       cancelRequested: events.some((event) => event.type === 'workflow_cancel_requested'),
       seed: (record) => {
-        const started = record.history.events[0];
-        if (started) record.history.amend(1, { ...started.attributes, resetFromRunId: runId });
+        record.history.addAttributes(1, { resetFromRunId: runId });
         record.history.append('workflow_reset', { reason, stepName, resetFromRunId: runId });
         for (const reply of old.execution.inbox.received) {
           const eventId =
@@ -64,12 +74,14 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
   return { workflowId, runId: next.description.runId };
 }
 
-/** Loops because a run that was already closing may continue as new. */
-async function closeOpenRun(deps: ResetDeps, workflowId: string, reason: string): Promise<void> {
-  for (;;) {
-    const latest: RunRecord | undefined = deps.store.latest(workflowId);
-    if (!latest || latest.closed) return;
-    if (latest.closing) await new Promise<void>((resolve) => latest.onClosed(resolve));
-    else await deps.lifecycle.terminate(latest, reason);
-  }
+/** The run of the id that is open (closing included): a reset must close it before its own run opens. */
+function openRun(store: RunStore, workflowId: string): RunRecord | undefined {
+  const latest = store.latest(workflowId);
+  return latest && !latest.closed ? latest : undefined;
+}
+
+/** Terminates the run, or waits for the close already under way (which may continue it as new: the caller looks again). */
+async function closeRun(deps: ResetDeps, run: RunRecord, reason: string): Promise<void> {
+  if (run.closing) await new Promise<void>((resolve) => run.onClosed(resolve));
+  else await deps.lifecycle.terminate(run, reason);
 }

@@ -3,13 +3,13 @@ import { silentRunObserver } from '../../ports/runObserver.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
-import type { TraceStep } from '../../core/domain/trace.js';
 import { closings, ContinueAsNewRequest, describeIssues, type RunClosing } from './closings.js';
 import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandRecord, type ReplayPlan } from './commandLog.js';
 import { FeedbackInbox } from './feedbackInbox.js';
-import { decodeJson, encodeJson, jsonCopy } from './json.js';
+import { Payload, PayloadPool } from './payload.js';
 import type { RunHost, RunScope } from './runHost.js';
 import type { RunRecord } from './runRecord.js';
+import type { StepTrace } from './stepTrace.js';
 import { createWorkflowContext } from './workflowContext.js';
 
 /** A promise that never settles: what workflow code gets once its run was closed under it. */
@@ -30,7 +30,9 @@ export interface ExecutionStart {
  */
 export class RunExecution {
   readonly commands: CommandLog;
-  readonly trace: TraceStep[] = [];
+  readonly trace: StepTrace[] = [];
+  /** The run's large payloads by content, so a value met again is kept once (payload.ts). */
+  private readonly payloads = new PayloadPool();
   readonly inbox = new FeedbackInbox();
   /** Children this run started; they are terminated if still open when it closes. */
   readonly childWorkflowIds = new Set<string>();
@@ -150,6 +152,14 @@ export class RunExecution {
     this.cancelHandlers.clear();
     for (const cancel of [...this.timerCancellers]) cancel();
     this.timerCancellers.clear();
+    // A wait that will never be served would keep the workflow's frame (its decoded input) alive with the run.
+    this.inbox.dropWaiters();
+    this.payloads.clear();
+  }
+
+  /** The run's copy of a payload with this content, if it has one (payload.ts). */
+  intern(payload: Payload): Payload {
+    return this.abandonedFlag ? payload : this.payloads.intern(payload);
   }
 
   /** Logs a command call; undefined when the run is gone or the call broke determinism (the run then fails). */
@@ -163,11 +173,11 @@ export class RunExecution {
     }
   }
 
-  /** Records a command's outcome and hands it to the workflow (a copy, so the log keeps the original). */
-  settle<T>(call: CommandCall, outcome: CommandOutcome, delivered: unknown = jsonCopy(outcome.ok ? outcome.value : undefined)): Promise<T> {
+  /** Records a command's outcome and hands it to the workflow (a decoded copy, so the log keeps the original). */
+  settle<T>(call: CommandCall, outcome: CommandOutcome): Promise<T> {
     if (this.abandonedFlag) return never();
     this.commands.complete(call.record, outcome, this.record.history.lastEventId);
-    return outcome.ok ? Promise.resolve(delivered as T) : Promise.reject(outcome.error);
+    return outcome.ok ? Promise.resolve(outcome.value.value() as T) : Promise.reject(outcome.error);
   }
 
   /** The outcome a command had in the run this one was reset from. */
@@ -175,7 +185,7 @@ export class RunExecution {
     if (record.trace) this.trace.push(record.trace);
     const outcome = record.outcome;
     if (!outcome) return never();
-    return outcome.ok ? Promise.resolve(jsonCopy(outcome.value) as T) : Promise.reject(outcome.error);
+    return outcome.ok ? Promise.resolve(outcome.value.value() as T) : Promise.reject(outcome.error);
   }
 
   cancelledOutcome(message: string): CommandOutcome {
@@ -189,7 +199,7 @@ export class RunExecution {
 
   private async runWorkflow(): Promise<void> {
     const { definition, input } = this.record;
-    const parsedInput = definition.inputSchema.safeParse(jsonCopy(input));
+    const parsedInput = definition.inputSchema.safeParse(input.value());
     if (!parsedInput.success) {
       const message = `Invalid input for workflow ${definition.name}: ${describeIssues(parsedInput.error.issues)}`;
       await this.host.close(this.record, closings.failed({ name: 'ValidationError', message }));
@@ -218,7 +228,7 @@ export class RunExecution {
       return closings.failed({ name: 'OutputValidationError', message });
     }
     try {
-      return closings.completed(decodeJson(encodeJson(parsed.data)));
+      return closings.completed(this.intern(Payload.of(parsed.data)));
     } catch (error) {
       const message = `Output of workflow ${definition.name} is not JSON: ${error instanceof Error ? error.message : String(error)}`;
       return closings.failed({ name: 'OutputValidationError', message });
@@ -226,7 +236,7 @@ export class RunExecution {
   }
 
   private failureClosing(error: unknown): RunClosing {
-    if (error instanceof ContinueAsNewRequest) return closings.continuedAsNew(error.input);
+    if (error instanceof ContinueAsNewRequest) return closings.continuedAsNew(this.intern(error.input));
     if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled(serializeFailure(error));
     return closings.failed(serializeFailure(error));
   }

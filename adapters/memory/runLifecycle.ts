@@ -9,10 +9,11 @@ import type { RelatedRun, RunDescription } from '../../core/domain/run.js';
 import type { RunIdempotency } from '../../core/domain/idempotency.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CatalogRegistry } from './catalogs.js';
+import type { KeyRecords } from './keyRecords.js';
 import { closings, type RunClosing } from './closings.js';
 import type { ReplayPlan } from './commandLog.js';
-import { RunHistory } from './history.js';
-import { decodeJson, encodeJson } from './json.js';
+import { RunHistory, type HistoryLimits } from './history.js';
+import { Payload } from './payload.js';
 import type { CheckedOptions } from './options.js';
 import { RunExecution } from './runExecution.js';
 import type { ChildStart, RunHost, RunScope, StepAttemptProgress } from './runHost.js';
@@ -20,6 +21,7 @@ import { RunRecord } from './runRecord.js';
 import type { RunStore } from './runStore.js';
 import type { TimerRegistry } from './timers.js';
 import type { RunCallbackTarget } from '../../core/domain/callback.js';
+import { traceStepOf } from './stepTrace.js';
 
 /** Longest a single webhook call attempt may take. */
 const WEBHOOK_CALL_TIMEOUT_MS = 30_000;
@@ -28,8 +30,9 @@ export interface NewRun {
   definition: WorkflowDefinition;
   workflowId: string;
   catalog: string;
-  /** Already a JSON copy. */
-  input: unknown;
+  input: Payload;
+  /** The input of the chain's first run (continue-as-new, reset). @default input */
+  chainInput?: Payload;
   firstRunId?: string;
   /** When the continue-as-new chain began (Temporal: workflowInfo().startTime). @default this run's start */
   chainStartedAt?: Date;
@@ -63,6 +66,7 @@ export class RunLifecycle implements RunHost {
     private readonly store: RunStore,
     private readonly catalogs: CatalogRegistry,
     readonly timers: TimerRegistry,
+    private readonly keys: KeyRecords,
   ) {
     this.clock = options.clock;
     this.logger = options.logger;
@@ -91,11 +95,17 @@ export class RunLifecycle implements RunHost {
       ...(spec.root ? { root: spec.root } : {}),
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
     };
-    const history = new RunHistory(this.clock, reset?.events);
+    // The history's limits call back into the record it belongs to, which exists before anything is appended.
+    let created: RunRecord | undefined;
+    const history = new RunHistory(this.clock, reset?.events, this.historyLimits(description, () => created));
     const record = new RunRecord(description, spec.definition, spec.input, history, this.store.nextSequence());
+    created = record;
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
+    record.chainInput = spec.chainInput ?? spec.input;
     record.callback = spec.callback;
     record.execution = new RunExecution(record, this, reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {});
+    // A step handed the run's input keeps no second copy of it.
+    record.execution.intern(spec.input);
     if (reset) {
       reset.seed(record);
     } else {
@@ -108,6 +118,8 @@ export class RunLifecycle implements RunHost {
       });
     }
     this.store.add(record);
+    // A run without a first run to continue is a new chain: the id's key record is now its (keyed) or none.
+    if (!spec.firstRunId) this.keys.chainStarted(record);
     queueMicrotask(() => record.execution.begin());
     return record;
   }
@@ -130,7 +142,7 @@ export class RunLifecycle implements RunHost {
       definition,
       workflowId: start.workflowId,
       catalog: start.catalog,
-      input: jsonValue(start.input, 'input'),
+      input: payloadOf(start.input, 'input'),
       parent: start.parent,
       root: start.root,
     });
@@ -184,6 +196,7 @@ export class RunLifecycle implements RunHost {
         workflowId,
         catalog,
         input: closing.continueWith.input,
+        chainInput: record.chainInput,
         firstRunId,
         chainStartedAt: record.chainStartedAt,
         continuedFromRunId: runId,
@@ -197,6 +210,7 @@ export class RunLifecycle implements RunHost {
     }
     record.publishClose(closing, closedAt);
     this.store.markClosed(record);
+    if (!closing.continueWith) this.keys.chainClosed(record);
     // A continued run's chain goes on: its last run's close is the one reported.
     if (record.callback && !closing.continueWith) {
       const { callback } = record;
@@ -211,6 +225,26 @@ export class RunLifecycle implements RunHost {
       this.scopes.disable();
       this.stepAttempts.disable();
     }
+  }
+
+  /**
+   * MEMORY_MAX_HISTORY_BYTES: a warning once the history passes `historyWarnBytes`, and past `maxHistoryBytes` the
+   * run is terminated, as Temporal terminates a run over limit.historySize.error.
+   */
+  private historyLimits(run: RunDescription, record: () => RunRecord | undefined): HistoryLimits {
+    const { maxHistoryBytes, historyWarnBytes } = this.options;
+    const fields = (bytes: number) => ({ workflowId: run.workflowId, runId: run.runId, historyBytes: bytes, maxHistoryBytes });
+    return {
+      maxBytes: maxHistoryBytes,
+      warnBytes: historyWarnBytes,
+      onWarn: (bytes) => this.logger.warn('memory engine: a run\'s history is large; past MEMORY_MAX_HISTORY_BYTES the run is terminated', fields(bytes)),
+      onExceeded: (bytes) => {
+        const exceeded = record();
+        if (!exceeded) return;
+        this.logger.warn('memory engine: a run\'s history passed MEMORY_MAX_HISTORY_BYTES; the run is terminated', fields(bytes));
+        void this.close(exceeded, closings.historySizeExceeded(bytes, maxHistoryBytes));
+      },
+    };
   }
 
   /** Hooks hear how the run's code ended; terminate and run timeouts run no code (as on Temporal), so they are not told. */
@@ -241,10 +275,10 @@ export class RunLifecycle implements RunHost {
     if (!hook) return;
     const closed = {
       run: { ...record.snapshot(), status: closing.status, closedAt },
-      input: record.input,
-      output: closing.output,
+      input: record.input.value(),
+      output: closing.output?.value(),
       failure: closing.failure,
-      steps: record.execution.trace.map((step) => ({ ...step })),
+      steps: record.execution.trace.map(traceStepOf),
     };
     try {
       // Outside the run's async context: the hook is engine code, not workflow code.
@@ -255,10 +289,10 @@ export class RunLifecycle implements RunHost {
   }
 }
 
-/** A JSON copy of a value crossing into the engine; ValidationError when JSON cannot carry it. */
-export function jsonValue(value: unknown, field: string): unknown {
+/** A value crossing into the engine, as the payload it keeps; ValidationError when JSON cannot carry it. */
+export function payloadOf(value: unknown, field: string): Payload {
   try {
-    return decodeJson(encodeJson(value));
+    return Payload.of(value);
   } catch (error) {
     const message = `${field} must be JSON-serialisable: ${error instanceof Error ? error.message : String(error)}`;
     throw new ValidationError(message, { issues: [{ code: 'invalid_json', path: [field], message }] });

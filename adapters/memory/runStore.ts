@@ -2,19 +2,43 @@ import { WorkflowNotFoundError } from '../../core/domain/errors.js';
 import type { RunRef } from '../../core/domain/run.js';
 import type { RunRecord } from './runRecord.js';
 
+/** What the store holds (MemoryEngine.usage). */
+export interface StoreUsage {
+  openRuns: number;
+  closedRuns: number;
+  /** Bytes the closed runs keep, about (RunRecord.retainedBytes): what MEMORY_MAX_CLOSED_BYTES bounds. */
+  closedBytes: number;
+}
+
+/** A closed run waiting for its eviction, with the bytes it was counted for. */
+interface ClosedEntry<Run> {
+  record: Run;
+  bytes: number;
+}
+
+/** The part of a record the store reads: tests hand it plain objects. */
+export type StoredRun = Pick<RunRecord, 'description' | 'closed' | 'retainedBytes'>;
+
 /**
  * The runs the engine remembers: by run id, by workflow id (start order, so the last is the latest) and in
- * insertion order. Closed runs beyond `maxClosedRuns` are forgotten, oldest close first.
+ * insertion order. Closed runs are forgotten oldest close first, as soon as there are more than `maxClosedRuns` of
+ * them or they keep more than `maxClosedBytes` together (a run bigger than that alone is forgotten as it closes; its
+ * waiters still get their answer).
  */
-export class RunStore {
-  private readonly byRunId = new Map<string, RunRecord>();
-  private readonly byWorkflowId = new Map<string, RunRecord[]>();
-  private closedQueue: RunRecord[] = [];
+export class RunStore<Run extends StoredRun = RunRecord> {
+  private readonly byRunId = new Map<string, Run>();
+  private readonly byWorkflowId = new Map<string, Run[]>();
+  /** Closed runs in close order from `closedHead` on; consumed slots are emptied so an evicted run is released. */
+  private closedQueue: (ClosedEntry<Run> | undefined)[] = [];
   private closedHead = 0;
+  private closedBytes = 0;
   private sequence = 0;
   private openRuns = 0;
 
-  constructor(private readonly maxClosedRuns: number) {}
+  constructor(
+    private readonly maxClosedRuns: number,
+    private readonly maxClosedBytes: number = Number.POSITIVE_INFINITY,
+  ) {}
 
   nextSequence(): number {
     this.sequence += 1;
@@ -26,7 +50,11 @@ export class RunStore {
     return this.openRuns;
   }
 
-  add(record: RunRecord): void {
+  usage(): StoreUsage {
+    return { openRuns: this.openRuns, closedRuns: this.closedQueue.length - this.closedHead, closedBytes: this.closedBytes };
+  }
+
+  add(record: Run): void {
     this.openRuns += 1;
     this.byRunId.set(record.description.runId, record);
     const runs = this.byWorkflowId.get(record.description.workflowId);
@@ -34,13 +62,18 @@ export class RunStore {
     else this.byWorkflowId.set(record.description.workflowId, [record]);
   }
 
-  markClosed(record: RunRecord): void {
+  markClosed(record: Run): void {
     this.openRuns -= 1;
-    this.closedQueue.push(record);
-    while (this.closedQueue.length - this.closedHead > this.maxClosedRuns) {
+    const entry: ClosedEntry<Run> = { record, bytes: record.retainedBytes };
+    this.closedQueue.push(entry);
+    this.closedBytes += entry.bytes;
+    while (this.closedQueue.length - this.closedHead > this.maxClosedRuns || this.closedBytes > this.maxClosedBytes) {
       const oldest = this.closedQueue[this.closedHead];
+      if (!oldest) break;
+      this.closedQueue[this.closedHead] = undefined;
       this.closedHead += 1;
-      if (oldest) this.forget(oldest);
+      this.closedBytes -= oldest.bytes;
+      this.forget(oldest.record);
     }
     // Drop the consumed head now and then instead of shifting on every eviction.
     if (this.closedHead > 1024 && this.closedHead * 2 > this.closedQueue.length) {
@@ -49,45 +82,52 @@ export class RunStore {
     }
   }
 
-  latest(workflowId: string): RunRecord | undefined {
+  latest(workflowId: string): Run | undefined {
     const runs = this.byWorkflowId.get(workflowId);
     return runs?.[runs.length - 1];
   }
 
+  /** The runs of an id the store still has, oldest start first. */
+  runsOf(workflowId: string): readonly Run[] {
+    return this.byWorkflowId.get(workflowId) ?? [];
+  }
+
   /** A pinned run, or the latest run of the id; WorkflowNotFoundError otherwise. */
-  find(ref: RunRef): RunRecord {
-    if (ref.runId === undefined) {
-      const latest = this.latest(ref.workflowId);
-      if (!latest) throw new WorkflowNotFoundError(`Workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId });
-      return latest;
-    }
+  find(ref: RunRef): Run {
+    return this.lookup(ref) ?? this.notFound(ref);
+  }
+
+  /** Throws the WorkflowNotFoundError of a run the store does not have. */
+  notFound(ref: RunRef): never {
+    if (ref.runId === undefined) throw new WorkflowNotFoundError(`Workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId });
+    throw new WorkflowNotFoundError(`Run ${ref.runId} of workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId, runId: ref.runId });
+  }
+
+  /** A pinned run, or the latest run of the id; undefined when the store has none. */
+  lookup(ref: RunRef): Run | undefined {
+    if (ref.runId === undefined) return this.latest(ref.workflowId);
     const record = this.byRunId.get(ref.runId);
-    if (!record || record.description.workflowId !== ref.workflowId) {
-      throw new WorkflowNotFoundError(`Run ${ref.runId} of workflow ${ref.workflowId} not found`, {
-        workflowId: ref.workflowId,
-        runId: ref.runId,
-      });
-    }
-    return record;
+    return record && record.description.workflowId === ref.workflowId ? record : undefined;
   }
 
   /** Every run, in insertion order. */
-  all(): IterableIterator<RunRecord> {
+  all(): IterableIterator<Run> {
     return this.byRunId.values();
   }
 
   /** Runs still open (for engine shutdown). */
-  *open(): IterableIterator<RunRecord> {
+  *open(): IterableIterator<Run> {
     for (const record of this.byRunId.values()) if (!record.closed) yield record;
   }
 
-  private forget(record: RunRecord): void {
+  private forget(record: Run): void {
     const { runId, workflowId } = record.description;
     this.byRunId.delete(runId);
     const runs = this.byWorkflowId.get(workflowId);
-    if (!runs) return;
-    const index = runs.indexOf(record);
-    if (index !== -1) runs.splice(index, 1);
-    if (runs.length === 0) this.byWorkflowId.delete(workflowId);
+    if (runs) {
+      const index = runs.indexOf(record);
+      if (index !== -1) runs.splice(index, 1);
+      if (runs.length === 0) this.byWorkflowId.delete(workflowId);
+    }
   }
 }

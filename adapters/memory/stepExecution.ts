@@ -5,12 +5,12 @@ import { isRetryable, retryDelayMs } from '../../core/definition/retry.js';
 import { runActivity } from '../../core/definition/runActivity.js';
 import { addAggregations } from '../../core/definition/hooks.js';
 import type { SerializedFailure } from '../../core/domain/run.js';
-import type { TraceStep } from '../../core/domain/trace.js';
 import type { CommandCall, CommandOutcome } from './commandLog.js';
-import { decodeJson, encodeJson } from './json.js';
+import { Payload } from './payload.js';
 import { silentRunObserver } from '../../ports/runObserver.js';
 import type { RunScope } from './runHost.js';
 import { never, type RunExecution } from './runExecution.js';
+import type { StepTrace } from './stepTrace.js';
 
 /** An attempt that outlived the step's `timeoutMs` (Temporal: a start-to-close timeout). Retryable. */
 export class StepTimeoutError extends Error {
@@ -24,13 +24,13 @@ export function executeStep(scope: RunScope, activity: ActivityDefinition, input
   if (!call) return never();
   if (call.replayed) return execution.replay(call.record);
   if (execution.isCancelled(scope)) return execution.settle(call, execution.cancelledOutcome(`Step ${activity.name} cancelled`));
-  let inputText: string | undefined;
+  let payload: Payload;
   try {
-    inputText = encodeJson(input);
+    payload = execution.intern(Payload.of(input));
   } catch (error) {
     return execution.settle(call, { ok: false, error });
   }
-  return new StepRun(scope, activity, call, inputText).start();
+  return new StepRun(scope, activity, call, payload).start();
 }
 
 class StepRun {
@@ -38,7 +38,7 @@ class StepRun {
   private readonly activityType: string;
   /** Like Temporal's activity id: one per step call of the run, the same for all its attempts. */
   private readonly activityId: string;
-  private readonly trace: TraceStep;
+  private readonly trace: StepTrace;
   private attempt = 0;
   private attemptInFlight = false;
   private finished = false;
@@ -53,7 +53,7 @@ class StepRun {
     private readonly scope: RunScope,
     private readonly activity: ActivityDefinition,
     private readonly call: CommandCall,
-    private readonly inputText: string | undefined,
+    private readonly input: Payload,
   ) {
     this.execution = scope.execution;
     this.activityType = activityTypeOf(this.execution.record.description.workflowName, activity.name);
@@ -61,7 +61,7 @@ class StepRun {
     this.trace = {
       name: activity.name,
       kind: activity.kind,
-      input: decodeJson(inputText),
+      input,
       output: null,
       error: null,
       startedAt: this.execution.now(),
@@ -91,13 +91,13 @@ class StepRun {
     this.attemptInFlight = true;
     this.execution.append('step_started', { attempt }, this.activity.name);
     this.attemptOnce().then(
-      (outputText) => {
+      (result) => {
         if (this.finished || this.execution.abandoned) return;
         this.attemptInFlight = false;
-        const output = decodeJson(outputText);
+        const output = this.execution.intern(result);
         this.execution.append('step_completed', { attempt, output }, this.activity.name);
-        this.trace.output = output ?? null;
-        this.finish({ ok: true, value: output }, decodeJson(outputText));
+        this.trace.output = output;
+        this.finish({ ok: true, value: output });
       },
       (error: unknown) => {
         if (this.finished || this.execution.abandoned) return;
@@ -108,7 +108,7 @@ class StepRun {
   }
 
   /** One attempt, outside the run's async context (a step is an activity, not workflow code). */
-  private attemptOnce(): Promise<string | undefined> {
+  private attemptOnce(): Promise<Payload> {
     const { activity, execution } = this;
     return new Promise((resolve, reject) => {
       const stopTimeout = execution.setTimer(activity.timeoutMs, () =>
@@ -117,12 +117,12 @@ class StepRun {
       const attempt = this.attempt;
       const progress = { publish: (fields: Record<string, unknown>) => this.publishProgress(attempt, fields) };
       execution.host.scopes
-        .exit(() => execution.host.stepAttempts.run(progress, () => this.observedAttempt(() => runActivity(activity, decodeJson(this.inputText)))))
+        .exit(() => execution.host.stepAttempts.run(progress, () => this.observedAttempt(() => runActivity(activity, this.input.value()))))
         .then(
         (output) => {
           stopTimeout();
           try {
-            resolve(encodeJson(output));
+            resolve(Payload.of(output));
           } catch (error) {
             reject(error);
           }
@@ -193,14 +193,13 @@ class StepRun {
     this.finish({ ok: false, error });
   }
 
-  private finish(outcome: CommandOutcome, delivered?: unknown): void {
+  private finish(outcome: CommandOutcome): void {
     if (this.finished) return;
     this.finished = true;
     this.execution.record.history.stepEnded(this.stepEventId);
     this.withdrawCancel();
     this.stopBackoff?.();
     this.trace.endedAt = this.execution.now();
-    // An undefined `delivered` falls back to settle's own copy of the outcome.
-    this.deliver(this.execution.settle(this.call, outcome, delivered));
+    this.deliver(this.execution.settle(this.call, outcome));
   }
 }

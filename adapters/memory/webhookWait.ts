@@ -2,6 +2,7 @@ import type { WebhookRequest } from '../../core/definition/context.js';
 import { WebhookTimeoutError } from '../../core/definition/failures.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CommandCall } from './commandLog.js';
+import type { Payload } from './payload.js';
 import type { RunScope } from './runHost.js';
 import { never } from './runExecution.js';
 import { executeStep } from './stepExecution.js';
@@ -39,7 +40,7 @@ function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unk
   }
   if (execution.isCancelled(scope)) return execution.settle(call, execution.cancelledOutcome('Webhook wait cancelled'));
   const buffered = execution.inbox.take();
-  if (buffered) return received(call, scope, buffered.payload);
+  if (buffered) return received(call, scope, buffered);
   return new Promise((resolve) => {
     let stopTimer = (): void => {};
     let withdrawCancel = (): void => {};
@@ -63,7 +64,7 @@ function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unk
   });
 }
 
-function received(call: CommandCall, scope: RunScope, payload: unknown): Promise<unknown> {
+function received(call: CommandCall, scope: RunScope, payload: Payload): Promise<unknown> {
   call.record.consumedFeedback = true;
   return scope.execution.settle(call, { ok: true, value: payload });
 }

@@ -1,7 +1,7 @@
 import type { WorkflowContext, WorkflowInfo } from '../../core/definition/context.js';
 import { executeChild } from './childWorkflows.js';
 import { ContinueAsNewRequest } from './closings.js';
-import { jsonCopy } from './json.js';
+import { Payload } from './payload.js';
 import type { RunExecution } from './runExecution.js';
 import { never } from './runExecution.js';
 import { waitForWebhook } from './webhookWait.js';
@@ -17,7 +17,7 @@ export function createWorkflowContext(execution: RunExecution): WorkflowContext 
     waitForWebhook: (request) => waitForWebhook(execution.currentScope(), request),
     continueAsNew: async (input) => {
       // Thrown like Temporal's ContinueAsNew, so `finally` blocks run; the run closes when it leaves the function.
-      throw new ContinueAsNewRequest(jsonCopy(input));
+      throw new ContinueAsNewRequest(Payload.of(input));
     },
     executeChild: (workflow, input, options) =>
       executeChild(execution.currentScope(), workflow, input, options) as Promise<never>,
@@ -55,7 +55,7 @@ function sleep(execution: RunExecution, ms: number): Promise<void> {
     const stopTimer = execution.setTimer(ms, () => {
       withdrawCancel();
       execution.append('timer_fired', { timerId });
-      resolve(execution.settle(call, { ok: true, value: undefined }));
+      resolve(execution.settle(call, { ok: true, value: Payload.UNDEFINED }));
     });
     withdrawCancel = execution.onCancel(scope, () => {
       stopTimer();

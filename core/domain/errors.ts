@@ -71,6 +71,11 @@ export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError'
 export const GoneError = defineError('GoneError');
 /** An Idempotency-Key sent again with a different request while its stored answer lives (docs/idempotency.md). */
 export const IdempotencyKeyReusedError = defineError('IdempotencyKeyReusedError');
+/**
+ * The embedded engine's Idempotency-Key records are full of keys still in force (MEMORY_MAX_IDEMPOTENCY_BYTES): a new
+ * keyed start is refused, 503 with Retry-After (when the oldest key expires), rather than forgetting a key early.
+ */
+export const IdempotencyStoreFullError = defineError('IdempotencyStoreFullError');
 
 // Failures of the engine itself (a dead connection, a timeout talking to it): 500 without leaking the cause,
 // or 503 when the engine says it is temporarily unavailable.

@@ -49,6 +49,12 @@ export interface SerializedFailure {
   cause?: SerializedFailure;
 }
 
+/**
+ * The failure of a run terminated because its history outgrew the engine's limit (Temporal: limit.historySize.error,
+ * 50 MiB by default; the embedded engine: MEMORY_MAX_HISTORY_BYTES). The run's status is `terminated`.
+ */
+export const HISTORY_SIZE_LIMIT_EXCEEDED = 'HistorySizeLimitExceededError';
+
 /** A closed run: its description plus what it produced. */
 export interface RunOutcome {
   run: RunDescription;

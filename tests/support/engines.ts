@@ -67,9 +67,13 @@ function embeddedWorkers(server: FlowgateServer): WorkerControl {
  * Starts the API on a free loopback port with the fixture catalogs `main`, `other` and `idle` (the idle catalog's
  * worker is stopped, so it is known but unavailable). `env` adds or overrides variables.
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { catalogs?: TestCatalog[] } = {}): Promise<TestApi> {
+export async function startTestApi(
+  env: Record<string, string> = {},
+  /** `engine`: this engine whatever FLOWGATE_TEST_ENGINE says (tests of one engine's own limits). */
+  options: { catalogs?: TestCatalog[]; engine?: EngineName } = {},
+): Promise<TestApi> {
   const catalogs = options.catalogs ?? FIXTURE_CATALOGS;
-  const engine = engineUnderTest();
+  const engine = options.engine ?? engineUnderTest();
   const traceDir = await mkdtemp(join(tmpdir(), 'flowgate-traces-'));
   const logs: LogLine[] = [];
   const logger = new CapturingLogger(logs);

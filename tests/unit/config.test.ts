@@ -40,6 +40,17 @@ test('limits: defaults, overrides, and a headers timeout above the request timeo
   assert.throws(() => parseConfig({ MAX_CONNECTIONS: '0' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('MAX_CONNECTIONS:'));
 });
 
+test('the embedded engine\'s memory limits: defaults, overrides, and a bad value named', () => {
+  const defaults = parseConfig({});
+  const limits = (config: typeof defaults) => [config.memoryMaxClosedRuns, config.memoryMaxClosedBytes, config.memoryMaxHistoryBytes, config.memoryMaxIdempotencyBytes];
+  assert.equal(limits(defaults), [10_000, 256 * 1024 * 1024, 50 * 1024 * 1024, 64 * 1024 * 1024]);
+  const set = parseConfig({ MEMORY_MAX_CLOSED_RUNS: '3', MEMORY_MAX_CLOSED_BYTES: '1000000', MEMORY_MAX_HISTORY_BYTES: '5000', MEMORY_MAX_IDEMPOTENCY_BYTES: '7000' });
+  assert.equal(limits(set), [3, 1_000_000, 5000, 7000]);
+  for (const name of ['MEMORY_MAX_CLOSED_BYTES', 'MEMORY_MAX_HISTORY_BYTES', 'MEMORY_MAX_IDEMPOTENCY_BYTES']) {
+    assert.throws(() => parseConfig({ [name]: '0' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith(`${name}:`));
+  }
+});
+
 test('production refuses to start without a token', () => {
   assert.throws(() => parseConfig({ NODE_ENV: 'production' }), /API_AUTH_TOKEN: must be set/);
   assert.is(parseConfig({ NODE_ENV: 'production', API_AUTH_TOKEN: 's3cret' }).authToken, 's3cret');

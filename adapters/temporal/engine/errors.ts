@@ -42,6 +42,9 @@ const INVALID_PAGE_TOKEN = 'pageToken is invalid or stale';
 // RESOURCE_EXHAUSTED (cause BUSY_WORKFLOW) "workflow operation can not be applied because workflow is closing".
 const WORKFLOW_CLOSING = /\bworkflow is closing\b/i;
 const ID_TOO_LONG = /\bWorkflowId length exceeds limit\b/i;
+// INVALID_ARGUMENT "Workflow history size exceeds limit.": a signal to a run whose history passed
+// limit.historySize.error, which the server terminates at its next workflow task (docs/api.md).
+const HISTORY_TOO_LARGE = /\bWorkflow history size exceeds limit\b/i;
 // Errors Node raises for a socket that cannot reach the server, and grpc-js's own name for a broken transport.
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
 const MAX_CAUSE_DEPTH = 5;
@@ -61,6 +64,11 @@ export function translateError(error: unknown, context: CallContext = {}): Flowg
     case GrpcCode.INVALID_ARGUMENT:
       if (context.pageToken) return invalidPageToken(error);
       if (ID_TOO_LONG.test(messageChain(error))) return idTooLong(error, context);
+      if (context.closedIfGone && HISTORY_TOO_LARGE.test(messageChain(error))) {
+        const { workflowId = '', runId = '' } = context;
+        const message = `Workflow ${workflowId} run ${runId} is closing: its history passed the engine's size limit, and the run is terminated`;
+        return new WorkflowClosedError(message, { workflowId, runId, cause: error });
+      }
       break;
     case GrpcCode.RESOURCE_EXHAUSTED:
       // A signal, cancel or terminate that reaches a run while it completes: to the caller it is closed (a retry

@@ -1,4 +1,4 @@
-import type { RunDescription, RunOutcome, SerializedFailure } from '../../../core/domain/run.js';
+import { HISTORY_SIZE_LIMIT_EXCEEDED, type RunDescription, type RunOutcome, type SerializedFailure } from '../../../core/domain/run.js';
 import { failureOf } from './failures.js';
 import { EventType, type HistoryEvent } from './proto.js';
 import { decodeFirst } from './values.js';
@@ -24,12 +24,21 @@ export function closingFailureOf(close: HistoryEvent | undefined): SerializedFai
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
       return { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
-      return { name: 'WorkflowTerminatedError', message: close.workflowExecutionTerminatedEventAttributes?.reason || 'The workflow run was terminated' };
+      return terminationOf(close.workflowExecutionTerminatedEventAttributes?.reason);
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
       return { name: 'WorkflowTimedOutError', message: 'The workflow run exceeded its time limit' };
     default:
       return null;
   }
+}
+
+/** The reason Temporal's history service gives when it terminates a run over limit.historySize.error. */
+const HISTORY_SIZE_EXCEEDED_REASON = 'Workflow history size exceeds limit.';
+
+/** A termination: by a client (its reason is the message), or by the server for a history over its size limit. */
+function terminationOf(reason: string | null | undefined): SerializedFailure {
+  if (reason === HISTORY_SIZE_EXCEEDED_REASON) return { name: HISTORY_SIZE_LIMIT_EXCEEDED, message: reason };
+  return { name: 'WorkflowTerminatedError', message: reason || 'The workflow run was terminated' };
 }
 
 /** The run a continue-as-new closing event hands over to; undefined for every other closing. */

@@ -27,10 +27,11 @@ const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
   [errors.EngineUnavailableError, 503],
   [errors.TraceStoreUnavailableError, 503],
   [errors.ServerBusyError, 503],
+  [errors.IdempotencyStoreFullError, 503],
 ];
 
 /** Refused on purpose under overload: a 503 that is not logged as a fault. */
-const EXPECTED_REFUSALS = new Set<string>([errors.ServerBusyError.errorName]);
+const EXPECTED_REFUSALS = new Set<string>([errors.ServerBusyError.errorName, errors.IdempotencyStoreFullError.errorName]);
 
 for (const [ErrorClass, status] of CONTRACT) {
   test(`${ErrorClass.errorName} → ${status}`, () => {
@@ -45,6 +46,11 @@ test('ServerBusyError keeps its own message and tells the client to come back in
   const answer = answerError(new errors.ServerBusyError('Too many open event streams (limit 2); retry shortly.'));
   assert.is(answer.body.message, 'Too many open event streams (limit 2); retry shortly.');
   assert.is(answer.headers['retry-after'], '1');
+});
+
+test('IdempotencyStoreFullError keeps its message and says when the oldest key expires', () => {
+  const answer = answerError(new errors.IdempotencyStoreFullError('full; the oldest expires in 42 s', { workflowId: 'w', retryAfterSeconds: 42 }));
+  assert.equal([answer.status, answer.body.message, answer.body.workflowId, answer.headers['retry-after']], [503, 'full; the oldest expires in 42 s', 'w', '42']);
 });
 
 test('every error the core defines has a row in the table', () => {

@@ -165,6 +165,30 @@ test('resetting while a run is open terminates it first', async () => {
   h.close();
 });
 
+test('concurrent resets, starts and terminates of one id leave exactly one open run (each reset terminates the one before)', async () => {
+  const h = harness([order]);
+  shipIsBroken = false;
+  const ref = await h.run(order, { n: 5 });
+  await flush();
+  const settle = (promise: Promise<unknown>) => promise.then((value) => ({ value }), (error: FlowgateError) => ({ error }));
+  const answers = await Promise.all([
+    ...Array.from({ length: 10 }, () => settle(h.engine.reset(ref, 'reserve', 'race'))),
+    settle(h.engine.start({ workflowName: 'order', catalog: 'main', workflowId: ref.workflowId, input: { n: 1 } })),
+    settle(h.engine.terminate(ref, 'race')),
+    ...Array.from({ length: 10 }, () => settle(h.engine.reset(ref, 'reserve', 'race'))),
+  ]);
+  const resets = [...answers.slice(0, 10), ...answers.slice(12)];
+  for (const answer of resets) assert.ok('value' in answer, `every reset succeeds: ${JSON.stringify(answer)}`);
+  assert.is((answers[10] as { error: FlowgateError }).error?.name, 'WorkflowAlreadyStartedError', 'the start found a run open');
+  const { runs } = await h.engine.listRuns({ limit: 100 });
+  const open = runs.filter((run) => run.status === 'running');
+  assert.is(runs.length, 21);
+  assert.is(open.length, 1, runs.map((run) => `${run.runId}:${run.status}`).join(', '));
+  assert.is((await h.engine.describe({ workflowId: ref.workflowId })).runId, open[0]?.runId, 'the open run is the latest');
+  for (const run of runs) if (run.runId !== open[0]?.runId) assert.is(run.status, 'terminated');
+  h.close();
+});
+
 test('code that calls other commands than the original run fails with NondeterminismError', async () => {
   const h = harness([order]);
   shipIsBroken = true;

@@ -62,6 +62,16 @@ test('RESOURCE_EXHAUSTED "workflow is closing" on a run that was open a moment a
   expectTranslation(rateLimited, 'EngineUnavailableError', {}, { workflowId: 'x', runId: 'r', closedIfGone: true });
 });
 
+test('INVALID_ARGUMENT "Workflow history size exceeds limit" on a signal: WorkflowClosedError (the server is terminating the run)', () => {
+  // A reply to a run whose history just passed limit.historySize.error, before the server terminated it, was a 500.
+  const overLimit = new ServiceError('Failed to signal Workflow', {
+    cause: grpcError(status.INVALID_ARGUMENT, 'Workflow history size exceeds limit.'),
+  });
+  const translated = expectTranslation(overLimit, 'WorkflowClosedError', { workflowId: 'x', runId: 'r' }, { workflowId: 'x', runId: 'r', closedIfGone: true });
+  assert.match(translated.message, /history .*size limit/);
+  expectTranslation(overLimit, 'EngineError', {}, { workflowId: 'x', runId: 'r' });
+});
+
 test('INVALID_ARGUMENT "WorkflowId length exceeds limit": a ValidationError naming workflowId, not an engine failure', () => {
   // limit.maxIDLength counts bytes of UTF-8: 1000 two-byte characters pass the API's rule and used to answer 500.
   const error = wrapped(status.INVALID_ARGUMENT, 'WorkflowId length exceeds limit.');

@@ -119,6 +119,12 @@ test('outcome from the closing event: output, failure, and how runs without an e
     message: 'ops',
   });
   assert.equal(closingFailureOf(rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED')), { name: 'WorkflowTerminatedError', message: 'The workflow run was terminated' });
+  // The history service's own termination of a run over limit.historySize.error has a name of its own.
+  const overLimit = { workflowExecutionTerminatedEventAttributes: { reason: 'Workflow history size exceeds limit.' } };
+  assert.equal(closingFailureOf(rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED', overLimit)), {
+    name: 'HistorySizeLimitExceededError',
+    message: 'Workflow history size exceeds limit.',
+  });
   assert.equal(closingFailureOf(rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT'))?.name, 'WorkflowTimedOutError');
   assert.equal(
     closingFailureOf(rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED', { workflowExecutionFailedEventAttributes: { failure: { message: 'm', applicationFailureInfo: { type: 'T' } } } })),
