@@ -43,7 +43,9 @@ const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-
 const PATH_CHARACTERS = "A-Za-z0-9._~!$&'()*+,;=:@%/-";
 
 /** The callbackUrl rule as a JSON Schema (ECMA-262) pattern: http or https, a host, optional port, path and query. */
-export const CALLBACK_URL_PATTERN = `^https?://${HOST}(?::${PORT})?(?:/[${PATH_CHARACTERS}]*)?(?:\\?[${PATH_CHARACTERS}?]*)?$`;
+// `?` goes first in the query's class: after PATH_CHARACTERS' closing `-` it would make a range `/-?` (which let `<`
+// and `>` in and kept `-` out).
+export const CALLBACK_URL_PATTERN = `^https?://${HOST}(?::${PORT})?(?:/[${PATH_CHARACTERS}]*)?(?:\\?[?${PATH_CHARACTERS}]*)?$`;
 const CALLBACK_URL = new RegExp(CALLBACK_URL_PATTERN);
 
 /** Why `value` is not a callback URL flowgate will call, or undefined when it is one. */
