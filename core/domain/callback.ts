@@ -1,4 +1,5 @@
 import { ValidationError } from './errors.js';
+import { describeRefusal, EMPTY_ALLOWLIST, hostAddress, outboundRefusal, type OutboundAllowlist } from './outboundAddress.js';
 import type { PinnedRunRef } from './run.js';
 
 /**
@@ -61,9 +62,23 @@ export function callbackUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-export function assertCallbackUrl(value: string): string {
+/**
+ * Why flowgate will not call a well-formed callbackUrl whose host is an address (`http://169.254.169.254/`), or
+ * undefined. A host name passes here: what it resolves to is checked when the callback is sent, on the address
+ * connected to (docs/callbacks.md).
+ */
+export function callbackAddressProblem(value: string, allowlist: OutboundAllowlist = EMPTY_ALLOWLIST): string | undefined {
+  const { hostname } = new URL(value);
+  const address = hostAddress(hostname);
+  const refusal = address === undefined ? undefined : outboundRefusal(hostname, address, allowlist);
+  return refusal && `callbackUrl is refused: ${describeRefusal(refusal)}, which flowgate does not call unless OUTBOUND_ALLOWLIST opens it`;
+}
+
+export function assertCallbackUrl(value: string, allowlist?: OutboundAllowlist): string {
   const problem = callbackUrlProblem(value);
   if (problem) throw new ValidationError(problem, { issues: [{ code: 'invalid_callback_url', path: ['callbackUrl'], message: problem }] });
+  const refused = callbackAddressProblem(value, allowlist);
+  if (refused) throw new ValidationError(refused, { issues: [{ code: 'refused_callback_address', path: ['callbackUrl'], message: refused }] });
   return value;
 }
 

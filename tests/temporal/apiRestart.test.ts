@@ -59,7 +59,8 @@ restart('runs started before an API and worker restart are found, resumed and co
 restart('a run keeps its callbackUrl across restarts, and a delivery failing at a restart is retried after it', async (context) => {
   const receiver = await startCallbackReceiver();
   try {
-    const env = { WEBHOOK_SIGNING_SECRET: 'restart-callback-secret' };
+    // The receiver is on loopback, which outbound calls refuse unless the allow-list opens it.
+    const env = { WEBHOOK_SIGNING_SECRET: 'restart-callback-secret', OUTBOUND_ALLOWLIST: '127.0.0.1' };
     const first = await startTestApi(env);
     context.apis.push(first);
     const workflowId = uniqueId('restart-callback');
