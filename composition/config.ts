@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
+import { outboundAllowlistEnv } from './outboundConfig.js';
+import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 
 const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
 const positiveInt = z.coerce.number().int().positive();
@@ -33,6 +35,7 @@ export const envSchema = z
     DEPRECATED_ENDPOINTS: onOff.default(true),
     WEBHOOK_SIGNING_SECRET: optionalSecret,
     CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
+    ...outboundAllowlistEnv,
     WORKFLOWS_DIR: z.string().min(1).optional(),
     PROJECT_DIR: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
@@ -84,6 +87,8 @@ export interface FlowgateConfig {
   webhookSigningSecret: string | undefined;
   /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
   callbackRetryForMs: number;
+  /** OUTBOUND_ALLOWLIST: hosts and networks webhook calls and run callbacks may reach although the address rules refuse them. */
+  outboundAllowlist: OutboundAllowlist;
   workflowsDir: string | undefined;
   /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
   projectDir: string;
@@ -137,6 +142,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
+    outboundAllowlist: value.OUTBOUND_ALLOWLIST,
     workflowsDir: value.WORKFLOWS_DIR,
     projectDir: value.PROJECT_DIR ?? process.cwd(),
     logLevel: value.LOG_LEVEL,

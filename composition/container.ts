@@ -12,7 +12,7 @@ import { FsTraceStore } from '../adapters/fs/index.js';
 import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
-import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
+import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, OUTBOUND_SENDER, TRACE_UPLOADS } from './tokens.js';
 import type { FlowgateConfig } from './config.js';
 
 export interface ContainerOverrides {
@@ -59,11 +59,19 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
     })),
   );
   container.register(
-    WEBHOOK_SENDER,
-    once(() => new FetchWebhookSender(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {})),
+    OUTBOUND_SENDER,
+    once(
+      () =>
+        new FetchWebhookSender({
+          allowlist: config.outboundAllowlist,
+          ...(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {}),
+        }),
+    ),
   );
-  // One signer serves both ports: run callbacks are signed exactly like webhook calls (decisions.md).
-  container.register(CALLBACK_SENDER, once((c) => resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender));
+  // One signer serves both ports: run callbacks are signed exactly like webhook calls (decisions.md), and reach only
+  // the addresses webhook calls may.
+  container.register(WEBHOOK_SENDER, once((c) => resolveToken(c, OUTBOUND_SENDER)));
+  container.register(CALLBACK_SENDER, once((c) => resolveToken(c, OUTBOUND_SENDER)));
   container.register(
     CALLBACK_DELIVERIES,
     once(
@@ -115,6 +123,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         logger: resolveToken(c, LOGGER),
         defaultCatalog: config.defaultCatalog,
         callbackRetryForMs: config.callbackRetryForMs,
+        outboundAllowlist: config.outboundAllowlist,
         idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
         ...(overrides.shutdownSignal ? { shutdownSignal: overrides.shutdownSignal } : {}),
       }),
@@ -122,7 +131,7 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
   );
 
   // Resolve every token now, so a missing or broken registration fails at boot, not on the first request.
-  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, DIGEST, TRACE_STORES, TRACE_UPLOADS, WEBHOOK_SENDER, CALLBACK_SENDER, CALLBACK_DELIVERIES, WORKFLOW_ENGINE, FLOWGATE_API]) {
+  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, DIGEST, TRACE_STORES, TRACE_UPLOADS, OUTBOUND_SENDER, WEBHOOK_SENDER, CALLBACK_SENDER, CALLBACK_DELIVERIES, WORKFLOW_ENGINE, FLOWGATE_API]) {
     container.resolve(key);
   }
   return container;

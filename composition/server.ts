@@ -11,7 +11,7 @@ import { systemClock } from '../adapters/system/index.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { buildContainer, resolveToken } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
-import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, TRACE_UPLOADS } from './tokens.js';
+import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, OUTBOUND_SENDER, TRACE_UPLOADS } from './tokens.js';
 import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
 
 /** The example workflows `npm start` serves when WORKFLOWS_DIR is not set. */
@@ -160,6 +160,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
         resolveToken(container, CALLBACK_DELIVERIES).close();
         memoryEngine?.close();
         await temporalEngine?.close();
+        await resolveToken(container, OUTBOUND_SENDER).close();
         // Trace uploads the embedded engine's runs left running get what is left of the grace period.
         await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, config.shutdownGraceMs - (Date.now() - shutdownStarted)));
       })()),

@@ -29,6 +29,7 @@ import {
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
 import { loadWorkerHooks, type HookRuntime } from '../adapters/hooks/index.js';
 import type { Logger } from '../ports/logger.js';
+import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 import type { TraceStores } from '../ports/traceStore.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
@@ -58,6 +59,11 @@ export interface CreateWorkerOptions {
   remoteTraceStore?: TraceStores['remote'];
   /** WEBHOOK_SIGNING_SECRET: signs the calls of ctx.waitForWebhook({ url }). */
   webhookSigningSecret?: string;
+  /**
+   * OUTBOUND_ALLOWLIST: hosts and networks webhook calls and run callbacks may reach although the address rules refuse
+   * them (loopback, private, link-local, ...). @default none
+   */
+  outboundAllowlist?: OutboundAllowlist;
   /** MAX_RESULT_BYTES. */
   maxResultBytes: number;
   /**
@@ -118,7 +124,10 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     throw new TypeError(`createWorker: the bundle was built with maxPayloadBytes ${String(bundle.maxPayloadBytes)}, this worker needs ${String(maxPayloadBytes)}`);
   }
   const dataConverter = options.claimChecks ? { dataConverter: { payloadCodecs: [options.claimChecks] } } : {};
-  const sender = new FetchWebhookSender(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {});
+  const sender = new FetchWebhookSender({
+    ...(options.outboundAllowlist ? { allowlist: options.outboundAllowlist } : {}),
+    ...(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {}),
+  });
   const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(sender) };
   const identity = options.identity ?? `${process.pid}@${hostname()}/${options.catalog}/${randomUUID().slice(0, 8)}`;
 
@@ -177,6 +186,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     const connection = clientConnection;
     return new WorkerLifecycle(identity, worker, publisher, logger, async () => {
       await uploads.settle(UPLOADS_SETTLE_MS);
+      await sender.close();
       progress.close();
       await observer?.close();
       await connection.close();
@@ -184,6 +194,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     });
   } catch (error) {
     progress.close();
+    await sender.close().catch(() => {});
     await clientConnection?.close().catch(() => {});
     await nativeConnection.close().catch(() => {});
     throw error;

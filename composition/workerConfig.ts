@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { ConfigError, type EnvInput } from './config.js';
 import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
+import { outboundAllowlistEnv } from './outboundConfig.js';
+import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 
 /** The example workflows a worker serves when WORKFLOWS_DIR is not set (the built ones when running from dist). */
 export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflows/', import.meta.url));
@@ -29,6 +31,7 @@ export const workerEnvSchema = z.object({
   TRACE_DIR: z.string().min(1).default('./traces'),
   ...remoteTraceEnv,
   WEBHOOK_SIGNING_SECRET: optionalText,
+  ...outboundAllowlistEnv,
   MAX_RESULT_BYTES: z.coerce.number().int().positive().default(33_554_432),
   ...payloadLimitsEnv,
   LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
@@ -44,6 +47,8 @@ export interface WorkerConfig {
   traceDir: string;
   remoteTraces: RemoteTraceConfig | undefined;
   webhookSigningSecret: string | undefined;
+  /** OUTBOUND_ALLOWLIST: hosts and networks webhook calls and run callbacks may reach although the address rules refuse them. */
+  outboundAllowlist: OutboundAllowlist;
   maxResultBytes: number;
   /** Large payloads (docs/large-payloads.md): the claim-check threshold and Temporal's per-payload limit without it. */
   payloads: PayloadLimits;
@@ -65,6 +70,7 @@ export function parseWorkerConfig(env: EnvInput): WorkerConfig {
     traceDir: value.TRACE_DIR,
     remoteTraces: remoteTraceConfig(value),
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
+    outboundAllowlist: value.OUTBOUND_ALLOWLIST,
     maxResultBytes: value.MAX_RESULT_BYTES,
     payloads: payloadLimits(value),
     logLevel: value.LOG_LEVEL,

@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     maxPayloadBytes: config.payloads.temporalMaxPayloadBytes,
     logger,
     ...(config.webhookSigningSecret ? { webhookSigningSecret: config.webhookSigningSecret } : {}),
+    outboundAllowlist: config.outboundAllowlist,
   });
   const shutdown = (signal: string): void => {
     logger.info('flowgate worker: shutting down', { signal });

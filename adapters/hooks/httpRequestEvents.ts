@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { performance } from 'node:perf_hooks';
-import { redactUrl } from './urlRedaction.js';
+import { redactUrl } from '../../core/domain/urlRedaction.js';
 
 export interface HttpRequestEvent {
   /** A fresh `crypto.randomUUID()` per event (two observers of one request get two different ids). */

@@ -1,6 +1,6 @@
 import type { RunCallbackTarget } from '../../core/domain/callback.js';
 import type { PinnedRunRef } from '../../core/domain/run.js';
-import { deliverRunCallback, type CallbackDeps } from '../../core/useCases/runCallback.js';
+import { callbackLogFields, deliverRunCallback, type CallbackDeps } from '../../core/useCases/runCallback.js';
 import type { CallbackSender } from '../../ports/callbackSender.js';
 
 /** Deliveries in progress at once, by default: each holds its body until it ends (up to CALLBACK_RETRY_MAX_SECONDS). */
@@ -27,12 +27,7 @@ export class CallbackDeliveries {
     if (this.stopping.signal.aborted) return Promise.resolve();
     const deps = this.deps();
     if (this.pending >= this.maxPending) {
-      deps.logger.error('run callback not sent: too many deliveries in progress', {
-        workflowId: run.workflowId,
-        runId: run.runId,
-        url: target.url,
-        inProgress: this.pending,
-      });
+      deps.logger.error('run callback not sent: too many deliveries in progress', { ...callbackLogFields(run, target.url), inProgress: this.pending });
       return Promise.resolve();
     }
     this.pending += 1;

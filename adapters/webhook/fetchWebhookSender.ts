@@ -1,34 +1,64 @@
 import { createHmac } from 'node:crypto';
-import { NonRetryableError } from '../../core/definition/failures.js';
+import { request, type Agent } from 'undici';
+import { NonRetryableError, OutboundAddressRefusedError } from '../../core/definition/failures.js';
+import { EMPTY_ALLOWLIST, type OutboundAllowlist } from '../../core/domain/outboundAddress.js';
+import { redactUrl } from '../../core/domain/urlRedaction.js';
 import type { CallbackPost, CallbackSender } from '../../ports/callbackSender.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
+import { guardedAgent, type ResolveHost } from './guardedAgent.js';
 
 export interface FetchWebhookSenderOptions {
   /** WEBHOOK_SIGNING_SECRET: when set, webhook calls and run callbacks carry `X-Flowgate-Signature` and `X-Flowgate-Timestamp`. */
   signingSecret?: string;
-  /** Deadline of one call. @default 10000 */
+  /**
+   * OUTBOUND_ALLOWLIST: hosts and networks called even though the address rules refuse them (loopback, private, ...).
+   * @default empty: only addresses the rules allow are called
+   */
+  allowlist?: OutboundAllowlist;
+  /** Resolves host names before the address check. @default the system resolver (dns.lookup) */
+  resolve?: ResolveHost;
+  /** Deadline of one call, redirects included. @default 10000 */
   timeoutMs?: number;
   /** Epoch seconds for the timestamp header. @default Date.now()/1000 */
   nowSeconds?: () => number;
 }
+
+/** Redirects followed per call (fetch follows 20; a receiver needs one or two). */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /** The HMAC decisions.md prescribes: hex SHA-256 over `<timestamp>.<raw body>`. */
 export function webhookSignature(secret: string, timestamp: number, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
+interface Hop {
+  url: URL;
+  method: 'POST' | 'GET';
+  body: string | undefined;
+}
+
 /**
- * POSTs webhook calls and run callbacks with the global fetch (undici), both signed the same way. 5xx and network
- * errors are retried by the caller (the engine, or the callback delivery); 4xx are not.
+ * POSTs webhook calls and run callbacks with undici, both signed the same way, and only to addresses the outbound
+ * rules allow (guardedAgent.ts): a refused address, host name or redirect rejects with OutboundAddressRefusedError
+ * before a byte is sent there. Redirects are followed by hand, as fetch would (307/308 repeat the POST; 301, 302 and
+ * 303 turn it into a GET without a body), each hop a new check, at most MAX_REDIRECTS. 5xx and network errors are
+ * retried by the caller (the engine, or the callback delivery); 4xx are not.
  */
 export class FetchWebhookSender implements WebhookSender, CallbackSender {
   private readonly timeoutMs: number;
   private readonly nowSeconds: () => number;
+  private readonly agent: Agent;
 
   constructor(private readonly options: FetchWebhookSenderOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     if (!(this.timeoutMs > 0)) throw new RangeError('FetchWebhookSender: options.timeoutMs must be positive');
     this.nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+    this.agent = guardedAgent({
+      allowlist: options.allowlist ?? EMPTY_ALLOWLIST,
+      connectTimeoutMs: this.timeoutMs,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
   }
 
   async send(call: WebhookCall): Promise<void> {
@@ -45,16 +75,66 @@ export class FetchWebhookSender implements WebhookSender, CallbackSender {
     await this.post(post.url, post.body, post.idempotencyKey, 'callback receiver');
   }
 
+  /** Closes the kept-alive connections. */
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
   private async post(url: string, body: string, idempotencyKey: string, target: string): Promise<void> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': idempotencyKey };
+    const headers: Record<string, string> = { 'idempotency-key': idempotencyKey };
     if (this.options.signingSecret) {
       const timestamp = this.nowSeconds();
       headers['x-flowgate-timestamp'] = String(timestamp);
       headers['x-flowgate-signature'] = webhookSignature(this.options.signingSecret, timestamp, body);
     }
-    const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
-    await response.body?.cancel();
-    if (response.status >= 500) throw new Error(`${target} answered ${response.status}`);
-    if (response.status >= 400) throw new NonRetryableError(`${target} refused the call with ${response.status}`);
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let hop: Hop = { url: new URL(url), method: 'POST', body };
+    for (let redirects = 0; ; redirects += 1) {
+      const response = await this.hop(hop, headers, signal, url, target);
+      await response.body.dump();
+      const location = response.headers.location;
+      if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
+        if (redirects === MAX_REDIRECTS) throw new NonRetryableError(`${target} ${redactUrl(url)} answered with more than ${MAX_REDIRECTS} redirects`);
+        hop = this.nextHop(hop, response.statusCode, location, target);
+        continue;
+      }
+      if (response.statusCode >= 500) throw new Error(`${target} answered ${response.statusCode}`);
+      if (response.statusCode >= 400) throw new NonRetryableError(`${target} refused the call with ${response.statusCode}`);
+      return;
+    }
+  }
+
+  private async hop(hop: Hop, headers: Record<string, string>, signal: AbortSignal, firstUrl: string, target: string) {
+    try {
+      return await request(hop.url, {
+        dispatcher: this.agent,
+        method: hop.method,
+        headers: hop.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        ...(hop.body === undefined ? {} : { body: hop.body }),
+        signal,
+      });
+    } catch (error) {
+      if (!(error instanceof OutboundAddressRefusedError)) throw error;
+      // The agent knows the host and its address; the message names the call and its URL, redacted like every URL flowgate shows.
+      const redirected = hop.url.href === new URL(firstUrl).href ? '' : ` (redirected from ${redactUrl(firstUrl)})`;
+      throw new OutboundAddressRefusedError(
+        `${target} ${redactUrl(hop.url.href)}${redirected} not called: ${error.message}; OUTBOUND_ALLOWLIST can open it`,
+        error.host,
+        error.address,
+      );
+    }
+  }
+
+  /** The request a redirect asks for, as fetch makes it; only http and https are followed. */
+  private nextHop(previous: Hop, status: number, location: string, target: string): Hop {
+    let url: URL;
+    try {
+      url = new URL(location, previous.url);
+    } catch {
+      throw new NonRetryableError(`${target} redirected to an invalid URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new NonRetryableError(`${target} redirected to a ${url.protocol} URL`);
+    const toGet = status === 303 || ((status === 301 || status === 302) && previous.method === 'POST');
+    return toGet ? { url, method: 'GET', body: undefined } : { url, method: previous.method, body: previous.body };
   }
 }

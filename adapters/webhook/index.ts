@@ -1,1 +1,2 @@
-export { FetchWebhookSender, webhookSignature, type FetchWebhookSenderOptions } from './fetchWebhookSender.js';
+export { FetchWebhookSender, MAX_REDIRECTS, webhookSignature, type FetchWebhookSenderOptions } from './fetchWebhookSender.js';
+export { guardedAgent, type GuardedAgentOptions, type ResolveHost } from './guardedAgent.js';

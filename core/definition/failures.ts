@@ -11,6 +11,24 @@ export class NonRetryableError extends Error {
   readonly nonRetryable = true;
 }
 
+/**
+ * flowgate would not connect to a webhook target or a run's callback receiver: the address it names or resolves to is
+ * loopback, private, link-local (cloud metadata), unspecified, multicast or reserved, and OUTBOUND_ALLOWLIST does not
+ * open it (docs/reliability.md). Not retried: the same URL resolves to the same kind of address.
+ */
+export class OutboundAddressRefusedError extends NonRetryableError {
+  override name = 'OutboundAddressRefusedError';
+  constructor(
+    message: string,
+    /** The host of the URL (or of the redirect) that was refused. */
+    readonly host: string,
+    /** The address it named or resolved to. */
+    readonly address: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Raised inside a workflow whose run was asked to stop (cancel). Let it propagate to end the run as cancelled. */
 export class CancelledError extends Error {
   override name = 'CancelledError';

@@ -13,6 +13,7 @@ export {
   ChildWorkflowFailedError,
   WebhookTimeoutError,
   NondeterminismError,
+  OutboundAddressRefusedError,
 } from './failures.js';
 export {
   defineHooks,

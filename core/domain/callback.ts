@@ -1,4 +1,5 @@
 import { ValidationError } from './errors.js';
+import { describeRefusal, EMPTY_ALLOWLIST, hostAddress, outboundRefusal, type OutboundAllowlist } from './outboundAddress.js';
 import type { PinnedRunRef } from './run.js';
 
 /**
@@ -43,7 +44,9 @@ const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-
 const PATH_CHARACTERS = "A-Za-z0-9._~!$&'()*+,;=:@%/-";
 
 /** The callbackUrl rule as a JSON Schema (ECMA-262) pattern: http or https, a host, optional port, path and query. */
-export const CALLBACK_URL_PATTERN = `^https?://${HOST}(?::${PORT})?(?:/[${PATH_CHARACTERS}]*)?(?:\\?[${PATH_CHARACTERS}?]*)?$`;
+// `?` goes first in the query's class: after PATH_CHARACTERS' closing `-` it would make a range `/-?` (which let `<`
+// and `>` in and kept `-` out).
+export const CALLBACK_URL_PATTERN = `^https?://${HOST}(?::${PORT})?(?:/[${PATH_CHARACTERS}]*)?(?:\\?[?${PATH_CHARACTERS}]*)?$`;
 const CALLBACK_URL = new RegExp(CALLBACK_URL_PATTERN);
 
 /** Why `value` is not a callback URL flowgate will call, or undefined when it is one. */
@@ -59,9 +62,23 @@ export function callbackUrlProblem(value: string): string | undefined {
   return undefined;
 }
 
-export function assertCallbackUrl(value: string): string {
+/**
+ * Why flowgate will not call a well-formed callbackUrl whose host is an address (`http://169.254.169.254/`), or
+ * undefined. A host name passes here: what it resolves to is checked when the callback is sent, on the address
+ * connected to (docs/callbacks.md).
+ */
+export function callbackAddressProblem(value: string, allowlist: OutboundAllowlist = EMPTY_ALLOWLIST): string | undefined {
+  const { hostname } = new URL(value);
+  const address = hostAddress(hostname);
+  const refusal = address === undefined ? undefined : outboundRefusal(hostname, address, allowlist);
+  return refusal && `callbackUrl is refused: ${describeRefusal(refusal)}, which flowgate does not call unless OUTBOUND_ALLOWLIST opens it`;
+}
+
+export function assertCallbackUrl(value: string, allowlist?: OutboundAllowlist): string {
   const problem = callbackUrlProblem(value);
   if (problem) throw new ValidationError(problem, { issues: [{ code: 'invalid_callback_url', path: ['callbackUrl'], message: problem }] });
+  const refused = callbackAddressProblem(value, allowlist);
+  if (refused) throw new ValidationError(refused, { issues: [{ code: 'refused_callback_address', path: ['callbackUrl'], message: refused }] });
   return value;
 }
 

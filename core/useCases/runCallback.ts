@@ -1,6 +1,7 @@
 import { callbackIdempotencyKey, callbackRetriesExhausted, callbackRetryDelayMs, type RunCallbackTarget } from '../domain/callback.js';
 import type { PinnedRunRef } from '../domain/run.js';
-import { NonRetryableError } from '../definition/failures.js';
+import { NonRetryableError, OutboundAddressRefusedError } from '../definition/failures.js';
+import { redactUrl } from '../domain/urlRedaction.js';
 import type { CallbackPost, CallbackSender } from '../../ports/callbackSender.js';
 import type { Clock } from '../../ports/clock.js';
 import type { CoreDeps } from './deps.js';
@@ -18,7 +19,15 @@ export async function runCallbackPost(deps: CallbackDeps, run: PinnedRunRef, url
   return { url, body: JSON.stringify(result), idempotencyKey: callbackIdempotencyKey(run) };
 }
 
-export type CallbackDelivery = 'delivered' | 'refused' | 'abandoned' | 'aborted';
+export type CallbackDelivery = 'delivered' | 'refused' | 'address_refused' | 'abandoned' | 'aborted';
+
+/** What every log line of a run's callback carries: the run's ids and the URL, redacted (its query may hold secrets). */
+export function callbackLogFields(run: PinnedRunRef, url: string): { workflowId: string; runId: string; url: string } {
+  return { workflowId: run.workflowId, runId: run.runId, url: redactUrl(url) };
+}
+
+/** The log line of a callback refused by its address (the embedded engine's delivery and the Temporal worker's). */
+export const CALLBACK_ADDRESS_REFUSED = 'run callback not sent: its receiver’s address is refused';
 
 /**
  * In-process delivery (the embedded engine): the body is built once, then sent until the receiver takes it (2xx),
@@ -32,7 +41,7 @@ export async function deliverRunCallback(
   target: RunCallbackTarget,
   signal?: AbortSignal,
 ): Promise<CallbackDelivery> {
-  const fields = { workflowId: run.workflowId, runId: run.runId, url: target.url };
+  const fields = callbackLogFields(run, target.url);
   let post: CallbackPost;
   try {
     post = await runCallbackPost(deps, run, target.url);
@@ -48,6 +57,10 @@ export async function deliverRunCallback(
       deps.logger.info('run callback delivered', { ...fields, attempt });
       return 'delivered';
     } catch (error) {
+      if (error instanceof OutboundAddressRefusedError) {
+        deps.logger.error(CALLBACK_ADDRESS_REFUSED, { ...fields, address: error.address, error: error.message });
+        return 'address_refused';
+      }
       if (error instanceof NonRetryableError) {
         deps.logger.warn('run callback refused by its receiver; not retried', { ...fields, attempt, error: error.message });
         return 'refused';

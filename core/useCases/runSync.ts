@@ -11,7 +11,7 @@ import { awaitOutcomeUnlessAborted } from './awaitRun.js';
 import { startRun } from './start.js';
 import { startOnce } from './startOnce.js';
 
-type RunSyncDeps = Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>;
+type RunSyncDeps = Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>;
 
 /**
  * Starts a run and waits for the end of its continue-as-new chain. On timeout the run is NOT cancelled: the

@@ -11,7 +11,7 @@ import { startOnce } from './startOnce.js';
 
 /** Checks catalog, type and input, then starts the run. Nothing is started when any check fails. */
 export async function startRun(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>,
   request: StartRequest,
   idempotency?: RunIdempotency,
 ): Promise<RunDescription> {
@@ -20,7 +20,7 @@ export async function startRun(
   const callback =
     request.callbackUrl === undefined
       ? undefined
-      : { url: assertCallbackUrl(request.callbackUrl), retryForMs: deps.callbackRetryForMs ?? DEFAULT_CALLBACK_RETRY_FOR_MS };
+      : { url: assertCallbackUrl(request.callbackUrl, deps.outboundAllowlist), retryForMs: deps.callbackRetryForMs ?? DEFAULT_CALLBACK_RETRY_FOR_MS };
   const type = await resolveWorkflowType(deps, request.workflowName, catalog);
   validateWorkflowInput(type.name, type.inputSchema, request.input);
   return deps.engine.start({
@@ -33,13 +33,13 @@ export async function startRun(
   });
 }
 
-export async function start(deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs'>, request: StartRequest): Promise<StartView> {
+export async function start(deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>, request: StartRequest): Promise<StartView> {
   return startView(await startRun(deps, request));
 }
 
 /** POST /workflow with an Idempotency-Key: the same start response for every retry until it expires. */
 export async function startWithKey(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'idempotencyRetentionMs'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'idempotencyRetentionMs'>,
   request: StartRequest,
   key: string,
 ): Promise<Idempotent<StartView>> {

@@ -26,7 +26,7 @@ export interface KeyedStart {
  * which the engine deduplicates. Once the stored answer expired, the key starts a new run like a fresh request.
  */
 export async function startOnce(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>,
   keyed: KeyedStart,
 ): Promise<RunDescription> {
   const { request, key, operation } = keyed;

@@ -8,7 +8,13 @@ import { engineUnderTest } from '../support/engines.js';
 /** Run-finished callbacks: POST /workflow and /workflow/run with `callbackUrl` (issue 9, docs/callbacks.md). */
 const SECRET = 'callback-signing-secret';
 const RETRY_SECONDS = 4;
-const test = contractSuite('run callbacks', { WEBHOOK_SIGNING_SECRET: SECRET, CALLBACK_RETRY_MAX_SECONDS: String(RETRY_SECONDS), RUN_TIMEOUT_MAX_SECONDS: '60' });
+// The receiver listens on loopback, which outbound calls refuse unless the allow-list opens it (tests/contract/outbound.test.ts).
+const test = contractSuite('run callbacks', {
+  WEBHOOK_SIGNING_SECRET: SECRET,
+  CALLBACK_RETRY_MAX_SECONDS: String(RETRY_SECONDS),
+  RUN_TIMEOUT_MAX_SECONDS: '60',
+  OUTBOUND_ALLOWLIST: '127.0.0.1',
+});
 
 let receiver: CallbackReceiver;
 test.before(async () => {
@@ -157,10 +163,14 @@ test('a receiver that never succeeds is retried with backoff, then given up afte
   assert.is(receiver.calls(path).length, attempts, 'no attempt after giving up');
 });
 
-test('a receiver that refuses the call (4xx) is not asked again', async ({ api }) => {
-  const path = `/refuses/${uniqueId('cb')}`;
-  const { workflowId } = await start(api, 'echo', { message: 'no thanks' }, uniqueId('cb-refused'), { callbackUrl: receiver.url(path) });
+test('a receiver that refuses the call (4xx) is not asked again; the log line carries the URL with its secrets redacted', async ({ api }) => {
+  const path = `/refuses/${uniqueId('cb')}?token=s3cr3t&sig=abc&page=2`;
+  const { workflowId, runId } = await start(api, 'echo', { message: 'no thanks' }, uniqueId('cb-refused'), { callbackUrl: receiver.url(path) });
   await waitForLog(api, 'run callback refused', workflowId);
+  const line = api.logs.find((entry) => entry.msg.startsWith('run callback refused') && entry.workflowId === workflowId)!;
+  assert.is(line.runId, runId);
+  assert.is(line.url, receiver.url(path.replace('token=s3cr3t&sig=abc', 'token=REDACTED&sig=REDACTED')));
+  assert.equal(api.logs.filter((entry) => JSON.stringify(entry).includes('s3cr3t')), [], 'no log line carries the secret');
   await pause(2_000);
   assert.is(receiver.calls(path).length, 1);
 });

@@ -7,7 +7,8 @@ import { contractSuite, expectStatus, historyEvents, http, start, waitUntil, wf 
 
 /** decisions.md, "The call a workflow sends to a webhook target", observed by a target listening on loopback. */
 const SECRET = 'contract-webhook-secret';
-const test = contractSuite('webhook calls', { WEBHOOK_SIGNING_SECRET: SECRET });
+// The targets listen on loopback, which outbound calls refuse unless the allow-list opens it (tests/contract/outbound.test.ts).
+const test = contractSuite('webhook calls', { WEBHOOK_SIGNING_SECRET: SECRET, OUTBOUND_ALLOWLIST: '127.0.0.1' });
 
 interface ReceivedCall {
   headers: IncomingHttpHeaders;

@@ -128,6 +128,8 @@ const withS3 = largePayloadSuite(
     TRACE_S3_PREFIX: PREFIX,
     S3_ENDPOINT: gateway.endpoint,
     S3_REGION: gateway.region,
+    // The callback receiver is on loopback, which outbound calls refuse unless the allow-list opens it.
+    OUTBOUND_ALLOWLIST: '127.0.0.1',
   }),
   false,
 );

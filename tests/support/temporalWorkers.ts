@@ -83,6 +83,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       ...(remoteTraceStore ? { remoteTraceStore } : {}),
       ...(claimChecks ? { claimChecks } : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),
       ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
+      outboundAllowlist: config.outboundAllowlist,
     });
     running.set(catalog, { worker, done: worker.run() });
     await waitForAvailability(catalog, true, settle);

@@ -11,6 +11,12 @@ import { startCallbackReceiver } from '../support/callbackReceiver.js';
  */
 const restart = suite<{ apis: TestApi[] }>('Temporal: API server restart');
 
+/**
+ * The callback receiver is on loopback, which outbound calls refuse unless the allow-list opens it. Every API of the
+ * suite gets it: their workers share the catalog's task queue, so any of them still running may take a delivery.
+ */
+const OUTBOUND = { OUTBOUND_ALLOWLIST: '127.0.0.1' };
+
 restart.before((context) => {
   context.apis = [];
 });
@@ -20,7 +26,7 @@ restart.after(async (context) => {
 });
 
 restart('runs started before an API and worker restart are found, resumed and completed after it; a repeated start is 409', async (context) => {
-  const first = await startTestApi();
+  const first = await startTestApi(OUTBOUND);
   context.apis.push(first);
   const workflowIds = Array.from({ length: 12 }, (_, index) => uniqueId(`restart-${index}`));
   const started = new Map<string, string>();
@@ -31,7 +37,7 @@ restart('runs started before an API and worker restart are found, resumed and co
   }
   await first.close();
 
-  const second = await startTestApi();
+  const second = await startTestApi(OUTBOUND);
   context.apis.push(second);
   for (const workflowId of workflowIds) {
     const status = await call(second, 'GET', `/workflow/${workflowId}/status`);
@@ -59,7 +65,7 @@ restart('runs started before an API and worker restart are found, resumed and co
 restart('a run keeps its callbackUrl across restarts, and a delivery failing at a restart is retried after it', async (context) => {
   const receiver = await startCallbackReceiver();
   try {
-    const env = { WEBHOOK_SIGNING_SECRET: 'restart-callback-secret' };
+    const env = { WEBHOOK_SIGNING_SECRET: 'restart-callback-secret', ...OUTBOUND };
     const first = await startTestApi(env);
     context.apis.push(first);
     const workflowId = uniqueId('restart-callback');

@@ -72,7 +72,24 @@ test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says ot
   assert.is(parseConfig({ PAGE_TOKEN_SECRET: 'a-secret-of-16-chars' }).pageTokenSecret, 'a-secret-of-16-chars');
 });
 
-test.run();
+test('OUTBOUND_ALLOWLIST: none by default; hosts and networks on the API server and the worker; a bad entry named', async () => {
+  const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
+  const worker = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };
+  assert.equal(parseConfig({}).outboundAllowlist.entries, []);
+  assert.equal(parseWorkerConfig(worker).outboundAllowlist.entries, []);
+  const set = { OUTBOUND_ALLOWLIST: '127.0.0.0/8, ::1,receiver.internal' };
+  for (const allowlist of [parseConfig(set).outboundAllowlist, parseWorkerConfig({ ...worker, ...set }).outboundAllowlist]) {
+    assert.equal(allowlist.entries, ['127.0.0.0/8', '::1', 'receiver.internal']);
+    assert.equal([...allowlist.hosts], ['receiver.internal']);
+    assert.equal(allowlist.networks.map((network) => network.text), ['127.0.0.0/8', '::1/128']);
+  }
+  const bad = { OUTBOUND_ALLOWLIST: '10.0.0.1/8,ok.example,no such host' };
+  for (const parse of [() => parseConfig(bad), () => parseWorkerConfig({ ...worker, ...bad })]) {
+    assert.throws(parse, (error: unknown) =>
+      (error as ConfigError).problems.join('\n') ===
+      ['OUTBOUND_ALLOWLIST: "10.0.0.1/8" has bits set after its /8 prefix (did you mean 10.0.0.0/8?)', 'OUTBOUND_ALLOWLIST: "no such host" is not a host name, a .domain, an IP address or a CIDR network'].join('\n'));
+  }
+});
 
 test('large payloads: claim-check threshold and Temporal payload limit, the same on the API server and the worker', async () => {
   const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
@@ -89,3 +106,5 @@ test('large payloads: claim-check threshold and Temporal payload limit, the same
       (error as ConfigError).problems.some((line) => line.startsWith(`${name}:`)));
   }
 });
+
+test.run();

@@ -1,31 +1,80 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FetchWebhookSender, webhookSignature } from '../../adapters/webhook/index.js';
+import { FetchWebhookSender, webhookSignature, type ResolveHost } from '../../adapters/webhook/index.js';
+import { OutboundAddressRefusedError } from '../../core/definition/failures.js';
+import { parseOutboundAllowlist } from '../../core/domain/outboundAddress.js';
 
-async function withTarget(status: number, run: (url: string, received: { headers: IncomingMessage['headers']; body: string }[]) => Promise<void>) {
-  const received: { headers: IncomingMessage['headers']; body: string }[] = [];
+/*
+ * The sender against real receivers on loopback. Loopback is refused by default, so the tests that want a call to
+ * arrive open it with the allow-list, and the refusal tests leave it shut: a receiver that got nothing proves the
+ * refusal. Names are resolved by an injected resolver, never by DNS.
+ */
+
+interface Received {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+interface Receiver {
+  port: number;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+type Answer = (request: Received, response: ServerResponse) => void;
+
+async function startReceiver(answer: Answer | number = 200, host = '127.0.0.1'): Promise<Receiver> {
+  const received: Received[] = [];
   const server = createServer(async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
-    received.push({ headers: req.headers, body });
-    res.statusCode = status;
-    res.end();
+    const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+    received.push(request);
+    if (typeof answer === 'number') res.writeHead(answer).end();
+    else answer(request, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function withReceiver(answer: Answer | number, run: (receiver: Receiver) => Promise<void>, host?: string): Promise<void> {
+  const receiver = await startReceiver(answer, host);
   try {
-    await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received);
+    await run(receiver);
   } finally {
-    await new Promise((resolve) => server.close(resolve));
+    await receiver.close();
   }
 }
 
+const LOOPBACK = parseOutboundAllowlist('127.0.0.0/8,::1').allowlist;
 const call = { url: '', workflowId: 'wf', runId: 'r', workflowName: 'approval', payload: { q: 1 }, idempotencyKey: 'wf:r:webhook-1' };
+const refusal = (error: unknown): OutboundAddressRefusedError => {
+  assert.instance(error, OutboundAddressRefusedError, `refused by address, got ${String(error)}`);
+  assert.is((error as OutboundAddressRefusedError).nonRetryable, true);
+  return error as OutboundAddressRefusedError;
+};
+/** A resolver that answers every name with `addresses` and records what it was asked. */
+const resolverOf = (addresses: string[], asked: string[] = []): ResolveHost => async (hostname) => {
+  asked.push(hostname);
+  return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+};
 
 test('posts the call, signed with HMAC-SHA256 over "<timestamp>.<body>"', async () => {
-  await withTarget(202, async (url, received) => {
-    await new FetchWebhookSender({ signingSecret: 'k', nowSeconds: () => 1700000000 }).send({ ...call, url });
+  await withReceiver(202, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ signingSecret: 'k', nowSeconds: () => 1700000000, allowlist: LOOPBACK });
+    await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` });
     const [request] = received;
     assert.ok(request);
     assert.equal(JSON.parse(request.body), { workflowId: 'wf', runId: 'r', workflowName: 'approval', payload: { q: 1 } });
@@ -33,19 +82,136 @@ test('posts the call, signed with HMAC-SHA256 over "<timestamp>.<body>"', async 
     assert.is(request.headers['idempotency-key'], 'wf:r:webhook-1');
     assert.is(request.headers['x-flowgate-timestamp'], '1700000000');
     assert.is(request.headers['x-flowgate-signature'], webhookSignature('k', 1700000000, request.body));
+    await sender.close();
   });
 });
 
 test('unsigned without a secret; 5xx is retryable, 4xx is not', async () => {
-  await withTarget(503, async (url, received) => {
-    const error = await new FetchWebhookSender().send({ ...call, url }).catch((e: Error) => e);
+  const sender = new FetchWebhookSender({ allowlist: LOOPBACK });
+  await withReceiver(503, async ({ port, received }) => {
+    const error = await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` }).catch((e: Error) => e);
     assert.instance(error, Error);
     assert.is((error as Error & { nonRetryable?: boolean }).nonRetryable, undefined);
     assert.is(received[0]?.headers['x-flowgate-signature'], undefined);
   });
-  await withTarget(400, async (url) => {
-    const error = await new FetchWebhookSender().send({ ...call, url }).catch((e: Error) => e);
+  await withReceiver(400, async ({ port }) => {
+    const error = await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` }).catch((e: Error) => e);
     assert.is((error as Error & { nonRetryable?: boolean }).nonRetryable, true);
+  });
+  await sender.close();
+});
+
+test('loopback is refused by default, in every spelling of its address: nothing reaches the receiver', async () => {
+  const sender = new FetchWebhookSender();
+  await withReceiver(200, async ({ port, received }) => {
+    for (const host of ['127.0.0.1', '127.1', '2130706433', '0x7f.1', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]']) {
+      const error = refusal(await sender.send({ ...call, url: `http://${host}:${port}/hook` }).catch((e: unknown) => e));
+      assert.is(error.address.replace(/^::ffff:7f00:1$/, '127.0.0.1'), '127.0.0.1', host);
+    }
+    assert.equal(received, []);
+  });
+  await withReceiver(200, async ({ port, received }) => {
+    refusal(await sender.send({ ...call, url: `http://[::1]:${port}/hook` }).catch((e: unknown) => e));
+    assert.equal(received, []);
+  }, '::1');
+  await sender.close();
+});
+
+test('a refusal names the target, the address and the rule, with the URL redacted', async () => {
+  const sender = new FetchWebhookSender();
+  await withReceiver(200, async ({ port }) => {
+    const url = `http://127.0.0.1:${port}/hook?token=s3cr3t&sig=abc&page=2`;
+    const error = refusal(await sender.deliver({ url, body: '{}', idempotencyKey: 'wf:r' }).catch((e: unknown) => e));
+    assert.is(
+      error.message,
+      `callback receiver http://127.0.0.1:${port}/hook?token=REDACTED&sig=REDACTED&page=2 not called: 127.0.0.1 is a loopback address (127.0.0.0/8); OUTBOUND_ALLOWLIST can open it`,
+    );
+    assert.is(error.host, '127.0.0.1');
+  });
+  await sender.close();
+});
+
+test('a host name is checked on every address it resolves to, before connecting', async () => {
+  const asked: string[] = [];
+  // 10.0.0.1 is refused in the lookup itself: no connection is attempted, so no packet leaves loopback.
+  const privateName = new FetchWebhookSender({ resolve: resolverOf(['10.0.0.1'], asked) });
+  const error = refusal(await privateName.send({ ...call, url: 'http://hooks.internal.example:8080/hook' }).catch((e: unknown) => e));
+  assert.equal(asked, ['hooks.internal.example']);
+  assert.is(error.address, '10.0.0.1');
+  assert.match(error.message, /hooks\.internal\.example resolves to 10\.0\.0\.1, a private address \(10\.0\.0\.0\/8\)/);
+  await privateName.close();
+
+  await withReceiver(200, async ({ port, received }) => {
+    const toLoopback = new FetchWebhookSender({ resolve: resolverOf(['127.0.0.1']) });
+    refusal(await toLoopback.send({ ...call, url: `http://receiver.example:${port}/hook` }).catch((e: unknown) => e));
+    // One refused address among allowed ones refuses the name: the first (allowed, loopback here) is never tried.
+    const mixed = new FetchWebhookSender({ resolve: resolverOf(['127.0.0.1', '10.0.0.1']), allowlist: parseOutboundAllowlist('127.0.0.1').allowlist });
+    const mixedError = refusal(await mixed.send({ ...call, url: `http://receiver.example:${port}/hook` }).catch((e: unknown) => e));
+    assert.is(mixedError.address, '10.0.0.1');
+    assert.equal(received, []);
+    // The allow-list can name the host: then what it resolves to is called.
+    const named = new FetchWebhookSender({ resolve: resolverOf(['127.0.0.1']), allowlist: parseOutboundAllowlist('receiver.example').allowlist });
+    await named.send({ ...call, url: `http://receiver.example:${port}/hook` });
+    assert.is(received.length, 1);
+    assert.is(received[0]!.headers.host, `receiver.example:${port}`);
+    await Promise.all([toLoopback.close(), mixed.close(), named.close()]);
+  });
+});
+
+test('a rebinding name cannot slip through: each connection checks the address it connects to', async () => {
+  // The first answer is allowed (127.0.0.2, where nothing listens), the next ones are refused (127.0.0.1, where the
+  // receiver is). A check on one lookup and a connection on another would reach the receiver.
+  let lookups = 0;
+  const rebinding: ResolveHost = async () => [{ address: (lookups += 1) === 1 ? '127.0.0.2' : '127.0.0.1', family: 4 }];
+  await withReceiver(200, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ resolve: rebinding, allowlist: parseOutboundAllowlist('127.0.0.2').allowlist });
+    const first = await sender.send({ ...call, url: `http://rebind.example:${port}/hook` }).catch((e: unknown) => e);
+    assert.not.instance(first, OutboundAddressRefusedError, 'the first lookup was allowed; its address refused the connection');
+    assert.instance(first, Error);
+    refusal(await sender.send({ ...call, url: `http://rebind.example:${port}/hook` }).catch((e: unknown) => e));
+    assert.equal(received, []);
+    assert.is(lookups, 2);
+    await sender.close();
+  });
+});
+
+test('every redirect is checked again: a redirect to a refused address is not followed', async () => {
+  await withReceiver(200, async (inner) => {
+    const redirect: Answer = (_request, response) => response.writeHead(307, { location: `http://127.0.0.1:${inner.port}/inner` }).end();
+    await withReceiver(redirect, async (outer) => {
+      // The outer receiver is allowed by its name; the hop names loopback by address, which the allow-list does not open.
+      const sender = new FetchWebhookSender({ resolve: resolverOf(['127.0.0.1']), allowlist: parseOutboundAllowlist('outer.example').allowlist });
+      const error = refusal(await sender.send({ ...call, url: `http://outer.example:${outer.port}/hook` }).catch((e: unknown) => e));
+      assert.match(error.message, new RegExp(`^webhook target http://127\\.0\\.0\\.1:${inner.port}/inner \\(redirected from http://outer\\.example:${outer.port}/hook\\) not called`));
+      assert.is(outer.received.length, 1);
+      assert.equal(inner.received, []);
+      await sender.close();
+    });
+  });
+});
+
+test('allowed redirects are followed as fetch does: 307/308 repeat the POST, 303 turns it into a GET; at most 5 hops', async () => {
+  let hops = 0;
+  const answer: Answer = (request, response) => {
+    if (request.path === '/loop') return void response.writeHead(302, { location: '/loop' }).end();
+    if (request.path === '/start') return void response.writeHead(307, { location: '/kept' }).end();
+    if (request.path === '/kept') return void response.writeHead(303, { location: '/seen' }).end();
+    hops += 1;
+    response.writeHead(204).end();
+  };
+  await withReceiver(answer, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ allowlist: LOOPBACK });
+    await sender.send({ ...call, url: `http://127.0.0.1:${port}/start` });
+    assert.equal(received.map((request) => `${request.method} ${request.path}`), ['POST /start', 'POST /kept', 'GET /seen']);
+    assert.is(received[1]!.body, received[0]!.body, 'a 307 sends the same body');
+    assert.is(received[2]!.body, '');
+    assert.is(hops, 1);
+    received.length = 0;
+    const error = await sender.send({ ...call, url: `http://127.0.0.1:${port}/loop` }).catch((e: Error) => e);
+    assert.instance(error, Error);
+    assert.match((error as Error).message, /more than 5 redirects/);
+    assert.is(received.length, 6, 'the first request and 5 redirects');
+    await sender.close();
   });
 });
 

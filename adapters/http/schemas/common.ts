@@ -34,7 +34,7 @@ export const CallbackUrlSchema = z
   })
   .meta({
     description:
-      'When the run closes, flowgate POSTs its version-2 result (the body of GET /workflow/{id}/runs/{rid}/result) here, signed as webhook calls are, with `Idempotency-Key: <workflowId>:<runId>`, retried with backoff for CALLBACK_RETRY_MAX_SECONDS. An http or https URL with a host name or IPv4 address, no user info or fragment. See docs/callbacks.md for which closings are delivered on each engine.',
+      'When the run closes, flowgate POSTs its version-2 result (the body of GET /workflow/{id}/runs/{rid}/result) here, signed as webhook calls are, with `Idempotency-Key: <workflowId>:<runId>`, retried with backoff for CALLBACK_RETRY_MAX_SECONDS. An http or https URL with a host name or IPv4 address, no user info or fragment. Loopback, private, link-local (cloud metadata), unspecified, multicast and reserved addresses are not called unless OUTBOUND_ALLOWLIST opens them: such an address in the URL is a 400; a host name is checked when the callback is sent, on the address it resolves to. See docs/callbacks.md for which closings are delivered on each engine.',
     minLength: 1,
     maxLength: MAX_CALLBACK_URL_LENGTH,
     pattern: CALLBACK_URL_PATTERN,

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { redactUrl } from '../../../adapters/hooks/urlRedaction.js';
+import { redactUrl } from '../../../core/domain/urlRedaction.js';
 
 test('masks userinfo: username and password each become ***', () => {
   assert.is(redactUrl('https://user:pass@example.com/'), 'https://***:***@example.com/');
