@@ -11,7 +11,10 @@ export interface TraceStore {
   write(key: TraceKey, trace: TraceRecord): Promise<string>;
   /** The location of an existing trace, or `undefined` when there is none. */
   locate(key: TraceKey): Promise<string | undefined>;
-  /** The trace at a location this store returned, or `undefined` when it is gone. */
+  /**
+   * The trace at a location this store returned, or `undefined` when it is gone or refused (too large, not the
+   * store's). Throws CorruptTraceError (core/domain/errors.ts) when what is stored there is not a trace.
+   */
   read(location: string): Promise<TraceRecord | undefined>;
 }
 
