@@ -13,7 +13,7 @@ export interface TraceStore {
   locate(key: TraceKey): Promise<string | undefined>;
   /**
    * The trace at a location this store returned, or `undefined` when it is gone or refused (too large, not the
-   * store's). Throws CorruptTraceError (core/domain/errors.ts) when what is stored there is not a trace.
+   * store's). Throws CorruptTraceError (core/trace/parseTrace.ts) when what is stored there is not a trace.
    */
   read(location: string): Promise<TraceRecord | undefined>;
 }

@@ -80,11 +80,6 @@ export const EngineUnavailableError = defineError('EngineUnavailableError');
 export const ServerBusyError = defineError('ServerBusyError');
 /** The remote trace store (S3) cannot be reached right now: 503 with Retry-After. */
 export const TraceStoreUnavailableError = defineError('TraceStoreUnavailableError');
-/**
- * A stored trace that is not a trace (a truncated file, JSON of another shape). Never answered to a client: the trace
- * log answers as for an unreadable file, without `data` (core/useCases/fetchTrace.ts).
- */
-export const CorruptTraceError = defineError('CorruptTraceError');
 
 /** `CatalogNotAvailableError` comes in two flavours (decisions.md): unknown catalog (404) and no live worker (503). */
 export function isCatalogTemporarilyUnavailable(error: FlowgateError): boolean {

@@ -1,9 +1,24 @@
 import { z } from 'zod';
-import { CorruptTraceError } from '../domain/errors.js';
 import type { TraceRecord } from '../domain/trace.js';
 
 const failure = z.looseObject({ name: z.string(), message: z.string() });
 const timestamp = z.iso.datetime();
+
+/**
+ * What a trace store's `read` throws when what it holds at a location is not a trace (a truncated file, JSON of another
+ * shape). Not one of the errors a client is answered with: the trace log answers as for an unreadable file, without
+ * `data` (core/useCases/fetchTrace.ts).
+ */
+export class CorruptTraceError extends Error {
+  override name = 'CorruptTraceError';
+  constructor(
+    message: string,
+    readonly location: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
 
 /** What a trace file must hold to be served as one: the shape the trace log promises (docs/api.md, Trace log). */
 const traceRecordShape = z.looseObject({
@@ -37,13 +52,13 @@ export function parseTraceRecord(text: string, location: string): TraceRecord {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CorruptTraceError(`the trace at ${location} is not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw new CorruptTraceError(`the trace at ${location} is not valid JSON: ${(error as Error).message}`, location, { cause: error });
   }
   const parsed = traceRecordShape.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    throw new CorruptTraceError(`the trace at ${location} is not a trace${where}: ${issue?.message ?? 'unexpected shape'}`);
+    throw new CorruptTraceError(`the trace at ${location} is not a trace${where}: ${issue?.message ?? 'unexpected shape'}`, location);
   }
   return value as TraceRecord;
 }

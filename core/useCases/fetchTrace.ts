@@ -1,8 +1,9 @@
 import type { TraceLogView } from '../api/views.js';
-import { CorruptTraceError, TraceNotFoundError, WorkflowNotCompletedError } from '../domain/errors.js';
+import { TraceNotFoundError, WorkflowNotCompletedError } from '../domain/errors.js';
 import type { PinnedRunRef, RunDescription } from '../domain/run.js';
 import type { TraceRecord } from '../domain/trace.js';
 import { traceKeyOf } from '../trace/traceKey.js';
+import { CorruptTraceError } from '../trace/parseTrace.js';
 import type { TraceStore } from '../../ports/traceStore.js';
 import type { Logger } from '../../ports/logger.js';
 import type { CoreDeps } from './deps.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3TraceStore, type S3TraceStoreOptions } from '../../adapters/s3/index.js';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
-import { CorruptTraceError } from '../../core/domain/errors.js';
+import { CorruptTraceError } from '../../core/trace/parseTrace.js';
 import { startVersityGateway, type VersityGateway } from '../../scripts/infra/index.mjs';
 
 const BUCKET = 'flowgate-traces';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { FsTraceStore } from '../../adapters/fs/index.js';
 import type { TraceRecord } from '../../core/domain/trace.js';
-import { CorruptTraceError } from '../../core/domain/errors.js';
+import { CorruptTraceError } from '../../core/trace/parseTrace.js';
 
 const key = { workflowName: 'demo', workflowId: 'a/b', runId: '6b0f6f43-4b1f-4d55-9a35-4c7bd7c8c001', startedAt: new Date('2026-01-02T03:04:05.000Z') };
 const record: TraceRecord = {
