@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
-import { CancelledError, serializeFailure } from '../../../core/definition/failures.js';
+import { CancelledError, childWorkflowNotFound, serializeFailure } from '../../../core/definition/failures.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery } from '../protocol.js';
 import { FeedbackInbox } from './feedbackInbox.js';
@@ -34,9 +34,10 @@ export function createWorkflowDispatcher(
     guardUnswappedSteps();
     const definition = byName.get(run.info.workflowName);
     if (!definition) {
+      // Started by a parent's ctx.executeChild (or by hand) with a type this catalog does not serve: the same failure
+      // the memory engine gives such a child, so the parent's ChildWorkflowFailedError reads alike on both engines.
       const known = [...byName.keys()].join(', ') || 'none';
-      const message = `Workflow type "${run.info.workflowName}" is not served by this worker of catalog "${run.info.catalog}" (it serves: ${known})`;
-      throw ApplicationFailure.create({ type: 'UnknownWorkflowTypeError', message, nonRetryable: true });
+      throw runFailure(childWorkflowNotFound(run.info.workflowName, run.info.catalog, ` (the worker that took the run serves: ${known})`));
     }
     reportRunStarted();
     return runDefinition(definition, input, run, options);
