@@ -16,6 +16,11 @@ export interface TraceStore {
    * store's). Throws CorruptTraceError (core/trace/parseTrace.ts) when what is stored there is not a trace.
    */
   read(location: string): Promise<TraceRecord | undefined>;
+  /**
+   * Whether `location` lies where this store keeps traces, so that `locate` speaks for it. A local store tells its own
+   * directory from a path on another host's (a worker's TRACE_DIR elsewhere). @default never
+   */
+  owns?(location: string): boolean;
 }
 
 export interface TraceStores {

@@ -107,6 +107,10 @@ export class FsTraceStore implements TraceStore {
     }
   }
 
+  owns(location: string): boolean {
+    return this.isInside(this.directory, location);
+  }
+
   /** Only files under the trace directory are ever read, whatever path a caller hands in. */
   private isInside(directory: string, location: string): boolean {
     const path = relative(directory, resolve(location));

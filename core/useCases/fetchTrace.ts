@@ -4,13 +4,14 @@ import type { PinnedRunRef, RunDescription } from '../domain/run.js';
 import type { TraceRecord } from '../domain/trace.js';
 import { traceKeyOf } from '../trace/traceKey.js';
 import { CorruptTraceError } from '../trace/parseTrace.js';
+import { reportedElsewhere } from '../trace/locateTrace.js';
 import type { TraceStore } from '../../ports/traceStore.js';
 import type { Logger } from '../../ports/logger.js';
 import type { CoreDeps } from './deps.js';
 
 /**
  * A closed run's trace: inline from the remote store when it is there, else the local file (with its data when this
- * server can read it). A stored trace that cannot be loaded (corrupt, too large) is answered like an unreadable
+ * server can read it): this server's own, or the one the run's worker reports writing on its host. A stored trace that cannot be loaded (corrupt, too large) is answered like an unreadable
  * file: the readable local copy if there is one, else where it is, without data (docs/api.md, Trace log).
  */
 export async function fetchTrace(deps: Pick<CoreDeps, 'engine' | 'traces' | 'logger'>, ref: PinnedRunRef): Promise<TraceLogView> {
@@ -38,6 +39,9 @@ export async function fetchTrace(deps: Pick<CoreDeps, 'engine' | 'traces' | 'log
       return { source: 'local', runId: run.runId, localPath, ...(data ? { data } : {}) };
     }
   }
+  // Written by a worker on another host: named, without data (only files inside this server's TRACE_DIR are read).
+  const elsewhere = reportedElsewhere(run, local);
+  if (elsewhere) return { source: 'local', runId: run.runId, localPath: elsewhere };
   if (remoteUnloadable) return { source: 'remote', runId: run.runId };
   throw new TraceNotFoundError(`No trace was recorded for run ${run.runId}`, { workflowId: run.workflowId, runId: run.runId });
 }

@@ -73,6 +73,14 @@ test('read: a truncated file or JSON that is not a trace is a CorruptTraceError 
   }
 });
 
+test('owns: paths under its directory, not another host\'s TRACE_DIR nor a climb out of its own', () => {
+  const store = new FsTraceStore({ directory: '/srv/api/traces' });
+  assert.ok(store.owns('/srv/api/traces/demo/x.json'));
+  assert.not.ok(store.owns('/srv/worker/traces/demo/x.json'));
+  assert.not.ok(store.owns('/srv/api/traces/../secrets.json'));
+  assert.not.ok(store.owns('/srv/api/traces'));
+});
+
 test('a missing directory option is named', () => {
   assert.throws(() => new FsTraceStore({ directory: '' }), /options\.directory/);
 });

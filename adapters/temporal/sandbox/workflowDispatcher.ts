@@ -6,7 +6,8 @@ import { FeedbackInbox } from './feedbackInbox.js';
 import { callbackWorkflow, startCallbackDelivery } from './runCallback.js';
 import { RunState } from './runState.js';
 import { checkOutput, describeIssues, runFailure } from './runOutcome.js';
-import { reportRunClosed, reportRunStarted } from './runSink.js';
+import { reportRunClosed, reportRunStarted, type RunClosing } from './runSink.js';
+import { recordTraceLocation } from './traceLocation.js';
 import { guardUnswappedSteps } from './unswappedStepGuard.js';
 import { createWorkflowContext } from './workflowContext.js';
 
@@ -55,11 +56,11 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
     output = await definition.fn(parsedInput.data, createWorkflowContext(run));
   } catch (error) {
     if (error instanceof ContinueAsNew) {
-      reportRunClosed({ status: 'continued_as_new', input });
+      await closeRun({ status: 'continued_as_new', input });
       throw error;
     }
     if (run.cancellationRequested && (error instanceof CancelledError || isCancellation(error))) {
-      reportRunClosed({ status: 'cancelled', input, failure: serializeFailure(error) });
+      await closeRun({ status: 'cancelled', input, failure: serializeFailure(error) });
       await startCallbackDelivery();
       // Temporal closes a run as CANCELED only when it ends with its own CancelledFailure after a cancel request.
       throw isCancellation(error) ? error : new CancelledFailure((error as Error).message);
@@ -68,13 +69,18 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
   }
   const checked = checkOutput(definition, output, options.maxResultBytes, options.maxPayloadBytes);
   if (!checked.ok) return await fail(checked.failure, input);
-  reportRunClosed({ status: 'completed', input, output: checked.value });
+  await closeRun({ status: 'completed', input, output: checked.value });
   await startCallbackDelivery();
   return checked.value;
 }
 
 async function fail(failure: ReturnType<typeof serializeFailure>, input: unknown): Promise<never> {
-  reportRunClosed({ status: 'failed', input, failure });
+  await closeRun({ status: 'failed', input, failure });
   await startCallbackDelivery();
   throw runFailure(failure);
+}
+
+/** A run closing on its own: where its trace goes is recorded with the run, then the worker writes it and tells its hooks. */
+async function closeRun(closing: RunClosing): Promise<void> {
+  reportRunClosed({ ...closing, traceStartedAt: await recordTraceLocation() });
 }
