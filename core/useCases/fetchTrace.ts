@@ -11,8 +11,9 @@ import type { CoreDeps } from './deps.js';
 
 /**
  * A closed run's trace: inline from the remote store when it is there, else the local file (with its data when this
- * server can read it): this server's own, or the one the run's worker reports writing on its host. A stored trace that cannot be loaded (corrupt, too large) is answered like an unreadable
- * file: the readable local copy if there is one, else where it is, without data (docs/api.md, Trace log).
+ * server can read it): this server's own, or the one the run's worker reports writing on its host. A stored trace
+ * that cannot be loaded (corrupt, too large) is answered like an unreadable file: the readable local copy if there
+ * is one, else where it is, without data (docs/api.md, Trace log).
  */
 export async function fetchTrace(deps: Pick<CoreDeps, 'engine' | 'traces' | 'logger'>, ref: PinnedRunRef): Promise<TraceLogView> {
   const run = await deps.engine.describe(ref);

@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { CancelledError, childWorkflowNotFound, serializeFailure } from '../../../core/definition/failures.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery } from '../protocol.js';
