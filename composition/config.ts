@@ -4,26 +4,35 @@ import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './rem
 import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
 import { outboundAllowlistEnv } from './outboundConfig.js';
 import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
+import { envBoolean } from './envBoolean.js';
 
-const onOff = z.enum(['on', 'off']).transform((value) => value === 'on');
 const positiveInt = z.coerce.number().int().positive();
 const optionalSecret = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value === '' ? undefined : value));
+/**
+ * Unset: no authentication (with a warning at start). Set but empty or blank is a mistake (a variable emptied by a
+ * template or a missing secret), never a way to turn authentication off. The token itself is never echoed.
+ */
+const authToken = z
+  .string()
+  .refine((value) => value.trim() !== '', 'is empty; set a token, or leave the variable unset to run without authentication (local development only)')
+  .refine((value) => value.trim() === '' || !/\s/.test(value), 'must not contain whitespace (a bearer token is one word)')
+  .optional();
 
 /** Every environment variable flowgate reads (decisions.md, Configuration), with its default. */
 export const envSchema = z
   .object({
     NODE_ENV: z.string().optional(),
-    API_AUTH_TOKEN: optionalSecret,
+    API_AUTH_TOKEN: authToken,
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3001),
     ENGINE: z.enum(['memory', 'temporal']).optional(),
     TEMPORAL_ADDRESS: z.string().min(1).optional(),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_API_KEY: optionalSecret,
-    TEMPORAL_TLS: onOff.optional(),
+    TEMPORAL_TLS: envBoolean.optional(),
     PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     DEFAULT_CATALOG: z.string().min(1).max(200).default('main'),
     MAX_RESULT_BYTES: positiveInt.default(33_554_432),
@@ -32,7 +41,7 @@ export const envSchema = z
     RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
     TRACE_DIR: z.string().min(1).default('./traces'),
     ...remoteTraceEnv,
-    DEPRECATED_ENDPOINTS: onOff.default(true),
+    DEPRECATED_ENDPOINTS: envBoolean.default(true),
     WEBHOOK_SIGNING_SECRET: optionalSecret,
     CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
     ...outboundAllowlistEnv,
@@ -55,7 +64,7 @@ export const envSchema = z
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
       context.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not exceed REQUEST_TIMEOUT_MS' });
     }
-    if (env.NODE_ENV === 'production' && !env.API_AUTH_TOKEN) {
+    if (env.NODE_ENV === 'production' && env.API_AUTH_TOKEN === undefined) {
       context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
     }
     if (env.ENGINE === 'temporal' && !env.TEMPORAL_ADDRESS) {

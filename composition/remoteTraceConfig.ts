@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { S3TraceStoreOptions } from '../adapters/s3/index.js';
+import { envBoolean } from './envBoolean.js';
 
 /** decisions.md's remote-trace variables; shared by the API server's and the worker's configuration. */
 export const remoteTraceEnv = {
@@ -7,7 +8,7 @@ export const remoteTraceEnv = {
   TRACE_S3_PREFIX: z.string().default(''),
   S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   S3_REGION: z.string().min(1).optional(),
-  S3_FORCE_PATH_STYLE: z.enum(['on', 'off']).optional(),
+  S3_FORCE_PATH_STYLE: envBoolean.optional(),
   AWS_REGION: z.string().min(1).optional(),
 };
 
@@ -19,7 +20,7 @@ export function remoteTraceConfig(value: {
   TRACE_S3_PREFIX: string;
   S3_ENDPOINT?: string | undefined;
   S3_REGION?: string | undefined;
-  S3_FORCE_PATH_STYLE?: 'on' | 'off' | undefined;
+  S3_FORCE_PATH_STYLE?: boolean | undefined;
   AWS_REGION?: string | undefined;
 }): RemoteTraceConfig | undefined {
   if (!value.TRACE_S3_BUCKET) return undefined;
@@ -29,6 +30,6 @@ export function remoteTraceConfig(value: {
     region: value.S3_REGION ?? value.AWS_REGION ?? 'us-east-1',
     ...(value.S3_ENDPOINT ? { endpoint: value.S3_ENDPOINT } : {}),
     // S3-compatible servers need path-style addressing; AWS itself prefers virtual-hosted style.
-    forcePathStyle: value.S3_FORCE_PATH_STYLE ? value.S3_FORCE_PATH_STYLE === 'on' : value.S3_ENDPOINT !== undefined,
+    forcePathStyle: value.S3_FORCE_PATH_STYLE ?? value.S3_ENDPOINT !== undefined,
   };
 }

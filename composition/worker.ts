@@ -17,6 +17,7 @@ import {
   nativeConnectionOptions,
   PROGRESS_HEARTBEAT_INTERVAL,
   TraceCollector,
+  traceLocationActivities,
   runSinks,
   webhookStepDefinition,
   WorkflowDetailsCarrier,
@@ -138,8 +139,9 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     clientConnection = await connectTemporal(options.temporal);
     const client = new Client({ connection: clientConnection, namespace: options.namespace, ...dataConverter });
     const uploads = new TraceUploads({ clock: systemClock, logger });
+    const localTraces = new FsTraceStore({ directory: options.traceDir });
     const traceStores: TraceStores = {
-      local: new FsTraceStore({ directory: options.traceDir }),
+      local: localTraces,
       ...(options.remoteTraceStore ? { remote: options.remoteTraceStore } : {}),
     };
     // Both lookups have a fallback (the started event's time, details without parents): a Temporal that does not
@@ -167,6 +169,8 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       ...(options.claimChecks ? { claimChecks: options.claimChecks } : {}),
     });
     Object.assign(activities, callbackActivities({ engine, traces: traceStores, logger, clock: systemClock, sender }));
+    // Run as a local activity by each run that closes on its own: its trace's path travels with the run (its memo).
+    Object.assign(activities, traceLocationActivities({ store: localTraces, traces }));
     const worker = await Worker.create({
       connection: nativeConnection,
       namespace: options.namespace,

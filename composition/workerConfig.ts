@@ -5,6 +5,7 @@ import { ConfigError, type EnvInput } from './config.js';
 import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
 import { outboundAllowlistEnv } from './outboundConfig.js';
 import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
+import { envBoolean } from './envBoolean.js';
 
 /** The example workflows a worker serves when WORKFLOWS_DIR is not set (the built ones when running from dist). */
 export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflows/', import.meta.url));
@@ -20,10 +21,7 @@ export const workerEnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string({ error: 'is required (host:port of the Temporal frontend)' }).min(1, 'is required (host:port of the Temporal frontend)'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_API_KEY: optionalText,
-  TEMPORAL_TLS: z
-    .enum(['on', 'off'])
-    .optional()
-    .transform((value) => (value === undefined ? undefined : value === 'on')),
+  TEMPORAL_TLS: envBoolean.optional(),
   WORKER_CATALOG: catalogName.optional(),
   DEFAULT_CATALOG: catalogName.default('main'),
   WORKFLOWS_DIR: z.string().min(1).optional(),

@@ -11,8 +11,16 @@ export interface TraceStore {
   write(key: TraceKey, trace: TraceRecord): Promise<string>;
   /** The location of an existing trace, or `undefined` when there is none. */
   locate(key: TraceKey): Promise<string | undefined>;
-  /** The trace at a location this store returned, or `undefined` when it is gone. */
+  /**
+   * The trace at a location this store returned, or `undefined` when it is gone or refused (too large, not the
+   * store's). Throws CorruptTraceError (core/trace/parseTrace.ts) when what is stored there is not a trace.
+   */
   read(location: string): Promise<TraceRecord | undefined>;
+  /**
+   * Whether `location` lies where this store keeps traces, so that `locate` speaks for it. A local store tells its own
+   * directory from a path on another host's (a worker's TRACE_DIR elsewhere). @default never
+   */
+  owns?(location: string): boolean;
 }
 
 export interface TraceStores {

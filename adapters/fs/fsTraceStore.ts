@@ -2,6 +2,7 @@ import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/prom
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import { traceRelativePath } from '../../core/trace/traceKey.js';
+import { parseTraceRecord } from '../../core/trace/parseTrace.js';
 import type { TraceStore } from '../../ports/traceStore.js';
 
 export interface FsTraceStoreOptions {
@@ -97,11 +98,17 @@ export class FsTraceStore implements TraceStore {
       if (!this.isInside(this.realDirectory, real)) return undefined;
       const info = await stat(real);
       if (!info.isFile() || info.size > this.maxReadBytes) return undefined;
-      return JSON.parse(await readFile(real, 'utf8')) as TraceRecord;
+      return parseTraceRecord(await readFile(real, 'utf8'), location);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // Gone (a clean-up of TRACE_DIR): locate must stop naming it from the memory of recent writes.
+      this.recentWrites.delete(resolve(location));
+      return undefined;
     }
+  }
+
+  owns(location: string): boolean {
+    return this.isInside(this.directory, location);
   }
 
   /** Only files under the trace directory are ever read, whatever path a caller hands in. */

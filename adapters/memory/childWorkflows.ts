@@ -1,5 +1,6 @@
 import type { ChildWorkflowOptions } from '../../core/definition/context.js';
-import { CancelledError, ChildWorkflowFailedError } from '../../core/definition/failures.js';
+import { CancelledError, ChildWorkflowFailedError, childWorkflowNotFound } from '../../core/definition/failures.js';
+import { UnsupportedWorkflowError } from '../../core/domain/errors.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import { Payload } from './payload.js';
 import type { RunScope } from './runHost.js';
@@ -30,18 +31,23 @@ export async function executeChild(
 
   const parent = execution.record.description;
   const workflowId = options.workflowId ?? `${parent.workflowId}/${childName}-${ordinal}`;
+  const catalog = options.catalog ?? parent.catalog;
   let child: RunRecord;
   try {
     child = execution.host.startChild({
       workflowName: childName,
-      catalog: options.catalog ?? parent.catalog,
+      catalog,
       workflowId,
       input,
       parent: { workflowId: parent.workflowId, runId: parent.runId },
       root: parent.root ?? { workflowId: parent.workflowId, runId: parent.runId },
     });
   } catch (error) {
-    return execution.settle(call, { ok: false, error });
+    if (!(error instanceof UnsupportedWorkflowError)) return execution.settle(call, { ok: false, error });
+    // As on Temporal, where the child's run fails at once: the parent sees a failed child that does not exist.
+    const failure = childWorkflowNotFound(childName, catalog);
+    execution.append('child_failed', { childWorkflowId: workflowId, status: 'failed', error: failure });
+    return execution.settle(call, { ok: false, error: new ChildWorkflowFailedError(workflowId, '', 'failed', failure) });
   }
   execution.childWorkflowIds.add(workflowId);
   execution.append('child_started', { workflowName: childName, childWorkflowId: workflowId, childRunId: child.description.runId });

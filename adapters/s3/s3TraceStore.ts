@@ -2,6 +2,7 @@ import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S
 import type { Readable } from 'node:stream';
 import { TraceStoreUnavailableError } from '../../core/domain/errors.js';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
+import { parseTraceRecord } from '../../core/trace/parseTrace.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TraceStore } from '../../ports/traceStore.js';
 import { describeFailure, isObjectMissing, isTransientFailure } from './s3Failures.js';
@@ -147,7 +148,8 @@ export class S3TraceStore implements TraceStore {
 
   /**
    * The trace at an `s3://` location of this bucket; `undefined` when it is gone, is not one of ours, or is larger
-   * than maxReadBytes (like the local store: the API must not buffer unbounded objects). Throws when unreachable.
+   * than maxReadBytes (like the local store: the API must not buffer unbounded objects). Throws when unreachable, and
+   * CorruptTraceError when the object is not a trace.
    */
   async read(location: string): Promise<TraceRecord | undefined> {
     const objectKey = objectKeyOf(location, this.bucket);
@@ -171,7 +173,7 @@ export class S3TraceStore implements TraceStore {
       this.refuseLargeTrace(location);
       return undefined;
     }
-    return JSON.parse(text) as TraceRecord;
+    return parseTraceRecord(text, location);
   }
 
   /**

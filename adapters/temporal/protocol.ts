@@ -64,6 +64,36 @@ export const WEBHOOK_STEP_NAME = 'webhook';
 export const RUN_SINK = 'flowgateRun';
 
 /**
+ * Where a closing run's trace goes, asked of the worker that runs the closing workflow task: a local activity (it runs
+ * in that worker, whose TRACE_DIR only it knows), called as the run closes on its own. The answer is kept in the run's
+ * memo under TRACE_MEMO_KEY, so the API can name the file even when its own TRACE_DIR is another host's.
+ */
+export const TRACE_LOCATION_ACTIVITY = 'flowgate.trace#locate';
+
+export interface TraceLocationRequest {
+  workflowId: string;
+  runId: string;
+  workflowName: string;
+  /** The run's started event time (ISO): the file's time when the worker cannot ask the server for the run's start. */
+  startedAt: string;
+}
+
+export interface TraceLocation {
+  /** Absolute path of the trace file on the worker's host. */
+  localPath: string;
+  /** The start time (ISO) the file is named by; the worker's trace sink writes under the same one. */
+  startedAt: string;
+}
+
+/** Memo key of a run that closed on its own: TraceMemo. Continue-as-new does not copy it to the next run. */
+export const TRACE_MEMO_KEY = 'flowgate.trace';
+
+export interface TraceMemo {
+  /** TraceLocation.localPath. */
+  local: string;
+}
+
+/**
  * Failure `type` for a workflow or step result larger than MAX_RESULT_BYTES, or, without a claim-check store, than
  * TEMPORAL_MAX_PAYLOAD_BYTES.
  */

@@ -81,7 +81,7 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
   }
   const { bindings, warnings } = await resolvePackageExports(entryFile, pkg, readSource);
   const workflows: WorkflowExport[] = [];
-  const byName = new Map<string, WorkflowExport>();
+  const found = new Set<WorkflowDefinition>();
   const modules = new Map<string, Promise<Record<string, unknown> | undefined>>();
   const assembled = new Map<unknown, { binding: ExportBinding; held: WorkflowDefinition[] }>();
   for (const binding of bindings.values()) {
@@ -95,20 +95,16 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
     }
     const value = (await module)?.[binding.localName];
     if (isWorkflowDefinition(value)) {
-      const known = byName.get(value.name);
-      if (known && known.definition !== value) {
-        warnings.push({ packageName: pkg.name, file: binding.file, line: binding.line, message: `workflow name "${value.name}" is also defined in ${relative(pkg.dir, known.modulePath)}; the first one is kept` });
-        continue;
-      }
-      if (known) continue;
-      const found: WorkflowExport = {
+      // The same definition under two export names is one workflow. Two definitions of one name are both kept:
+      // the worker's one name space (workerWorkflows.ts) refuses them, as it does every other collision.
+      if (found.has(value)) continue;
+      found.add(value);
+      workflows.push({
         modulePath: binding.file,
         exportName: binding.localName,
         definition: value,
         origin: { kind: 'package', packageName: pkg.name, packageDir: pkg.dir, file: binding.file },
-      };
-      byName.set(value.name, found);
-      workflows.push(found);
+      });
     } else {
       const held = workflowsHeldBy(value);
       // Keyed by the object itself: one collection exported or re-exported under several names is one finding.
@@ -116,8 +112,7 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
     }
   }
   // After all bindings, so that the advice can say which of the held workflows are served by name already.
-  const served = new Set(workflows.map(({ definition }) => definition));
-  for (const { binding, held } of assembled.values()) warnings.push(assembledAtRunTime(pkg.name, binding, held, served));
+  for (const { binding, held } of assembled.values()) warnings.push(assembledAtRunTime(pkg.name, binding, held, found));
   return { workflows, warnings };
 }
 

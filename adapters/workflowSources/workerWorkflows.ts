@@ -42,7 +42,11 @@ export async function collectWorkerWorkflows(options: WorkerWorkflowsOptions): P
   };
 }
 
-/** The same definition reached twice (a local module re-exporting a packaged workflow) is one workflow, not two. */
+/**
+ * One name space: two different definitions of one name (local and packaged, two packages, or two files of one
+ * package) refuse to start. The same definition reached twice (a local module re-exporting a packaged workflow) is one
+ * workflow, not two.
+ */
 export function oneNameSpace(workflows: readonly WorkflowExport[]): WorkflowExport[] {
   const byName = new Map<string, WorkflowExport>();
   for (const workflow of workflows) {

@@ -93,7 +93,8 @@ export type HistoryStreamItem =
   | { event: 'done'; data: { status: RunStatus } };
 
 export type TraceLogView =
-  | { source: 'remote'; runId: string; data: TraceRecord }
+  /** `data` is absent when the stored object is not a readable trace and no local copy is (docs/api.md, Trace log). */
+  | { source: 'remote'; runId: string; data?: TraceRecord }
   | { source: 'local'; runId: string; localPath: string; data?: TraceRecord };
 
 export type ReadinessView =

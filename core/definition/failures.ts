@@ -48,7 +48,11 @@ export class StepFailedError extends Error {
   }
 }
 
-/** A child workflow ended in a status other than completed. */
+/**
+ * A child workflow ended in a status other than completed, or could not run at all (a workflow its catalog does not
+ * serve: `failure` and `cause` are a WorkflowNotFoundError saying it does not exist, and `childRunId` may be empty).
+ * `cause` is the child's failure as an Error, `failure` the same in serialized form.
+ */
 export class ChildWorkflowFailedError extends Error {
   override name = 'ChildWorkflowFailedError';
   constructor(
@@ -57,8 +61,13 @@ export class ChildWorkflowFailedError extends Error {
     readonly status: string,
     readonly failure: SerializedFailure | null,
   ) {
-    super(`Child workflow ${childWorkflowId} ended ${status}${failure ? `: ${failure.message}` : ''}`);
+    super(`Child workflow ${childWorkflowId} ended ${status}${failure ? `: ${failure.message}` : ''}`, failure ? { cause: failureToError(failure) } : undefined);
   }
+}
+
+/** The child failure of a call to a workflow that its catalog does not serve, the same on both engines. */
+export function childWorkflowNotFound(workflowName: string, catalog: string, detail = ''): SerializedFailure {
+  return { name: 'WorkflowNotFoundError', message: `Workflow "${workflowName}" does not exist in catalog "${catalog}"${detail}`, retryable: false };
 }
 
 /** A webhook wait with a time limit got no reply in time. */
@@ -81,8 +90,9 @@ export function serializeFailure(error: unknown, depth = 0): SerializedFailure {
   if (error instanceof StepFailedError) {
     return { ...error.failure, activityType: error.activityType };
   }
-  if (error instanceof ChildWorkflowFailedError && error.failure) {
-    return { ...error.failure };
+  if (error instanceof ChildWorkflowFailedError) {
+    // The parent fails with the error it got; the child's own failure (lossless: activityType, retryable) is its cause.
+    return { name: error.name, message: error.message, ...(error.failure ? { cause: { ...error.failure } } : {}) };
   }
   if (error instanceof Error) {
     const failure: SerializedFailure = { name: error.name || 'Error', message: error.message };
@@ -98,9 +108,10 @@ export function serializeFailure(error: unknown, depth = 0): SerializedFailure {
   return { name: 'Error', message: String(error) };
 }
 
-/** Rebuilds a throwable from a serialized failure, keeping its original name. */
-export function failureToError(failure: SerializedFailure): Error {
-  const error = new Error(failure.message);
+/** Rebuilds a throwable from a serialized failure, keeping its original name and cause chain. */
+export function failureToError(failure: SerializedFailure, depth = 0): Error {
+  const cause = failure.cause !== undefined && depth < MAX_CAUSE_DEPTH ? { cause: failureToError(failure.cause, depth + 1) } : undefined;
+  const error = new Error(failure.message, cause);
   error.name = failure.name;
   if (failure.retryable === false) (error as Error & { nonRetryable?: boolean }).nonRetryable = true;
   return error;

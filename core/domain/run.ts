@@ -35,6 +35,11 @@ export interface RunDescription {
   root?: RelatedRun;
   /** Set on a run started with an Idempotency-Key. */
   idempotency?: RunIdempotency;
+  /**
+   * Absolute path of the run's trace file as the worker that closed it wrote it, when the engine's workers run apart
+   * from this process and report it (Temporal: the run's memo). Its host, and TRACE_DIR, may be another's.
+   */
+  localTracePath?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RunDescription } from '../domain/run.js';
 import type { TraceDestinations, TraceKey } from '../domain/trace.js';
 import type { TraceStore, TraceStores } from '../../ports/traceStore.js';
 import type { Logger } from '../../ports/logger.js';
@@ -37,10 +38,27 @@ async function locateIn(store: TraceStore | undefined, key: TraceKey, logger: Lo
 }
 
 /**
- * The destinations that exist right now; unavailable ones are absent (never null). With a clock, a store that has
- * not answered within TRACE_LOOKUP_WAIT_MS counts as unavailable.
+ * The destinations of a closed run's trace that exist right now; unavailable ones are absent (never null). With a
+ * clock, a store that has not answered within TRACE_LOOKUP_WAIT_MS counts as unavailable. The local one is this
+ * server's file, else the one the run's worker reports writing (a worker on another host: the path on its host).
  */
-export async function locateTrace(traces: TraceStores, key: TraceKey, logger: Logger, clock?: Clock): Promise<TraceDestinations> {
-  const [local, remote] = await Promise.all([locateIn(traces.local, key, logger, clock), locateIn(traces.remote, key, logger, clock)]);
+export async function locateTrace(
+  traces: TraceStores,
+  run: TraceKey & Pick<RunDescription, 'localTracePath'>,
+  logger: Logger,
+  clock?: Clock,
+): Promise<TraceDestinations> {
+  const key: TraceKey = { workflowName: run.workflowName, workflowId: run.workflowId, runId: run.runId, startedAt: run.startedAt };
+  const [ownLocal, remote] = await Promise.all([locateIn(traces.local, key, logger, clock), locateIn(traces.remote, key, logger, clock)]);
+  const local = ownLocal ?? reportedElsewhere(run, traces.local);
   return { ...(local ? { local } : {}), ...(remote ? { remote } : {}) };
+}
+
+/**
+ * The trace file the run's worker reports writing, when it is outside this server's own TRACE_DIR (another host's):
+ * named as reported, since this server cannot look. Inside its own directory, its own store's answer stands.
+ */
+export function reportedElsewhere(run: Pick<RunDescription, 'localTracePath'>, local: TraceStore | undefined): string | undefined {
+  const reported = run.localTracePath;
+  return reported && !local?.owns?.(reported) ? reported : undefined;
 }

@@ -4,7 +4,6 @@ import { WorkflowNotCompletedError, WorkflowNotFoundError } from '../domain/erro
 import type { RunOutcome, RunRef } from '../domain/run.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
-import { traceKeyOf } from '../trace/traceKey.js';
 import { awaitOutcomeUnlessAborted } from './awaitRun.js';
 import type { CoreDeps } from './deps.js';
 
@@ -31,7 +30,7 @@ export async function getResult(
   const outcome = wait.seconds === undefined || wait.seconds <= 0 ? await deps.engine.getOutcome(ref) : await outcomeWithin(deps, ref, wait);
   const [input, trace] = await Promise.all([
     originalInput(deps, ref, outcome),
-    locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger, deps.clock),
+    locateTrace(deps.traces, outcome.run, deps.logger, deps.clock),
   ]);
   return toResult({ outcome, input, trace }, version);
 }

@@ -3,7 +3,6 @@ import type { ResultVersion, WorkflowResult } from '../api/views.js';
 import { WorkflowExecutionTimedOutError } from '../domain/errors.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
-import { traceKeyOf } from '../trace/traceKey.js';
 import type { Idempotent } from '../domain/idempotency.js';
 import type { RunDescription } from '../domain/run.js';
 import type { CoreDeps } from './deps.js';
@@ -63,7 +62,7 @@ async function awaitResult(
       ref,
     );
   }
-  const trace = await locateTrace(deps.traces, traceKeyOf(outcome.run), deps.logger, deps.clock);
+  const trace = await locateTrace(deps.traces, outcome.run, deps.logger, deps.clock);
   return { result: toResult({ outcome, input: request.input, trace }, version), closedAt: outcome.run.closedAt ?? new Date(deps.clock.now()) };
 }
 

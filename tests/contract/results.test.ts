@@ -207,6 +207,34 @@ test('child workflow: the parent completes with the child output; child events a
   assert.equal(child.body.output, { result: 6 });
 });
 
+test('a child workflow no catalog serves: the parent gets ChildWorkflowFailedError saying it does not exist, and may catch it', async ({ api }) => {
+  const doesNotExist = /Workflow "no_such_child_workflow" does not exist in catalog "main"/;
+  const caught = await runSync(api, { workflowName: 'calls_missing_child', workflowId: uniqueId('res-ghost-caught'), input: { catch: true } });
+  assert.is(caught.status, 'completed', JSON.stringify(caught.error));
+  const { output } = caught;
+  assert.is(output.name, 'ChildWorkflowFailedError');
+  assert.is(output.isChildWorkflowFailedError, true);
+  assert.is(output.status, 'failed');
+  assert.is(output.childWorkflowId, `${caught.workflowId}/no_such_child_workflow-1`);
+  assert.is(output.failure.name, 'WorkflowNotFoundError');
+  assert.match(output.failure.message, doesNotExist);
+  assert.is(output.cause.name, 'WorkflowNotFoundError', 'the cause says the workflow does not exist');
+  assert.match(output.cause.message, doesNotExist);
+
+  const workflowId = uniqueId('res-ghost');
+  const failed = await runSync(api, { workflowName: 'calls_missing_child', workflowId, input: { catch: false } });
+  assert.is(failed.status, 'failed');
+  assert.is(failed.error.name, 'ChildWorkflowFailedError', 'uncaught, the parent fails with it');
+  assert.match(failed.error.message, doesNotExist);
+  const legacy = await http(api, 'GET', `${wf(workflowId)}/result?v=legacy`);
+  expectStatus(legacy, 200);
+  assert.is(legacy.body.errorDetails.name, 'ChildWorkflowFailedError');
+  assert.is(legacy.body.errorDetails.cause.name, 'WorkflowNotFoundError');
+  assert.match(legacy.body.errorDetails.cause.message, doesNotExist);
+  const types = (await historyEvents(api, workflowId, failed.runId)).map((event) => event.type);
+  assert.ok(types.includes('child_failed'), `child_failed in ${types.join(', ')}`);
+});
+
 test('an open run has no result yet: 424 WorkflowNotCompletedError with its workflowId', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('res-open'));
   for (const path of [`${wf(workflowId)}/result`, `${wf(workflowId, runId)}/result`, `${wf(workflowId)}/result?v=legacy`]) {

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { isAbsolute, join, sep } from 'node:path';
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectStatus, http, ISO_UTC, keys, runSync, start, waitUntil, wf } from '../support/contract.js';
 
@@ -91,6 +91,31 @@ test('trace-log of a closed run never answers 5xx: the trace, or 404 TraceNotFou
     const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });
     const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
     if (response.status !== 200) expectError(response, 404, 'TraceNotFoundError', { maybeWorkflowId: workflowId });
+  }
+});
+
+test('a corrupt trace file (truncated, or JSON that is not a trace) answers as an unreadable one: 200, localPath, no data', async ({ api }) => {
+  const corruptions: [string, (text: string) => string][] = [
+    ['truncated', (text) => text.slice(0, Math.floor(text.length / 2))],
+    ['empty', () => ''],
+    ['a JSON array', () => '[1, 2, 3]'],
+    ['an object that is not a trace', () => '{"hello": "world"}'],
+    ['a trace whose steps are not steps', (text) => JSON.stringify({ ...JSON.parse(text), steps: [1] })],
+  ];
+  for (const [what, corrupt] of corruptions) {
+    const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('tr-corrupt'), input: { message: what } });
+    const localPath: string = run.trace.local;
+    await writeFile(localPath, corrupt(await readFile(localPath, 'utf8')));
+    const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
+    expectStatus(response, 200, `trace-log of a ${what} trace file`);
+    assert.equal(response.body, { source: 'local', runId: run.runId, localPath }, what);
+    const warning = api.logs.find((line) => line.level === 'warn' && line.runId === run.runId && /corrupt trace/.test(line.msg));
+    assert.ok(warning, `a warning names the run (${what})`);
+    assert.is(warning!.workflowId, run.workflowId);
+    assert.is(warning!.location, localPath);
+    // The result still names the file: it is there, only not readable as a trace.
+    const result = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/result`);
+    assert.equal(result.body.trace, { local: localPath });
   }
 });
 

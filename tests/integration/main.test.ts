@@ -95,9 +95,15 @@ shutdown('invalid configuration: exit 2 and one line per problem, no stack trace
 });
 
 shutdown('production without a token refuses to start', async () => {
-  const { code, stderr } = await runCommand(process.execPath, ['--import', 'tsx', 'composition/main.ts'], { NODE_ENV: 'production', API_AUTH_TOKEN: '' });
+  const { code, stderr } = await runCommand('env', ['-u', 'API_AUTH_TOKEN', process.execPath, '--import', 'tsx', 'composition/main.ts'], { NODE_ENV: 'production' });
   assert.is(code, 2);
   assert.match(stderr, /API_AUTH_TOKEN: must be set when NODE_ENV=production/);
+});
+
+shutdown('an empty API_AUTH_TOKEN refuses to start with one line, never silently without authentication', async () => {
+  const { code, stderr } = await runCommand(process.execPath, ['--import', 'tsx', 'composition/main.ts'], { API_AUTH_TOKEN: ' ', PORT: '0' });
+  assert.is(code, 2);
+  assert.equal(stderr.trim().split('\n').slice(1), ['  API_AUTH_TOKEN: is empty; set a token, or leave the variable unset to run without authentication (local development only)']);
 });
 
 shutdown.run();

@@ -4,9 +4,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CreateBucketCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3TraceStore, type S3TraceStoreOptions } from '../../adapters/s3/index.js';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
+import { CorruptTraceError } from '../../core/trace/parseTrace.js';
 import { startVersityGateway, type VersityGateway } from '../../scripts/infra/index.mjs';
 
 const BUCKET = 'flowgate-traces';
@@ -101,6 +102,26 @@ test('read: an object that is gone, or a location outside the bucket, is undefin
   assert.is(await store.read(`s3://other-bucket/${location.slice(`s3://${BUCKET}/`.length)}`), undefined);
   assert.is(await store.read('/etc/passwd'), undefined);
   assert.is(await store.read(`s3://${BUCKET}/`), undefined);
+});
+
+test('read: an object that is not JSON, or JSON that is not a trace, is a CorruptTraceError naming the location', async () => {
+  const store = storeFor({ prefix: 'corrupt' });
+  const key = keyFor('corrupt-1');
+  const location = await store.write(key, recordFor(key));
+  const admin = new S3Client({
+    endpoint: gateway.endpoint, region: gateway.region, forcePathStyle: true,
+    credentials: { accessKeyId: gateway.accessKey, secretAccessKey: gateway.secretKey },
+  });
+  try {
+    for (const body of ['{"workflowId": "corrupt-1", "steps": [', '"a string"', '{"workflowId": "corrupt-1"}']) {
+      await admin.send(new PutObjectCommand({ Bucket: BUCKET, Key: store.objectKeyOf(key), Body: body }));
+      const error = await store.read(location).then(() => undefined, (caught: unknown) => caught);
+      assert.instance(error, CorruptTraceError, body);
+      assert.ok((error as Error).message.includes(location));
+    }
+  } finally {
+    admin.destroy();
+  }
 });
 
 test('a 10 MiB trace goes up and comes back whole', async () => {

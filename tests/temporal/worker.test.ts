@@ -163,7 +163,8 @@ worker('errors of the workflow function, bad input and unknown types fail the ru
   assert.is((invalid.cause as ApplicationFailure).type, 'ValidationError');
   assert.match((invalid.cause as ApplicationFailure).message, /Invalid input for workflow echo/);
   const unknown = await failureOf((await start(context, 'no_such_workflow', {})).result());
-  assert.is((unknown.cause as ApplicationFailure).type, 'UnknownWorkflowTypeError');
+  assert.is((unknown.cause as ApplicationFailure).type, 'WorkflowNotFoundError');
+  assert.match((unknown.cause as ApplicationFailure).message, /^Workflow "no_such_workflow" does not exist in catalog "[^"]+" \(the worker that took the run serves: /);
 });
 
 worker('sleeper sleeps on a durable timer', async (context) => {
@@ -238,7 +239,7 @@ worker('the catalog memo publishes the workflows with JSON Schemas; onlineWorker
   assert.is(memo.catalog, CATALOG);
   assert.equal(memo.onlineWorkers, [context.worker.identity]);
   const names = memo.workflows.map((workflow) => workflow.name).sort();
-  assert.equal(names, ['arithmetic', 'awaits_feedback', 'cleans_up_on_stop', 'countdown', 'echo', 'fails_in_step', 'fails_in_workflow', 'parent', 'sleeper']);
+  assert.equal(names, ['arithmetic', 'awaits_feedback', 'calls_missing_child', 'cleans_up_on_stop', 'countdown', 'echo', 'fails_in_step', 'fails_in_workflow', 'parent', 'sleeper']);
   const echo = memo.workflows.find((workflow) => workflow.name === 'echo')!;
   assert.is(echo.description, 'Returns its input through one step');
   assert.equal((echo.inputSchema as { properties: unknown }).properties, { message: { type: 'string' } });

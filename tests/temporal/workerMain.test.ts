@@ -46,7 +46,7 @@ const config = suite('worker configuration');
 
 config('TEMPORAL_ADDRESS is required; every problem is one line', () => {
   assert.equal(problemsOf({}), ['TEMPORAL_ADDRESS: is required (host:port of the Temporal frontend)']);
-  const problems = problemsOf({ TEMPORAL_ADDRESS: 'localhost:7233', TEMPORAL_TLS: 'yes', MAX_RESULT_BYTES: 'lots', WORKER_CATALOG: '' });
+  const problems = problemsOf({ TEMPORAL_ADDRESS: 'localhost:7233', TEMPORAL_TLS: 'sometimes', MAX_RESULT_BYTES: 'lots', WORKER_CATALOG: '' });
   assert.is(problems.length, 3);
   assert.ok(problems.some((line) => line.startsWith('TEMPORAL_TLS:')));
   assert.ok(problems.some((line) => line.startsWith('MAX_RESULT_BYTES:')));

@@ -56,9 +56,67 @@ test('production refuses to start without a token', () => {
   assert.is(parseConfig({ NODE_ENV: 'production', API_AUTH_TOKEN: 's3cret' }).authToken, 's3cret');
 });
 
-test('an empty token counts as unset', () => {
-  assert.is(parseConfig({ API_AUTH_TOKEN: '' }).authToken, undefined);
+test('an empty or blank API_AUTH_TOKEN is a configuration error, one line; unset means no authentication', () => {
+  for (const token of ['', '   ', '\t\n']) {
+    assert.throws(() => parseConfig({ API_AUTH_TOKEN: token }), (error: unknown) => {
+      const problems = (error as ConfigError).problems;
+      return problems.length === 1 && /^API_AUTH_TOKEN: is empty; set a token, or leave the variable unset to run without authentication/.test(problems[0]!);
+    }, JSON.stringify(token));
+  }
+  // One line also in production, where an unset token is refused on its own.
+  assert.throws(() => parseConfig({ NODE_ENV: 'production', API_AUTH_TOKEN: '' }), (error: unknown) =>
+    (error as ConfigError).problems.length === 1 && (error as ConfigError).problems[0]!.startsWith('API_AUTH_TOKEN: is empty'));
+  assert.throws(() => parseConfig({ API_AUTH_TOKEN: 'two words' }), (error: unknown) =>
+    (error as ConfigError).problems[0] === 'API_AUTH_TOKEN: must not contain whitespace (a bearer token is one word)');
+  assert.not.match(String((() => { try { parseConfig({ API_AUTH_TOKEN: 'se cret' }); } catch (error) { return (error as Error).message; } })()), /se cret/, 'the token is never echoed');
+  assert.is(parseConfig({}).authToken, undefined);
+  assert.is(parseConfig({ API_AUTH_TOKEN: 's3cret' }).authToken, 's3cret');
 });
+
+test('boolean variables of the API server and the worker take on/off, true/false, 1/0, yes/no in any case', async () => {
+  const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
+  const truthy = ['on', 'ON', 'true', 'True', '1', 'yes', 'YES', ' on '];
+  const falsy = ['off', 'Off', 'false', 'FALSE', '0', 'no', 'No'];
+  const temporal = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };
+  const s3 = { TRACE_S3_BUCKET: 'traces', S3_ENDPOINT: 'http://127.0.0.1:7070' };
+  for (const [spellings, value] of [[truthy, true], [falsy, false]] as const) {
+    for (const spelling of spellings) {
+      assert.is(parseConfig({ DEPRECATED_ENDPOINTS: spelling }).deprecatedEndpoints, value, `DEPRECATED_ENDPOINTS=${spelling}`);
+      assert.is(parseConfig({ ...temporal, TEMPORAL_TLS: spelling }).temporal?.tls, value, `TEMPORAL_TLS=${spelling}`);
+      assert.is(parseWorkerConfig({ ...temporal, TEMPORAL_TLS: spelling }).temporal.tls, value, `worker TEMPORAL_TLS=${spelling}`);
+      assert.is(parseConfig({ ...s3, S3_FORCE_PATH_STYLE: spelling }).remoteTraces?.forcePathStyle, value, `S3_FORCE_PATH_STYLE=${spelling}`);
+      assert.is(parseWorkerConfig({ ...temporal, ...s3, S3_FORCE_PATH_STYLE: spelling }).remoteTraces?.forcePathStyle, value, `worker S3_FORCE_PATH_STYLE=${spelling}`);
+    }
+  }
+  // Unset keeps each default: deprecated endpoints on, TLS decided by the connection, path style on with an endpoint.
+  assert.is(parseConfig({}).deprecatedEndpoints, true);
+  assert.is(parseConfig(temporal).temporal?.tls, undefined);
+  assert.is(parseConfig(s3).remoteTraces?.forcePathStyle, true);
+  assert.is(parseConfig({ TRACE_S3_BUCKET: 'traces' }).remoteTraces?.forcePathStyle, false);
+  const accepted = 'must be one of on/off, true/false, 1/0, yes/no (any case)';
+  for (const bad of ['maybe', '', 'y', '2', 'enabled']) {
+    assert.equal(problemsOf(() => parseConfig({ ...s3, DEPRECATED_ENDPOINTS: bad, TEMPORAL_TLS: bad, S3_FORCE_PATH_STYLE: bad })), [
+      `TEMPORAL_TLS: ${accepted}, got ${JSON.stringify(bad)}`,
+      `DEPRECATED_ENDPOINTS: ${accepted}, got ${JSON.stringify(bad)}`,
+      `S3_FORCE_PATH_STYLE: ${accepted}, got ${JSON.stringify(bad)}`,
+    ].sort());
+    assert.equal(problemsOf(() => parseWorkerConfig({ ...temporal, ...s3, TEMPORAL_TLS: bad, S3_FORCE_PATH_STYLE: bad })), [
+      `S3_FORCE_PATH_STYLE: ${accepted}, got ${JSON.stringify(bad)}`,
+      `TEMPORAL_TLS: ${accepted}, got ${JSON.stringify(bad)}`,
+    ]);
+  }
+});
+
+function problemsOf(parse: () => unknown): string[] {
+  try {
+    parse();
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    return [...(error as ConfigError).problems].sort();
+  }
+  assert.unreachable('the configuration was accepted');
+  return [];
+}
 
 test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise', () => {
   assert.is(parseConfig({}).engine, 'memory');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { FsTraceStore } from '../../adapters/fs/index.js';
 import type { TraceRecord } from '../../core/domain/trace.js';
+import { CorruptTraceError } from '../../core/trace/parseTrace.js';
 
 const key = { workflowName: 'demo', workflowId: 'a/b', runId: '6b0f6f43-4b1f-4d55-9a35-4c7bd7c8c001', startedAt: new Date('2026-01-02T03:04:05.000Z') };
 const record: TraceRecord = {
@@ -49,6 +50,35 @@ test('never reads outside its directory, nor files over the cap', async () => {
     await rm(directory, { recursive: true, force: true });
     await rm(outside, { recursive: true, force: true });
   }
+});
+
+test('read: a truncated file or JSON that is not a trace is a CorruptTraceError naming the file; a file gone since is forgotten', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'fg-fs-'));
+  try {
+    const store = new FsTraceStore({ directory });
+    const path = await store.write(key, record);
+    const full = await readFile(path, 'utf8');
+    for (const corrupt of [full.slice(0, 20), '', 'null', '[]', '{"workflowId": 1}', JSON.stringify({ ...record, startedAt: 'yesterday' })]) {
+      await writeFile(path, corrupt);
+      const error = await store.read(path).then(() => undefined, (caught: unknown) => caught);
+      assert.instance(error, CorruptTraceError, JSON.stringify(corrupt));
+      assert.ok((error as Error).message.includes(path), 'the message names the file');
+    }
+    await rm(path);
+    assert.is(await store.locate(key), path, 'a recent write is located from memory');
+    assert.is(await store.read(path), undefined);
+    assert.is(await store.locate(key), undefined, 'once a read found it gone, locate asks the disk');
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
+test('owns: paths under its directory, not another host\'s TRACE_DIR nor a climb out of its own', () => {
+  const store = new FsTraceStore({ directory: '/srv/api/traces' });
+  assert.ok(store.owns('/srv/api/traces/demo/x.json'));
+  assert.not.ok(store.owns('/srv/worker/traces/demo/x.json'));
+  assert.not.ok(store.owns('/srv/api/traces/../secrets.json'));
+  assert.not.ok(store.owns('/srv/api/traces'));
 });
 
 test('a missing directory option is named', () => {

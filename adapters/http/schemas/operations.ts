@@ -55,7 +55,13 @@ export const TraceRecordSchema = z
 
 export const TraceLogSchema = z
   .discriminatedUnion('source', [
-    z.strictObject({ source: z.literal('remote'), runId: RunIdSchema, data: TraceRecordSchema }),
+    z.strictObject({
+      source: z.literal('remote'),
+      runId: RunIdSchema,
+      data: TraceRecordSchema.optional().meta({
+        description: 'Absent only when the stored object is not a readable trace (corrupt) and there is no local copy.',
+      }),
+    }),
     z.strictObject({
       source: z.literal('local'),
       runId: RunIdSchema,

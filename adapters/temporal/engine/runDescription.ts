@@ -2,6 +2,7 @@ import { EngineError } from '../../../core/domain/errors.js';
 import type { RelatedRun, RunDescription } from '../../../core/domain/run.js';
 import { isInternalWorkflowType } from '../protocol.js';
 import { idempotencyOf } from './idempotencyMemo.js';
+import { localTracePathOf } from './traceMemo.js';
 import type { WorkflowExecutionInfo } from './proto.js';
 import { runStatusOf } from './status.js';
 import { toDate } from './values.js';
@@ -20,6 +21,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
   const parent = relatedRun(info.parentExecution);
   const root = relatedRun(info.rootExecution);
   const idempotency = idempotencyOf(info.memo?.fields);
+  const localTracePath = status === 'running' ? undefined : localTracePathOf(info.memo?.fields);
   return {
     workflowId,
     runId,
@@ -33,6 +35,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
     // A run that is its own root has no root worth naming (the memory engine sets root only on children).
     ...(root && (root.workflowId !== workflowId || root.runId !== runId) ? { root } : {}),
     ...(idempotency ? { idempotency } : {}),
+    ...(localTracePath ? { localTracePath } : {}),
   };
 }
 

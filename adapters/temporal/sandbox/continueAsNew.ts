@@ -1,15 +1,17 @@
 import { continueAsNew, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
+import { TRACE_MEMO_KEY } from '../protocol.js';
 
 type AnyWorkflow = (input: unknown) => Promise<unknown>;
 
 /**
  * ctx.continueAsNew: the same workflow type and task queue (the SDK's defaults), and this run's memo given again
- * explicitly (its callback and its Idempotency-Key record), so every run of the chain carries what the chain was
+ * explicitly (its callback and its Idempotency-Key record; not its trace location), so every run of the chain carries what the chain was
  * started with, whatever the server does with a memo the command leaves out. Throws ContinueAsNew, so `finally`
  * blocks run.
  */
 export function continueAsNewKeepingMemo(input: unknown): Promise<never> {
-  const memo = workflowInfo().memo;
-  if (memo === undefined || Object.keys(memo).length === 0) return continueAsNew<AnyWorkflow>(input);
+  // Not the trace location: that is this run's file, and the next run records its own as it closes.
+  const { [TRACE_MEMO_KEY]: _ownTrace, ...memo } = workflowInfo().memo ?? {};
+  if (Object.keys(memo).length === 0) return continueAsNew<AnyWorkflow>(input);
   return makeContinueAsNewFunc<AnyWorkflow>({ memo })(input);
 }

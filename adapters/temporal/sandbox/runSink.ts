@@ -21,6 +21,11 @@ export interface RunClosedMessage {
    * looks that up and keeps this only as a fallback (it differs for reset runs).
    */
   startedAt: string;
+  /**
+   * The start time the worker named the trace file by as the run closed (sandbox/traceLocation.ts), the same one
+   * the run's memo gives the API: the trace is written under it, without asking the server again.
+   */
+  traceStartedAt?: string;
   closedAt: string;
   firstRunId: string;
   continuedFromRunId?: string;
@@ -36,6 +41,8 @@ export interface RunClosing {
   input: unknown;
   output?: unknown;
   failure?: SerializedFailure | null;
+  /** RunClosedMessage.traceStartedAt. */
+  traceStartedAt?: string | undefined;
 }
 
 export interface FlowgateSinks extends Sinks {
@@ -61,6 +68,7 @@ export function reportRunClosed(closing: RunClosing): void {
     catalog: info.catalog,
     status: closing.status,
     startedAt: info.startedAt.toISOString(),
+    ...(closing.traceStartedAt ? { traceStartedAt: closing.traceStartedAt } : {}),
     // Workflow time: the start of the workflow task that closes the run.
     closedAt: new Date().toISOString(),
     firstRunId: info.firstRunId,

@@ -1,12 +1,13 @@
-import { ApplicationFailure, CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
-import { CancelledError, serializeFailure } from '../../../core/definition/failures.js';
+import { CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { CancelledError, childWorkflowNotFound, serializeFailure } from '../../../core/definition/failures.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery } from '../protocol.js';
 import { FeedbackInbox } from './feedbackInbox.js';
 import { callbackWorkflow, startCallbackDelivery } from './runCallback.js';
 import { RunState } from './runState.js';
 import { checkOutput, describeIssues, runFailure } from './runOutcome.js';
-import { reportRunClosed, reportRunStarted } from './runSink.js';
+import { reportRunClosed, reportRunStarted, type RunClosing } from './runSink.js';
+import { recordTraceLocation } from './traceLocation.js';
 import { guardUnswappedSteps } from './unswappedStepGuard.js';
 import { createWorkflowContext } from './workflowContext.js';
 
@@ -34,9 +35,10 @@ export function createWorkflowDispatcher(
     guardUnswappedSteps();
     const definition = byName.get(run.info.workflowName);
     if (!definition) {
+      // Started by a parent's ctx.executeChild (or by hand) with a type this catalog does not serve: the same failure
+      // the memory engine gives such a child, so the parent's ChildWorkflowFailedError reads alike on both engines.
       const known = [...byName.keys()].join(', ') || 'none';
-      const message = `Workflow type "${run.info.workflowName}" is not served by this worker of catalog "${run.info.catalog}" (it serves: ${known})`;
-      throw ApplicationFailure.create({ type: 'UnknownWorkflowTypeError', message, nonRetryable: true });
+      throw runFailure(childWorkflowNotFound(run.info.workflowName, run.info.catalog, ` (the worker that took the run serves: ${known})`));
     }
     reportRunStarted();
     return runDefinition(definition, input, run, options);
@@ -54,11 +56,11 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
     output = await definition.fn(parsedInput.data, createWorkflowContext(run));
   } catch (error) {
     if (error instanceof ContinueAsNew) {
-      reportRunClosed({ status: 'continued_as_new', input });
+      await closeRun({ status: 'continued_as_new', input });
       throw error;
     }
     if (run.cancellationRequested && (error instanceof CancelledError || isCancellation(error))) {
-      reportRunClosed({ status: 'cancelled', input, failure: serializeFailure(error) });
+      await closeRun({ status: 'cancelled', input, failure: serializeFailure(error) });
       await startCallbackDelivery();
       // Temporal closes a run as CANCELED only when it ends with its own CancelledFailure after a cancel request.
       throw isCancellation(error) ? error : new CancelledFailure((error as Error).message);
@@ -67,13 +69,18 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
   }
   const checked = checkOutput(definition, output, options.maxResultBytes, options.maxPayloadBytes);
   if (!checked.ok) return await fail(checked.failure, input);
-  reportRunClosed({ status: 'completed', input, output: checked.value });
+  await closeRun({ status: 'completed', input, output: checked.value });
   await startCallbackDelivery();
   return checked.value;
 }
 
 async function fail(failure: ReturnType<typeof serializeFailure>, input: unknown): Promise<never> {
-  reportRunClosed({ status: 'failed', input, failure });
+  await closeRun({ status: 'failed', input, failure });
   await startCallbackDelivery();
   throw runFailure(failure);
+}
+
+/** A run closing on its own: where its trace goes is recorded with the run, then the worker writes it and tells its hooks. */
+async function closeRun(closing: RunClosing): Promise<void> {
+  reportRunClosed({ ...closing, traceStartedAt: await recordTraceLocation() });
 }

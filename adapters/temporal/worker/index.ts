@@ -5,6 +5,7 @@ export { webhookStepDefinition } from './webhookActivity.js';
 export { callbackActivities } from './callbackActivity.js';
 export { HeartbeatProgress, PROGRESS_HEARTBEAT_INTERVAL } from './heartbeatProgress.js';
 export { TraceCollector } from './traceCollector.js';
+export { traceLocationActivities } from './traceLocationActivity.js';
 export { runSinks } from './runSinks.js';
 export { WorkflowDetailsCarrier, type RunDescriptionLookup } from './workflowDetailsCarrier.js';
 export { workflowTypeInfos } from './catalogContent.js';

@@ -78,22 +78,27 @@ export class TraceCollector {
     const steps = [...(this.runs.get(message.runId)?.values() ?? [])];
     this.runs.delete(message.runId);
     const record = closedRunRecord(message, steps);
-    const startedAt = await this.lookUpStartTime(message);
-    if (startedAt) record.run.startedAt = startedAt;
+    // The start time the run's memo names the file by (traceLocation.ts), else the server's answer now.
+    record.run.startedAt = message.traceStartedAt ? new Date(message.traceStartedAt) : await this.startTimeOf(message);
     await recordTrace(this.stores, this.logger, record, this.uploads);
   }
 
-  private async lookUpStartTime(message: RunClosedMessage): Promise<Date | undefined> {
-    if (!this.runStartTime) return undefined;
+  /**
+   * The start time a run's trace file is named by: the run's start as describe reports it (what the API computes the
+   * name from), or its started event's time when the server cannot say.
+   */
+  async startTimeOf(run: { workflowId: string; runId: string; startedAt: string }): Promise<Date> {
+    const fallback = new Date(run.startedAt);
+    if (!this.runStartTime) return fallback;
     try {
-      return await this.runStartTime(message.workflowId, message.runId);
+      return (await this.runStartTime(run.workflowId, run.runId)) ?? fallback;
     } catch (error) {
       this.logger.warn('could not look up the run start time; the trace is named by the started event time', {
-        workflowId: message.workflowId,
-        runId: message.runId,
+        workflowId: run.workflowId,
+        runId: run.runId,
         error: error instanceof Error ? error.message : String(error),
       });
-      return undefined;
+      return fallback;
     }
   }
 

@@ -159,11 +159,11 @@ test('resetting the parent terminates its open child; the new run starts the chi
   h.close();
 });
 
-test('a child of a type the catalog does not serve fails the call with UnsupportedWorkflowError', async () => {
+test('a child of a type the catalog does not serve fails the call with ChildWorkflowFailedError: the workflow does not exist', async () => {
   const h = harness([parentOfSleeper]);
   const outcome = await h.outcome(await h.run(parentOfSleeper, {}));
   assert.is(outcome.run.status, 'failed');
-  assert.is(outcome.failure?.message, 'caught UnsupportedWorkflowError');
+  assert.is(outcome.failure?.message, 'caught ChildWorkflowFailedError');
   h.close();
 });
 

@@ -7,6 +7,8 @@ import { isInternalRun, runDescriptionOf } from '../../../adapters/temporal/engi
 import { runStatusOf, VISIBILITY_STATUS } from '../../../adapters/temporal/engine/status.js';
 import { toMillis, toNumber } from '../../../adapters/temporal/engine/values.js';
 import { RUN_STATUSES } from '../../../core/domain/status.js';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { TRACE_MEMO_KEY } from '../../../adapters/temporal/protocol.js';
 import { executionInfo, failure, payloads, rawEvent, timestamp } from './protoFixtures.js';
 
 const Status = enums.WorkflowExecutionStatus;
@@ -28,6 +30,25 @@ test('every Temporal execution status maps; paused is still running; unknown val
   assert.is(runStatusOf(Status.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED), undefined);
   assert.is(runStatusOf(99), undefined);
   assert.equal(Object.keys(VISIBILITY_STATUS).sort(), [...RUN_STATUSES].sort(), 'a visibility name for every run status');
+});
+
+test('a closed run\'s trace memo becomes localTracePath (the worker\'s file); an open run, or a memo not ours, gives none', () => {
+  const withMemo = (status: string, value: unknown) =>
+    runDescriptionOf(
+      executionInfo({
+        execution: { workflowId: 'w', runId: 'r' },
+        type: { name: 'x' },
+        status,
+        startTime: timestamp('2026-01-01T00:00:00Z'),
+        memo: { fields: { [TRACE_MEMO_KEY]: defaultPayloadConverter.toPayload(value) } },
+      }),
+    );
+  const path = '/var/lib/worker/traces/x/2026-01-01T00:00:00.000Z_w_r.json';
+  assert.is(withMemo('WORKFLOW_EXECUTION_STATUS_COMPLETED', { local: path }).localTracePath, path);
+  assert.is(withMemo('WORKFLOW_EXECUTION_STATUS_RUNNING', { local: path }).localTracePath, undefined);
+  for (const odd of [{ local: '' }, { local: 7 }, 'text', null]) {
+    assert.not.ok('localTracePath' in withMemo('WORKFLOW_EXECUTION_STATUS_FAILED', odd), JSON.stringify(odd));
+  }
 });
 
 test('Long, Timestamp and Duration values', () => {
