@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
-import { outboundAllowlistEnv } from './outboundConfig.js';
+import { outboundEnv, outboundPolicy } from './outboundConfig.js';
 import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 import { envBoolean } from './envBoolean.js';
 
@@ -44,7 +44,7 @@ export const envSchema = z
     DEPRECATED_ENDPOINTS: envBoolean.default(true),
     WEBHOOK_SIGNING_SECRET: optionalSecret,
     CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
-    ...outboundAllowlistEnv,
+    ...outboundEnv,
     WORKFLOWS_DIR: z.string().min(1).optional(),
     PROJECT_DIR: z.string().min(1).optional(),
     LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
@@ -151,7 +151,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
-    outboundAllowlist: value.OUTBOUND_ALLOWLIST,
+    outboundAllowlist: outboundPolicy(value),
     workflowsDir: value.WORKFLOWS_DIR,
     projectDir: value.PROJECT_DIR ?? process.cwd(),
     logLevel: value.LOG_LEVEL,

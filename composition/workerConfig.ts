@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { ConfigError, type EnvInput } from './config.js';
 import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
-import { outboundAllowlistEnv } from './outboundConfig.js';
+import { outboundEnv, outboundPolicy } from './outboundConfig.js';
 import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 import { envBoolean } from './envBoolean.js';
 
@@ -29,7 +29,7 @@ export const workerEnvSchema = z.object({
   TRACE_DIR: z.string().min(1).default('./traces'),
   ...remoteTraceEnv,
   WEBHOOK_SIGNING_SECRET: optionalText,
-  ...outboundAllowlistEnv,
+  ...outboundEnv,
   MAX_RESULT_BYTES: z.coerce.number().int().positive().default(33_554_432),
   ...payloadLimitsEnv,
   LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
@@ -68,7 +68,7 @@ export function parseWorkerConfig(env: EnvInput): WorkerConfig {
     traceDir: value.TRACE_DIR,
     remoteTraces: remoteTraceConfig(value),
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
-    outboundAllowlist: value.OUTBOUND_ALLOWLIST,
+    outboundAllowlist: outboundPolicy(value),
     maxResultBytes: value.MAX_RESULT_BYTES,
     payloads: payloadLimits(value),
     logLevel: value.LOG_LEVEL,

@@ -1,5 +1,5 @@
 import { ValidationError } from './errors.js';
-import { describeRefusal, EMPTY_ALLOWLIST, hostAddress, outboundRefusal, type OutboundAllowlist } from './outboundAddress.js';
+import { describeRefusal, EMPTY_ALLOWLIST, hostAddress, outboundRefusal, unlistedHostRefusal, type OutboundAllowlist } from './outboundAddress.js';
 import type { PinnedRunRef } from './run.js';
 
 /**
@@ -70,7 +70,7 @@ export function callbackUrlProblem(value: string): string | undefined {
 export function callbackAddressProblem(value: string, allowlist: OutboundAllowlist = EMPTY_ALLOWLIST): string | undefined {
   const { hostname } = new URL(value);
   const address = hostAddress(hostname);
-  const refusal = address === undefined ? undefined : outboundRefusal(hostname, address, allowlist);
+  const refusal = address === undefined ? unlistedHostRefusal(hostname, allowlist) : outboundRefusal(hostname, address, allowlist);
   return refusal && `callbackUrl is refused: ${describeRefusal(refusal)}, which flowgate does not call unless OUTBOUND_ALLOWLIST opens it`;
 }
 

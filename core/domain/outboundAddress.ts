@@ -8,11 +8,14 @@
 
 export type AddressCategory = 'cloud metadata' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'multicast' | 'reserved';
 
+/** With OUTBOUND_ALLOW_PUBLIC=off: a host or address that is fine by the rules but not on the allow-list. */
+export const UNLISTED = 'not on OUTBOUND_ALLOWLIST';
+
 /** Why an address is refused: what it is, and the network of the rule that matched. */
 export interface AddressRefusal {
   /** The address as checked (IPv6 in its canonical lower-case form). */
   address: string;
-  category: AddressCategory;
+  category: AddressCategory | typeof UNLISTED;
   /** The rule's network, e.g. `169.254.0.0/16`; for an IPv6 address that carries an IPv4 one, that IPv4 rule's. */
   network: string;
   /** How an IPv6 address carries the IPv4 address the rule matched: `IPv4-mapped`, `NAT64`, `6to4`, ... */
@@ -34,6 +37,12 @@ export interface OutboundAllowlist {
   /** `.example.internal`: every name ending so. */
   readonly domainSuffixes: readonly string[];
   readonly networks: readonly IpNetwork[];
+  /**
+   * OUTBOUND_ALLOW_PUBLIC=off: only what the list names is called, public addresses included. A host name is then
+   * refused unless the list names it (or a `.domain` holding it), before any DNS lookup: names are not resolved to be
+   * checked against the list's networks, so nothing leaves the process for a host the list does not name.
+   */
+  readonly listedOnly?: boolean;
 }
 
 /** Dotted-quad IPv4, decimal without leading zeros: the form DNS answers and the URL parser give (no octal ambiguity). */
@@ -121,7 +130,20 @@ export function outboundRefusal(host: string, address: string, allowlist: Outbou
   if (!bytes) return { address, category: 'reserved', network: 'not an IP address' };
   const plain = unmapped(bytes);
   if (allowlist.networks.some((network) => inNetwork(plain, network) || inNetwork(bytes, network))) return undefined;
-  return addressRefusal(address);
+  return addressRefusal(address) ?? (allowlist.listedOnly ? unlisted(formatIp(bytes)) : undefined);
+}
+
+/**
+ * With OUTBOUND_ALLOW_PUBLIC=off, the refusal of a host name the allow-list does not name, decided before the name is
+ * resolved; undefined for an address host (outboundRefusal decides it) or a host the list names.
+ */
+export function unlistedHostRefusal(host: string, allowlist: OutboundAllowlist): AddressRefusal | undefined {
+  if (!allowlist.listedOnly || hostAddress(host) !== undefined || hostAllowed(normaliseHost(host), allowlist)) return undefined;
+  return unlisted(normaliseHost(host));
+}
+
+function unlisted(address: string): AddressRefusal {
+  return { address, category: UNLISTED, network: 'OUTBOUND_ALLOW_PUBLIC=off' };
 }
 
 /** `169.254.169.254 is a cloud metadata address (169.254.169.254/32)`. */
@@ -131,6 +153,7 @@ export function describeRefusal(refusal: AddressRefusal): string {
 
 /** `a cloud metadata address (169.254.169.254/32)`; for an IPv6 form, with the IPv4 address it carries. */
 export function refusalKind(refusal: AddressRefusal): string {
+  if (refusal.category === UNLISTED) return `${UNLISTED} (${refusal.network})`;
   const article = /^[aeiou]/.test(refusal.category) ? 'an' : 'a';
   const carried = refusal.carriedAs ? `, ${refusal.carriedAs}` : '';
   return `${article} ${refusal.category} address (${refusal.network}${carried})`;

@@ -150,6 +150,19 @@ test('a bad callbackUrl is a 400 ValidationError at callbackUrl on both start en
   }
 });
 
+test('with OUTBOUND_ALLOW_PUBLIC=off (every test server runs so), a callbackUrl naming a host the allow-list does not name is a 400 at start', async ({ api }) => {
+  for (const callbackUrl of ['https://receiver.example/hook?token=t', 'http://93.184.215.14/hook']) {
+    for (const endpoint of ['/workflow', '/workflow/run']) {
+      const workflowId = uniqueId('cb-unlisted');
+      const response = await http(api, 'POST', endpoint, { json: { workflowName: 'echo', input: { message: 'x' }, workflowId, callbackUrl } });
+      expectError(response, 400, 'ValidationError');
+      expectIssueAt(response, 'callbackUrl');
+      assert.match(response.body.message, /is not on OUTBOUND_ALLOWLIST \(OUTBOUND_ALLOW_PUBLIC=off\)/);
+      expectError(await http(api, 'GET', `${wf(workflowId)}/status`), 404, 'WorkflowNotFoundError', { maybeWorkflowId: workflowId });
+    }
+  }
+});
+
 test('a receiver that never succeeds is retried with backoff, then given up after CALLBACK_RETRY_MAX_SECONDS', async ({ api }) => {
   const path = `/down/${uniqueId('cb')}`;
   const { workflowId, runId } = await start(api, 'echo', { message: 'nobody home' }, uniqueId('cb-down'), { callbackUrl: receiver.url(path) });

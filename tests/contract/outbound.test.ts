@@ -11,7 +11,9 @@ import type { TestApi } from '../support/engines.js';
  * where they are refused before anything starts (and with a workflow name nothing could run), so no test can send a
  * packet there even if the rule broke.
  */
-const test = contractSuite('outbound address rules', { OUTBOUND_ALLOWLIST: '' });
+// Public addresses allowed (the default; the other suites run with OUTBOUND_ALLOW_PUBLIC=off): the address rules
+// alone decide here, and `localhost` is resolved to be refused at delivery.
+const test = contractSuite('outbound address rules', { OUTBOUND_ALLOWLIST: '', OUTBOUND_ALLOW_PUBLIC: 'on' });
 
 let receiver: CallbackReceiver;
 test.before(async () => {

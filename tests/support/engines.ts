@@ -86,6 +86,9 @@ export async function startTestApi(
     // The suites' shared Temporal server is built for large payloads (blobs up to 64 MiB, scripts/infra/README.md);
     // tests/s3/claimCheck.test.ts sets Temporal's stock limit on a stock server.
     TEMPORAL_MAX_PAYLOAD_BYTES: String(64 * 1024 * 1024),
+    // Nothing a test API sends (webhook calls, run callbacks) may leave loopback, whatever URL a test or the fuzzer
+    // gives: only what a suite's OUTBOUND_ALLOWLIST names is called, and other host names are never even resolved.
+    OUTBOUND_ALLOW_PUBLIC: 'off',
   };
   let workers: WorkerControl | undefined;
   let server: FlowgateServer | undefined;

@@ -130,6 +130,19 @@ test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says ot
   assert.is(parseConfig({ PAGE_TOKEN_SECRET: 'a-secret-of-16-chars' }).pageTokenSecret, 'a-secret-of-16-chars');
 });
 
+test('OUTBOUND_ALLOW_PUBLIC: on by default; off makes the allow-list the only way out, on the API server and the worker', async () => {
+  const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
+  const worker = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };
+  assert.is(parseConfig({}).outboundAllowlist.listedOnly, undefined);
+  assert.is(parseWorkerConfig(worker).outboundAllowlist.listedOnly, undefined);
+  const off = { OUTBOUND_ALLOW_PUBLIC: 'off', OUTBOUND_ALLOWLIST: '127.0.0.1' };
+  for (const allowlist of [parseConfig(off).outboundAllowlist, parseWorkerConfig({ ...worker, ...off }).outboundAllowlist]) {
+    assert.is(allowlist.listedOnly, true);
+    assert.equal(allowlist.entries, ['127.0.0.1']);
+  }
+  assert.throws(() => parseConfig({ OUTBOUND_ALLOW_PUBLIC: 'never' }), /OUTBOUND_ALLOW_PUBLIC: must be one of on\/off/);
+});
+
 test('OUTBOUND_ALLOWLIST: none by default; hosts and networks on the API server and the worker; a bad entry named', async () => {
   const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
   const worker = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };

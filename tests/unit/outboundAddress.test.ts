@@ -7,6 +7,8 @@ import {
   hostAddress,
   outboundRefusal,
   parseOutboundAllowlist,
+  unlistedHostRefusal,
+  UNLISTED,
   type AddressCategory,
 } from '../../core/domain/outboundAddress.js';
 
@@ -160,6 +162,27 @@ test('an address that does not parse is refused, never let through', () => {
   for (const address of ['', 'localhost', '1.2.3', '1.2.3.256', '01.2.3.4', '::1::', '1:2:3:4:5:6:7:8:9', 'g::1']) {
     assert.ok(outboundRefusal('h', address, EMPTY_ALLOWLIST), JSON.stringify(address));
   }
+});
+
+test('OUTBOUND_ALLOW_PUBLIC=off: only what the list names is called; an unnamed host is refused before it is resolved', () => {
+  const listedOnly = { ...parseOutboundAllowlist('receiver.internal, .svc.example, 203.0.113.0/24, 127.0.0.1').allowlist, listedOnly: true };
+  // Public addresses off the list are refused too; the address rules still name what they know first.
+  assert.is(outboundRefusal('93.184.215.14', '93.184.215.14', listedOnly)?.category, UNLISTED);
+  assert.is(describeRefusal(outboundRefusal('93.184.215.14', '93.184.215.14', listedOnly)!), `93.184.215.14 is ${UNLISTED} (OUTBOUND_ALLOW_PUBLIC=off)`);
+  assert.is(outboundRefusal('10.0.0.1', '10.0.0.1', listedOnly)?.category, 'private');
+  // On the list: by name (whatever it resolves to), by .domain, by network, by address.
+  assert.is(outboundRefusal('receiver.internal', '93.184.215.14', listedOnly), undefined);
+  assert.is(outboundRefusal('a.svc.example', '10.0.0.1', listedOnly), undefined);
+  assert.is(outboundRefusal('203.0.113.7', '203.0.113.7', listedOnly), undefined);
+  assert.is(outboundRefusal('127.0.0.1', '127.0.0.1', listedOnly), undefined);
+  // Names are judged before resolution: by name only.
+  assert.is(unlistedHostRefusal('example.com', listedOnly)?.address, 'example.com');
+  assert.is(unlistedHostRefusal('EXAMPLE.com.', listedOnly)?.address, 'example.com');
+  assert.is(unlistedHostRefusal('receiver.internal', listedOnly), undefined);
+  assert.is(unlistedHostRefusal('b.svc.example', listedOnly), undefined);
+  assert.is(unlistedHostRefusal('203.0.113.7', listedOnly), undefined, 'an address host is left to outboundRefusal');
+  // The default (public allowed) never refuses a name before resolution.
+  assert.is(unlistedHostRefusal('example.com', EMPTY_ALLOWLIST), undefined);
 });
 
 test.run();

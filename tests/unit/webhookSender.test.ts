@@ -158,6 +158,23 @@ test('a host name is checked on every address it resolves to, before connecting'
   });
 });
 
+test('OUTBOUND_ALLOW_PUBLIC=off: a host the allow-list does not name is refused without a lookup; a named one is called', async () => {
+  await withReceiver(200, async ({ port, received }) => {
+    const asked: string[] = [];
+    const allowlist = { ...parseOutboundAllowlist('receiver.example').allowlist, listedOnly: true };
+    const sender = new FetchWebhookSender({ resolve: resolverOf(['127.0.0.1'], asked), allowlist });
+    const error = refusal(await sender.send({ ...call, url: `http://elsewhere.example:${port}/hook?token=t` }).catch((e: unknown) => e));
+    assert.equal(asked, [], 'never resolved');
+    assert.is(error.address, 'elsewhere.example');
+    assert.match(error.message, /elsewhere\.example is not on OUTBOUND_ALLOWLIST \(OUTBOUND_ALLOW_PUBLIC=off\)/);
+    assert.not.match(error.message, /token=t/);
+    await sender.send({ ...call, url: `http://receiver.example:${port}/hook` });
+    assert.equal(asked, ['receiver.example']);
+    assert.is(received.length, 1);
+    await sender.close();
+  });
+});
+
 test('a rebinding name cannot slip through: each connection checks the address it connects to', async () => {
   // The first answer is allowed (127.0.0.2, where nothing listens), the next ones are refused (127.0.0.1, where the
   // receiver is). A check on one lookup and a connection on another would reach the receiver.
