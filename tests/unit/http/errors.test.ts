@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as errors from '../../../core/domain/errors.js';
 import { answerError, causeChain, ERROR_RULES } from '../../../adapters/http/errors.js';
+import * as transportErrors from '../../../adapters/http/transportErrors.js';
 
 /** decisions.md, "Requests and errors": one row per error name. */
 const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
@@ -27,6 +28,11 @@ const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
   [errors.EngineUnavailableError, 503],
   [errors.TraceStoreUnavailableError, 503],
   [errors.ServerBusyError, 503],
+  [transportErrors.BadRequestError, 400],
+  [transportErrors.RequestTimeoutError, 408],
+  [transportErrors.ExpectationFailedError, 417],
+  [transportErrors.RequestHeaderFieldsTooLargeError, 431],
+  [transportErrors.ClientClosedRequestError, 499],
 ];
 
 /** Refused on purpose under overload: a 503 that is not logged as a fault. */
@@ -47,8 +53,8 @@ test('ServerBusyError keeps its own message and tells the client to come back in
   assert.is(answer.headers['retry-after'], '1');
 });
 
-test('every error the core defines has a row in the table', () => {
-  const defined = (Object.values(errors) as unknown[])
+test('every error the core and the HTTP adapter define has a row in the table', () => {
+  const defined = ([...Object.values(errors), ...Object.values(transportErrors)] as unknown[])
     .filter((value): value is errors.FlowgateErrorClass<string> => typeof value === 'function' && 'errorName' in value)
     .map((errorClass) => errorClass.errorName)
     .sort();
