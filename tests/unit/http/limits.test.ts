@@ -201,6 +201,12 @@ test('invalid limits are refused at start, naming the option', async () => {
   } catch (error) {
     assert.match((error as Error).message, /maxConnections must be a positive integer/);
   }
+  for (const maxPipelinedRequests of [0, 1.5]) {
+    await startHttpServer({ api, logger: new MemoryLogger(), ids: new SequentialIds(), port: 0, maxPipelinedRequests }).then(
+      () => assert.unreachable(`maxPipelinedRequests ${maxPipelinedRequests} accepted`),
+      (error: Error) => assert.match(error.message, /maxPipelinedRequests must be a positive integer/),
+    );
+  }
 });
 
 test.run();
