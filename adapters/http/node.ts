@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createHttpApp, type HttpApp } from './app.js';
-import { createCheckExpectationHandler, createClientErrorHandler, DEFAULT_MAX_PIPELINED_REQUESTS, PipelineGate } from './nodeConnection.js';
+import { createCheckExpectationHandler, createClientErrorHandler, DEFAULT_MAX_PIPELINED_REQUESTS, PipelineGate, PipelineTurns } from './nodeConnection.js';
 import type { HttpAppOptions } from './options.js';
 import type { HttpRequest, HttpResponse, RequestHeaders } from './types.js';
 
@@ -77,8 +77,9 @@ export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}
         }
       });
   };
+  const turns = new PipelineTurns();
   const handler = ((req: IncomingMessage, res: ServerResponse) => {
-    PipelineGate.of(req.socket, maxPipelinedRequests).admit(res, () => answer(req, res));
+    PipelineGate.of(req.socket, maxPipelinedRequests, turns).admit(res, () => answer(req, res));
   }) as NodeRequestHandler;
   handler.clientError = createClientErrorHandler(app);
   handler.checkExpectation = createCheckExpectationHandler(app);

@@ -23,26 +23,30 @@ type GatedResponse = ServerResponse & { [GATE_OF_RESPONSE]?: PipelineGate };
  * after the other: 300 pipelined requests, never read, were 300 answers built. A connection's gate lets at most
  * `limit` of its requests be answered at once (answered = until the answer is handed to the socket, so answers a
  * client does not read keep their places), holds the next ones back, and stops reading the connection while any
- * wait. Requests still waiting when the client leaves are let through to be answered 499 without being built.
+ * wait. Held-back requests go on in the background (PipelineTurns). Those still waiting when the client is gone are
+ * let through at once, to be answered 499 without being built.
  */
 export class PipelineGate {
   private answering = 0;
   private readonly waiting: (() => void)[] = [];
   private paused = false;
   private closed = false;
+  /** In the turns' queue already. */
+  queued = false;
 
-  static of(socket: Socket, limit: number): PipelineGate {
+  static of(socket: Socket, limit: number, turns: PipelineTurns): PipelineGate {
     const gated = socket as GatedSocket;
-    return (gated[GATE] ??= new PipelineGate(socket, limit));
+    return (gated[GATE] ??= new PipelineGate(socket, limit, turns));
   }
 
   private constructor(
     private readonly socket: Socket,
     private readonly limit: number,
+    private readonly turns: PipelineTurns,
   ) {
     socket.once('close', () => {
       this.closed = true;
-      this.letThrough();
+      while (this.waiting.length > 0) this.waiting.shift()!();
     });
   }
 
@@ -66,12 +70,15 @@ export class PipelineGate {
 
   answered(): void {
     this.answering -= 1;
-    this.letThrough();
+    if (this.waiting.length > 0) this.turns.wake(this);
   }
 
-  private letThrough(): void {
-    while (this.waiting.length > 0 && (this.closed || this.answering < this.limit)) this.waiting.shift()!();
-    if (this.waiting.length === 0 && this.paused && !this.closed) this.resume();
+  /** One held-back request goes on, if a place is free; whether this gate wants another turn. */
+  takeTurn(): boolean {
+    if (this.closed || this.waiting.length === 0 || this.answering >= this.limit) return false;
+    this.waiting.shift()!();
+    if (this.waiting.length === 0 && this.paused) this.resume();
+    return this.waiting.length > 0 && this.answering < this.limit;
   }
 
   /*
@@ -96,6 +103,40 @@ export class PipelineGate {
     socket.parser?.resume();
     socket.resume();
   }
+}
+
+/**
+ * Held-back pipelined requests go on one per turn of the event loop, connections taking turns: background work
+ * behind every new request and connection. Let through as soon as a place freed, answer after answer followed each
+ * other in callbacks while the clients' kernel buffers took them, and node accepts one new connection per turn of a
+ * busy loop: with 100 connections pipelining 300 requests each, a /health probe waited seconds in the accept queue.
+ * One per turn, the connection's next answer still follows as soon as the loop has nothing more urgent to do.
+ */
+export class PipelineTurns {
+  private readonly ready: PipelineGate[] = [];
+  private scheduled = false;
+
+  wake(gate: PipelineGate): void {
+    if (!gate.queued) {
+      gate.queued = true;
+      this.ready.push(gate);
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.ready.length === 0) return;
+    this.scheduled = true;
+    setImmediate(this.turn);
+  }
+
+  private readonly turn = (): void => {
+    this.scheduled = false;
+    const gate = this.ready.shift()!;
+    gate.queued = false;
+    if (gate.takeTurn()) this.wake(gate);
+    this.schedule();
+  };
 }
 
 /** The fields of a server socket node:http itself uses to pause a connection. */
