@@ -4,10 +4,10 @@ import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
 import { answerError, causeChain } from './errors.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
-import { JSON_CHUNK_CHARS, jsonChunks, jsonLengthExceeds } from './jsonChunks.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { resolveHttpAppOptions, type HttpAppOptions, type ResolvedHttpAppOptions } from './options.js';
 import type { Route, RouteContext, RouteResult } from './route.js';
+import { afterLast, jsonBody, withoutBody } from './responseBody.js';
 import { Router, type RouteMatch } from './router.js';
 import { createRoutes } from './routes.js';
 import { firstHeader, type HttpHandler, type HttpRequest, type HttpResponse } from './types.js';
@@ -210,9 +210,7 @@ function toResponse(route: Route, result: RouteResult, state: RequestState, conf
       if (result.runId !== undefined) state.runId = result.runId;
       if (config.validateResponses) assertDocumentedResponse(route, result.status, result.body);
       const headers = { 'content-type': JSON_CONTENT_TYPE, ...result.headers };
-      // A large answer (a trace, a history page, a result) is built as its client reads it, never whole.
-      if (jsonLengthExceeds(result.body, JSON_CHUNK_CHARS)) return { status: result.status, headers, body: head ? null : streamedJson(result.body) };
-      return { status: result.status, headers, body: JSON.stringify(result.body) };
+      return { status: result.status, headers, body: jsonBody(result.body, head) };
     }
   }
 }
@@ -296,40 +294,4 @@ function clientGone(request: HttpRequest): boolean {
 /** `Allow` lists HEAD wherever GET is allowed. */
 function withHead(allow: readonly string[]): readonly string[] {
   return allow.includes('GET') && !allow.includes('HEAD') ? [...allow, 'HEAD'].sort() : allow;
-}
-
-/**
- * HEAD: the headers GET would send, no body. A whole answer's length is announced; a stream (server-sent events)
- * is entered once and left, so that what it holds (an event-stream slot, an engine follower) is given back.
- */
-async function withoutBody(response: HttpResponse): Promise<void> {
-  const { body } = response;
-  if (typeof body === 'string') response.headers['content-length'] = String(utf8Length(body));
-  else if (body !== null) for await (const _chunk of body) break;
-  response.body = null;
-}
-
-function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
-}
-
-async function* streamedJson(value: unknown): AsyncGenerator<string, void, undefined> {
-  for (const chunk of jsonChunks(value, JSON_CHUNK_CHARS)) {
-    yield chunk;
-    // Other requests get their turn between chunks: while a client's kernel buffers take chunk after chunk, building
-    // its answer would otherwise hold the event loop (a /health probe waited 1.5 s behind 60 such answers).
-    await nextTurn();
-  }
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
-}
-
-async function* afterLast<T>(source: AsyncIterable<T>, done: () => void): AsyncGenerator<T, void, undefined> {
-  try {
-    yield* source;
-  } finally {
-    done();
-  }
 }
