@@ -154,9 +154,9 @@ async function send(
   if (response.body === null || typeof response.body === 'string') {
     // writeHead fixes the headers before end() sees the body: without a length Node would send it chunked (a writev
     // of framing and body per response, a chunk parser on the client), which cost half the throughput (figure 1).
-    // A HEAD answer has no body and keeps the length GET would have.
+    // A HEAD answer has no body and keeps the length GET would have, when GET's would have one.
     if (response.body !== null) response.headers['content-length'] = String(Buffer.byteLength(response.body));
-    else response.headers['content-length'] ??= '0';
+    else if (req.method !== 'HEAD') response.headers['content-length'] ??= '0';
     res.writeHead(response.status, response.headers);
     res.end(response.body ?? undefined);
     return;

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { createFetchHandler, createNodeHandler } from '../../../adapters/http/index.js';
-import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { MemoryLogger, RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js';
 import { accessLog, rawClient, startHarness, waitFor } from './socketHarness.js';
 
 /*
@@ -85,6 +85,16 @@ test('HEAD is answered wherever GET is, with the same headers and no body; the p
     assert.is(notAllowed.statusCode, 405);
     assert.is(notAllowed.headers['allow'], 'GET, HEAD');
     await notAllowed.body.dump();
+    let built = 0;
+    const records = Array.from({ length: 2000 }, (_, index) => ({ index, text: 'x'.repeat(100) }));
+    // Read only when the answer is built: sizing it stops long before the last record.
+    Object.defineProperty(records.at(-1)!, 'text', { enumerable: true, get: () => ((built += 1), 'last') });
+    api.overrides.fetchTrace = async (run) => ({ source: 'local', runId: run.runId, localPath: '/traces/big.json', data: { records } as never });
+    const largeHead = await request(`${server.url}/workflow/big/runs/${RUN_ID}/trace-log`, { method: 'HEAD', headers: { authorization: BEARER } });
+    assert.is(largeHead.statusCode, 200);
+    assert.is(await largeHead.body.text(), '');
+    assert.is(largeHead.headers['content-length'], undefined, 'a large answer is not built for HEAD, so its length is not known');
+    assert.is(built, 0, 'not built');
     const postOnly = await request(`${server.url}/workflow/run`, { method: 'HEAD', headers: { authorization: BEARER } });
     assert.is(postOnly.statusCode, 405, 'HEAD only where GET is');
     assert.is(postOnly.headers['allow'], 'POST');
