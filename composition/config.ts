@@ -55,6 +55,7 @@ export const envSchema = z
     MEMORY_MAX_IDEMPOTENCY_BYTES: positiveInt.default(67_108_864),
     MAX_CONNECTIONS: positiveInt.default(10_000),
     MAX_EVENT_STREAMS: positiveInt.default(10_000),
+    MAX_PIPELINED_REQUESTS: positiveInt.default(8),
     MAX_JSON_DEPTH: positiveInt.default(100),
     HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
     REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
@@ -111,7 +112,15 @@ export interface FlowgateConfig {
   /** Bytes of the embedded engine's Idempotency-Key records of starts; a keyed start beyond is refused. @default 64 MiB */
   memoryMaxIdempotencyBytes: number;
   /** Limits that keep one client or an overload from holding the server (docs/reliability.md). */
-  limits: { maxConnections: number; maxEventStreams: number; maxJsonDepth: number; headersTimeoutMs: number; requestTimeoutMs: number };
+  limits: {
+    maxConnections: number;
+    maxEventStreams: number;
+    maxJsonDepth: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** MAX_PIPELINED_REQUESTS: requests of one connection answered at once; beyond, the connection is not read. */
+    maxPipelinedRequests: number;
+  };
   /** How long the answer to a request with an Idempotency-Key is kept once final (docs/idempotency.md). @default 86400 */
   idempotencyRetentionSeconds: number;
 }
@@ -166,6 +175,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
       maxJsonDepth: value.MAX_JSON_DEPTH,
       headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
+      maxPipelinedRequests: value.MAX_PIPELINED_REQUESTS,
     },
     idempotencyRetentionSeconds: value.IDEMPOTENCY_RETENTION_SECONDS,
   };

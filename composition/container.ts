@@ -9,6 +9,7 @@ import type { WorkflowEngine } from '../ports/engine.js';
 import { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
 import { systemClock, randomIds, sha256Digest } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
+import { shareTraceReads } from '../core/trace/sharedReads.js';
 import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
@@ -49,12 +50,13 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
   container.register(DIGEST, { useValue: sha256Digest });
   container.register(
     TRACE_STORES,
+    // Concurrent trace-log readers of one trace share one parsed copy (docs/reliability.md, greedy readers).
     once((c) => ({
-      local: new FsTraceStore({ directory: config.traceDir }),
+      local: shareTraceReads(new FsTraceStore({ directory: config.traceDir })),
       ...(overrides.remoteTraceStore
-        ? { remote: overrides.remoteTraceStore }
+        ? { remote: shareTraceReads(overrides.remoteTraceStore) }
         : config.remoteTraces
-          ? { remote: new S3TraceStore({ ...config.remoteTraces, logger: resolveToken(c, LOGGER) }) }
+          ? { remote: shareTraceReads(new S3TraceStore({ ...config.remoteTraces, logger: resolveToken(c, LOGGER) })) }
           : {}),
     })),
   );

@@ -7,9 +7,11 @@ import { EventStreamSlots } from './eventStreamSlots.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { resolveHttpAppOptions, type HttpAppOptions, type ResolvedHttpAppOptions } from './options.js';
 import type { Route, RouteContext, RouteResult } from './route.js';
+import { afterLast, jsonBody, withoutBody } from './responseBody.js';
 import { Router, type RouteMatch } from './router.js';
 import { createRoutes } from './routes.js';
 import { firstHeader, type HttpHandler, type HttpRequest, type HttpResponse } from './types.js';
+import { ClientClosedRequestError } from './transportErrors.js';
 import { parseRequestPart } from './validation.js';
 
 export interface HttpApp {
@@ -19,6 +21,12 @@ export interface HttpApp {
   readonly openApiDocument: OpenApiDocument;
   /** The logger the app was given, for transports' own failures. */
   readonly logger: Logger;
+  /**
+   * The answer to a request refused below the app (node:http's parser: bad framing, headers too large, too slow;
+   * an unsupported Expect): the same error body, `X-Request-Id` and access-log line as every other error. The
+   * method and target are those the parser had read, when it had.
+   */
+  refusal(error: unknown, request?: { method?: string | undefined; url?: string | undefined }): HttpResponse;
 }
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -54,7 +62,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const state: RequestState = {};
     const logFailure = (error: unknown, status: number) => {
       // A client that hung up mid-request is not a server fault worth an alert.
-      const level = request.signal.aborted ? 'warn' : 'error';
+      const level = clientGone(request) ? 'warn' : 'error';
       logger[level]('request failed', { requestId, method: request.method, path, status, error: causeChain(error) });
     };
     const context: RouteContext = {
@@ -73,14 +81,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
     let response: HttpResponse;
     try {
-      response = await dispatch(request, path, search, state, context);
+      // Nobody to answer (a pipelined request whose client left while it waited): not even an error is made.
+      response = clientGone(request) ? errorResponse(CLIENT_CLOSED) : await dispatch(request, path, search, state, context);
     } catch (error) {
       if (error instanceof FlowgateError && error.runId !== undefined) state.runId ??= error.runId;
       const answer = answerError(error);
       if (answer.serverFault) logFailure(error, answer.status);
-      response = { status: answer.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...answer.headers }, body: JSON.stringify(answer.body) };
+      response = errorResponse(answer);
       if (state.allow) response.headers['allow'] = state.allow.join(', ');
     }
+    // A client gone before its answer was ready gets none: whatever failed on the way (its body cut short, mostly).
+    const aborted = clientGone(request);
+    if (aborted && typeof response.body === 'string' && response.status !== 499) response = errorResponse(CLIENT_CLOSED);
 
     const headers = response.headers;
     headers['x-request-id'] = requestId;
@@ -88,21 +100,39 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     headers['cache-control'] ??= 'no-store';
     if (state.route?.deprecated) Object.assign(headers, deprecationHeaders(state.route, state));
     if (request.basePath) prefixHandedOutPaths(headers, request.basePath);
+    if (request.method === 'HEAD') await withoutBody(response);
 
-    const logAccess = () =>
+    const logAccess = (streamCut: boolean) =>
       logger.info('http request', {
         method: request.method,
         path,
         status: response.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
         requestId,
+        ...(aborted || streamCut ? { aborted: true } : {}),
       });
     if (response.body !== null && typeof response.body !== 'string') {
-      // A stream's duration is the stream's: log when it ends, however it ends.
-      response.body = afterLast(response.body, logAccess);
+      // A stream's duration is the stream's: log when it ends, however it ends (a client that leaves cuts it).
+      response.body = afterLast(response.body, () => logAccess(clientGone(request)));
     } else {
-      logAccess();
+      logAccess(false);
     }
+    return response;
+  }
+
+  function refusal(error: unknown, target: { method?: string | undefined; url?: string | undefined } = {}): HttpResponse {
+    const requestId = config.ids.uuid();
+    const answer = answerError(error);
+    const response = errorResponse(answer);
+    Object.assign(response.headers, { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    const known = error instanceof FlowgateError ? error.name : 'InternalError';
+    logger.info('http request', {
+      ...(target.method === undefined ? {} : { method: target.method }),
+      ...(target.url === undefined ? {} : { path: splitTarget(target.url).path }),
+      status: answer.status,
+      requestId,
+      refused: known,
+    });
     return response;
   }
 
@@ -113,9 +143,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     state: RequestState,
     context: RouteContext,
   ): Promise<HttpResponse> {
+    // RFC 9110 9.3.2: HEAD is GET without the body, wherever GET is.
+    const method = request.method === 'HEAD' ? 'GET' : request.method;
     let match: RouteMatch<Route>;
     try {
-      match = router.match(request.method, path);
+      match = router.match(method, path);
     } catch (error) {
       // Malformed percent-encoding: only an authenticated caller learns that the path was the problem.
       if (!authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
@@ -124,6 +156,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // Set before authenticating: a deprecated path's 401 and 405 carry its deprecation headers too.
     if (match.kind === 'found') state.route = match.route;
     if (match.kind === 'method-not-allowed') state.route = deprecatedRouteAt(path, match.allow);
+    const allow = match.kind === 'method-not-allowed' ? withHead(match.allow) : undefined;
     const isPublic = match.kind === 'found' && match.route.public;
     // Before auth and the engine: refusing must stay cheaper than serving. Probes still get their answer.
     if (request.overCapacity && !isPublic) throw new ServerBusyError('Too many open connections; retry shortly.');
@@ -131,8 +164,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (!isPublic && !authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
     if (match.kind === 'not-found') throw new NotFoundError(`No endpoint at ${path}.`);
     if (match.kind === 'method-not-allowed') {
-      state.allow = match.allow;
-      throw new MethodNotAllowedError(`${request.method} is not allowed here; allowed: ${match.allow.join(', ')}.`);
+      state.allow = allow!;
+      throw new MethodNotAllowedError(`${request.method} is not allowed here; allowed: ${state.allow.join(', ')}.`);
     }
     const { route } = match;
     state.route = route;
@@ -150,7 +183,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     // A getter: most handlers never look at the signal, and a transport may make it only when asked (node.ts).
     const result = await route.handle({ params, query, body, headers: request.headers, get signal() { return request.signal; } }, context);
-    return toResponse(route, result, state, config);
+    // The use case may have taken long (a trace read, a history page): nobody is left to build the answer for.
+    if (clientGone(request)) throw clientClosed();
+    return toResponse(route, result, state, config, request.method === 'HEAD');
   }
 
   /** The deprecated route among those the path has under other methods (405 answers only: not a hot path). */
@@ -162,10 +197,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return undefined;
   }
 
-  return { handle, routes, openApiDocument, logger };
+  return { handle, routes, openApiDocument, logger, refusal };
 }
 
-function toResponse(route: Route, result: RouteResult, state: RequestState, config: ResolvedHttpAppOptions): HttpResponse {
+function toResponse(route: Route, result: RouteResult, state: RequestState, config: ResolvedHttpAppOptions, head: boolean): HttpResponse {
   switch (result.kind) {
     case 'event-stream':
       return { status: 200, headers: { ...result.headers }, body: result.body };
@@ -174,7 +209,8 @@ function toResponse(route: Route, result: RouteResult, state: RequestState, conf
     case 'json': {
       if (result.runId !== undefined) state.runId = result.runId;
       if (config.validateResponses) assertDocumentedResponse(route, result.status, result.body);
-      return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: JSON.stringify(result.body) };
+      const headers = { 'content-type': JSON_CONTENT_TYPE, ...result.headers };
+      return { status: result.status, headers, body: jsonBody(result.body, head) };
     }
   }
 }
@@ -239,10 +275,23 @@ export function queryObject(search: string): Record<string, string | string[]> {
   return query;
 }
 
-async function* afterLast<T>(source: AsyncIterable<T>, done: () => void): AsyncGenerator<T, void, undefined> {
-  try {
-    yield* source;
-  } finally {
-    done();
-  }
+function errorResponse(answer: ReturnType<typeof answerError>): HttpResponse {
+  return { status: answer.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...answer.headers }, body: JSON.stringify(answer.body) };
+}
+
+function clientClosed(): InstanceType<typeof ClientClosedRequestError> {
+  return new ClientClosedRequestError('The client closed the connection before its answer was ready.');
+}
+
+/** Made once: thousands of pipelined requests can find their client gone at once, and an Error costs a stack trace. */
+const CLIENT_CLOSED = answerError(clientClosed());
+
+/** Whether the client has gone: the transport's cheap answer when it has one (node.ts), else the request's signal. */
+function clientGone(request: HttpRequest): boolean {
+  return request.clientGone ?? request.signal.aborted;
+}
+
+/** `Allow` lists HEAD wherever GET is allowed. */
+function withHead(allow: readonly string[]): readonly string[] {
+  return allow.includes('GET') && !allow.includes('HEAD') ? [...allow, 'HEAD'].sort() : allow;
 }

@@ -26,6 +26,13 @@ import {
   WorkflowNotFoundError,
   type ValidationIssue,
 } from '../../core/domain/errors.js';
+import {
+  BadRequestError,
+  ClientClosedRequestError,
+  ExpectationFailedError,
+  RequestHeaderFieldsTooLargeError,
+  RequestTimeoutError,
+} from './transportErrors.js';
 
 /** How one named error is answered. */
 export interface ErrorRule {
@@ -52,6 +59,7 @@ const DEFAULT_RETRY_AFTER_SECONDS = 5;
 /** decisions.md, "Requests and errors": THE mapping from error name to status. Nothing else picks a status. */
 export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [ValidationError.errorName]: { status: 400 },
+  [BadRequestError.errorName]: { status: 400 },
   [UnauthorizedError.errorName]: { status: 401 },
   [WorkflowNotFoundError.errorName]: { status: 404 },
   // 404 when the catalog is unknown; see errorRuleFor for the 503 flavour.
@@ -61,6 +69,7 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [TraceNotFoundError.errorName]: { status: 404 },
   [MethodNotAllowedError.errorName]: { status: 405 },
   [WorkflowExecutionTimedOutError.errorName]: { status: 408, locatesRun: true },
+  [RequestTimeoutError.errorName]: { status: 408 },
   [WorkflowAlreadyStartedError.errorName]: { status: 409 },
   [StepNotCompletedError.errorName]: { status: 409 },
   [WorkflowClosedError.errorName]: { status: 409 },
@@ -68,8 +77,12 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [GoneError.errorName]: { status: 410 },
   [PayloadTooLargeError.errorName]: { status: 413 },
   [UnsupportedMediaTypeError.errorName]: { status: 415 },
+  [ExpectationFailedError.errorName]: { status: 417 },
   [UnsupportedWorkflowError.errorName]: { status: 424 },
   [WorkflowNotCompletedError.errorName]: { status: 424 },
+  [RequestHeaderFieldsTooLargeError.errorName]: { status: 431 },
+  // Never sent (the client is gone): the status is what the access log records.
+  [ClientClosedRequestError.errorName]: { status: 499 },
   [EngineError.errorName]: { status: 500, publicMessage: 'The workflow engine failed to handle the request.' },
   [EngineUnavailableError.errorName]: {
     status: 503,

@@ -1,10 +1,30 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createHttpApp, type HttpApp } from './app.js';
+import { createCheckExpectationHandler, createClientErrorHandler, DEFAULT_MAX_PIPELINED_REQUESTS, PipelineGate, PipelineTurns } from './nodeConnection.js';
 import type { HttpAppOptions } from './options.js';
-import type { HttpRequest, HttpResponse } from './types.js';
+import type { HttpRequest, HttpResponse, RequestHeaders } from './types.js';
 
-export type NodeRequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+/** A `(req, res)` handler, with the node:http server events that answer what never reaches it as a request. */
+export interface NodeRequestHandler {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * For node:http's `clientError`: a request node's parser refused (bad framing 400, headers or URL too large 431,
+   * too slow 408, a chunk extension too large 413) is answered with the JSON error body and `X-Request-Id`, and
+   * access-logged, instead of node's bare status line.
+   */
+  clientError(error: Error, socket: Socket): void;
+  /** For node:http's `checkExpectation`: an `Expect` other than `100-continue` is 417 `ExpectationFailedError`. */
+  checkExpectation(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Listens on the server for `clientError`, `checkExpectation` and `checkContinue` (the handler itself: with it,
+   * `Expect: 100-continue` gets `100 Continue` only once the request's headers are accepted, so a request refused by
+   * its headers (401, 413 by its declared length, 415) gets that answer instead and never sends its body).
+   * `startHttpServer` does this; call it on your own node:http server. (Behind Express, pass the Express app to
+   * `checkContinue` instead: the handler knows from the request whether `100 Continue` went out.)
+   */
+  attachTo(server: Server): void;
+}
 
 export interface NodeTransportOptions {
   /**
@@ -17,6 +37,12 @@ export interface NodeTransportOptions {
    * 503 (probes excepted) and its connection closed after the answer.
    */
   isOverCapacity?: (socket: Socket) => boolean;
+  /**
+   * Most requests of one connection answered at once (HTTP/1.1 pipelining). While that many wait for their answers
+   * to leave (a client that pipelines and reads nothing), the connection's next requests are not read.
+   * @default 8
+   */
+  maxPipelinedRequests?: number;
 }
 
 /**
@@ -29,7 +55,11 @@ export function createNodeHandler(options: HttpAppOptions, transport: NodeTransp
 
 export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}): NodeRequestHandler {
   const { shutdownSignal, isOverCapacity } = transport;
-  return (req, res) => {
+  const maxPipelinedRequests = transport.maxPipelinedRequests ?? DEFAULT_MAX_PIPELINED_REQUESTS;
+  if (!Number.isSafeInteger(maxPipelinedRequests) || maxPipelinedRequests < 1) {
+    throw new TypeError(`Invalid HTTP transport options: maxPipelinedRequests must be a positive integer, got ${String(maxPipelinedRequests)}`);
+  }
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const request = new NodeRequest(req, res, isOverCapacity?.(req.socket) === true);
     app
       .handle(request)
@@ -47,6 +77,18 @@ export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}
         }
       });
   };
+  const turns = new PipelineTurns();
+  const handler = ((req: IncomingMessage, res: ServerResponse) => {
+    PipelineGate.of(req.socket, maxPipelinedRequests, turns).admit(res, () => answer(req, res));
+  }) as NodeRequestHandler;
+  handler.clientError = createClientErrorHandler(app);
+  handler.checkExpectation = createCheckExpectationHandler(app);
+  handler.attachTo = (server) => {
+    server.on('clientError', handler.clientError);
+    server.on('checkExpectation', handler.checkExpectation);
+    server.on('checkContinue', handler);
+  };
+  return handler;
 }
 
 /**
@@ -58,18 +100,23 @@ export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}
 class NodeRequest implements HttpRequest {
   readonly method: string;
   readonly url: string;
-  readonly headers: IncomingMessage['headers'];
-  readonly body: IncomingMessage;
+  readonly headers: RequestHeaders;
+  readonly body: AsyncIterable<Uint8Array>;
   readonly basePath: string | undefined;
   private controller: AbortController | undefined;
 
-  constructor(req: IncomingMessage & { baseUrl?: string }, private readonly res: ServerResponse, readonly overCapacity: boolean) {
+  constructor(private readonly req: IncomingMessage & { baseUrl?: string }, private readonly res: ServerResponse, readonly overCapacity: boolean) {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
-    this.headers = req.headers;
-    this.body = req;
+    this.headers = withRepeatedAuthorization(req);
+    this.body = awaitsContinue(req, res) ? continueThenRead(req, res) : req;
     // Express strips the mount path from `url` and keeps it here.
     this.basePath = req.baseUrl || undefined;
+  }
+
+  /** Cheap, unlike `signal`: the connection closed before the answer was handed over. */
+  get clientGone(): boolean {
+    return !this.res.writableFinished && (this.res.destroyed || this.req.socket.destroyed);
   }
 
   get signal(): AbortSignal {
@@ -95,7 +142,7 @@ async function send(
   request: NodeRequest,
   shutdownSignal: AbortSignal | undefined,
 ): Promise<void> {
-  if (res.destroyed) {
+  if (request.clientGone) {
     // Client gone before the answer. A stream is still entered once (its signal is aborted, so it ends at once):
     // return() on a generator that never started would skip its clean-up and its access-log line.
     if (response.body !== null && typeof response.body !== 'string') for await (const _chunk of response.body) break;
@@ -107,13 +154,11 @@ async function send(
   if (response.body === null || typeof response.body === 'string') {
     // writeHead fixes the headers before end() sees the body: without a length Node would send it chunked (a writev
     // of framing and body per response, a chunk parser on the client), which cost half the throughput (figure 1).
-    response.headers['content-length'] = String(response.body === null ? 0 : Buffer.byteLength(response.body));
+    // A HEAD answer has no body and keeps the length GET would have, when GET's would have one.
+    if (response.body !== null) response.headers['content-length'] = String(Buffer.byteLength(response.body));
+    else if (req.method !== 'HEAD') response.headers['content-length'] ??= '0';
     res.writeHead(response.status, response.headers);
-    if (response.body === null || response.body.length <= LARGE_BODY_SLICE) {
-      res.end(response.body ?? undefined);
-      return;
-    }
-    await writeInSlices(res, response.body);
+    res.end(response.body ?? undefined);
     return;
   }
   res.writeHead(response.status, response.headers);
@@ -122,9 +167,10 @@ async function send(
   shutdownSignal?.addEventListener('abort', endStream, { once: true });
   try {
     if (shutdownSignal?.aborted) endStream();
+    // Each chunk is built once the socket took the last one: a client reading slowly holds one chunk, not its answer.
     for await (const chunk of response.body) {
-      if (res.destroyed) break;
-      if (!res.write(chunk)) await drainedOrClosed(res);
+      if (request.clientGone) break;
+      if (!res.write(chunk)) await drainedOrClosed(res, req.socket);
     }
   } finally {
     shutdownSignal?.removeEventListener('abort', endStream);
@@ -134,26 +180,37 @@ async function send(
   }
 }
 
-/**
- * A body this long goes out a slice at a time: `end(body)` would encode all of it into one Buffer next to the string,
- * and a 30 MiB result then cost the process three times its size at once (bench figure 6).
- */
-const LARGE_BODY_SLICE = 1024 * 1024;
+/** node's own test of an `Expect` header (lib/_http_server.js). */
+const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
 
-async function writeInSlices(res: ServerResponse, body: string): Promise<void> {
-  for (let start = 0; start < body.length && !res.destroyed; ) {
-    let end = Math.min(start + LARGE_BODY_SLICE, body.length);
-    // Never split a surrogate pair: each half alone would be encoded as U+FFFD.
-    if (end < body.length && isHighSurrogate(body.charCodeAt(end - 1))) end += 1;
-    const flushed = res.write(body.slice(start, end));
-    start = end;
-    if (!flushed && start < body.length) await drainedOrClosed(res);
-  }
-  res.end();
+/**
+ * `Expect: 100-continue` and node has not sent `100 Continue` yet (its `checkContinue` event is ours): it is sent
+ * when the app first reads the body, after the headers passed every check, so a request refused by its headers
+ * (401, 413 by declared length, 415) gets that answer and never sends its body. One rule: the app's own.
+ */
+function awaitsContinue(req: IncomingMessage, res: ServerResponse): boolean {
+  const expect = req.headers.expect;
+  return expect !== undefined && CONTINUE_EXPECTATION.test(expect) && (res as ServerResponse & { _sent100?: boolean })._sent100 !== true;
 }
 
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
+async function* continueThenRead(req: IncomingMessage, res: ServerResponse): AsyncGenerator<Uint8Array, void, undefined> {
+  res.writeContinue();
+  yield* req;
+}
+
+/**
+ * node keeps the first of repeated `Authorization` headers; two credentials are ambiguous, so both are passed on and
+ * the authenticator refuses them (auth.ts). Looked for only when the header is there.
+ */
+function withRepeatedAuthorization(req: IncomingMessage): RequestHeaders {
+  if (req.headers.authorization === undefined) return req.headers;
+  const raw = req.rawHeaders;
+  const values: string[] = [];
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') values.push(raw[index + 1]!);
+  }
+  return values.length > 1 ? { ...req.headers, authorization: values } : req.headers;
 }
 
 function hasUnreadBody(req: IncomingMessage): boolean {
@@ -162,14 +219,17 @@ function hasUnreadBody(req: IncomingMessage): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-function drainedOrClosed(res: ServerResponse): Promise<void> {
+/** A response queued behind others on its connection (pipelining) gets no 'close' of its own: its socket's counts. */
+function drainedOrClosed(res: ServerResponse, socket: Socket): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
+      socket.off('close', done);
       resolve();
     };
     res.once('drain', done);
     res.once('close', done);
+    socket.once('close', done);
   });
 }

@@ -132,7 +132,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
       title: 'flowgate',
       version: API_DESCRIPTION_VERSION,
       description:
-        'An HTTP/JSON API in front of a workflow engine: start, run and wait, list, resume, stop, terminate and reset workflow runs, and read their results, status, inputs, history (also as server-sent events) and trace logs. Every response carries `X-Request-Id`; every error body is `{error, message}` plus `workflowId` when tied to an execution, and `issues` for a ValidationError.',
+        'An HTTP/JSON API in front of a workflow engine: start, run and wait, list, resume, stop, terminate and reset workflow runs, and read their results, status, inputs, history (also as server-sent events) and trace logs. Every response carries `X-Request-Id`; every error body is `{error, message}` plus `workflowId` when tied to an execution, and `issues` for a ValidationError. Every GET operation also answers HEAD (the same status and headers, no body).',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     tags: [

@@ -38,6 +38,12 @@ export interface HttpServerOptions extends HttpAppOptions {
    * @default 10000
    */
   maxConnections?: number;
+  /**
+   * Most requests of one connection answered at once (HTTP/1.1 pipelining); while that many wait for their answers
+   * to leave, the connection's next requests are not read.
+   * @default 8
+   */
+  maxPipelinedRequests?: number;
 }
 
 export interface RunningHttpServer {
@@ -73,7 +79,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     throw new TypeError(`Invalid HTTP server options: maxConnections must be a positive integer, got ${String(maxConnections)}`);
   }
   const overCapacity = new WeakSet<Socket>();
-  const handle = toNodeHandler(app, { shutdownSignal: shutdown.signal, isOverCapacity: (socket) => overCapacity.has(socket) });
+  const handle = toNodeHandler(app, {
+    shutdownSignal: shutdown.signal,
+    isOverCapacity: (socket) => overCapacity.has(socket),
+    ...(options.maxPipelinedRequests === undefined ? {} : { maxPipelinedRequests: options.maxPipelinedRequests }),
+  });
 
   const headersTimeout = options.headersTimeoutMs ?? HTTP_SERVER_DEFAULTS.headersTimeoutMs;
   const requestTimeout = options.requestTimeoutMs ?? HTTP_SERVER_DEFAULTS.requestTimeoutMs;
@@ -82,6 +92,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   // Responses written during shutdown carry `Connection: close` (node.ts), and close() closes the connections idle
   // at that moment, so no per-request listener is needed to find the connections that become idle later.
   const server = createServer({ connectionsCheckingInterval }, handle);
+  // Refusals below the app answered like every error; Expect: 100-continue decided by the request's headers.
+  handle.attachTo(server);
   // Beyond the cap a connection is still accepted, to be told 503; beyond twice the cap node drops it unanswered,
   // so silent clients cannot pile up sockets either.
   server.maxConnections = 2 * maxConnections;

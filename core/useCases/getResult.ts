@@ -58,8 +58,12 @@ async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, 
     [wait.signal, deps.shutdownSignal],
   );
   if (typeof outcome === 'string') {
+    // Only the shutdown is worth naming: a client that left reads no message.
+    const cutByShutdown = outcome === 'aborted' && deps.shutdownSignal?.aborted === true;
     throw new WorkflowNotCompletedError(
-      `Workflow ${open.workflowId} did not complete within ${wait.seconds} s; it keeps running. Ask again (the wait can be repeated).`,
+      cutByShutdown
+        ? `The server is shutting down and stopped waiting for workflow ${open.workflowId} before its wait of ${wait.seconds} s was over; the run was not cancelled. Ask again (the wait can be repeated); on an engine that outlives the server (Temporal) it keeps running, the embedded engine's open runs end with the server.`
+        : `Workflow ${open.workflowId} did not complete within ${wait.seconds} s; it keeps running. Ask again (the wait can be repeated).`,
       { workflowId: open.workflowId, runId: open.runId, retryAfterSeconds: LONG_POLL_RETRY_AFTER_SECONDS },
     );
   }

@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
+import { request } from 'undici';
 import { uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectStatus, http, wf } from '../support/contract.js';
 
@@ -92,6 +93,58 @@ test('the token never appears in a log line', async ({ api }) => {
     assert.not.ok(JSON.stringify(line).includes(TOKEN.slice(0, 12)), `log line leaks part of the token: ${JSON.stringify(line)}`);
   }
 });
+
+test('two Authorization headers are refused 401, the right token first or twice; nothing is served', async ({ api }) => {
+  const workflowId = uniqueId('auth-twice');
+  for (const [first, second] of [[RIGHT.authorization, 'Bearer wrong'], [RIGHT.authorization, RIGHT.authorization], ['Bearer wrong', RIGHT.authorization]]) {
+    const body = JSON.stringify({ workflowName: 'echo', workflowId, input: { message: 'twice' } });
+    const status = await rawExchange(
+      api.baseUrl,
+      `POST /workflow HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${first}\r\nAuthorization: ${second}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    assert.match(status, /^HTTP\/1\.1 401 /, `${first} then ${second}`);
+  }
+  expectError(await http(api, 'GET', `${wf(workflowId)}/status`, { headers: RIGHT }), 404, 'WorkflowNotFoundError', { maybeWorkflowId: workflowId });
+});
+
+test('HEAD: answered wherever GET is, without a body; the public probes need no token, the rest does', async ({ api }) => {
+  for (const path of ['/ready', '/health', '/openapi.json']) {
+    const head = await request(`${api.baseUrl}${path}`, { method: 'HEAD' });
+    assert.is(head.statusCode, 200, `HEAD ${path}`);
+    assert.is(await head.body.text(), '', `HEAD ${path} has no body`);
+    assert.ok(head.headers['x-request-id']);
+  }
+  const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'head' } }, headers: RIGHT });
+  expectStatus(run, 200);
+  const pinned = wf(run.body.workflowId, run.body.runId);
+  for (const path of [`${pinned}/status`, `${pinned}/result`, `${wf(run.body.workflowId)}/history`, `${pinned}/trace-log`, '/workflow/list', '/workflow/runs']) {
+    const refused = await request(`${api.baseUrl}${path}`, { method: 'HEAD' });
+    assert.is(refused.statusCode, 401, `HEAD ${path} without the token`);
+    await refused.body.dump();
+    const head = await request(`${api.baseUrl}${path}`, { method: 'HEAD', headers: RIGHT });
+    assert.is(head.statusCode, 200, `HEAD ${path}`);
+    assert.is(await head.body.text(), '', `HEAD ${path} has no body`);
+    assert.match(String(head.headers['content-type']), /^application\/json/);
+  }
+  const missing = await request(`${api.baseUrl}${wf(uniqueId('head-missing'))}/status`, { method: 'HEAD', headers: RIGHT });
+  assert.is(missing.statusCode, 404, 'HEAD of an unknown run is the 404 GET gives');
+  await missing.body.dump();
+});
+
+/** One request written as it is on a raw socket; returns the status line of the answer. */
+async function rawExchange(baseUrl: string, raw: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const closed = new Promise<void>((resolve) => {
+    socket.once('close', () => resolve());
+    socket.once('error', () => resolve());
+  });
+  socket.write(raw);
+  await closed;
+  return Buffer.concat(chunks).toString('latin1').split('\r\n', 1)[0] ?? '';
+}
 
 /** One request over a raw socket, so header bytes no HTTP client would send arrive as they are. Returns the status line. */
 async function rawStatus(baseUrl: string, path: string, authorization: Buffer): Promise<string> {

@@ -30,10 +30,10 @@ test('every bad variable is reported on its own line', () => {
 });
 
 test('limits: defaults, overrides, and a headers timeout above the request timeout refused', () => {
-  assert.equal(parseConfig({}).limits, { maxConnections: 10_000, maxEventStreams: 10_000, maxJsonDepth: 100, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000 });
+  assert.equal(parseConfig({}).limits, { maxConnections: 10_000, maxEventStreams: 10_000, maxJsonDepth: 100, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, maxPipelinedRequests: 8 });
   assert.equal(
-    parseConfig({ MAX_CONNECTIONS: '50', MAX_EVENT_STREAMS: '5', MAX_JSON_DEPTH: '10', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' }).limits,
-    { maxConnections: 50, maxEventStreams: 5, maxJsonDepth: 10, headersTimeoutMs: 1000, requestTimeoutMs: 2000 },
+    parseConfig({ MAX_CONNECTIONS: '50', MAX_EVENT_STREAMS: '5', MAX_JSON_DEPTH: '10', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_PIPELINED_REQUESTS: '2' }).limits,
+    { maxConnections: 50, maxEventStreams: 5, maxJsonDepth: 10, headersTimeoutMs: 1000, requestTimeoutMs: 2000, maxPipelinedRequests: 2 },
   );
   assert.throws(() => parseConfig({ HEADERS_TIMEOUT_MS: '70000' }), (error: unknown) =>
     (error as ConfigError).problems.some((line) => line === 'HEADERS_TIMEOUT_MS: must not exceed REQUEST_TIMEOUT_MS'));

@@ -47,4 +47,35 @@ test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming
   }
 });
 
+test('close(): a result long-poll still waiting at the cut-off says the shutdown cut it, not that its wait ran out', async () => {
+  const traceDir = await mkdtemp(join(tmpdir(), 'fg-cutoff-'));
+  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, SHUTDOWN_GRACE_MS: '1000' }, logger: quiet });
+  try {
+    const started = await request(`${server.url}/workflow`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workflowName: 'nap', workflowId: 'cut-poll', input: { ms: 60_000 } }),
+    });
+    assert.is(started.statusCode, 200);
+    await started.body.dump();
+    const poll = request(`${server.url}/workflow/cut-poll/result?wait=3000`).then(async (response) => ({
+      status: response.statusCode,
+      retryAfter: response.headers['retry-after'],
+      body: (await response.body.json()) as Record<string, unknown>,
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = server.close();
+    const cut = await poll;
+    assert.is(cut.status, 424, 'the status stays what a wait that ran out gives');
+    assert.is(cut.body.error, 'WorkflowNotCompletedError');
+    assert.is(cut.retryAfter, '1');
+    assert.match(String(cut.body.message), /shutting down/);
+    assert.not.match(String(cut.body.message), /within 3000 s/);
+    await closed;
+  } finally {
+    await server.close();
+    await rm(traceDir, { recursive: true, force: true });
+  }
+});
+
 test.run();

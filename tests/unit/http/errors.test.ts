@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as errors from '../../../core/domain/errors.js';
 import { answerError, causeChain, ERROR_RULES } from '../../../adapters/http/errors.js';
+import * as transportErrors from '../../../adapters/http/transportErrors.js';
 
 /** decisions.md, "Requests and errors": one row per error name. */
 const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
@@ -28,6 +29,11 @@ const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
   [errors.TraceStoreUnavailableError, 503],
   [errors.ServerBusyError, 503],
   [errors.IdempotencyStoreFullError, 503],
+  [transportErrors.BadRequestError, 400],
+  [transportErrors.RequestTimeoutError, 408],
+  [transportErrors.ExpectationFailedError, 417],
+  [transportErrors.RequestHeaderFieldsTooLargeError, 431],
+  [transportErrors.ClientClosedRequestError, 499],
 ];
 
 /** Refused on purpose under overload: a 503 that is not logged as a fault. */
@@ -53,8 +59,8 @@ test('IdempotencyStoreFullError keeps its message and says when the oldest key e
   assert.equal([answer.status, answer.body.message, answer.body.workflowId, answer.headers['retry-after']], [503, 'full; the oldest expires in 42 s', 'w', '42']);
 });
 
-test('every error the core defines has a row in the table', () => {
-  const defined = (Object.values(errors) as unknown[])
+test('every error the core and the HTTP adapter define has a row in the table', () => {
+  const defined = ([...Object.values(errors), ...Object.values(transportErrors)] as unknown[])
     .filter((value): value is errors.FlowgateErrorClass<string> => typeof value === 'function' && 'errorName' in value)
     .map((errorClass) => errorClass.errorName)
     .sort();

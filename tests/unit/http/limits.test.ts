@@ -158,15 +158,18 @@ test('a stream that fails before it starts (unknown run) gives its slot back', a
   }
 });
 
-test('a stream asked for by a client already gone (an aborted signal) does not keep its slot', async () => {
+test('a stream asked for by a client already gone is not opened; one whose signal is already aborted (shutdown) does not keep its slot', async () => {
   const api = new RecordingApi();
   followForever(api);
   const app = createHttpApp({ api, logger: new MemoryLogger(), ids: new SequentialIds(), maxEventStreams: 1 });
-  const gone = new AbortController();
-  gone.abort();
-  const ask = (signal: AbortSignal) =>
-    app.handle({ method: 'GET', url: '/workflow/wf-1/history', headers: { accept: 'text/event-stream' }, body: null, signal });
-  for (let attempt = 0; attempt < 3; attempt += 1) assert.is((await ask(gone.signal)).status, 200);
+  const aborted = new AbortController();
+  aborted.abort();
+  const ask = (signal: AbortSignal, clientGone?: boolean) =>
+    app.handle({ method: 'GET', url: '/workflow/wf-1/history', headers: { accept: 'text/event-stream' }, body: null, signal, ...(clientGone === undefined ? {} : { clientGone }) });
+  assert.is((await ask(aborted.signal)).status, 499, 'nobody to answer');
+  assert.is(api.calls.length, 0, 'the engine was not asked');
+  // The node transport aborts a stream's signal at shutdown while its client is still there.
+  for (let attempt = 0; attempt < 3; attempt += 1) assert.is((await ask(aborted.signal, false)).status, 200);
   const live = new AbortController();
   const response = await ask(live.signal);
   assert.is(response.status, 200, 'the one slot is free');
@@ -197,6 +200,12 @@ test('invalid limits are refused at start, naming the option', async () => {
     assert.unreachable();
   } catch (error) {
     assert.match((error as Error).message, /maxConnections must be a positive integer/);
+  }
+  for (const maxPipelinedRequests of [0, 1.5]) {
+    await startHttpServer({ api, logger: new MemoryLogger(), ids: new SequentialIds(), port: 0, maxPipelinedRequests }).then(
+      () => assert.unreachable(`maxPipelinedRequests ${maxPipelinedRequests} accepted`),
+      (error: Error) => assert.match(error.message, /maxPipelinedRequests must be a positive integer/),
+    );
   }
 });
 

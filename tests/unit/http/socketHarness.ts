@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/index.js';
 import { MemoryLogger, RecordingApi, SequentialIds, statusView } from './fakeApi.js';
@@ -23,4 +24,43 @@ export function followForever(api: RecordingApi): void {
       yield { event: 'workflow', data: statusView(run.workflowId, 'running') };
       await new Promise((resolve) => streamRequest.signal.addEventListener('abort', resolve, { once: true }));
     })();
+}
+
+/** A raw client socket, for clients no HTTP library would be: silent, greedy, pipelining, half-finished. */
+export interface RawClient {
+  socket: Socket;
+  /** Everything received so far, as latin1 text (byte for byte). */
+  received(): string;
+  closed: Promise<void>;
+}
+
+export async function rawClient(url: string): Promise<RawClient> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+  socket.on('error', () => {});
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return { socket, received: () => text, closed };
+}
+
+/** The server side of every connection the server accepts from now on, in order. */
+export function serverSockets(server: RunningHttpServer): Socket[] {
+  const sockets: Socket[] = [];
+  server.server.on('connection', (socket: Socket) => sockets.push(socket));
+  return sockets;
+}
+
+export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** The access-log lines the app wrote. */
+export function accessLog(logger: MemoryLogger): Record<string, unknown>[] {
+  return logger.entries.filter((entry) => entry.message === 'http request').map((entry) => entry.fields);
 }

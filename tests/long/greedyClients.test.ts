@@ -1,0 +1,212 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { get } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../integration/process.js';
+
+/*
+ * Greedy clients against one server process (issue 16, items 6 and 7; docs/reliability.md), the scenes as reported:
+ *  - 30 clients asking for a 12 MB trace-log and 30 for a 12 MB history page (pageSize=200), none reading a byte:
+ *    the server's RSS may grow by less than 768 MiB, and /health on a new connection answers within 1 s throughout;
+ *  - 100 connections each pipelining 300 `GET /openapi.json` without a token, reading nothing: /health on a new
+ *    connection answers within 2 s, and a connection's answers are built only as far as its client could take them.
+ * The figures go to coverage/greedy.json and docs/reliability.md. Runs under `npm run test:long`.
+ */
+
+const MiB = 1024 * 1024;
+const SCENE_SECONDS = Number(process.env.GREEDY_SCENE_SECONDS ?? 8);
+
+interface SceneServer {
+  child: ChildProcess;
+  url: string;
+  /** Access-log lines seen so far, by path. */
+  answered(path: string): number;
+  stop(): Promise<void>;
+}
+
+async function startServer(traceDir: string): Promise<SceneServer> {
+  // The embedded engine, whatever Temporal the test runner started for other suites.
+  const { TEMPORAL_ADDRESS: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', 'tests/long/soakServer.ts'], {
+    cwd: ROOT,
+    env: { ...inherited, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', WORKFLOWS_DIR: 'tests/long/workflows', TRACE_DIR: traceDir, ENGINE: 'memory' },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const counts = new Map<string, number>();
+  let stderr = '';
+  let pending = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`scene server did not start:\n${stderr}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`scene server exited with ${code}:\n${stderr}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) {
+        if (line.includes('"scene server ready"') || line.includes('"soak server ready"')) {
+          clearTimeout(timer);
+          resolve(JSON.parse(line).url);
+        }
+        const path = /"msg":"http request".*"path":"([^"]+)"/.exec(line)?.[1];
+        if (path) counts.set(path, (counts.get(path) ?? 0) + 1);
+      }
+    });
+  });
+  return {
+    child,
+    url,
+    answered: (path) => counts.get(path) ?? 0,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)![1]) * 1024;
+}
+
+/** `GET /health` on a new connection: milliseconds until the whole answer is in. */
+function healthLatency(url: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  const startedAt = performance.now();
+  return new Promise((resolve, reject) => {
+    get({ host: hostname, port, path: '/health', agent: false }, (response) => {
+      response.resume();
+      response.once('end', () => (response.statusCode === 200 ? resolve(performance.now() - startedAt) : reject(new Error(`/health: ${response.statusCode}`))));
+    }).once('error', reject);
+  });
+}
+
+/** A client that sends `raw` and never reads a byte. */
+async function greedyClient(url: string, raw: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.on('error', () => {});
+  socket.pause();
+  socket.write(raw);
+  return socket;
+}
+
+interface Observed {
+  rssBeforeMiB: number;
+  rssPeakMiB: number;
+  rssGrowthMiB: number;
+  healthMaxMs: number;
+  healthP50Ms: number;
+  healthProbes: number;
+}
+
+/** Samples RSS every 50 ms and /health on a new connection every 250 ms for the scene's length. */
+async function observe(server: SceneServer, baseline: number): Promise<Observed> {
+  let peak = baseline;
+  const latencies: number[] = [];
+  const until = Date.now() + SCENE_SECONDS * 1000;
+  const sampler = (async () => {
+    while (Date.now() < until) {
+      peak = Math.max(peak, await rssOf(server.child.pid!));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  while (Date.now() < until) {
+    latencies.push(await healthLatency(server.url));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await sampler;
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return {
+    rssBeforeMiB: round(baseline / MiB),
+    rssPeakMiB: round(peak / MiB),
+    rssGrowthMiB: round((peak - baseline) / MiB),
+    healthMaxMs: round(sorted.at(-1)!),
+    healthP50Ms: round(sorted[Math.floor(sorted.length / 2)]!),
+    healthProbes: latencies.length,
+  };
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;
+const figures: Record<string, unknown> = {};
+
+async function withServer(body: (server: SceneServer) => Promise<void>): Promise<void> {
+  const traceDir = await mkdtemp(join(tmpdir(), 'fg-greedy-'));
+  const server = await startServer(traceDir);
+  try {
+    await body(server);
+  } finally {
+    await server.stop();
+    await rm(traceDir, { recursive: true, force: true });
+  }
+}
+
+async function collectGarbage(server: SceneServer): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.child.once('message', () => resolve());
+    server.child.send({ id: 1 });
+  });
+}
+
+test('60 clients that never read a 12 MB trace-log or history page: RSS grows < 768 MiB, /health < 1 s', async () => {
+  await withServer(async (server) => {
+    const run = await fetch(`${server.url}/workflow/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workflowName: 'large_trace', workflowId: 'greedy', input: { batches: 40, records: 300 }, timeout: 60 }),
+    });
+    const { runId } = (await run.json()) as { runId: string };
+    assert.is(run.status, 200);
+    const tracePath = `/workflow/greedy/runs/${runId}/trace-log`;
+    const traceBytes = (await (await fetch(`${server.url}${tracePath}`)).arrayBuffer()).byteLength;
+    const pageBytes = (await (await fetch(`${server.url}/workflow/greedy/history?pageSize=200`)).arrayBuffer()).byteLength;
+    assert.ok(traceBytes > 11 * 1_000_000 && pageBytes > 11 * 1_000_000, `answers of ${traceBytes} and ${pageBytes} bytes`);
+    await collectGarbage(server);
+    const baseline = await rssOf(server.child.pid!);
+
+    const clients: Socket[] = [];
+    for (let index = 0; index < 30; index += 1) {
+      clients.push(await greedyClient(server.url, `GET ${tracePath} HTTP/1.1\r\nHost: x\r\n\r\n`));
+      clients.push(await greedyClient(server.url, 'GET /workflow/greedy/history?pageSize=200 HTTP/1.1\r\nHost: x\r\n\r\n'));
+    }
+    const observed = await observe(server, baseline);
+    for (const client of clients) client.destroy();
+    figures.greedyReaders = { clients: clients.length, traceBytes, pageBytes, seconds: SCENE_SECONDS, ...observed };
+    process.stdout.write(`greedy readers: ${JSON.stringify(figures.greedyReaders)}\n`);
+    assert.ok(observed.rssGrowthMiB < 768, `RSS grew ${observed.rssGrowthMiB} MiB`);
+    assert.ok(observed.healthMaxMs < 1000, `/health took up to ${observed.healthMaxMs} ms`);
+    assert.is(await healthLatency(server.url).then(() => 'ok'), 'ok', 'serving once they left');
+  });
+});
+
+test('100 connections pipelining 300 GET /openapi.json each, reading nothing: /health < 2 s; answers built only as far as they can go', async () => {
+  await withServer(async (server) => {
+    const requests = 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(300);
+    const documentBytes = (await (await fetch(`${server.url}/openapi.json`)).arrayBuffer()).byteLength;
+    await collectGarbage(server);
+    const baseline = await rssOf(server.child.pid!);
+    const before = server.answered('/openapi.json');
+    const clients: Socket[] = [];
+    for (let index = 0; index < 100; index += 1) clients.push(await greedyClient(server.url, requests));
+    const observed = await observe(server, baseline);
+    const built = server.answered('/openapi.json') - before;
+    for (const client of clients) client.destroy();
+    figures.pipelining = { connections: 100, pipelined: 300, documentBytes, answersBuilt: built, seconds: SCENE_SECONDS, ...observed };
+    process.stdout.write(`pipelining: ${JSON.stringify(figures.pipelining)}\n`);
+    assert.ok(observed.healthMaxMs < 2000, `/health took up to ${observed.healthMaxMs} ms`);
+    assert.ok(built < 100 * 300, `${built} of 30,000 answers built for clients reading nothing`);
+  });
+});
+
+test.after(async () => {
+  await mkdir(join(ROOT, 'coverage'), { recursive: true });
+  await writeFile(join(ROOT, 'coverage', 'greedy.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, ...figures }, null, 2)}\n`);
+});
+
+test.run();

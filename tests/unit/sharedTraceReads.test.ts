@@ -1,0 +1,63 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
+import { shareTraceReads } from '../../core/trace/sharedReads.js';
+import type { TraceStore } from '../../ports/traceStore.js';
+
+/** Concurrent trace-log readers of one trace share one parsed record (core/trace/sharedReads.ts). */
+
+class CountingStore implements TraceStore {
+  readonly kind = 'local' as const;
+  reads = 0;
+  failNext = false;
+  async write(_key: TraceKey, _trace: TraceRecord): Promise<string> {
+    return '/traces/a.json';
+  }
+  async locate(): Promise<string | undefined> {
+    return '/traces/a.json';
+  }
+  async read(location: string): Promise<TraceRecord | undefined> {
+    this.reads += 1;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('disk on fire');
+    }
+    return location.endsWith('missing.json') ? undefined : ({ workflowId: 'wf', read: this.reads } as unknown as TraceRecord);
+  }
+}
+
+test('concurrent reads of one trace are one read; a record still held is not read again', async () => {
+  const store = new CountingStore();
+  const shared = shareTraceReads(store);
+  const [first, second, third] = await Promise.all([shared.read('/traces/a.json'), shared.read('/traces/a.json'), shared.read('/traces/a.json')]);
+  assert.is(store.reads, 1);
+  assert.ok(first === second && second === third, 'one record for every reader');
+  assert.is(await shared.read('/traces/a.json'), first, 'held by a reader: not read again');
+  assert.is(store.reads, 1);
+  await shared.read('/traces/b.json');
+  assert.is(store.reads, 2, 'another trace is another read');
+});
+
+test('a write forgets the record at its location; a missing trace or a failed read is not kept', async () => {
+  const store = new CountingStore();
+  const shared = shareTraceReads(store);
+  const before = await shared.read('/traces/a.json');
+  await shared.write({} as TraceKey, {} as TraceRecord);
+  const after = await shared.read('/traces/a.json');
+  assert.is.not(after, before);
+  assert.is(store.reads, 2);
+  assert.is(await shared.read('/traces/missing.json'), undefined);
+  assert.is(await shared.read('/traces/missing.json'), undefined);
+  assert.is(store.reads, 4, 'nothing to share for a missing trace');
+  store.failNext = true;
+  await shared.read('/traces/c.json').then(
+    () => assert.unreachable('the failure reaches the reader'),
+    (error: Error) => assert.match(error.message, /disk on fire/),
+  );
+  assert.ok(await shared.read('/traces/c.json'), 'a failed read is tried again');
+  assert.is(shared.kind, 'local');
+  assert.is(await shared.locate({} as TraceKey), '/traces/a.json');
+});
+
+test.run();
