@@ -61,7 +61,6 @@ test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says ot
   assert.is(parseConfig({ PAGE_TOKEN_SECRET: 'a-secret-of-16-chars' }).pageTokenSecret, 'a-secret-of-16-chars');
 });
 
-test.run();
 
 test('large payloads: claim-check threshold and Temporal payload limit, the same on the API server and the worker', async () => {
   const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
@@ -78,3 +77,12 @@ test('large payloads: claim-check threshold and Temporal payload limit, the same
       (error as ConfigError).problems.some((line) => line.startsWith(`${name}:`)));
   }
 });
+
+test('UI: the browser UI is on unless UI=off; anything but on or off is refused', () => {
+  assert.is(parseConfig({}).ui, true);
+  assert.is(parseConfig({ UI: 'on' }).ui, true);
+  assert.is(parseConfig({ UI: 'off' }).ui, false);
+  assert.throws(() => parseConfig({ UI: 'no' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('UI:'));
+});
+
+test.run();
