@@ -71,8 +71,8 @@ export interface UiFiles {
  * the TypeScript sources (tsx), the build's output in dist/ui next to them.
  */
 export function defaultUiDir(): string {
-  const shipped = fileURLToPath(new URL('../../ui/', import.meta.url));
-  return existsSync(join(shipped, 'index.html')) ? shipped : fileURLToPath(new URL('../../dist/ui/', import.meta.url));
+  const fromSources = import.meta.url.endsWith('.ts');
+  return fileURLToPath(new URL(fromSources ? '../../dist/ui/' : '../../ui/', import.meta.url));
 }
 
 /** Reads the built UI in `dir` (index.html and assets/); one without index.html answers 404 saying how to build it. */
