@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { call, uniqueId } from '../support/http.js';
 import { runPath } from './support/api.js';
-import { openUi, screenshot, uiSuite } from './support/uiSuite.js';
+import { assertNoProblems, openUi, screenshot, uiSuite } from './support/uiSuite.js';
 
 /** With API_AUTH_TOKEN set: the page's files are public, its data is not; the token is asked for once per tab. */
 const TOKEN = 'ui-suite-token-7f3a9c';
@@ -41,7 +41,7 @@ test('the token prompt guards the data: nothing is shown until the API accepts t
     await page.getByRole('link', { name: started.body.workflowId, exact: true }).waitFor();
     assert.is(await prompt.count(), 0);
     // Only the refused attempts answered 401 (logged by the browser as failed loads); nothing else failed.
-    assert.equal(problems.filter((problem) => !problem.includes('401')), []);
+    assertNoProblems(problems, [/^HTTP 401 GET \//]);
   } finally {
     await browserContext.close();
   }
@@ -59,8 +59,8 @@ test('the token is kept for the tab only: never in a URL, a cookie or a log; oth
     await page.getByRole('link', { name: 'Runs', exact: true }).first().click();
     await page.getByRole('link', { name: ids.body.workflowId, exact: true }).waitFor();
     assert.is(await page.getByRole('dialog').count(), 0);
-    assert.is(await page.evaluate(() => sessionStorage.getItem('flowgate.apiToken')), TOKEN);
-    assert.is(await page.evaluate(() => localStorage.length), 0);
+    assert.is(await page.evaluate("sessionStorage.getItem('flowgate.apiToken')"), TOKEN);
+    assert.is(await page.evaluate('localStorage.length'), 0);
     assert.equal(await browserContext.cookies(), []);
     const sent = context.proxy.requests.slice(before);
     assert.ok(sent.some((request) => request.authorization === `Bearer ${TOKEN}`));
@@ -79,7 +79,7 @@ test('the token is kept for the tab only: never in a URL, a cookie or a log; oth
 
     // Forgotten, the next call asks again.
     await page.getByRole('button', { name: 'Forget token' }).click();
-    assert.is(await page.evaluate(() => sessionStorage.getItem('flowgate.apiToken')), null);
+    assert.is(await page.evaluate("sessionStorage.getItem('flowgate.apiToken')"), null);
     await page.getByRole('link', { name: 'Start a run', exact: true }).first().click();
     await page.getByRole('dialog', { name: 'API token' }).waitFor();
   } finally {

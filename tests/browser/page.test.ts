@@ -103,17 +103,11 @@ test('labelled controls, and readable at 200 % zoom: nothing scrolls sideways on
       await page.waitForLoadState('networkidle').catch(() => {});
       if (path.startsWith('runs/')) await page.locator('.timeline-row[data-step="summarise_pages"]').waitFor();
       if (path.startsWith('start')) await page.getByLabel('title', { exact: true }).waitFor();
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(overflow <= 0, `${path}: the page is ${overflow} px wider than the window`);
-      const unnamed = await page.evaluate(() =>
-        [...document.querySelectorAll('input, select, textarea, button, a[href]')]
-          .filter((element) => {
-            const control = element as HTMLInputElement;
-            const named = (control.labels?.length ?? 0) > 0 || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby') || (control.textContent ?? '').trim();
-            return !named;
-          })
-          .map((element) => element.outerHTML.slice(0, 120)),
-      );
+      const unnamed = await page.evaluate<string[]>(`[...document.querySelectorAll('input, select, textarea, button, a[href]')]
+        .filter((control) => !((control.labels?.length ?? 0) > 0 || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby') || control.textContent.trim()))
+        .map((control) => control.outerHTML.slice(0, 120))`);
       assert.equal(unnamed, [], `${path}: every control has an accessible name`);
       if (path.startsWith('runs/')) await screenshot(page, 'zoom-200-run');
     }

@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { call, uniqueId } from '../support/http.js';
 import { runPath, runToEnd, startRun, waitForRunStatus } from './support/api.js';
-import { openUi, screenshot, uiSuite, type UiContext } from './support/uiSuite.js';
+import { assertNoProblems, openUi, screenshot, uiSuite, type UiContext } from './support/uiSuite.js';
 
 /** One run's page (/ui/runs/{id}/{rid}) in Chromium: live history, timeline, error, related runs. */
 const test = uiSuite('UI: a run');
@@ -25,7 +25,7 @@ test('follows a live run to its end without a reload: steps, progress and histor
   const ids = await startRun(context.api, 'ui_pipeline', pipelineInput(context, { awaitApproval: true }), uniqueId('live'));
   const { page, context: browserContext, problems } = await openUi(context, runPath(ids));
   try {
-    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    await page.evaluate('window.notReloaded = true');
     await page.locator('.connection[data-state="live"]').waitFor();
     assert.is(await badge(page).textContent(), 'running');
     await timelineRow(page, 'fetch_pages').locator('.progress').filter({ hasText: /page: \d, of: 6/ }).waitFor();
@@ -37,7 +37,7 @@ test('follows a live run to its end without a reload: steps, progress and histor
     await page.locator('tr[data-type="workflow_completed"]').waitFor();
     await jsonBlock(page, 'Output').waitFor();
     assert.match(await jsonBlock(page, 'Output').textContent() ?? '', /"approved": true/);
-    assert.ok(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded === true), 'the same page, not a reload');
+    assert.is(await page.evaluate('window.notReloaded'), true, 'the same page, not a reload');
     assert.equal(problems, []);
   } finally {
     await browserContext.close();
@@ -49,7 +49,7 @@ test('the timeline has a bar per attempt of each step, with its duration, retrie
   const { page, context: browserContext, problems } = await openUi(context, runPath(ids));
   try {
     await jsonBlock(page, 'Trace').waitFor();
-    const steps = await page.locator('.timeline-row').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.step));
+    const steps = await page.locator('.timeline-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-step')));
     assert.equal(steps, ['fetch_pages', 'parse_pages', 'summarise_pages']);
     for (const step of steps) {
       const row = timelineRow(page, step!);
@@ -106,7 +106,7 @@ test('a dropped connection is resumed with Last-Event-ID: no history event repea
     await page.locator('.connection[data-state="live"]').waitFor();
     const resumedBefore = context.proxy.requests.filter((request) => request.lastEventId !== undefined).length;
     context.proxy.dropConnections();
-    await page.waitForFunction(() => document.querySelector('.connection')?.getAttribute('data-state') !== 'live');
+    await page.locator('.connection:not([data-state="live"])').waitFor();
     await page.locator('.connection[data-state="live"]').waitFor();
     const resumed = context.proxy.requests.filter((request) => request.lastEventId !== undefined);
     assert.ok(resumed.length > resumedBefore, 'the stream was opened again with Last-Event-ID');
@@ -114,10 +114,10 @@ test('a dropped connection is resumed with Last-Event-ID: no history event repea
     await call(context.api, 'POST', '/workflow/feedback', { json: { workflowId: ids.workflowId, payload: { approved: 'after the drop' } } });
     await page.locator('.status-line .badge.status-completed').waitFor();
     await page.locator('tr[data-type="workflow_completed"]').waitFor();
-    const shown = await page.locator('tr[data-event-id]').evaluateAll((rows) => rows.map((row) => Number((row as HTMLElement).dataset.eventId)));
+    const shown = await page.locator('tr[data-event-id]').evaluateAll((rows) => rows.map((row) => Number(row.getAttribute('data-event-id'))));
     const history = await call(context.api, 'GET', `/workflow/${encodeURIComponent(ids.workflowId)}/runs/${ids.runId}/history?pageSize=200`);
     assert.equal(shown, history.body.events.map((event: { eventId: number }) => event.eventId), 'each event once, in order');
-    assert.ok(problems.every((problem) => /ERR_|Failed to load|network/i.test(problem)), problems.join('\n'));
+    assertNoProblems(problems);
   } finally {
     await browserContext.close();
   }
@@ -135,7 +135,7 @@ test('child runs and the continue-as-new chain are linked both ways', async (con
 
     const chain = await runToEnd(context.api, 'countdown', { n: 2 }, uniqueId('chain'));
     const runs = await call(context.api, 'GET', `/workflow/runs?workflowName=countdown&limit=20`);
-    const first = runs.body.runs.filter((run: { workflowId: string }) => run.workflowId === chain.workflowId).find((run: { status: string }) => run.status === 'continued_as_new' && run.runId !== chain.runId);
+    const first = runs.body.runs.filter((run: { workflowId: string }) => run.workflowId === chain.workflowId).find((run: { status: string; runId: string }) => run.status === 'continued_as_new' && run.runId !== chain.runId);
     await page.goto(`${context.ui}${runPath({ workflowId: chain.workflowId, runId: first.runId })}`);
     const next = page.getByRole('navigation', { name: 'Related runs' }).getByRole('link');
     await next.first().waitFor();

@@ -49,12 +49,12 @@ test('filters and pages as GET /workflow/runs does, with the filters kept in the
     assert.equal([...new Set(await rows.locator('td:nth-child(3)').allTextContents())], ['echo'], 'only the workflow filtered on');
     assert.not.ok(firstPage.includes(failed.workflowId), 'another workflow is filtered out');
     await page.getByRole('button', { name: 'Older →' }).click();
-    await page.waitForFunction((first) => document.querySelector('tbody tr td')?.textContent !== first, firstPage[0]);
+    await page.locator('tbody tr td').first().filter({ hasNotText: firstPage[0]! }).waitFor();
     const secondPage = await rows.locator('td:first-child').allTextContents();
     assert.ok(secondPage.length >= 2);
     assert.not.ok(secondPage.some((id) => firstPage.includes(id)), 'the next page has other runs');
     await page.getByRole('button', { name: '← Newer' }).click();
-    await page.waitForFunction((first) => document.querySelector('tbody tr td')?.textContent === first, firstPage[0]);
+    await page.locator('tbody tr td').first().filter({ hasText: firstPage[0]! }).waitFor();
     await page.getByLabel('Status').selectOption('failed');
     await page.getByLabel('Workflow', { exact: true }).fill('');
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -79,10 +79,10 @@ test('live refresh: a run started after the page loaded appears, without a reloa
   const { page, context: browserContext, problems } = await openUi(context, 'runs?catalog=ui&workflowName=ui_ticket');
   try {
     await page.getByRole('status').filter({ hasText: /runs on this page|No runs/ }).waitFor();
-    await page.evaluate(() => Object.assign(window, { notReloaded: true }));
+    await page.evaluate('window.notReloaded = true');
     const ids = await runToEnd(context.api, 'ui_ticket', { title: 'Live one', priority: 'low', estimateHours: 1, urgent: false, owner: { name: 'Ann' } });
     await page.getByRole('link', { name: ids.workflowId, exact: true }).waitFor({ timeout: 15_000 });
-    assert.ok(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded === true), 'the same page, not a reload');
+    assert.is(await page.evaluate('window.notReloaded'), true, 'the same page, not a reload');
     assert.equal(problems, []);
   } finally {
     await browserContext.close();
@@ -97,12 +97,12 @@ test('keyboard: Tab reaches a run and Enter opens it, with focus on the run\'s h
     let reached = false;
     for (let presses = 0; presses < 60 && !reached; presses += 1) {
       await page.keyboard.press('Tab');
-      reached = await page.evaluate((id) => document.activeElement?.textContent === id, ids.workflowId);
+      reached = (await page.evaluate<string>("document.activeElement?.textContent ?? ''")) === ids.workflowId;
     }
     assert.ok(reached, 'the run link is reachable with Tab');
     await page.keyboard.press('Enter');
     await page.waitForURL(`${context.ui}${runPath(ids)}`);
-    await page.waitForFunction((id) => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === id, ids.workflowId);
+    await page.locator('h1:focus', { hasText: ids.workflowId }).waitFor();
     assert.equal(problems, []);
   } finally {
     await browserContext.close();
