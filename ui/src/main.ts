@@ -88,5 +88,6 @@ function titleOf(route: Route): string {
   return 'Runs · flowgate';
 }
 
+router.interceptLinks(document);
 router.onChange(show);
 router.start();

@@ -50,14 +50,22 @@ export class Router {
     this.emit();
   }
 
+  /** A link inside the UI; a plain click on it navigates without a reload (one listener on the document). */
   link(href: string, attributes: Record<string, string> = {}, ...children: (Node | string)[]): HTMLAnchorElement {
-    const anchor = h('a', { ...attributes, href: this.url(href) }, ...children);
-    anchor.addEventListener('click', (event) => {
-      if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-      event.preventDefault();
+    return h('a', { ...attributes, href: this.url(href), 'data-route': href }, ...children);
+  }
+
+  /** Handles plain clicks on every link made by link(), present or future: a thousand rows need no thousand listeners. */
+  interceptLinks(root: Document | HTMLElement): void {
+    root.addEventListener('click', (event) => {
+      const mouse = event as MouseEvent;
+      if (mouse.defaultPrevented || mouse.button !== 0 || mouse.metaKey || mouse.ctrlKey || mouse.shiftKey || mouse.altKey) return;
+      const anchor = (mouse.target as Element | null)?.closest?.('a[data-route]');
+      const href = anchor?.getAttribute('data-route');
+      if (href === null || href === undefined) return;
+      mouse.preventDefault();
       this.navigate(href);
     });
-    return anchor;
   }
 
   private emit(): void {
