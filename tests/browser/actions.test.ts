@@ -7,7 +7,6 @@ import { assertNoProblems, NO_TRACE_ON_TEMPORAL, openUi, screenshot, uiSuite } f
 /** What a user does to runs from the page: each action confirmed first, answered with the API's own words. */
 const test = uiSuite('UI: actions');
 
-const badge = (page: Page) => page.locator('.status-line .badge');
 const dialog = (page: Page) => page.getByRole('dialog');
 const notice = (page: Page) => page.locator('.notice');
 const jsonBlock = (page: Page, label: string) => page.locator(`details.json:has(> summary:text-is("${label}"))`);

@@ -2,7 +2,17 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { startFlowgateServer } from '../../composition/server.js';
+import { buildContainer, resolveToken } from '../../composition/container.js';
+import { parseConfig } from '../../composition/config.js';
+import { FLOWGATE_API, MEMORY_ENGINE } from '../../composition/tokens.js';
+import { ID_GENERATOR, LOGGER } from '../../ports/index.js';
+import { createNodeHandler } from '../../adapters/http/index.js';
+import { JsonLogger } from '../../adapters/log/index.js';
+import * as basic from '../fixtures/workflows/basic.js';
 import { engineUnderTest } from '../support/engines.js';
 import { call, uniqueId } from '../support/http.js';
 import { startServerProcess } from '../integration/process.js';
@@ -132,6 +142,39 @@ if (engineUnderTest() === 'memory') {
     } finally {
       await browserContext.close();
       await server.stop();
+      await rm(traceDir, { recursive: true, force: true });
+    }
+  });
+
+  test('mounted in Express under /flows, the embeddable handler serves the UI there and the page calls /flows/...', async (context) => {
+    const traceDir = await mkdtemp(join(tmpdir(), 'fg-ui-express-'));
+    const container = buildContainer(parseConfig({ TRACE_DIR: traceDir }), { logger: new JsonLogger({ level: 'silent' }) });
+    const engine = resolveToken(container, MEMORY_ENGINE);
+    const worker = engine.registerWorker({ catalog: 'main', workflows: Object.values(basic) });
+    const app = express();
+    app.use('/flows', createNodeHandler({ api: resolveToken(container, FLOWGATE_API), logger: resolveToken(container, LOGGER), ids: resolveToken(container, ID_GENERATOR) }));
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const browserContext = await context.browser.newContext();
+    try {
+      const run = await call({ baseUrl: `${url}/flows` }, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'mounted' } } });
+      assert.is(run.status, 200);
+      const page = await browserContext.newPage();
+      const calls: string[] = [];
+      page.on('request', (request) => calls.push(new URL(request.url()).pathname));
+      await page.goto(`${url}/flows/ui/runs`);
+      await page.getByRole('link', { name: run.body.workflowId, exact: true }).click();
+      await page.locator('.status-line .badge.status-completed').waitFor();
+      assert.ok(calls.includes('/flows/workflow/runs'), calls.join('\n'));
+      assert.ok(calls.some((path) => /^\/flows\/ui\/assets\/app-\w+\.js$/.test(path)), calls.join('\n'));
+      assert.not.ok(calls.some((path) => !path.startsWith('/flows/')), 'every call stays under the mount path');
+    } finally {
+      await browserContext.close();
+      await new Promise((resolve) => server.close(resolve));
+      worker.stop();
+      engine.close();
       await rm(traceDir, { recursive: true, force: true });
     }
   });

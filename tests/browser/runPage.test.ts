@@ -130,8 +130,14 @@ test('child runs and the continue-as-new chain are linked both ways', async (con
     const childLink = page.getByRole('navigation', { name: 'Related runs' }).getByRole('link');
     await childLink.first().waitFor();
     await childLink.first().click();
-    await page.getByRole('navigation', { name: 'Related runs' }).getByRole('link', { name: parent.workflowId }).waitFor();
+    const parentLink = page.getByRole('navigation', { name: 'Related runs' }).getByRole('link', { name: parent.workflowId });
+    await parentLink.waitFor();
     assert.is(await page.locator('.facts').getByRole('link').first().textContent(), 'arithmetic');
+    // The parent is named by its id: /ui/runs/{id} opens its latest run, and the address becomes the pinned one.
+    assert.is(await parentLink.getAttribute('href'), `${context.ui}runs/${encodeURIComponent(parent.workflowId)}`);
+    await parentLink.click();
+    await page.waitForURL(`${context.ui}${runPath(parent)}`);
+    await page.locator('.status-line .badge.status-completed').waitFor();
 
     const chain = await runToEnd(context.api, 'countdown', { n: 2 }, uniqueId('chain'));
     const runs = await call(context.api, 'GET', `/workflow/runs?workflowName=countdown&limit=20`);

@@ -40,8 +40,3 @@ export function uniqueId(prefix: string): string {
   lastId += 1;
   return `${prefix}-${lastId}`;
 }
-
-/** Announces a message to assistive technology and shows it (a status line). */
-export function statusMessage(region: HTMLElement, message: string): void {
-  region.textContent = message;
-}

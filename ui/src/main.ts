@@ -16,6 +16,10 @@ import { startRunPage } from './views/startRun.js';
 const root = new URL('../', import.meta.url);
 const apiBase = new URL('../', root);
 
+// The page's links to its files are relative to the address it was loaded at; navigating changes the address, and
+// the browser resolves the icon again against the new one. Pinned to absolute URLs now, they stay right.
+for (const link of document.querySelectorAll<HTMLLinkElement>('head link[href]')) link.setAttribute('href', link.href);
+
 const tokens = new TokenKeeper();
 const router = new Router(root);
 const notices = new Notices();

@@ -128,8 +128,19 @@ export function buildTimeline(events: readonly HistoryEvent[], progress: readonl
     if (!row.progress || report.seq > row.progress.seq) row.progress = report;
     row.attemptCount = Math.max(row.attemptCount, report.attempt);
   }
+  for (const row of rows) showEarlierAttempts(row);
   enrichFromTrace(rows, trace);
   return rows;
+}
+
+/**
+ * Temporal records only a step's last attempt: when that is attempt 3, attempts 1 and 2 ran (and failed) between the
+ * schedule and its start. One bar stands for them, so retries show while the run is live, before any trace.
+ */
+function showEarlierAttempts(row: TimelineRow): void {
+  const first = row.attempts[0];
+  if (!STEP_KINDS.has(row.kind) || !first || first.attempt <= 1 || first.earlier) return;
+  row.attempts.unshift({ attempt: first.attempt - 1, startedAt: row.scheduledAt, endedAt: first.startedAt, outcome: 'failed', earlier: true });
 }
 
 /** A retry's attempt goes to the call whose last attempt failed; a first attempt to the oldest call not started. */
@@ -167,12 +178,10 @@ function enrichFromTrace(rows: TimelineRow[], trace: readonly TraceStep[]): void
       if (step.aggregations) row.aggregations = step.aggregations;
       if (row.error === undefined && step.error) row.error = step.error;
       row.attemptCount = Math.max(row.attemptCount, step.attempt);
-      const first = row.attempts[0];
+      // The trace knows when the first attempt began; the history only when the call was scheduled.
+      const earlier = row.attempts[0]?.earlier ? row.attempts[0] : undefined;
       const startedAt = Date.parse(step.startedAt);
-      const unseen = step.attempt - row.attempts.length;
-      if (first && unseen > 0 && startedAt < first.startedAt) {
-        row.attempts.unshift({ attempt: first.attempt - 1, startedAt, endedAt: first.startedAt, outcome: 'failed', earlier: true });
-      }
+      if (earlier && startedAt >= earlier.startedAt && startedAt < earlier.endedAt!) earlier.startedAt = startedAt;
     }
   }
 }

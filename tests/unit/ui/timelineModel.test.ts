@@ -50,7 +50,22 @@ test('the embedded engine: one bar per attempt, the failed ones failed, the call
   assert.is(row!.error, undefined, 'an earlier attempt\'s failure is not the call\'s');
 });
 
-test('Temporal: only the last attempt is in the history; the trace adds the earlier ones and the aggregations', () => {
+test('Temporal: only the last attempt is in the history; one bar stands for the earlier ones from the schedule', () => {
+  nextId = 1;
+  const events = [
+    event(0, 'workflow_started'),
+    event(1, 'step_scheduled', { kind: 'step' }, 'parse'),
+    event(300, 'step_started', { attempt: 3 }, 'parse'),
+  ];
+  const [row] = buildTimeline(events);
+  assert.is(row!.attemptCount, 3);
+  assert.equal(row!.attempts.map((bar) => [bar.attempt, bar.startedAt - T0, bar.endedAt === undefined ? null : bar.endedAt - T0, bar.outcome, bar.earlier ?? false]), [
+    [2, 1, 300, 'failed', true],
+    [3, 300, null, 'running', false],
+  ]);
+});
+
+test('Temporal, closed: the trace says when the first attempt began, and adds the aggregations', () => {
   nextId = 1;
   const events = [
     event(0, 'workflow_started'),

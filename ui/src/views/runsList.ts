@@ -32,11 +32,11 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
   let rows: { key: string; text: string; row: HTMLTableRowElement }[] = [];
 
   const title = h('h1', { tabindex: -1 }, 'Runs');
-  const workflowInput = field('input', { name: 'workflowName', type: 'text', list: 'workflow-names', autocomplete: 'off', value: filters.workflowName });
+  const workflowInput = textInput({ name: 'workflowName', list: 'workflow-names', value: filters.workflowName });
   const names = h('datalist', { id: 'workflow-names' });
   const statusSelect = h('select', { name: 'status' }, h('option', { value: '' }, 'any'), ...RUN_STATUSES.map((status) => h('option', { value: status }, statusLabel(status))));
   statusSelect.value = filters.status;
-  const catalogInput = field('input', { name: 'catalog', type: 'text', autocomplete: 'off', placeholder: 'default', value: filters.catalog });
+  const catalogInput = textInput({ name: 'catalog', placeholder: 'default', value: filters.catalog });
   const limitSelect = h('select', { name: 'limit' }, ...PAGE_SIZES.map((size) => h('option', { value: size }, String(size))));
   limitSelect.value = String(filters.limit);
   const live = h('input', { type: 'checkbox', name: 'live', checked: true });
@@ -223,10 +223,10 @@ function queryOf(filters: Filters): URLSearchParams {
   return query;
 }
 
-function field<K extends 'input'>(tag: K, attributes: Record<string, string>): HTMLElementTagNameMap[K] {
-  const element = h(tag, attributes);
-  if (attributes.value !== undefined) element.value = attributes.value;
-  return element;
+function textInput(attributes: Record<string, string>): HTMLInputElement {
+  const input = h('input', { type: 'text', autocomplete: 'off', ...attributes });
+  input.value = attributes.value ?? '';
+  return input;
 }
 
 function labelled(text: string, control: HTMLElement): HTMLElement {

@@ -107,7 +107,7 @@ function facts(row: TimelineRow, duration: string): (string | HTMLElement)[] {
     if (aggregations.httpCalls > 0) parts.push(h('span', { class: 'http' }, `${aggregations.httpCalls} HTTP ${aggregations.httpCalls === 1 ? 'call' : 'calls'}`));
   }
   if (row.progress) {
-    parts.push(h('span', { class: 'progress' }, `progress: ${Object.entries(row.progress.fields).map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ')}`));
+    parts.push(h('span', { class: 'progress' }, `${row.state === 'running' ? 'progress' : 'last progress'}: ${Object.entries(row.progress.fields).map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`).join(', ')}`));
   }
   return parts;
 }
