@@ -28,6 +28,8 @@ test('reset from a step chosen on the timeline creates the new run, and the page
     await page.locator('.status-line .badge.status-completed').waitFor();
     assert.match(await page.locator('.facts').textContent() ?? '', new RegExp(newRunId));
     await page.locator('tr[data-type="workflow_completed"]').waitFor();
+    assert.is(await page.locator('.timeline-row.replayed').getAttribute('data-step'), 'add_one', 'add_one was replayed, not run again');
+    assert.is(await page.locator('.timeline-row[data-step="double"].replayed').count(), 0);
     const status = await call(context.api, 'GET', `/workflow/${encodeURIComponent(original.workflowId)}/status`);
     assert.is(status.body.runId, newRunId, 'the page shows the run the API made');
     await screenshot(page, 'run-reset');

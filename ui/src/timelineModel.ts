@@ -42,6 +42,8 @@ export interface TimelineRow {
   aggregations?: { totalCost: number; httpCalls: number; tokens: number };
   child?: { workflowId: string; runId: string; workflowName: string };
   timerMs?: number;
+  /** Copied from the run a reset started from: it ran there, before this run began (history before `workflow_reset`). */
+  replayed?: boolean;
 }
 
 const STEP_KINDS = new Set(['step', 'evaluator', 'internal_step']);
@@ -118,6 +120,9 @@ export function buildTimeline(events: readonly HistoryEvent[], progress: readonl
         else row.error = attributes.error;
         break;
       }
+      case 'workflow_reset':
+        for (const row of rows) row.replayed = true;
+        break;
       default:
         break;
     }

@@ -130,6 +130,21 @@ test('timers and child runs have rows: a timer fires by its due time, a child en
   assert.equal(child!.error, { name: 'E', message: 'no' });
 });
 
+test('a reset run: the calls before workflow_reset were copied from the run it started from', () => {
+  nextId = 1;
+  const events = [
+    event(-1600, 'step_scheduled', { kind: 'step' }, 'add_one'),
+    event(-1599, 'step_started', { attempt: 1 }, 'add_one'),
+    event(-1598, 'step_completed', { attempt: 1, output: 5 }, 'add_one'),
+    event(0, 'workflow_reset', { stepName: 'add_one', resetFromRunId: 'r0' }),
+    event(1, 'step_scheduled', { kind: 'step' }, 'double'),
+  ];
+  assert.equal(buildTimeline(events).map((row) => [row.name, row.replayed ?? false]), [
+    ['add_one', true],
+    ['double', false],
+  ]);
+});
+
 test('the axis spans the run, or more when a bar starts before it', () => {
   nextId = 1;
   const rows = buildTimeline([event(-5, 'step_scheduled', { kind: 'step' }, 's'), event(-4, 'step_started', { attempt: 1 }, 's')]);

@@ -29,7 +29,8 @@ export class HistoryTable {
         'tr',
         { 'data-event-id': event.eventId, 'data-type': event.type },
         h('td', {}, event.eventId),
-        h('td', { title: event.time }, `+${formatDuration(Math.max(0, offset))}`),
+        // Negative for history a reset copied from the run it started from.
+        h('td', { title: event.time }, offset < 0 ? `−${formatDuration(-offset)}` : `+${formatDuration(offset)}`),
         h('td', {}, h('code', {}, event.type)),
         h('td', {}, event.stepName ?? ''),
         h('td', { class: 'attributes' }, summary === '{}' ? '' : summary.length > SUMMARY_CHARS ? `${summary.slice(0, SUMMARY_CHARS)}…` : summary),

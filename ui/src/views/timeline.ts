@@ -64,7 +64,7 @@ export class TimelineView {
       list.append(
         h(
           'li',
-          { class: `timeline-row ${row.kind}${this.selectedKey === row.key ? ' selected' : ''}`, 'data-state': row.state, 'data-kind': row.kind, 'data-step': row.name },
+          { class: `timeline-row ${row.kind}${row.replayed ? ' replayed' : ''}${this.selectedKey === row.key ? ' selected' : ''}`, 'data-state': row.state, 'data-kind': row.kind, 'data-step': row.name },
           heading,
           track,
           h('p', { class: 'row-facts' }, ...facts(row, duration)),
@@ -99,6 +99,7 @@ function attemptTitle(row: TimelineRow, attempt: number, earlier: boolean | unde
 function facts(row: TimelineRow, duration: string): (string | HTMLElement)[] {
   const parts: (string | HTMLElement)[] = [h('span', { class: `state ${row.state}` }, stateWord(row))];
   parts.push(h('span', { class: 'duration' }, duration));
+  if (row.replayed) parts.push(h('span', { class: 'replayed' }, 'replayed from the run this one was reset from'));
   if (row.attemptCount > 1) parts.push(h('span', { class: 'retries' }, `${row.attemptCount} attempts (${row.attemptCount - 1} ${row.attemptCount === 2 ? 'retry' : 'retries'})`));
   const aggregations = row.aggregations;
   if (aggregations) {
