@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { startTemporalDevServer } from '../scripts/infra/index.mjs';
 import type { LoadResult, LoadSpec } from './processes/load.js';
 import { ROOT, runToEnd, startHelper, startServer, type ServerProcess } from './processes.js';
+import { measureUi, uiFigureRows } from './ui.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -16,7 +17,7 @@ const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6').split(',').map(Number));
+const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7').split(',').map(Number));
 const MiB = 1024 * 1024;
 
 interface Figure {
@@ -168,6 +169,15 @@ async function figure5(traceDir: string): Promise<void> {
   });
 }
 
+async function figure7(traceDir: string): Promise<void> {
+  await withServer('bench/processes/flowgateServer.mjs', { TRACE_DIR: traceDir }, async (_server, url) => {
+    const started = await load({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {}, workflowId: 'ui-{{seq}}' }), maxRequests: 1000, seconds: 120 });
+    if (started.requests !== 1000 || started.errors !== 0) throw new Error(`started ${started.requests} runs for the UI, ${started.errors} errors`);
+    const rows = uiFigureRows(await measureUi(url));
+    figures.push({ title: 'Figure 7: the browser UI with 1,000 runs (memory engine, headless Chromium)', table: rows.table, verdict: verdict(rows.met, rows.verdict) });
+  });
+}
+
 async function figures2and3(traceDir: string): Promise<void> {
   log('starting the Temporal dev server');
   const temporal = await startTemporalDevServer({ log: () => {} });
@@ -260,6 +270,10 @@ try {
     log('figure 5');
     await figure5(traceDir);
   }
+  if (ONLY.has(7)) {
+    log('figure 7');
+    await figure7(traceDir);
+  }
   if (ONLY.has(2) || ONLY.has(3)) await figures2and3(traceDir);
 } finally {
   await rm(traceDir, { recursive: true, force: true });
@@ -280,7 +294,7 @@ Reproduce: \`npm run bench\` (all figures, about ${Math.ceil((Date.now() - began
 
 ${figures.map((figure) => `## ${figure.title}\n\n${markdownTable(figure.table)}\n\n${figure.verdict}\n`).join('\n')}
 ${await readNotes()}`;
-if (ONLY.size === 6) await writeFile(join(ROOT, 'docs', 'performance.md'), report);
+if (ONLY.size === 7) await writeFile(join(ROOT, 'docs', 'performance.md'), report);
 process.stdout.write(report);
 
 /** The hand-written part of docs/performance.md (profiles, what was changed), kept across runs. */

@@ -42,6 +42,7 @@ export const envSchema = z
     TRACE_DIR: z.string().min(1).default('./traces'),
     ...remoteTraceEnv,
     DEPRECATED_ENDPOINTS: envBoolean.default(true),
+    UI: envBoolean.default(true),
     WEBHOOK_SIGNING_SECRET: optionalSecret,
     CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
     ...outboundEnv,
@@ -94,6 +95,8 @@ export interface FlowgateConfig {
   /** TRACE_S3_*: remote traces in S3 or an S3-compatible store. */
   remoteTraces: RemoteTraceConfig | undefined;
   deprecatedEndpoints: boolean;
+  /** UI: the browser UI at GET /ui (docs/ui.md). @default true */
+  ui: boolean;
   webhookSigningSecret: string | undefined;
   /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
   callbackRetryForMs: number;
@@ -158,6 +161,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     traceDir: value.TRACE_DIR,
     remoteTraces: remoteTraceConfig(value),
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
+    ui: value.UI,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
     outboundAllowlist: outboundPolicy(value),

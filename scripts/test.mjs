@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { suites } from './suites.mjs';
-import { ensureNodeRuntime, ensureSchemathesis, ensureTemporalCli, ensureVersitygw, startTemporalDevServer } from './infra/index.mjs';
+import { ensureChromium, ensureNodeRuntime, ensureSchemathesis, ensureTemporalCli, ensureVersitygw, startTemporalDevServer } from './infra/index.mjs';
 import {
   formatDuration,
   killRunningSuites,
@@ -64,6 +64,7 @@ async function provision(nodeVersions) {
     await timed('the Temporal CLI', () => ensureTemporalCli({ log })),
     await timed('the large-message Temporal CLI', () => ensureTemporalCli({ log, largeMessages: true })),
     await timed('the Versity S3 Gateway', () => ensureVersitygw({ log })),
+    await timed('Chromium', () => ensureChromium({ log })),
   ];
   return [...builds, await schemathesis, ...(await Promise.all(runtimes))];
 }

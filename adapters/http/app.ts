@@ -10,6 +10,7 @@ import type { Route, RouteContext, RouteResult } from './route.js';
 import { afterLast, jsonBody, withoutBody } from './responseBody.js';
 import { Router, type RouteMatch } from './router.js';
 import { createRoutes } from './routes.js';
+import { defaultUiDir, loadUiFiles, UI_METHODS } from './ui.js';
 import { firstHeader, type HttpHandler, type HttpRequest, type HttpResponse } from './types.js';
 import { ClientClosedRequestError } from './transportErrors.js';
 import { parseRequestPart } from './validation.js';
@@ -54,6 +55,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const openApiJson = JSON.stringify(openApiDocument);
   const eventStreams = new EventStreamSlots(config.maxEventStreams);
   const { logger } = config;
+  const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
     const startedAt = performance.now();
@@ -143,6 +145,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     state: RequestState,
     context: RouteContext,
   ): Promise<HttpResponse> {
+    // The browser UI's files are public and answered from memory (ui.ts); with `ui: false` /ui is an unknown path.
+    if (ui?.serves(path)) {
+      if (UI_METHODS.includes(request.method)) return ui.answer(path, request.headers);
+      state.allow = UI_METHODS;
+      throw new MethodNotAllowedError(`${request.method} is not allowed here; allowed: ${UI_METHODS.join(', ')}.`);
+    }
     // RFC 9110 9.3.2: HEAD is GET without the body, wherever GET is.
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     let match: RouteMatch<Route>;

@@ -63,6 +63,17 @@ export interface HttpAppOptions {
    * @default false
    */
   validateResponses?: boolean;
+  /**
+   * Serve the browser UI at GET /ui (docs/ui.md). Its files are public; its data calls need the token like any
+   * other call. When false, /ui is an unknown path (404).
+   * @default true
+   */
+  ui?: boolean;
+  /**
+   * The built UI to serve (index.html and assets/).
+   * @default the UI the package ships, dist/ui
+   */
+  uiDir?: string;
 }
 
 export interface ResolvedHttpAppOptions {
@@ -78,6 +89,8 @@ export interface ResolvedHttpAppOptions {
   maxEventStreams: number;
   maxJsonDepth: number;
   validateResponses: boolean;
+  ui: boolean;
+  uiDir: string | undefined;
 }
 
 export const HTTP_APP_DEFAULTS = {
@@ -89,6 +102,7 @@ export const HTTP_APP_DEFAULTS = {
   maxEventStreams: 10_000,
   maxJsonDepth: 100,
   validateResponses: false,
+  ui: true,
 } as const;
 
 /** Fills defaults and refuses bad options at construction, naming the option (not on the first request). */
@@ -118,6 +132,8 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     maxEventStreams: options.maxEventStreams ?? HTTP_APP_DEFAULTS.maxEventStreams,
     maxJsonDepth: options.maxJsonDepth ?? HTTP_APP_DEFAULTS.maxJsonDepth,
     validateResponses: options.validateResponses ?? HTTP_APP_DEFAULTS.validateResponses,
+    ui: options.ui ?? HTTP_APP_DEFAULTS.ui,
+    uiDir: options.uiDir,
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
     problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);
@@ -134,6 +150,8 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
   }
   if (typeof resolved.deprecatedEndpoints !== 'boolean') problems.push('deprecatedEndpoints must be a boolean');
   if (typeof resolved.validateResponses !== 'boolean') problems.push('validateResponses must be a boolean');
+  if (typeof resolved.ui !== 'boolean') problems.push('ui must be a boolean');
+  if (resolved.uiDir !== undefined && (typeof resolved.uiDir !== 'string' || resolved.uiDir.length === 0)) problems.push('uiDir must be a non-empty string');
   // Below ~1 s a heartbeat is noise, but tests need short intervals, so only positivity is enforced.
   if (!Number.isSafeInteger(resolved.sseHeartbeatMs) || resolved.sseHeartbeatMs < 1) {
     problems.push(`sseHeartbeatMs must be a positive integer, got ${String(resolved.sseHeartbeatMs)}`);

@@ -1,4 +1,5 @@
 import type { HistoryEvent } from '../domain/history.js';
+import type { JsonSchema } from '../domain/json.js';
 import type { ProgressEvent } from '../domain/progress.js';
 import type { RunStatus, TerminalStatus } from '../domain/status.js';
 import type { SerializedFailure } from '../domain/run.js';
@@ -101,8 +102,16 @@ export type ReadinessView =
   | { status: 'ready'; engine: string }
   | { status: 'unavailable'; engine: string; message: string };
 
+/** One workflow type of a catalog, with the JSON Schemas (draft 2020-12) its input and output are checked against. */
+export interface WorkflowListEntry {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+}
+
 export interface WorkflowListView {
-  workflows: { name: string; description: string }[];
+  workflows: WorkflowListEntry[];
 }
 
 /** One run a bulk operation could not act on, with the error a single call would have answered. */

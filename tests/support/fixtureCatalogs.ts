@@ -15,6 +15,8 @@ export interface TestCatalog {
   /** The worker's hook files, and how long a hook handler may run. */
   hookFiles?: string[];
   hookTimeoutMs?: number;
+  /** A catalog several suite files start workers for (always the same object): bundle it once per process. */
+  reuseBundle?: boolean;
 }
 
 /** Known but unavailable: its worker is stopped once its workflows are published. */

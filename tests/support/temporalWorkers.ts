@@ -17,7 +17,7 @@ const CATALOG_CACHE_MS = 1000;
 const bundles = new Map<TestCatalog, Map<number | undefined, Promise<CatalogBundle>>>();
 
 function bundleFor(spec: TestCatalog, logger: Logger, maxPayloadBytes: number | undefined): Promise<CatalogBundle> {
-  const fixture = FIXTURE_CATALOGS.includes(spec);
+  const fixture = FIXTURE_CATALOGS.includes(spec) || spec.reuseBundle === true;
   const cached = fixture ? (bundles.get(spec) ?? bundles.set(spec, new Map()).get(spec)!) : undefined;
   let bundle = cached?.get(maxPayloadBytes);
   if (!bundle) {

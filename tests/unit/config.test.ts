@@ -178,4 +178,12 @@ test('large payloads: claim-check threshold and Temporal payload limit, the same
   }
 });
 
+test('UI: the browser UI is on unless UI is off (any boolean spelling); anything else is refused', () => {
+  assert.is(parseConfig({}).ui, true);
+  assert.is(parseConfig({ UI: 'on' }).ui, true);
+  assert.is(parseConfig({ UI: 'off' }).ui, false);
+  assert.is(parseConfig({ UI: 'No' }).ui, false);
+  assert.throws(() => parseConfig({ UI: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('UI:'));
+});
+
 test.run();

@@ -24,8 +24,22 @@ export const TerminateResponseSchema = z
   .strictObject({ terminated: z.literal(true), ...runReferenceShape })
   .meta({ title: 'TerminateResponse' });
 
+/** A JSON Schema document (draft 2020-12) as a catalog publishes it: an object, or `true`/`false`. */
+const PublishedJsonSchema = z
+  .union([z.record(z.string(), z.unknown()), z.boolean()])
+  .meta({ description: 'JSON Schema (draft 2020-12), as the workflow\'s catalog publishes it.' });
+
 export const WorkflowListSchema = z
-  .strictObject({ workflows: z.array(z.strictObject({ name: z.string(), description: z.string() })) })
+  .strictObject({
+    workflows: z.array(
+      z.strictObject({
+        name: z.string(),
+        description: z.string(),
+        inputSchema: PublishedJsonSchema.meta({ description: 'What a start\'s `input` is validated against before anything starts.' }),
+        outputSchema: PublishedJsonSchema.meta({ description: 'What a completed run\'s `output` matches.' }),
+      }),
+    ),
+  })
   .meta({ title: 'WorkflowList' });
 
 const TraceStepSchema = z.looseObject({

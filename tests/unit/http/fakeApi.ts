@@ -76,7 +76,7 @@ export class RecordingApi implements FlowgateApi {
   start: FlowgateApi['start'] = async (request) =>
     this.record('start', [request]) ?? { workflowId: request.workflowId ?? 'generated', runId: RUN_ID, status: 'running' };
   listWorkflows: FlowgateApi['listWorkflows'] = async (catalog) =>
-    this.record('listWorkflows', [catalog]) ?? { workflows: [{ name: 'echo', description: 'Echoes its input.' }] };
+    this.record('listWorkflows', [catalog]) ?? { workflows: [{ name: 'echo', description: 'Echoes its input.', inputSchema: { type: 'object' }, outputSchema: {} }] };
   sendFeedback: FlowgateApi['sendFeedback'] = async (workflowId, payload) =>
     this.record('sendFeedback', [workflowId, payload]) ?? { workflowId, runId: RUN_ID };
   stop: FlowgateApi['stop'] = async (run) => this.record('stop', [run]) ?? { workflowId: run.workflowId, runId: run.runId ?? RUN_ID };

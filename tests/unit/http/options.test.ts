@@ -18,6 +18,7 @@ test('defaults are the documented ones', () => {
       maxEventStreams: resolved.maxEventStreams,
       maxJsonDepth: resolved.maxJsonDepth,
       validateResponses: resolved.validateResponses,
+      ui: resolved.ui,
       authToken: resolved.authToken,
     },
     { ...HTTP_APP_DEFAULTS, authToken: undefined },
@@ -31,12 +32,15 @@ test('defaults are the documented ones', () => {
     maxEventStreams: 10_000,
     maxJsonDepth: 100,
     validateResponses: false,
+    ui: true,
   });
 });
 
 test('bad options are refused at construction, each one named', () => {
   const cases: [Partial<HttpAppOptions> & Record<string, unknown>, RegExp][] = [
     [{ maxBodyBytes: 0 }, /maxBodyBytes/],
+    [{ ui: 'off' as unknown as boolean }, /ui must be a boolean/],
+    [{ uiDir: '' }, /uiDir/],
     [{ maxBodyBytes: 1.5 }, /maxBodyBytes/],
     [{ runTimeoutMaxSeconds: -1 }, /runTimeoutMaxSeconds/],
     [{ runTimeoutMaxSeconds: Number.POSITIVE_INFINITY }, /runTimeoutMaxSeconds/],

@@ -1,0 +1,122 @@
+import type { RunRefView, RunStatusView, TerminateView } from '../../../core/api/views.js';
+import { ApiError, runPath, type Api } from '../api.js';
+import { confirmAction } from '../dialogs.js';
+import { h } from '../dom.js';
+import { shortId } from '../format.js';
+import type { Notices } from '../notices.js';
+import { rerun } from '../rerun.js';
+import { runHref } from '../routes.js';
+import type { Router } from '../router.js';
+
+export interface ActionContext {
+  api: Api;
+  router: Router;
+  notices: Notices;
+  /** The run's own input, for a rerun; undefined until loaded. */
+  input(): { value: unknown } | undefined;
+}
+
+/**
+ * What a user can do to a run, each confirmed first and answered with the API's own words: stop and terminate and
+ * feedback while it runs, rerun at any time, reset from a step chosen on the timeline (resetButton).
+ */
+export function actionBar(context: ActionContext, run: RunStatusView): HTMLElement {
+  const running = run.status === 'running';
+  return h(
+    'div',
+    { class: 'actions', role: 'group', 'aria-label': 'Run actions' },
+    running ? h('button', { type: 'button', onclick: () => void stop(context, run) }, 'Stop…') : null,
+    running ? h('button', { type: 'button', class: 'danger', onclick: () => void terminate(context, run) }, 'Terminate…') : null,
+    running ? h('button', { type: 'button', onclick: () => void feedback(context, run) }, 'Send feedback…') : null,
+    h('button', { type: 'button', onclick: () => void rerunAction(context, run) }, 'Rerun…'),
+  );
+}
+
+export function resetButton(context: ActionContext, run: RunStatusView, stepName: string): HTMLButtonElement {
+  return h('button', { type: 'button', onclick: () => void reset(context, run, stepName) }, `Reset to after ${stepName}…`);
+}
+
+async function stop(context: ActionContext, run: RunStatusView): Promise<void> {
+  const confirmed = await confirmAction({
+    title: 'Stop this run?',
+    message: `Cancels run ${run.runId} of ${run.workflowId}. Its clean-up code may still run; it ends cancelled.`,
+    confirmLabel: 'Stop run',
+    danger: true,
+  });
+  if (!confirmed) return;
+  await answered(context, async () => {
+    await context.api.patch<RunRefView>(`${runPath(run.workflowId, run.runId)}/stop`);
+    context.notices.show(`Stop requested for run ${shortId(run.runId)}.`, 'ok');
+  });
+}
+
+async function terminate(context: ActionContext, run: RunStatusView): Promise<void> {
+  const confirmed = await confirmAction({
+    title: 'Terminate this run?',
+    message: `Ends run ${run.runId} of ${run.workflowId} at once: no clean-up code runs.`,
+    confirmLabel: 'Terminate run',
+    danger: true,
+    fields: [{ name: 'reason', label: 'Reason (optional)', kind: 'text' }],
+  });
+  if (!confirmed) return;
+  await answered(context, async () => {
+    await context.api.post<TerminateView>(`${runPath(run.workflowId, run.runId)}/terminate`, confirmed.reason === undefined ? {} : { reason: confirmed.reason });
+    context.notices.show(`Run ${shortId(run.runId)} terminated.`, 'ok');
+  });
+}
+
+async function feedback(context: ActionContext, run: RunStatusView): Promise<void> {
+  const confirmed = await confirmAction({
+    title: 'Send feedback',
+    message: `Delivers a reply to the webhook wait of ${run.workflowId} (kept until the run waits, if it does not yet).`,
+    confirmLabel: 'Send feedback',
+    fields: [{ name: 'payload', label: 'Payload (JSON object)', kind: 'json', object: true, value: '{}', hint: 'The value the workflow\'s waitForWebhook() returns.' }],
+  });
+  if (!confirmed) return;
+  await answered(context, async () => {
+    const delivered = await context.api.post<RunRefView>('/workflow/feedback', { workflowId: run.workflowId, payload: confirmed.payload });
+    context.notices.show(`Feedback delivered to run ${shortId(delivered.runId)}.`, 'ok');
+  });
+}
+
+async function reset(context: ActionContext, run: RunStatusView, stepName: string): Promise<void> {
+  const confirmed = await confirmAction({
+    title: `Reset to after ${stepName}?`,
+    message: `Starts a new run of ${run.workflowId} that replays everything completed up to the last completion of ${stepName}, then runs the rest again. If the id's latest run is still open, it is terminated.`,
+    confirmLabel: 'Reset run',
+    fields: [{ name: 'reason', label: 'Reason (optional)', kind: 'text' }],
+  });
+  if (!confirmed) return;
+  await answered(context, async () => {
+    const created = await context.api.post<RunRefView>(`${runPath(run.workflowId, run.runId)}/reset`, { stepName, ...(confirmed.reason === undefined ? {} : { reason: confirmed.reason }) });
+    context.notices.show(`Reset from ${stepName}: this is the new run ${shortId(created.runId)}.`, 'ok', { acrossNavigation: true });
+    context.router.navigate(runHref(created.workflowId, created.runId));
+  });
+}
+
+async function rerunAction(context: ActionContext, run: RunStatusView): Promise<void> {
+  const input = context.input();
+  if (!input) {
+    context.notices.show('The run\'s input is not loaded yet; try again in a moment.', 'error');
+    return;
+  }
+  const confirmed = await confirmAction({
+    title: 'Rerun with the same input?',
+    message: `Starts a new run of ${run.workflowName} (catalog ${run.catalog}) with this run's input, under a new workflow id.`,
+    confirmLabel: 'Start new run',
+  });
+  if (!confirmed) return;
+  await answered(context, async () => {
+    const started = await rerun(context.api, run, input.value);
+    context.notices.show(`Started run ${shortId(started.runId)} of ${started.workflowId} with the same input.`, 'ok', { acrossNavigation: true });
+    context.router.navigate(runHref(started.workflowId, started.runId));
+  });
+}
+
+async function answered(context: ActionContext, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    context.notices.show(error instanceof ApiError ? error.describe() : String(error), 'error');
+  }
+}

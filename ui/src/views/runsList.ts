@@ -1,0 +1,236 @@
+import type { RunListView, RunStatusView, WorkflowListView } from '../../../core/api/views.js';
+import { RUN_STATUSES } from '../../../core/domain/status.js';
+import { ApiError } from '../api.js';
+import { h, replaceChildren, uniqueId } from '../dom.js';
+import { formatDuration, formatTime, shortId, statusLabel } from '../format.js';
+import { runHref, runsHref } from '../routes.js';
+import type { Page, PageEnv } from './page.js';
+
+const PAGE_SIZES = [10, 25, 100, 500, 1000];
+const DEFAULT_PAGE_SIZE = 100;
+const REFRESH_MS = 3000;
+
+interface Filters {
+  workflowName: string;
+  status: string;
+  catalog: string;
+  limit: number;
+}
+
+/**
+ * The runs list: the filters of GET /workflow/runs (kept in the page's URL), paging by the API's page tokens, a live
+ * refresh of the page shown, and a quick filter over the loaded rows. Each run links to its page.
+ */
+export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
+  const { api, router } = env;
+  const filters = filtersOf(query);
+  /** Page tokens of the pages before the one shown: "Newer" goes back through them. */
+  const previousTokens: (string | undefined)[] = [];
+  let pageToken: string | undefined;
+  let nextPageToken: string | null = null;
+  let loading = false;
+  let rows: { key: string; text: string; row: HTMLTableRowElement }[] = [];
+
+  const title = h('h1', { tabindex: -1 }, 'Runs');
+  const workflowInput = textInput({ name: 'workflowName', list: 'workflow-names', value: filters.workflowName });
+  const names = h('datalist', { id: 'workflow-names' });
+  const statusSelect = h('select', { name: 'status' }, h('option', { value: '' }, 'any'), ...RUN_STATUSES.map((status) => h('option', { value: status }, statusLabel(status))));
+  statusSelect.value = filters.status;
+  const catalogInput = textInput({ name: 'catalog', placeholder: 'default', value: filters.catalog });
+  const limitSelect = h('select', { name: 'limit' }, ...PAGE_SIZES.map((size) => h('option', { value: size }, String(size))));
+  limitSelect.value = String(filters.limit);
+  const live = h('input', { type: 'checkbox', name: 'live', checked: true });
+  const quickFilter = h('input', { type: 'search', name: 'quick', autocomplete: 'off', placeholder: 'id, workflow or status' });
+  const summary = h('p', { class: 'summary', role: 'status' });
+  const body = h('tbody');
+  const newer = h('button', { type: 'button', class: 'secondary', disabled: true }, '← Newer');
+  const older = h('button', { type: 'button', class: 'secondary', disabled: true }, 'Older →');
+
+  const form = h(
+    'form',
+    { class: 'filters', role: 'search', 'aria-label': 'Run filters' },
+    labelled('Workflow', workflowInput),
+    names,
+    labelled('Status', statusSelect),
+    labelled('Catalog', catalogInput),
+    labelled('Page size', limitSelect),
+    h('button', { type: 'submit' }, 'Apply filters'),
+  );
+  const element = h(
+    'section',
+    { class: 'runs' },
+    h('div', { class: 'title-row' }, title, router.link('start', { class: 'button-link' }, 'Start a run')),
+    form,
+    h('div', { class: 'list-tools' }, labelled('Quick filter', quickFilter), h('label', { class: 'inline' }, live, ' Live refresh')),
+    summary,
+    h(
+      'div',
+      { class: 'table-scroll', tabindex: 0, role: 'region', 'aria-label': 'Runs, newest first' },
+      h(
+        'table',
+        { class: 'runs-table' },
+        h('caption', { class: 'visually-hidden' }, 'Runs, newest first'),
+        h('thead', {}, h('tr', {}, ...['Workflow id', 'Run', 'Workflow', 'Catalog', 'Status', 'Started', 'Duration'].map((name) => h('th', { scope: 'col' }, name)))),
+        body,
+      ),
+    ),
+    h('nav', { class: 'pager', 'aria-label': 'Pages' }, newer, older),
+  );
+
+  const applyQuickFilter = () => {
+    const started = performance.now();
+    const needle = quickFilter.value.trim().toLowerCase();
+    let shown = 0;
+    for (const entry of rows) {
+      const visible = needle === '' || entry.text.includes(needle);
+      entry.row.hidden = !visible;
+      if (visible) shown += 1;
+    }
+    describeList(shown);
+    performance.measure('flowgate:runs-filter', { start: started, end: performance.now() });
+  };
+
+  const describeList = (shown: number) => {
+    const filtered = shown === rows.length ? '' : ` (${shown} match the quick filter)`;
+    summary.textContent = rows.length === 0 ? 'No runs match these filters.' : `${rows.length} runs on this page${filtered}. Updated ${new Date().toLocaleTimeString()}.`;
+  };
+
+  const render = (runs: readonly RunStatusView[]) => {
+    const started = performance.now();
+    const focusedKey = (document.activeElement as HTMLElement | null)?.dataset?.runKey;
+    const fragment = document.createDocumentFragment();
+    const now = Date.now();
+    rows = runs.map((run) => {
+      const key = `${run.workflowId}\u0000${run.runId}`;
+      const end = run.closedAt ? Date.parse(run.closedAt) : now;
+      const row = h(
+        'tr',
+        { 'data-status': run.status },
+        h('td', {}, router.link(runHref(run.workflowId, run.runId), { 'data-run-key': key }, run.workflowId)),
+        h('td', { title: run.runId }, h('code', {}, shortId(run.runId))),
+        h('td', {}, run.workflowName),
+        h('td', {}, run.catalog),
+        h('td', {}, h('span', { class: `badge status-${run.status}` }, statusLabel(run.status))),
+        h('td', {}, formatTime(run.startedAt)),
+        h('td', {}, formatDuration(end - Date.parse(run.startedAt))),
+      );
+      fragment.append(row);
+      return { key, row, text: `${run.workflowId} ${run.runId} ${run.workflowName} ${run.catalog} ${run.status}`.toLowerCase() };
+    });
+    body.replaceChildren(fragment);
+    if (focusedKey) (body.querySelector(`[data-run-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus();
+    applyQuickFilter();
+    performance.measure('flowgate:runs-render', { start: started, end: performance.now() });
+  };
+
+  /** A user's load always goes out (an older answer arriving later is dropped); a refresh only when none is running. */
+  let generation = 0;
+  let shownSignature = '';
+  const load = async (refresh = false) => {
+    if (refresh && loading) return;
+    generation += 1;
+    const mine = generation;
+    loading = true;
+    try {
+      const page = await api.get<RunListView>('/workflow/runs', {
+        workflowName: filters.workflowName,
+        status: filters.status,
+        catalog: filters.catalog,
+        limit: filters.limit,
+        pageToken,
+      });
+      if (mine !== generation) return;
+      nextPageToken = page.nextPageToken;
+      // A refresh that changed nothing leaves the rows alone (a thousand rows cost ~0.1 s to build again), unless
+      // a running run's duration has moved on.
+      const signature = `${pageToken ?? ''}\n${JSON.stringify(page.runs)}`;
+      if (refresh && signature === shownSignature && !page.runs.some((run) => run.status === 'running')) {
+        describeList(rows.filter((entry) => !entry.row.hidden).length);
+        return;
+      }
+      shownSignature = signature;
+      render(page.runs);
+    } catch (error) {
+      if (mine === generation) env.notices.show(error instanceof ApiError ? error.describe() : String(error), 'error');
+    } finally {
+      if (mine === generation) {
+        loading = false;
+        newer.disabled = previousTokens.length === 0;
+        older.disabled = nextPageToken === null;
+      }
+    }
+  };
+
+  const loadNames = async () => {
+    try {
+      const catalog = await api.get<WorkflowListView>('/workflow/list', { catalog: filters.catalog });
+      replaceChildren(names, ...catalog.workflows.map((workflow) => h('option', { value: workflow.name }, workflow.description)));
+    } catch {
+      // Suggestions only: an unknown catalog is reported by the list itself.
+    }
+  };
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    filters.workflowName = workflowInput.value.trim();
+    filters.status = statusSelect.value;
+    filters.catalog = catalogInput.value.trim();
+    filters.limit = Number(limitSelect.value);
+    previousTokens.length = 0;
+    pageToken = undefined;
+    router.replaceQuietly(runsHref(queryOf(filters)));
+    void load();
+    void loadNames();
+  });
+  for (const select of [statusSelect, limitSelect]) select.addEventListener('change', () => form.requestSubmit());
+  quickFilter.addEventListener('input', applyQuickFilter);
+  older.addEventListener('click', () => {
+    if (nextPageToken === null) return;
+    previousTokens.push(pageToken);
+    pageToken = nextPageToken;
+    void load();
+  });
+  newer.addEventListener('click', () => {
+    if (previousTokens.length === 0) return;
+    pageToken = previousTokens.pop();
+    void load();
+  });
+  const refresher = setInterval(() => {
+    if (live.checked && !document.hidden) void load(true);
+  }, REFRESH_MS);
+
+  void load();
+  void loadNames();
+  return { element, focusTarget: title, destroy: () => clearInterval(refresher) };
+}
+
+function filtersOf(query: URLSearchParams): Filters {
+  const limit = Number(query.get('limit'));
+  return {
+    workflowName: query.get('workflowName') ?? '',
+    status: query.get('status') ?? '',
+    catalog: query.get('catalog') ?? '',
+    limit: PAGE_SIZES.includes(limit) ? limit : DEFAULT_PAGE_SIZE,
+  };
+}
+
+function queryOf(filters: Filters): URLSearchParams {
+  const query = new URLSearchParams();
+  if (filters.workflowName) query.set('workflowName', filters.workflowName);
+  if (filters.status) query.set('status', filters.status);
+  if (filters.catalog) query.set('catalog', filters.catalog);
+  if (filters.limit !== DEFAULT_PAGE_SIZE) query.set('limit', String(filters.limit));
+  return query;
+}
+
+function textInput(attributes: Record<string, string>): HTMLInputElement {
+  const input = h('input', { type: 'text', autocomplete: 'off', ...attributes });
+  input.value = attributes.value ?? '';
+  return input;
+}
+
+function labelled(text: string, control: HTMLElement): HTMLElement {
+  const id = control.id || uniqueId('control');
+  control.id = id;
+  return h('div', { class: 'field' }, h('label', { for: id }, text), control);
+}
