@@ -1,11 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isWorkflowDefinition } from '../../core/definition/workflow.js';
-import { WorkflowNameCollisionError } from './errors.js';
+import { ModuleLoadError, WorkflowNameCollisionError } from './errors.js';
+import { importModuleFile } from './typeScriptLoader.js';
 import type { WorkflowExport } from './workflowExport.js';
 
-// .ts files are only importable when a TypeScript loader is active (tests, tsx); a build has .js.
+// TypeScript modules load through tsx's hooks (typeScriptLoader.ts), registered on first use.
 const MODULE_EXTENSIONS = new Set(['.js', '.mjs', '.ts', '.mts']);
 
 /** The workflow module files directly in `directory` (not its subdirectories), sorted. */
@@ -34,7 +34,9 @@ export async function importWorkflowExports(modulePaths: readonly string[]): Pro
   const found = new Map<string, WorkflowExport>();
   for (const modulePath of modulePaths) {
     if (!isAbsolute(modulePath)) throw new TypeError(`workflow module paths must be absolute: ${modulePath}`);
-    const module = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+    const module = await importModuleFile(modulePath).catch((error: unknown) => {
+      throw new ModuleLoadError(modulePath, error);
+    });
     for (const [exportName, exported] of Object.entries(module)) {
       if (!isWorkflowDefinition(exported)) continue;
       const previous = found.get(exported.name);
