@@ -58,6 +58,15 @@ export interface HttpAppOptions {
    */
   maxJsonDepth?: number;
   /**
+   * The path the API is served under, e.g. `/flows`. A request whose path starts with it has it removed before
+   * routing (a server or framework that hands over the whole URL: node:http, Fastify, Hono's `app.all`); a request a
+   * framework already stripped (Express's `app.use('/flows', ...)`, which says so in `req.baseUrl`; Hono's `mount`) is
+   * routed as it is. Either way `Location`, `Link`, the paths error messages name and the access log carry it, so a
+   * client follows them as they are.
+   * @default none: the API at the root
+   */
+  basePath?: string;
+  /**
    * Check every JSON response against the schema the OpenAPI document publishes for its status; a mismatch is
    * logged and answered 500. Meant for tests and staging, where drift between core and contract must be loud.
    * @default false
@@ -78,6 +87,7 @@ export interface ResolvedHttpAppOptions {
   maxEventStreams: number;
   maxJsonDepth: number;
   validateResponses: boolean;
+  basePath: string | undefined;
 }
 
 export const HTTP_APP_DEFAULTS = {
@@ -118,6 +128,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     maxEventStreams: options.maxEventStreams ?? HTTP_APP_DEFAULTS.maxEventStreams,
     maxJsonDepth: options.maxJsonDepth ?? HTTP_APP_DEFAULTS.maxJsonDepth,
     validateResponses: options.validateResponses ?? HTTP_APP_DEFAULTS.validateResponses,
+    basePath: normalizedBasePath(options.basePath, problems),
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
     problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);
@@ -143,6 +154,16 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
   }
   if (problems.length > 0) throw new TypeError(`Invalid HTTP adapter options: ${problems.join('; ')}`);
   return resolved;
+}
+
+/** `/flows/` and `/flows` are one base path; `` and `/` are none. */
+function normalizedBasePath(basePath: unknown, problems: string[]): string | undefined {
+  if (basePath === undefined || basePath === '' || basePath === '/') return undefined;
+  if (typeof basePath !== 'string' || !/^\/[^?#\s]*$/.test(basePath) || basePath.includes('//')) {
+    problems.push(`basePath must be a path such as "/flows" (no query, fragment, spaces or empty segments), got ${JSON.stringify(basePath)}`);
+    return undefined;
+  }
+  return basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
 }
 
 function isPositiveFinite(value: unknown): value is number {
