@@ -10,41 +10,51 @@ const optionalSecret = z
   .optional()
   .transform((value) => (value === undefined || value === '' ? undefined : value));
 
-/** Every environment variable flowgate reads (decisions.md, Configuration), with its default. */
+const catalogName = z.string().min(1).max(200);
+
+/**
+ * Every environment variable flowgate reads, with its default: THE one place defaults live. The API server, the
+ * worker, `createFlowgate` (which reads none unless given `env`) and the testing kit all parse through it.
+ */
+const envShape = {
+  NODE_ENV: z.string().optional(),
+  API_AUTH_TOKEN: optionalSecret,
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  ENGINE: z.enum(['memory', 'temporal']).optional(),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_API_KEY: optionalSecret,
+  TEMPORAL_TLS: onOff.optional(),
+  PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  DEFAULT_CATALOG: catalogName.default('main'),
+  /** The worker's catalog (= task queue). @default DEFAULT_CATALOG */
+  WORKER_CATALOG: catalogName.optional(),
+  MAX_RESULT_BYTES: positiveInt.default(33_554_432),
+  ...payloadLimitsEnv,
+  MAX_BODY_BYTES: positiveInt.default(2_097_152),
+  RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
+  TRACE_DIR: z.string().min(1).default('./traces'),
+  ...remoteTraceEnv,
+  DEPRECATED_ENDPOINTS: onOff.default(true),
+  WEBHOOK_SIGNING_SECRET: optionalSecret,
+  CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
+  WORKFLOWS_DIR: z.string().min(1).default('./workflows'),
+  PROJECT_DIR: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
+  MAX_CONNECTIONS: positiveInt.default(10_000),
+  MAX_EVENT_STREAMS: positiveInt.default(10_000),
+  MAX_JSON_DEPTH: positiveInt.default(100),
+  HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
+  REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
+  IDEMPOTENCY_RETENTION_SECONDS: positiveInt.default(86_400),
+};
+
+/** The API server's environment (`flowgate serve`, createFlowgate), with the checks across variables it needs. */
 export const envSchema = z
-  .object({
-    NODE_ENV: z.string().optional(),
-    API_AUTH_TOKEN: optionalSecret,
-    HOST: z.string().min(1).default('127.0.0.1'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3001),
-    ENGINE: z.enum(['memory', 'temporal']).optional(),
-    TEMPORAL_ADDRESS: z.string().min(1).optional(),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-    TEMPORAL_API_KEY: optionalSecret,
-    TEMPORAL_TLS: onOff.optional(),
-    PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-    DEFAULT_CATALOG: z.string().min(1).max(200).default('main'),
-    MAX_RESULT_BYTES: positiveInt.default(33_554_432),
-    ...payloadLimitsEnv,
-    MAX_BODY_BYTES: positiveInt.default(2_097_152),
-    RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
-    TRACE_DIR: z.string().min(1).default('./traces'),
-    ...remoteTraceEnv,
-    DEPRECATED_ENDPOINTS: onOff.default(true),
-    WEBHOOK_SIGNING_SECRET: optionalSecret,
-    CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
-    WORKFLOWS_DIR: z.string().min(1).optional(),
-    PROJECT_DIR: z.string().min(1).optional(),
-    LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-    MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
-    MAX_CONNECTIONS: positiveInt.default(10_000),
-    MAX_EVENT_STREAMS: positiveInt.default(10_000),
-    MAX_JSON_DEPTH: positiveInt.default(100),
-    HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
-    REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
-    IDEMPOTENCY_RETENTION_SECONDS: positiveInt.default(86_400),
-  })
+  .object(envShape)
   .superRefine((env, context) => {
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
       context.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not exceed REQUEST_TIMEOUT_MS' });
@@ -56,6 +66,12 @@ export const envSchema = z
       context.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: 'must be set when ENGINE=temporal' });
     }
   });
+
+/** A worker's environment: the same variables, with a Temporal frontend to serve. */
+export const workerEnvSchema = z.object({
+  ...envShape,
+  TEMPORAL_ADDRESS: z.string({ error: 'is required (host:port of the Temporal frontend)' }).min(1, 'is required (host:port of the Temporal frontend)'),
+});
 
 export type EnvInput = Record<string, string | undefined>;
 
@@ -81,7 +97,10 @@ export interface FlowgateConfig {
   webhookSigningSecret: string | undefined;
   /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
   callbackRetryForMs: number;
-  workflowsDir: string | undefined;
+  /** WORKFLOWS_DIR: the modules whose exported workflows are served. @default ./workflows */
+  workflowsDir: string;
+  /** WORKER_CATALOG, else DEFAULT_CATALOG: the catalog a worker serves. */
+  workerCatalog: string;
   /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
   projectDir: string;
   logLevel: 'info' | 'warn' | 'error' | 'silent';
@@ -102,11 +121,19 @@ export class ConfigError extends Error {
 }
 
 export function parseConfig(env: EnvInput): FlowgateConfig {
-  const parsed = envSchema.safeParse(env);
+  return toConfig(parseEnv(envSchema, env));
+}
+
+/** Parses `env` with `schema`; throws ConfigError with one line per bad variable. */
+export function parseEnv<T>(schema: z.ZodType<T>, env: EnvInput): T {
+  const parsed = schema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`));
   }
-  const value = parsed.data;
+  return parsed.data;
+}
+
+export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
   return {
     nodeEnv: value.NODE_ENV,
     authToken: value.API_AUTH_TOKEN,
@@ -129,6 +156,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
     workflowsDir: value.WORKFLOWS_DIR,
+    workerCatalog: value.WORKER_CATALOG ?? value.DEFAULT_CATALOG,
     projectDir: value.PROJECT_DIR ?? process.cwd(),
     logLevel: value.LOG_LEVEL,
     shutdownGraceMs: value.SHUTDOWN_GRACE_MS,

@@ -30,3 +30,12 @@ export class ModuleLoadError extends Error {
     super(`${file} does not load: ${reason.split('\n')[0]}`, { cause });
   }
 }
+
+/** The workflows directory to serve does not exist (or is not a directory). */
+export class WorkflowsDirectoryError extends Error {
+  override name = 'WorkflowsDirectoryError';
+
+  constructor(readonly directory: string, options?: { cause?: unknown }) {
+    super(`workflows directory ${directory} does not exist (give another with --workflows DIR or WORKFLOWS_DIR)`, options);
+  }
+}

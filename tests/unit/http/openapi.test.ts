@@ -3,13 +3,14 @@ import * as assert from 'uvu/assert';
 import { createHttpApp, type HttpAppOptions } from '../../../adapters/http/index.js';
 import { workflowIdProblem } from '../../../core/domain/ids.js';
 import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 
 /* The OpenAPI document is generated from the route table; these tests pin what it must say. */
 
 type Json = Record<string, any>;
 
 function appWith(options: Partial<HttpAppOptions> = {}) {
-  return createHttpApp({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...options });
+  return createHttpApp({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...options });
 }
 
 const document = appWith().openApiDocument as Json;

@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
+import type { CliContext } from './command.js';
+import { ownVersion } from './version.js';
+import { runCli } from './run.js';
+
+const context: CliContext = {
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  entry: { execPath: process.execPath, execArgv: process.execArgv, script: fileURLToPath(import.meta.url) },
+  version: ownVersion(),
+};
+
+process.exitCode = await runCli(process.argv.slice(2), context);
