@@ -2,6 +2,7 @@ import type { FlowgateApi } from '../../core/api/flowgateApi.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import { LOGGER, WORKFLOW_ENGINE } from '../../ports/index.js';
 import type { WorkflowEngine } from '../../ports/engine.js';
+import type { RunObserver } from '../../ports/runObserver.js';
 import { toFetchHandler, toNodeHandler, type FetchHandler, type NodeRequestHandler, type OpenApiDocument } from '../../adapters/http/index.js';
 import { composeFlowgate, type ComposeOptions, type Composition, type FlowgateParts } from '../container.js';
 import { parseConfig, type EnvInput } from '../config.js';
@@ -61,7 +62,7 @@ export async function createFlowgate(options: CreateFlowgateOptions = {}): Promi
 /** createFlowgate's wiring, shared with flowgate/testing (which adds its clock, traces and time skipping). */
 export async function composeEmbedded(
   options: CreateFlowgateOptions,
-  compose: Pick<ComposeOptions, 'decorateEngine'> = {},
+  compose: Pick<ComposeOptions, 'decorateEngine'> & { observe?: (hooks: RunObserver | undefined) => RunObserver } = {},
 ): Promise<{ flowgate: Flowgate; composition: Composition; workers: EmbeddedWorkers | undefined }> {
   const parsed = parseConfig(options.env ?? {});
   const config = options.authToken === undefined ? parsed : { ...parsed, authToken: options.authToken };
@@ -71,7 +72,7 @@ export async function composeEmbedded(
   try {
     const memoryEngine = composition.memoryEngine;
     if (memoryEngine) {
-      const spec = await workerSpec(options, catalog ?? config.defaultCatalog, composition);
+      const spec = withObserver(await workerSpec(options, catalog ?? config.defaultCatalog, composition), compose.observe);
       workers = new EmbeddedWorkers(memoryEngine, [spec]);
       workers.startAll();
     } else if (workflows || workflowsDir || steps) {
@@ -99,6 +100,13 @@ export async function composeEmbedded(
       })()),
   };
   return { flowgate, composition, workers };
+}
+
+/** The worker's hooks, wrapped (flowgate/testing counts step attempts through them); closed with the worker. */
+function withObserver(spec: WorkerSpec, observe: ((hooks: RunObserver | undefined) => RunObserver) | undefined): WorkerSpec {
+  if (!observe) return spec;
+  const hooks = spec.observer;
+  return { ...spec, observer: Object.assign(observe(hooks), { close: async () => hooks?.close() }) };
 }
 
 /** One worker for the catalog: the definitions given, the modules of a directory, and exposed packages, in one name space. */
