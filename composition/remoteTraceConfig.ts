@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { S3TraceStoreOptions } from '../adapters/s3/index.js';
 
 /** decisions.md's remote-trace variables; shared by the API server's and the worker's configuration. */
 export const remoteTraceEnv = {
@@ -11,7 +10,17 @@ export const remoteTraceEnv = {
   AWS_REGION: z.string().min(1).optional(),
 };
 
-export type RemoteTraceConfig = Omit<S3TraceStoreOptions, 'logger' | 'credentials'>;
+/**
+ * The S3 store's options the environment sets (S3TraceStoreOptions accepts it as it is). Spelled out rather than
+ * derived from the adapter's options: the configuration's types must not need @aws-sdk/client-s3, which is optional.
+ */
+export interface RemoteTraceConfig {
+  bucket: string;
+  prefix: string;
+  region: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+}
 
 /** The S3 store's options, or undefined when no bucket is configured. Credentials come from the SDK's chain. */
 export function remoteTraceConfig(value: {

@@ -21,7 +21,7 @@ export const workerCommand: Command = {
     const overrides = { WORKFLOWS_DIR: textOption(values.workflows, 'workflows'), WORKER_CATALOG: textOption(values.catalog, 'catalog') };
     const config = parseWorkerConfig({ ...context.env, ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) });
     // Loaded only now, and only here: the worker's packages are optional (the embedded engine runs without them).
-    const { startWorkerProcess } = await importNeeding(() => import('./workerProcess.js'), OPTIONAL_PACKAGES.temporalWorker, 'flowgate worker');
+    const { startWorkerProcess } = await importNeeding(() => import('./workerProcess.js'), OPTIONAL_PACKAGES.temporalWorker, 'The Temporal worker');
     const worker = await startWorkerProcess(config);
     context.stderr(`flowgate: worker ${worker.identity} serving catalog ${config.catalog} on ${config.temporal.address}\n`);
     const outcome = await Promise.race([worker.running.then(() => 'ended' as const), untilSignal()]);
