@@ -12,4 +12,7 @@ const context: CliContext = {
   version: ownVersion(),
 };
 
-process.exitCode = await runCli(process.argv.slice(2), context);
+// Exit once the command is done (a server: once it has shut down), whatever handle a library may still hold open;
+// after what was written to stdout and stderr is flushed (pipes are asynchronous on some platforms).
+const code = await runCli(process.argv.slice(2), context);
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
