@@ -139,7 +139,7 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
     authToken: value.API_AUTH_TOKEN,
     host: value.HOST,
     port: value.PORT,
-    // decisions.md: `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise.
+    // `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise (README, Configuration).
     engine: value.ENGINE ?? (value.TEMPORAL_ADDRESS ? 'temporal' : 'memory'),
     temporal: value.TEMPORAL_ADDRESS
       ? { address: value.TEMPORAL_ADDRESS, namespace: value.TEMPORAL_NAMESPACE, apiKey: value.TEMPORAL_API_KEY, tls: value.TEMPORAL_TLS }

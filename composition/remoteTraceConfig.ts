@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** decisions.md's remote-trace variables; shared by the API server's and the worker's configuration. */
+/** The remote-trace variables (README, Remote traces); shared by the API server's and the worker's configuration. */
 export const remoteTraceEnv = {
   TRACE_S3_BUCKET: z.string().min(3).max(63).optional(),
   TRACE_S3_PREFIX: z.string().default(''),

@@ -195,7 +195,7 @@ function assertDocumentedResponse(route: Route, status: number, body: unknown): 
   }
 }
 
-/** decisions.md: on every response of a deprecated endpoint, errors included. */
+/** docs/api.md: on every response of a deprecated endpoint, errors included. */
 function deprecationHeaders(route: Route, state: RequestState): Record<string, string> {
   const deprecation = route.deprecated!;
   const successor =

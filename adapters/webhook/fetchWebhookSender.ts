@@ -12,7 +12,7 @@ export interface FetchWebhookSenderOptions {
   nowSeconds?: () => number;
 }
 
-/** The HMAC decisions.md prescribes: hex SHA-256 over `<timestamp>.<raw body>`. */
+/** The HMAC webhook calls and callbacks carry (docs/callbacks.md): hex SHA-256 over `<timestamp>.<raw body>`. */
 export function webhookSignature(secret: string, timestamp: number, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }

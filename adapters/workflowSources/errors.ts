@@ -1,8 +1,8 @@
 import type { WorkflowOrigin } from './workflowExport.js';
 
 /**
- * Two different workflows under one name: one local module and a package, or two packages (spec: workflow names are
- * unique and packaged workflows share the local name space). The worker refuses to start rather than pick one.
+ * Two different workflows under one name: one local module and a package, or two packages (docs/packages.md: workflow
+ * names are unique and packaged workflows share the local name space). The worker refuses to start rather than pick one.
  */
 export class WorkflowNameCollisionError extends Error {
   override name = 'WorkflowNameCollisionError';

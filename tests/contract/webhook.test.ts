@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { uniqueId, waitForEvent } from '../support/http.js';
 import { contractSuite, expectStatus, historyEvents, http, start, waitUntil, wf } from '../support/contract.js';
 
-/** decisions.md, "The call a workflow sends to a webhook target", observed by a target listening on loopback. */
+/** docs/api.md, "Webhook calls made by workflows", observed by a target listening on loopback. */
 const SECRET = 'contract-webhook-secret';
 const test = contractSuite('webhook calls', { WEBHOOK_SIGNING_SECRET: SECRET });
 

@@ -47,7 +47,7 @@ const ENDPOINTS = [
   'POST /workflow/{id}/runs/{rid}/reset',
   'POST /workflow/{id}/reset',
   'POST /workflow/{id}/runs/{rid}/terminate',
-  // Beyond the spec (issue 9, docs/bulk.md).
+  // Bulk control (docs/bulk.md).
   'POST /workflow/runs/terminate',
   'POST /workflow/runs/cancel',
   'GET /workflow/{id}/runs/{rid}/trace-log',
@@ -149,7 +149,7 @@ test('deprecated endpoints: deprecated, 410 documented, Deprecation/Sunset/Link 
   assert.ok(resultOk.headers.Deprecation, 'a legacy result is answered with Deprecation: true');
 });
 
-test('result shapes: exactly the spec keys, all required, no others', () => {
+test('result shapes: exactly the documented keys, all required, no others', () => {
   const v2 = schemas.WorkflowResultV2!;
   const v2Keys = ['v', 'workflowId', 'runId', 'status', 'input', 'output', 'trace', 'error'];
   assert.equal(Object.keys(v2.properties).sort(), [...v2Keys].sort());

@@ -30,7 +30,7 @@ const info = (overrides: Partial<WorkflowInfo> = {}): WorkflowInfo =>
     ...overrides,
   }) as WorkflowInfo;
 
-test('workflowDetailsOf: every spec field, times as epoch ms, parent and root only when they exist', () => {
+test('workflowDetailsOf: every documented field, times as epoch ms, parent and root only when they exist', () => {
   assert.equal(workflowDetailsOf(info()), {
     attempt: 2,
     continuedFromExecutionRunId: 'r1',
