@@ -18,9 +18,9 @@ export interface ServerProcess {
  * BENCH_PROFILE=<dir>: the flowgate server processes write a V8 CPU profile there when they stop
  * (summarise one with bench/profileSummary.ts).
  */
-export function startServer(entry: string, env: Record<string, string> = {}): ServerProcess {
+export function startServer(entry: string, env: Record<string, string> = {}, args: string[] = []): ServerProcess {
   const profile = process.env.BENCH_PROFILE && entry.includes('flowgate') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-  const child = spawn(process.execPath, [...nodeArgs(entry), ...profile, entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...nodeArgs(entry), ...profile, entry, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
   const ready = firstJsonLine(child, entry);
   let nextId = 0;
   return {

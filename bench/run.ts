@@ -182,7 +182,7 @@ async function figures2and3(traceDir: string): Promise<void> {
   log('starting the Temporal dev server');
   const temporal = await startTemporalDevServer({ log: () => {} });
   const env = { ENGINE: 'temporal', TEMPORAL_ADDRESS: temporal.address, TRACE_DIR: traceDir, LOG_LEVEL: 'error' };
-  const worker = startServer('dist/composition/workerMain.js', { ...env, WORKER_CATALOG: 'main', WORKFLOWS_DIR: 'dist/bench/workflows' });
+  const worker = startServer('dist/composition/cli/main.js', { ...env, WORKER_CATALOG: 'main', WORKFLOWS_DIR: 'dist/bench/workflows' }, ['worker']);
   worker.ready.catch(() => {}); // it prints nothing at LOG_LEVEL=error; readiness is checked through the API
   try {
     await withServer('bench/processes/flowgateServer.mjs', env, async (_server, url) => {
@@ -254,8 +254,8 @@ function markdownTable(rows: string[][]): string {
 }
 
 const began = Date.now();
-log('building dist/ (npm run build)');
-execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+log('building dist/ with the bench workflows (npm run build:local)');
+execFileSync('npm', ['run', 'build:local', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 const traceDir = await mkdtemp(join(tmpdir(), 'fg-bench-'));
 try {
   if (ONLY.has(1) || ONLY.has(6)) {

@@ -21,47 +21,57 @@ const authToken = z
   .refine((value) => value.trim() === '' || !/\s/.test(value), 'must not contain whitespace (a bearer token is one word)')
   .optional();
 
-/** Every environment variable flowgate reads (decisions.md, Configuration), with its default. */
+const catalogName = z.string().min(1).max(200);
+
+/**
+ * Every environment variable flowgate reads, with its default: THE one place defaults live. The API server, the
+ * worker, `createFlowgate` (which reads none unless given `env`) and the testing kit all parse through it.
+ */
+const envShape = {
+  NODE_ENV: z.string().optional(),
+  API_AUTH_TOKEN: authToken,
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  ENGINE: z.enum(['memory', 'temporal']).optional(),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_API_KEY: optionalSecret,
+  TEMPORAL_TLS: envBoolean.optional(),
+  PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  DEFAULT_CATALOG: catalogName.default('main'),
+  /** The worker's catalog (= task queue). @default DEFAULT_CATALOG */
+  WORKER_CATALOG: catalogName.optional(),
+  MAX_RESULT_BYTES: positiveInt.default(33_554_432),
+  ...payloadLimitsEnv,
+  MAX_BODY_BYTES: positiveInt.default(2_097_152),
+  RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
+  TRACE_DIR: z.string().min(1).default('./traces'),
+  ...remoteTraceEnv,
+  DEPRECATED_ENDPOINTS: envBoolean.default(true),
+  UI: envBoolean.default(true),
+  WEBHOOK_SIGNING_SECRET: optionalSecret,
+  CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
+  ...outboundEnv,
+  WORKFLOWS_DIR: z.string().min(1).default('./workflows'),
+  PROJECT_DIR: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
+  MEMORY_MAX_CLOSED_BYTES: positiveInt.default(268_435_456),
+  MEMORY_MAX_HISTORY_BYTES: positiveInt.default(52_428_800),
+  MEMORY_MAX_IDEMPOTENCY_BYTES: positiveInt.default(67_108_864),
+  MAX_CONNECTIONS: positiveInt.default(10_000),
+  MAX_EVENT_STREAMS: positiveInt.default(10_000),
+  MAX_PIPELINED_REQUESTS: positiveInt.default(8),
+  MAX_JSON_DEPTH: positiveInt.default(100),
+  HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
+  REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
+  IDEMPOTENCY_RETENTION_SECONDS: positiveInt.default(86_400),
+};
+
+/** The API server's environment (`flowgate serve`, createFlowgate), with the checks across variables it needs. */
 export const envSchema = z
-  .object({
-    NODE_ENV: z.string().optional(),
-    API_AUTH_TOKEN: authToken,
-    HOST: z.string().min(1).default('127.0.0.1'),
-    PORT: z.coerce.number().int().min(0).max(65535).default(3001),
-    ENGINE: z.enum(['memory', 'temporal']).optional(),
-    TEMPORAL_ADDRESS: z.string().min(1).optional(),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-    TEMPORAL_API_KEY: optionalSecret,
-    TEMPORAL_TLS: envBoolean.optional(),
-    PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-    DEFAULT_CATALOG: z.string().min(1).max(200).default('main'),
-    MAX_RESULT_BYTES: positiveInt.default(33_554_432),
-    ...payloadLimitsEnv,
-    MAX_BODY_BYTES: positiveInt.default(2_097_152),
-    RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
-    TRACE_DIR: z.string().min(1).default('./traces'),
-    ...remoteTraceEnv,
-    DEPRECATED_ENDPOINTS: envBoolean.default(true),
-    UI: envBoolean.default(true),
-    WEBHOOK_SIGNING_SECRET: optionalSecret,
-    CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
-    ...outboundEnv,
-    WORKFLOWS_DIR: z.string().min(1).optional(),
-    PROJECT_DIR: z.string().min(1).optional(),
-    LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
-    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-    MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
-    MEMORY_MAX_CLOSED_BYTES: positiveInt.default(268_435_456),
-    MEMORY_MAX_HISTORY_BYTES: positiveInt.default(52_428_800),
-    MEMORY_MAX_IDEMPOTENCY_BYTES: positiveInt.default(67_108_864),
-    MAX_CONNECTIONS: positiveInt.default(10_000),
-    MAX_EVENT_STREAMS: positiveInt.default(10_000),
-    MAX_PIPELINED_REQUESTS: positiveInt.default(8),
-    MAX_JSON_DEPTH: positiveInt.default(100),
-    HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
-    REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
-    IDEMPOTENCY_RETENTION_SECONDS: positiveInt.default(86_400),
-  })
+  .object(envShape)
   .superRefine((env, context) => {
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
       context.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not exceed REQUEST_TIMEOUT_MS' });
@@ -73,6 +83,12 @@ export const envSchema = z
       context.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: 'must be set when ENGINE=temporal' });
     }
   });
+
+/** A worker's environment: the same variables, with a Temporal frontend to serve. */
+export const workerEnvSchema = z.object({
+  ...envShape,
+  TEMPORAL_ADDRESS: z.string({ error: 'is required (host:port of the Temporal frontend)' }).min(1, 'is required (host:port of the Temporal frontend)'),
+});
 
 export type EnvInput = Record<string, string | undefined>;
 
@@ -100,9 +116,12 @@ export interface FlowgateConfig {
   webhookSigningSecret: string | undefined;
   /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
   callbackRetryForMs: number;
-  /** OUTBOUND_ALLOWLIST: hosts and networks webhook calls and run callbacks may reach although the address rules refuse them. */
+  /** OUTBOUND_ALLOWLIST (with OUTBOUND_ALLOW_PUBLIC): hosts and networks webhook calls and run callbacks may reach although the address rules refuse them. */
   outboundAllowlist: OutboundAllowlist;
-  workflowsDir: string | undefined;
+  /** WORKFLOWS_DIR: the modules whose exported workflows are served. @default ./workflows */
+  workflowsDir: string;
+  /** WORKER_CATALOG, else DEFAULT_CATALOG: the catalog a worker serves. */
+  workerCatalog: string;
   /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
   projectDir: string;
   logLevel: 'info' | 'warn' | 'error' | 'silent';
@@ -137,17 +156,25 @@ export class ConfigError extends Error {
 }
 
 export function parseConfig(env: EnvInput): FlowgateConfig {
-  const parsed = envSchema.safeParse(env);
+  return toConfig(parseEnv(envSchema, env));
+}
+
+/** Parses `env` with `schema`; throws ConfigError with one line per bad variable. */
+export function parseEnv<T>(schema: z.ZodType<T>, env: EnvInput): T {
+  const parsed = schema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`));
   }
-  const value = parsed.data;
+  return parsed.data;
+}
+
+export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
   return {
     nodeEnv: value.NODE_ENV,
     authToken: value.API_AUTH_TOKEN,
     host: value.HOST,
     port: value.PORT,
-    // decisions.md: `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise.
+    // `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise (README, Configuration).
     engine: value.ENGINE ?? (value.TEMPORAL_ADDRESS ? 'temporal' : 'memory'),
     temporal: value.TEMPORAL_ADDRESS
       ? { address: value.TEMPORAL_ADDRESS, namespace: value.TEMPORAL_NAMESPACE, apiKey: value.TEMPORAL_API_KEY, tls: value.TEMPORAL_TLS }
@@ -166,6 +193,7 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
     outboundAllowlist: outboundPolicy(value),
     workflowsDir: value.WORKFLOWS_DIR,
+    workerCatalog: value.WORKER_CATALOG ?? value.DEFAULT_CATALOG,
     projectDir: value.PROJECT_DIR ?? process.cwd(),
     logLevel: value.LOG_LEVEL,
     shutdownGraceMs: value.SHUTDOWN_GRACE_MS,

@@ -1,33 +1,72 @@
 import 'reflect-metadata';
+import { setMaxListeners } from 'node:events';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
+import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, type Token } from '../ports/index.js';
-import type { Logger } from '../ports/logger.js';
+import type { CallbackSender } from '../ports/callbackSender.js';
+import type { Clock } from '../ports/clock.js';
 import type { WorkflowEngine } from '../ports/engine.js';
+import type { IdGenerator } from '../ports/ids.js';
+import type { Logger } from '../ports/logger.js';
+import type { TraceStore, TraceStores } from '../ports/traceStore.js';
+import type { WebhookSender } from '../ports/webhookSender.js';
 import { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
 import { systemClock, randomIds, sha256Digest } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { shareTraceReads } from '../core/trace/sharedReads.js';
-import { S3TraceStore } from '../adapters/s3/index.js';
 import { JsonLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
-import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, OUTBOUND_SENDER, TRACE_UPLOADS } from './tokens.js';
+import { createHttpApp } from '../adapters/http/index.js';
+import type { S3TraceStore } from '../adapters/s3/index.js';
 import type { FlowgateConfig } from './config.js';
+import { httpAppSettings } from './httpSettings.js';
+import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
+import { CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, MEMORY_ENGINE, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
 
-export interface ContainerOverrides {
-  /** Replaces the JSON logger (tests capture lines with it). */
-  logger?: Logger;
+/** The parts a caller may bring in place of those the configuration builds, each typed by its port. */
+export interface FlowgateParts {
   /**
-   * An engine connected beforehand (Temporal: connecting is asynchronous, factories are not). Without it the
-   * embedded memory engine is built.
+   * An engine made beforehand (say `await TemporalEngine.connect(...)` from flowgate/adapters/temporal); its workers
+   * run elsewhere. @default the embedded engine, or Temporal when the configuration names one (TEMPORAL_ADDRESS)
    */
   engine?: WorkflowEngine;
-  /** Aborted near the end of the shutdown grace period: run-and-wait calls stop waiting (CoreDeps.shutdownSignal). */
-  shutdownSignal?: AbortSignal;
-  /** The S3 trace store made beforehand (the Temporal engine's claim checks share its client). */
-  remoteTraceStore?: S3TraceStore;
+  /** Where closed runs' traces are written and read. @default JSON files under TRACE_DIR */
+  traceStore?: TraceStore;
+  /** A second, remote destination for traces. @default S3 when TRACE_S3_BUCKET is set, else none */
+  remoteTraceStore?: TraceStore;
+  /** Time for the engine's timers and the API's clocks. @default the system clock */
+  clock?: Clock;
+  /** Run and request ids. @default random UUIDs */
+  ids?: IdGenerator;
+  /** @default JSON lines on stdout at LOG_LEVEL */
+  logger?: Logger;
+  /** Sends the calls of ctx.waitForWebhook({ url }). @default HTTP POSTs, signed with WEBHOOK_SIGNING_SECRET */
+  webhookSender?: WebhookSender;
+  /** Delivers run callbacks (callbackUrl). @default HTTP POSTs, signed with WEBHOOK_SIGNING_SECRET */
+  callbackSender?: CallbackSender;
+}
+
+export interface ComposeOptions {
+  /** `api`: the engine, the use cases and the HTTP app. `worker`: what a Temporal worker shares with them. */
+  role?: 'api' | 'worker';
+  /** The HTTP app's mount prefix (HttpAppOptions.basePath). */
+  basePath?: string;
+  /** Wraps the engine the use cases see (flowgate/testing skips time while someone waits on a run). */
+  decorateEngine?: (engine: WorkflowEngine) => WorkflowEngine;
+}
+
+/** One flowgate's wiring: every part resolved by token from one tsyringe container. */
+export interface Composition {
+  readonly config: FlowgateConfig;
+  readonly container: DependencyContainer;
+  resolve<T>(key: Token<T>): T;
+  /** The embedded engine when it is the one in use (its workers are registered on it). */
+  readonly memoryEngine: MemoryEngine | undefined;
+  /** Releases what the parts hold: deliveries, engines, connections; waits for trace uploads up to `graceMs`. */
+  close(graceMs: number): Promise<void>;
 }
 
 /** Resolves a port token with the type it was declared with. */
@@ -36,44 +75,69 @@ export function resolveToken<T>(container: DependencyContainer, key: Token<T>): 
 }
 
 /**
- * Wires adapters to ports with factories: no decorators anywhere, so core and adapters stay framework-free.
- * Each call makes a child container, so several servers can live in one process (tests do that).
+ * THE composition root of the bundled server (`flowgate serve`), the Temporal worker (`flowgate worker`),
+ * createFlowgate and the testing kit: it wires adapters to ports with tsyringe factories (no decorators, so core and
+ * adapters stay framework-free), in a child container per call, so several can live in one process. What needs I/O
+ * or an optional package (the S3 client, the Temporal connection) is loaded first, only when configured, then
+ * registered like the rest. Every token the role needs is resolved before this returns: a broken registration fails
+ * at start, not on the first request.
  */
-export function buildContainer(config: FlowgateConfig, overrides: ContainerOverrides = {}): DependencyContainer {
+export async function composeFlowgate(config: FlowgateConfig, parts: FlowgateParts = {}, options: ComposeOptions = {}): Promise<Composition> {
+  const role = options.role ?? 'api';
   const container = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
+  const resolve = <T>(key: Token<T>): T => resolveToken(container, key);
 
   container.register(CONFIG, { useValue: config });
-  container.register(LOGGER, once(() => overrides.logger ?? new JsonLogger({ level: config.logLevel })));
-  container.register(CLOCK, { useValue: systemClock });
-  container.register(ID_GENERATOR, { useValue: randomIds });
+  container.register(LOGGER, once(() => parts.logger ?? new JsonLogger({ level: config.logLevel })));
+  container.register(CLOCK, { useValue: parts.clock ?? systemClock });
+  container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
+
+  // S3 only when configured: @aws-sdk/client-s3 is an optional package.
+  const s3 = !parts.remoteTraceStore && config.remoteTraces
+    ? await importNeeding(() => import('../adapters/s3/index.js'), OPTIONAL_PACKAGES.s3, 'Remote traces (TRACE_S3_BUCKET)')
+    : undefined;
+  const s3Store = s3 && config.remoteTraces ? new s3.S3TraceStore({ ...config.remoteTraces, logger: resolve(LOGGER) }) : undefined;
   container.register(
     TRACE_STORES,
-    // Concurrent trace-log readers of one trace share one parsed copy (docs/reliability.md, greedy readers).
-    once((c) => ({
-      local: shareTraceReads(new FsTraceStore({ directory: config.traceDir })),
-      ...(overrides.remoteTraceStore
-        ? { remote: shareTraceReads(overrides.remoteTraceStore) }
-        : config.remoteTraces
-          ? { remote: shareTraceReads(new S3TraceStore({ ...config.remoteTraces, logger: resolveToken(c, LOGGER) })) }
-          : {}),
-    })),
+    once((): TraceStores => {
+      const local = parts.traceStore ?? new FsTraceStore({ directory: config.traceDir });
+      const remote = parts.remoteTraceStore ?? s3Store;
+      // The API's concurrent trace-log readers of one trace share one parsed copy (docs/reliability.md, greedy
+      // clients); a worker only writes.
+      const served = role === 'api' ? shareTraceReads : <T>(store: T) => store;
+      return { local: served(local), ...(remote ? { remote: served(remote) } : {}) };
+    }),
   );
+  // Payloads over the threshold travel through the trace bucket (docs/large-payloads.md); API and workers must agree.
+  const onTemporal = !parts.engine && config.engine === 'temporal';
+  if (s3Store && (onTemporal || role === 'worker')) {
+    const { claimCheckCodec } = await import('./claimChecks.js');
+    container.register(CLAIM_CHECKS, { useValue: claimCheckCodec(s3Store as S3TraceStore, config) });
+  }
+
+  // What this composition made and must release: the S3 client's sockets, the outbound senders' connection pools, a
+  // Temporal connection.
+  const owned: { close(): unknown }[] = s3Store ? [s3Store] : [];
+  const outboundSender = (): FetchWebhookSender => {
+    const sender = new FetchWebhookSender({
+      allowlist: config.outboundAllowlist,
+      ...(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {}),
+    });
+    owned.push(sender);
+    return sender;
+  };
+  container.register(WEBHOOK_SENDER, once(() => parts.webhookSender ?? outboundSender()));
+  // One signer serves both ports: run callbacks are signed exactly like webhook calls (docs/callbacks.md), and reach
+  // only the addresses webhook calls may.
   container.register(
-    OUTBOUND_SENDER,
-    once(
-      () =>
-        new FetchWebhookSender({
-          allowlist: config.outboundAllowlist,
-          ...(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {}),
-        }),
-    ),
+    CALLBACK_SENDER,
+    once((c) => parts.callbackSender ?? (parts.webhookSender ? outboundSender() : (resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender))),
   );
-  // One signer serves both ports: run callbacks are signed exactly like webhook calls (decisions.md), and reach only
-  // the addresses webhook calls may.
-  container.register(WEBHOOK_SENDER, once((c) => resolveToken(c, OUTBOUND_SENDER)));
-  container.register(CALLBACK_SENDER, once((c) => resolveToken(c, OUTBOUND_SENDER)));
+  container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
+  if (role === 'worker') return finish(container, config, owned, [LOGGER, CLOCK, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS]);
+
   container.register(
     CALLBACK_DELIVERIES,
     once(
@@ -87,54 +151,127 @@ export function buildContainer(config: FlowgateConfig, overrides: ContainerOverr
         })),
     ),
   );
-  container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
-  if (!overrides.engine) container.register(
-    MEMORY_ENGINE,
-    once((c) => {
-      const traces = resolveToken(c, TRACE_STORES);
-      const logger = resolveToken(c, LOGGER);
-      const uploads = resolveToken(c, TRACE_UPLOADS);
-      return new MemoryEngine({
-        clock: resolveToken(c, CLOCK),
-        ids: resolveToken(c, ID_GENERATOR),
-        logger,
-        webhookSender: resolveToken(c, WEBHOOK_SENDER),
-        maxClosedRuns: config.memoryMaxClosedRuns,
-        maxClosedBytes: config.memoryMaxClosedBytes,
-        maxHistoryBytes: config.memoryMaxHistoryBytes,
-        // Keyed starts' records outlive their runs until the answers they keep expire (docs/idempotency.md).
-        idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
-        maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
-        // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
-        onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
-        onRunCallback: (run, target) => void resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
-      });
-    }),
-  );
-  if (overrides.engine) container.register(WORKFLOW_ENGINE, { useValue: overrides.engine });
-  else container.register(WORKFLOW_ENGINE, once((c) => resolveToken(c, MEMORY_ENGINE)));
+  // An engine connected here (Temporal) is closed by close(); one the caller brought stays the caller's to close.
+  const connected = onTemporal ? await connectTemporalEngine(container, config) : undefined;
+  const engine = parts.engine ?? connected;
+  if (connected) owned.unshift(connected);
+  if (engine) {
+    container.register(WORKFLOW_ENGINE, { useValue: options.decorateEngine ? options.decorateEngine(engine) : engine });
+  } else {
+    container.register(
+      MEMORY_ENGINE,
+      once((c) => {
+        const traces = resolveToken(c, TRACE_STORES);
+        const logger = resolveToken(c, LOGGER);
+        const uploads = resolveToken(c, TRACE_UPLOADS);
+        return new MemoryEngine({
+          clock: resolveToken(c, CLOCK),
+          ids: resolveToken(c, ID_GENERATOR),
+          logger,
+          webhookSender: resolveToken(c, WEBHOOK_SENDER),
+          maxClosedRuns: config.memoryMaxClosedRuns,
+          maxClosedBytes: config.memoryMaxClosedBytes,
+          maxHistoryBytes: config.memoryMaxHistoryBytes,
+          // Keyed starts' records outlive their runs until the answers they keep expire (docs/idempotency.md).
+          idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
+          maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
+          // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
+          onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
+          onRunCallback: (run, target) => void resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
+        });
+      }),
+    );
+    container.register(WORKFLOW_ENGINE, once((c) => (options.decorateEngine ?? ((memory) => memory))(resolveToken(c, MEMORY_ENGINE))));
+  }
+  // Every waiting POST /workflow/run listens to it: thousands at once are expected, not a leak.
+  const runWaitsEnd = new AbortController();
+  setMaxListeners(0, runWaitsEnd.signal);
+  container.register(RUN_WAITS_END, { useValue: runWaitsEnd });
   container.register(
     FLOWGATE_API,
+    once(
+      (c): FlowgateApi =>
+        createFlowgateApi({
+          engine: resolveToken(c, WORKFLOW_ENGINE),
+          traces: resolveToken(c, TRACE_STORES),
+          clock: resolveToken(c, CLOCK),
+          ids: resolveToken(c, ID_GENERATOR),
+          digest: resolveToken(c, DIGEST),
+          logger: resolveToken(c, LOGGER),
+          defaultCatalog: config.defaultCatalog,
+          callbackRetryForMs: config.callbackRetryForMs,
+          outboundAllowlist: config.outboundAllowlist,
+          idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
+          shutdownSignal: runWaitsEnd.signal,
+        }),
+    ),
+  );
+  container.register(
+    HTTP_APP,
     once((c) =>
-      createFlowgateApi({
-        engine: resolveToken(c, WORKFLOW_ENGINE),
-        traces: resolveToken(c, TRACE_STORES),
-        clock: resolveToken(c, CLOCK),
-        ids: resolveToken(c, ID_GENERATOR),
-        digest: resolveToken(c, DIGEST),
+      createHttpApp({
+        api: resolveToken(c, FLOWGATE_API),
         logger: resolveToken(c, LOGGER),
-        defaultCatalog: config.defaultCatalog,
-        callbackRetryForMs: config.callbackRetryForMs,
-        outboundAllowlist: config.outboundAllowlist,
-        idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
-        ...(overrides.shutdownSignal ? { shutdownSignal: overrides.shutdownSignal } : {}),
+        ids: resolveToken(c, ID_GENERATOR),
+        ...httpAppSettings(config),
+        ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       }),
     ),
   );
+  return finish(container, config, owned, [
+    LOGGER,
+    CLOCK,
+    ID_GENERATOR,
+    DIGEST,
+    TRACE_STORES,
+    TRACE_UPLOADS,
+    WEBHOOK_SENDER,
+    CALLBACK_SENDER,
+    CALLBACK_DELIVERIES,
+    WORKFLOW_ENGINE,
+    FLOWGATE_API,
+    HTTP_APP,
+  ]);
+}
 
-  // Resolve every token now, so a missing or broken registration fails at boot, not on the first request.
-  for (const key of [CONFIG, LOGGER, CLOCK, ID_GENERATOR, DIGEST, TRACE_STORES, TRACE_UPLOADS, OUTBOUND_SENDER, WEBHOOK_SENDER, CALLBACK_SENDER, CALLBACK_DELIVERIES, WORKFLOW_ENGINE, FLOWGATE_API]) {
-    container.resolve(key);
-  }
-  return container;
+/** Connects to Temporal (the client adapter is loaded only now: the embedded engine never loads the Temporal SDK). */
+async function connectTemporalEngine(container: DependencyContainer, config: FlowgateConfig): Promise<WorkflowEngine & { close(): Promise<void> }> {
+  const temporal = config.temporal!;
+  const { TemporalEngine } = await import('../adapters/temporal/index.js');
+  const claimChecks = container.isRegistered(CLAIM_CHECKS) ? resolveToken(container, CLAIM_CHECKS) : undefined;
+  return TemporalEngine.connect({
+    address: temporal.address,
+    namespace: temporal.namespace,
+    ...(temporal.apiKey ? { apiKey: temporal.apiKey } : {}),
+    ...(temporal.tls !== undefined ? { tls: temporal.tls } : {}),
+    maxMessageBytes: config.maxResultBytes,
+    // The embedded engine has no per-payload limit; on Temporal, large payloads go to S3 or are refused by name.
+    ...(claimChecks ? { claimChecks } : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),
+    ...(config.pageTokenSecret ? { pageTokenSecret: config.pageTokenSecret } : {}),
+    logger: resolveToken(container, LOGGER),
+    clock: resolveToken(container, CLOCK),
+  });
+}
+
+function finish(container: DependencyContainer, config: FlowgateConfig, owned: readonly { close(): unknown }[], tokens: Token<unknown>[]): Composition {
+  // Resolve the role's tokens now, so a missing or broken registration fails at boot, not on the first request.
+  for (const key of tokens) container.resolve(key);
+  const memoryEngine = container.isRegistered(MEMORY_ENGINE) ? resolveToken(container, MEMORY_ENGINE) : undefined;
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    container,
+    memoryEngine,
+    resolve: (key) => resolveToken(container, key),
+    close: (graceMs) =>
+      (closing ??= (async () => {
+        const started = Date.now();
+        if (container.isRegistered(RUN_WAITS_END)) resolveToken(container, RUN_WAITS_END).abort();
+        if (container.isRegistered(CALLBACK_DELIVERIES)) resolveToken(container, CALLBACK_DELIVERIES).close();
+        memoryEngine?.close();
+        // Trace uploads the embedded engine's runs left running get what is left of the grace period.
+        await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, graceMs - (Date.now() - started)));
+        for (const part of owned) await part.close();
+      })()),
+  };
 }

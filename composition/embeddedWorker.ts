@@ -2,17 +2,18 @@ import type { ActivityDefinition } from '../core/definition/activity.js';
 import type { WorkflowDefinition } from '../core/definition/workflow.js';
 import type { Logger } from '../ports/logger.js';
 import type { RunObserver } from '../ports/runObserver.js';
+import type { WorkerRegistration } from '../adapters/memory/index.js';
 import { loadWorkerHooks } from '../adapters/hooks/index.js';
-import { workflowModulesIn } from '../adapters/workflowSources/localModules.js';
+import { workflowModulesOfDirectory } from '../adapters/workflowSources/localModules.js';
 import { findStepModules } from '../adapters/workflowSources/stepModules.js';
 import { describeStepCollision, registerSteps } from '../adapters/workflowSources/stepRegistration.js';
 import { collectWorkerWorkflows } from '../adapters/workflowSources/workerWorkflows.js';
 
-/** A worker of the embedded engine: the catalog it serves, its workflows and its step table. */
-export interface WorkerSpec {
+/** A worker of the embedded engine: the catalog it serves, its workflows and its step table (MemoryEngine.registerWorker). */
+export interface WorkerSpec extends WorkerRegistration {
   catalog: string;
   workflows: readonly WorkflowDefinition<any, any>[];
-  /** Steps and evaluators by name (see MemoryEngine.registerWorker). @default each call runs the step it was made with */
+  /** Steps and evaluators by name. @default each call runs the step it was made with */
   steps?: ReadonlyMap<string, ActivityDefinition>;
   /** The worker's hooks (hook files of the project and `hookFiles`). */
   observer?: RunObserver & { close(): Promise<void> };
@@ -37,8 +38,12 @@ export interface EmbeddedWorkerOptions {
  * for workflows and one for steps), so both engines run the same catalog the same way.
  */
 export async function loadEmbeddedWorker(options: EmbeddedWorkerOptions): Promise<WorkerSpec> {
-  const workflowModules = options.workflowModules ?? (options.workflowsDir !== undefined ? await workflowModulesIn(options.workflowsDir) : []);
-  const { workflows, ownership } = await collectWorkerWorkflows({ workflowModules, projectDir: options.projectDir, logger: options.logger });
+  const local = options.workflowsDir !== undefined ? await workflowModulesOfDirectory(options.workflowsDir) : { modules: [...(options.workflowModules ?? [])] };
+  const { workflows, ownership } = await collectWorkerWorkflows({ workflowModules: local.modules, projectDir: options.projectDir, logger: options.logger });
+  if (local.missing) {
+    if (workflows.length === 0) throw local.missing;
+    options.logger.warn(`${local.missing.message}; serving the workflows of exposed packages only`, { workflowsDir: options.workflowsDir });
+  }
   const stepModules = await findStepModules([...new Set(workflows.map(({ modulePath }) => modulePath))], ownership);
   const table = registerSteps(stepModules);
   for (const collision of table.collisions) options.logger.warn(describeStepCollision(collision), { step: collision.name });

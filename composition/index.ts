@@ -1,5 +1,8 @@
-export { startFlowgateServer, EXAMPLE_WORKFLOWS_DIR, type FlowgateServer, type FlowgateServerOptions, type WorkerSpec } from './server.js';
-export { buildContainer, type ContainerOverrides } from './container.js';
-export { parseConfig, envSchema, ConfigError, type FlowgateConfig, type EnvInput } from './config.js';
+export { createFlowgate, type CreateFlowgateOptions, type Flowgate, type StepReplacement } from './embed/createFlowgate.js';
+export { startFlowgateServer, type FlowgateServer, type FlowgateServerOptions, type WorkerSpec } from './server.js';
+export { composeFlowgate, resolveToken, type Composition, type ComposeOptions, type FlowgateParts } from './container.js';
+export { parseConfig, envSchema, workerEnvSchema, ConfigError, type FlowgateConfig, type EnvInput } from './config.js';
+export { parseWorkerConfig, type WorkerConfig } from './workerConfig.js';
 export { loadEmbeddedWorker, type EmbeddedWorkerOptions } from './embeddedWorker.js';
-export { CONFIG, FLOWGATE_API, MEMORY_ENGINE } from './tokens.js';
+export { MissingPackageError } from './optionalPackages.js';
+export { CONFIG, FLOWGATE_API, MEMORY_ENGINE, HTTP_APP, TRACE_UPLOADS, CALLBACK_DELIVERIES, RUN_WAITS_END, CLAIM_CHECKS } from './tokens.js';

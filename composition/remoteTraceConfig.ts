@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { S3TraceStoreOptions } from '../adapters/s3/index.js';
 import { envBoolean } from './envBoolean.js';
 
-/** decisions.md's remote-trace variables; shared by the API server's and the worker's configuration. */
+/** The remote-trace variables (README, Remote traces); shared by the API server's and the worker's configuration. */
 export const remoteTraceEnv = {
   TRACE_S3_BUCKET: z.string().min(3).max(63).optional(),
   TRACE_S3_PREFIX: z.string().default(''),
@@ -12,7 +11,17 @@ export const remoteTraceEnv = {
   AWS_REGION: z.string().min(1).optional(),
 };
 
-export type RemoteTraceConfig = Omit<S3TraceStoreOptions, 'logger' | 'credentials'>;
+/**
+ * The S3 store's options the environment sets (S3TraceStoreOptions accepts it as it is). Spelled out rather than
+ * derived from the adapter's options: the configuration's types must not need @aws-sdk/client-s3, which is optional.
+ */
+export interface RemoteTraceConfig {
+  bucket: string;
+  prefix: string;
+  region: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+}
 
 /** The S3 store's options, or undefined when no bucket is configured. Credentials come from the SDK's chain. */
 export function remoteTraceConfig(value: {

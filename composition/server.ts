@@ -1,21 +1,14 @@
-import { setMaxListeners } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
-import { ID_GENERATOR, WORKFLOW_ENGINE } from '../ports/index.js';
-import type { MemoryEngine } from '../adapters/memory/index.js';
+import { LOGGER, WORKFLOW_ENGINE } from '../ports/index.js';
 import type { WorkflowEngine } from '../ports/engine.js';
-import { JsonLogger } from '../adapters/log/index.js';
-import { S3TraceStore } from '../adapters/s3/index.js';
-import { systemClock } from '../adapters/system/index.js';
 import { startHttpServer } from '../adapters/http/index.js';
-import { buildContainer, resolveToken } from './container.js';
+import { composeFlowgate } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
-import { CALLBACK_DELIVERIES, CONFIG, FLOWGATE_API, MEMORY_ENGINE, OUTBOUND_SENDER, TRACE_UPLOADS } from './tokens.js';
+import { httpServerSettings } from './httpSettings.js';
+import { FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from './tokens.js';
 import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
-
-/** The example workflows `npm start` serves when WORKFLOWS_DIR is not set. */
-export const EXAMPLE_WORKFLOWS_DIR = fileURLToPath(new URL('../examples/workflows/', import.meta.url));
+import { EmbeddedWorkers } from './embeddedWorkers.js';
 
 export type { WorkerSpec } from './embeddedWorker.js';
 
@@ -25,7 +18,7 @@ export interface FlowgateServerOptions {
   /**
    * Workers of the embedded engine. @default one worker for DEFAULT_CATALOG with the workflows of WORKFLOWS_DIR and
    * of the exposed packages installed in PROJECT_DIR.
-   * Ignored on Temporal, where workers run in their own processes (`npm run worker`).
+   * Ignored on Temporal, where workers run in their own processes (`flowgate worker`).
    */
   workers?: WorkerSpec[];
   logger?: Logger;
@@ -55,98 +48,56 @@ export function runWaitCutOffMs(graceMs: number): number {
   return Math.max(0, graceMs - Math.min(RUN_WAIT_ANSWER_MARGIN_MS, graceMs / 5));
 }
 
+/** The bundled server (`flowgate serve`): the composition of composeFlowgate behind node:http. */
 export async function startFlowgateServer(options: FlowgateServerOptions = {}): Promise<FlowgateServer> {
   const config = parseConfig(options.env ?? process.env);
-  const logger = options.logger ?? new JsonLogger({ level: config.logLevel });
-  const onTemporal = config.temporal !== undefined && config.engine === 'temporal';
-  // Made here, before the container, because the Temporal engine's claim checks (large payloads) share its client.
-  const remoteTraceStore = onTemporal && config.remoteTraces ? new S3TraceStore({ ...config.remoteTraces, logger }) : undefined;
-  // Imported only when used: the embedded engine never loads the Temporal SDK (start-up time, idle memory).
-  const temporalEngine = config.temporal && onTemporal
-    ? await (await import('../adapters/temporal/index.js')).TemporalEngine.connect({
-        address: config.temporal.address,
-        namespace: config.temporal.namespace,
-        ...(config.temporal.apiKey ? { apiKey: config.temporal.apiKey } : {}),
-        ...(config.temporal.tls !== undefined ? { tls: config.temporal.tls } : {}),
-        maxMessageBytes: config.maxResultBytes,
-        // The embedded engine has no per-payload limit; on Temporal, large payloads go to S3 or are refused by name.
-        ...(remoteTraceStore
-          ? { claimChecks: (await import('./claimChecks.js')).claimCheckCodec(remoteTraceStore, config) }
-          : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),
-        ...(config.pageTokenSecret ? { pageTokenSecret: config.pageTokenSecret } : {}),
-        logger,
-        clock: systemClock,
-      })
-    : undefined;
-  // Every waiting POST /workflow/run listens to it: thousands at once are expected, not a leak.
-  const runWaitsEnd = new AbortController();
-  setMaxListeners(0, runWaitsEnd.signal);
-  const container = buildContainer(config, {
-    logger,
-    shutdownSignal: runWaitsEnd.signal,
-    ...(temporalEngine ? { engine: temporalEngine } : {}),
-    ...(remoteTraceStore ? { remoteTraceStore } : {}),
-  });
-  const api = resolveToken(container, FLOWGATE_API);
-  const engine: WorkflowEngine = resolveToken(container, WORKFLOW_ENGINE);
-  const memoryEngine: MemoryEngine | undefined = temporalEngine ? undefined : resolveToken(container, MEMORY_ENGINE);
-
-  const workers = memoryEngine
-    ? (options.workers ?? [
-        await loadEmbeddedWorker({
-          catalog: config.defaultCatalog,
-          workflowsDir: config.workflowsDir ?? EXAMPLE_WORKFLOWS_DIR,
-          projectDir: config.projectDir,
-          logger,
-        }),
-      ])
-    : [];
-  const running = new Map<string, { stop(): void }>();
-  const startWorker = (catalog: string): void => {
-    if (!memoryEngine) throw new Error('on Temporal, workers run in their own processes (npm run worker)');
-    const spec = workers.find((worker) => worker.catalog === catalog);
-    if (!spec) throw new Error(`no worker is configured for catalog "${catalog}"`);
-    if (!running.has(catalog)) running.set(catalog, memoryEngine.registerWorker(spec));
-  };
-  const stopWorker = (catalog: string): void => {
-    running.get(catalog)?.stop();
-    running.delete(catalog);
-  };
-  for (const worker of workers) startWorker(worker.catalog);
+  const composition = await composeFlowgate(config, options.logger ? { logger: options.logger } : {});
+  const logger = composition.resolve(LOGGER);
+  let workers: EmbeddedWorkers | undefined;
+  try {
+    const memoryEngine = composition.memoryEngine;
+    if (memoryEngine) {
+      const specs = options.workers ?? [
+        await loadEmbeddedWorker({ catalog: config.defaultCatalog, workflowsDir: config.workflowsDir, projectDir: config.projectDir, logger }),
+      ];
+      workers = new EmbeddedWorkers(memoryEngine, specs);
+      workers.startAll();
+    }
+  } catch (error) {
+    await composition.close(0);
+    throw error;
+  }
 
   if (!config.authToken) {
     logger.warn('API_AUTH_TOKEN is not set: every request is accepted without authentication (local development only)');
   }
-  const http = await startHttpServer({
-    api,
-    logger,
-    ids: resolveToken(container, ID_GENERATOR),
-    authToken: config.authToken,
-    maxBodyBytes: config.maxBodyBytes,
-    runTimeoutMaxSeconds: config.runTimeoutMaxSeconds,
-    deprecatedEndpoints: config.deprecatedEndpoints,
-    ui: config.ui,
-    ...config.limits,
-    host: config.host,
-    port: config.port,
+  const http = await startHttpServer({ app: composition.resolve(HTTP_APP), ...httpServerSettings(config) }).catch(async (error: unknown) => {
+    await workers?.close();
+    await composition.close(0);
+    throw error;
   });
+  const engine = composition.resolve(WORKFLOW_ENGINE);
   logger.info('flowgate listening', {
     url: http.url,
     engine: engine.kind,
-    catalogs: workers.map((worker) => ({ catalog: worker.catalog, workflows: worker.workflows.map((w) => w.name) })),
+    catalogs: (workers?.specs ?? []).map((worker) => ({ catalog: worker.catalog, workflows: worker.workflows.map((w) => w.name) })),
   });
 
+  const onTemporal = (): never => {
+    throw new Error('on Temporal, workers run in their own processes (flowgate worker)');
+  };
+  const runWaitsEnd = composition.resolve(RUN_WAITS_END);
   let closing: Promise<void> | undefined;
   return {
     url: http.url,
-    config: resolveToken(container, CONFIG),
-    api,
+    config,
+    api: composition.resolve(FLOWGATE_API),
     engine,
-    stopWorker,
-    startWorker,
+    stopWorker: (catalog) => (workers ? workers.stop(catalog) : onTemporal()),
+    startWorker: (catalog) => (workers ? workers.start(catalog) : onTemporal()),
     close: () =>
       (closing ??= (async () => {
-        const shutdownStarted = Date.now();
+        const started = Date.now();
         // In-flight requests get the grace period; run-and-wait calls whose runs are still open by the cut-off are
         // answered then, instead of losing their answer to the force-close at the end of it.
         const cutOff = setTimeout(() => runWaitsEnd.abort(), runWaitCutOffMs(config.shutdownGraceMs));
@@ -156,14 +107,8 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
           clearTimeout(cutOff);
           runWaitsEnd.abort();
         }
-        for (const catalog of [...running.keys()]) stopWorker(catalog);
-        await Promise.all(workers.map((worker) => worker.observer?.close()));
-        resolveToken(container, CALLBACK_DELIVERIES).close();
-        memoryEngine?.close();
-        await temporalEngine?.close();
-        await resolveToken(container, OUTBOUND_SENDER).close();
-        // Trace uploads the embedded engine's runs left running get what is left of the grace period.
-        await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, config.shutdownGraceMs - (Date.now() - shutdownStarted)));
+        await workers?.close();
+        await composition.close(Math.max(0, config.shutdownGraceMs - (Date.now() - started)));
       })()),
   };
 }

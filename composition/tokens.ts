@@ -2,8 +2,9 @@ import { token } from '../ports/token.js';
 import type { FlowgateConfig } from './config.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
+import type { HttpApp } from '../adapters/http/index.js';
 import type { TraceUploads } from '../core/trace/traceUploads.js';
-import type { FetchWebhookSender } from '../adapters/webhook/index.js';
+import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
 
 /** Tokens that exist only in the composition root (the ports' own tokens live in ports/). */
 export const CONFIG = token<FlowgateConfig>('Config');
@@ -14,5 +15,9 @@ export const MEMORY_ENGINE = token<MemoryEngine>('MemoryEngine');
 export const TRACE_UPLOADS = token<TraceUploads>('TraceUploads');
 /** The embedded engine's run callbacks, delivered from this process (Temporal's are delivered by its workers). */
 export const CALLBACK_DELIVERIES = token<CallbackDeliveries>('CallbackDeliveries');
-/** The one HTTP sender behind WEBHOOK_SENDER and CALLBACK_SENDER, for the shutdown to close its connections. */
-export const OUTBOUND_SENDER = token<FetchWebhookSender>('OutboundSender');
+/** Aborted near the end of a shutdown's grace period: run-and-wait calls still waiting stop then (CoreDeps.shutdownSignal). */
+export const RUN_WAITS_END = token<AbortController>('RunWaitsEnd');
+/** The transport-neutral HTTP app both handlers and the bundled server wrap. */
+export const HTTP_APP = token<HttpApp>('HttpApp');
+/** Large payloads through S3 (Temporal with TRACE_S3_BUCKET): one codec for the API's client and the worker's. */
+export const CLAIM_CHECKS = token<ClaimCheckCodec>('ClaimChecks');

@@ -3,8 +3,6 @@ import { installRuntimeLogging } from '../adapters/temporal/worker/runtimeLoggin
 import { hostname } from 'node:os';
 import { Client, type Connection, type WorkflowExecutionDescription } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { FsTraceStore } from '../adapters/fs/index.js';
-import { JsonLogger } from '../adapters/log/index.js';
 import { connectTemporal, type TemporalConnectionOptions } from '../adapters/temporal/connection.js';
 import { TemporalEngine } from '../adapters/temporal/engine/engine.js';
 import {
@@ -17,7 +15,6 @@ import {
   nativeConnectionOptions,
   PROGRESS_HEARTBEAT_INTERVAL,
   TraceCollector,
-  traceLocationActivities,
   runSinks,
   webhookStepDefinition,
   WorkflowDetailsCarrier,
@@ -26,15 +23,20 @@ import {
   type CatalogBundle,
   type RunDescriptionLookup,
   type WorkerHandle,
+  traceLocationActivities,
 } from '../adapters/temporal/worker/index.js';
-import { FetchWebhookSender } from '../adapters/webhook/index.js';
 import { loadWorkerHooks, type HookRuntime } from '../adapters/hooks/index.js';
 import type { Logger } from '../ports/logger.js';
-import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
+import type { Clock } from '../ports/clock.js';
 import type { TraceStores } from '../ports/traceStore.js';
-import { TraceUploads } from '../core/trace/traceUploads.js';
+import type { WebhookSender } from '../ports/webhookSender.js';
+import type { CallbackSender } from '../ports/callbackSender.js';
+import { CALLBACK_SENDER, CLOCK, LOGGER, TRACE_STORES, WEBHOOK_SENDER } from '../ports/index.js';
+import type { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
-import { systemClock } from '../adapters/system/index.js';
+import type { Composition } from './container.js';
+import { FsTraceStore } from '../adapters/fs/index.js';
+import { CLAIM_CHECKS, TRACE_UPLOADS } from './tokens.js';
 
 /** How long a stopping worker waits for trace uploads its closed runs left running (as long as step attempts get). */
 const UPLOADS_SETTLE_MS = 10_000;
@@ -44,7 +46,46 @@ const DESCRIBE_DEADLINE_MS = 10_000;
 /** A running flowgate worker: `identity`, `run()`, `waitUntilPublished()`, `shutdown()`. */
 export type FlowgateWorker = WorkerHandle;
 
-export interface CreateWorkerOptions {
+/** What a worker shares with the API server's composition (composeFlowgate with role `worker`). */
+export interface WorkerParts {
+  logger: Logger;
+  clock: Clock;
+  /** Where closed runs' traces go: TRACE_DIR, and S3 with TRACE_S3_BUCKET. */
+  traceStores: TraceStores;
+  /**
+   * The trace files under TRACE_DIR, when the local store is one: a closing run learns its file's path from it, and
+   * the API reads that path from the run's memo (docs/reliability.md, traces written on another host).
+   */
+  localTraceFiles?: FsTraceStore;
+  /** Sends the calls of ctx.waitForWebhook({ url }) (signed with WEBHOOK_SIGNING_SECRET). */
+  webhookSender: WebhookSender;
+  /** Delivers run callbacks. */
+  callbackSender: CallbackSender;
+  /** Remote trace uploads still running after their run closed; a stopping worker waits for them. */
+  uploads: TraceUploads;
+  /**
+   * Large payloads through S3 (docs/large-payloads.md): registered in the worker's and its client's data converter.
+   * The API server must have the same store, or it cannot read what the worker offloaded.
+   */
+  claimChecks?: ClaimCheckCodec;
+}
+
+/** The worker's parts from a composition made with role `worker`. */
+export function workerParts(composition: Composition): WorkerParts {
+  const traceStores = composition.resolve(TRACE_STORES);
+  return {
+    logger: composition.resolve(LOGGER),
+    clock: composition.resolve(CLOCK),
+    traceStores,
+    ...(traceStores.local instanceof FsTraceStore ? { localTraceFiles: traceStores.local } : {}),
+    webhookSender: composition.resolve(WEBHOOK_SENDER),
+    callbackSender: composition.resolve(CALLBACK_SENDER),
+    uploads: composition.resolve(TRACE_UPLOADS),
+    ...(composition.container.isRegistered(CLAIM_CHECKS) ? { claimChecks: composition.resolve(CLAIM_CHECKS) } : {}),
+  };
+}
+
+export interface CreateWorkerOptions extends WorkerParts {
   temporal: TemporalConnectionOptions;
   namespace: string;
   /** The catalog this worker serves = its task queue. */
@@ -54,30 +95,13 @@ export interface CreateWorkerOptions {
   workflowModules?: string[];
   /** PROJECT_DIR: the workflows of exposed packages in its node_modules join the catalog. Ignored with `bundle`. */
   projectDir?: string;
-  /** TRACE_DIR: where closed runs' traces are written. */
-  traceDir: string;
-  /** Extra trace destinations (an object store); the local one is always `traceDir`. */
-  remoteTraceStore?: TraceStores['remote'];
-  /** WEBHOOK_SIGNING_SECRET: signs the calls of ctx.waitForWebhook({ url }). */
-  webhookSigningSecret?: string;
-  /**
-   * OUTBOUND_ALLOWLIST: hosts and networks webhook calls and run callbacks may reach although the address rules refuse
-   * them (loopback, private, link-local, ...). @default none
-   */
-  outboundAllowlist?: OutboundAllowlist;
   /** MAX_RESULT_BYTES. */
   maxResultBytes: number;
-  /**
-   * Large payloads through S3 (docs/large-payloads.md): registered in the worker's and its client's data converter.
-   * The API server must have the same store, or it cannot read what the worker offloaded.
-   */
-  claimChecks?: ClaimCheckCodec;
   /**
    * TEMPORAL_MAX_PAYLOAD_BYTES, used only without claimChecks: a larger step or workflow result fails with
    * ResultTooLargeError instead of being refused by Temporal. Absent: no such check (a server configured for more).
    */
   maxPayloadBytes?: number;
-  logger?: Logger;
   /** @default `<pid>@<host>/<catalog>/<random>` */
   identity?: string;
   /** A prebuilt bundleCatalog result (tests bundle once and start several workers); with hooks, bundled with `workflowDetailsHeader`. */
@@ -93,7 +117,7 @@ export interface CreateWorkerOptions {
  * `<workflow>#<step>` activity, and connects to Temporal. Nothing polls until run(), which also publishes the catalog.
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<FlowgateWorker> {
-  const logger = options.logger ?? new JsonLogger();
+  const { logger } = options;
   installRuntimeLogging(logger);
   const observer = await loadWorkerHooks({ ...options, logger });
   try {
@@ -125,11 +149,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     throw new TypeError(`createWorker: the bundle was built with maxPayloadBytes ${String(bundle.maxPayloadBytes)}, this worker needs ${String(maxPayloadBytes)}`);
   }
   const dataConverter = options.claimChecks ? { dataConverter: { payloadCodecs: [options.claimChecks] } } : {};
-  const sender = new FetchWebhookSender({
-    ...(options.outboundAllowlist ? { allowlist: options.outboundAllowlist } : {}),
-    ...(options.webhookSigningSecret ? { signingSecret: options.webhookSigningSecret } : {}),
-  });
-  const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(sender) };
+  const stepRegistration = { workflows: bundle.workflows, steps: bundle.activities, webhookStep: webhookStepDefinition(options.webhookSender) };
   const identity = options.identity ?? `${process.pid}@${hostname()}/${options.catalog}/${randomUUID().slice(0, 8)}`;
 
   const nativeConnection = await NativeConnection.connect(nativeConnectionOptions(options.temporal));
@@ -138,12 +158,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
   try {
     clientConnection = await connectTemporal(options.temporal);
     const client = new Client({ connection: clientConnection, namespace: options.namespace, ...dataConverter });
-    const uploads = new TraceUploads({ clock: systemClock, logger });
-    const localTraces = new FsTraceStore({ directory: options.traceDir });
-    const traceStores: TraceStores = {
-      local: localTraces,
-      ...(options.remoteTraceStore ? { remote: options.remoteTraceStore } : {}),
-    };
+    const { uploads, traceStores, clock } = options;
     // Both lookups have a fallback (the started event's time, details without parents): a Temporal that does not
     // answer must not hold a step's hooks or a run's trace for longer than this.
     const describe = (workflowId: string, runId: string) =>
@@ -165,12 +180,12 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       client,
       namespace: options.namespace,
       logger,
-      clock: systemClock,
+      clock,
       ...(options.claimChecks ? { claimChecks: options.claimChecks } : {}),
     });
-    Object.assign(activities, callbackActivities({ engine, traces: traceStores, logger, clock: systemClock, sender }));
+    Object.assign(activities, callbackActivities({ engine, traces: traceStores, logger, clock, sender: options.callbackSender }));
     // Run as a local activity by each run that closes on its own: its trace's path travels with the run (its memo).
-    Object.assign(activities, traceLocationActivities({ store: localTraces, traces }));
+    Object.assign(activities, traceLocationActivities({ store: options.localTraceFiles, traces }));
     const worker = await Worker.create({
       connection: nativeConnection,
       namespace: options.namespace,
@@ -190,7 +205,6 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     const connection = clientConnection;
     return new WorkerLifecycle(identity, worker, publisher, logger, async () => {
       await uploads.settle(UPLOADS_SETTLE_MS);
-      await sender.close();
       progress.close();
       await observer?.close();
       await connection.close();
@@ -198,7 +212,6 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
     });
   } catch (error) {
     progress.close();
-    await sender.close().catch(() => {});
     await clientConnection?.close().catch(() => {});
     await nativeConnection.close().catch(() => {});
     throw error;

@@ -11,7 +11,7 @@ export interface CallbackPost {
 
 export interface CallbackSender {
   /**
-   * Sends one attempt, signed as webhook calls are (decisions.md). Rejects on a network error or a non-2xx answer;
+   * Sends one attempt, signed as webhook calls are (docs/callbacks.md). Rejects on a network error or a non-2xx answer;
    * a 4xx rejects with NonRetryableError (the receiver refused the call: repeating it cannot help).
    */
   deliver(post: CallbackPost): Promise<void>;

@@ -1,6 +1,6 @@
 import { token } from './token.js';
 
-/** The call a waiting workflow sends to its webhook target (decisions.md). */
+/** The call a waiting workflow sends to its webhook target (docs/api.md, "Webhook calls made by workflows"). */
 export interface WebhookCall {
   url: string;
   workflowId: string;

@@ -7,6 +7,8 @@ export function suites() {
     { name: 'unit', dir: 'tests/unit' },
     { name: 'contract (memory engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'integration', dir: 'tests/integration' },
+    // npm pack, then the tarball in a fresh project outside the repository, through its public exports only.
+    { name: 'package: the tarball in a fresh project', dir: 'tests/package' },
     { name: 'Temporal dev server infrastructure', dir: 'tests/infra', standalone: true },
     { name: 'S3 trace store and remote traces (memory engine)', dir: 'tests/s3', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'Temporal worker, engine and API', dir: 'tests/temporal', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },

@@ -55,7 +55,7 @@ export class HookBus {
     return (this.handlers.get(name)?.length ?? 0) > 0;
   }
 
-  /** A fresh envelope; `preset` fields win (spec: a caller may preset eventId and eventDate). */
+  /** A fresh envelope; `preset` fields win (docs/hooks.md: a caller may preset eventId and eventDate). */
   envelope(preset: Partial<EventEnvelope> = {}): EventEnvelope {
     return {
       eventId: typeof preset.eventId === 'string' && preset.eventId.length > 0 ? preset.eventId : this.newId(),

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isHooksDefinition, type HooksDefinition } from '../../core/definition/hooks.js';
+import { importModuleFile } from '../workflowSources/typeScriptLoader.js';
 
 /** A declared hook file that cannot be used: missing, failing to import, or without a defineHooks() default export. */
 export class HookFileError extends Error {
@@ -20,7 +20,7 @@ export async function loadHookFiles(options: { projectDir?: string | undefined; 
   for (const file of [...new Set(files)]) {
     let module: Record<string, unknown>;
     try {
-      module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      module = await importModuleFile(file);
     } catch (error) {
       throw new HookFileError(`hook file ${file} cannot be imported: ${error instanceof Error ? error.message : String(error)}`);
     }

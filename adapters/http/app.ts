@@ -60,12 +60,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   async function handle(request: HttpRequest): Promise<HttpResponse> {
     const startedAt = performance.now();
     const requestId = acceptedRequestId(firstHeader(request.headers, 'x-request-id')) ?? config.ids.uuid();
-    const { path, search } = splitTarget(request.url);
+    const target = splitTarget(request.url);
+    const { search } = target;
+    const { path, mount } = mountedPath(target.path, request.basePath, config.basePath);
+    // What the client sent (or, behind a framework that stripped the prefix, what it addressed): logs and messages.
+    const shownPath = mount ? `${mount}${path}` : path;
     const state: RequestState = {};
     const logFailure = (error: unknown, status: number) => {
       // A client that hung up mid-request is not a server fault worth an alert.
       const level = clientGone(request) ? 'warn' : 'error';
-      logger[level]('request failed', { requestId, method: request.method, path, status, error: causeChain(error) });
+      logger[level]('request failed', { requestId, method: request.method, path: shownPath, status, error: causeChain(error) });
     };
     const context: RouteContext = {
       api: config.api,
@@ -84,11 +88,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     let response: HttpResponse;
     try {
       // Nobody to answer (a pipelined request whose client left while it waited): not even an error is made.
-      response = clientGone(request) ? errorResponse(CLIENT_CLOSED) : await dispatch(request, path, search, state, context);
+      response = clientGone(request) ? errorResponse(CLIENT_CLOSED) : await dispatch(request, path, shownPath, search, state, context);
     } catch (error) {
       if (error instanceof FlowgateError && error.runId !== undefined) state.runId ??= error.runId;
       const answer = answerError(error);
       if (answer.serverFault) logFailure(error, answer.status);
+      if (mount) answer.body.message = prefixPathsInMessage(answer.body.message, mount);
       response = errorResponse(answer);
       if (state.allow) response.headers['allow'] = state.allow.join(', ');
     }
@@ -101,13 +106,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     headers['x-content-type-options'] = 'nosniff';
     headers['cache-control'] ??= 'no-store';
     if (state.route?.deprecated) Object.assign(headers, deprecationHeaders(state.route, state));
-    if (request.basePath) prefixHandedOutPaths(headers, request.basePath);
+    if (mount) prefixHandedOutPaths(headers, mount);
     if (request.method === 'HEAD') await withoutBody(response);
 
     const logAccess = (streamCut: boolean) =>
       logger.info('http request', {
         method: request.method,
-        path,
+        path: shownPath,
         status: response.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
         requestId,
@@ -141,6 +146,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   async function dispatch(
     request: HttpRequest,
     path: string,
+    shownPath: string,
     search: string,
     state: RequestState,
     context: RouteContext,
@@ -170,7 +176,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (request.overCapacity && !isPublic) throw new ServerBusyError('Too many open connections; retry shortly.');
     // Checked before 404/405 so that unauthenticated callers learn nothing about which paths exist.
     if (!isPublic && !authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
-    if (match.kind === 'not-found') throw new NotFoundError(`No endpoint at ${path}.`);
+    if (match.kind === 'not-found') throw new NotFoundError(`No endpoint at ${shownPath}.`);
     if (match.kind === 'method-not-allowed') {
       state.allow = allow!;
       throw new MethodNotAllowedError(`${request.method} is not allowed here; allowed: ${state.allow.join(', ')}.`);
@@ -233,7 +239,7 @@ function assertDocumentedResponse(route: Route, status: number, body: unknown): 
   }
 }
 
-/** decisions.md: on every response of a deprecated endpoint, errors included. */
+/** docs/api.md: on every response of a deprecated endpoint, errors included. */
 function deprecationHeaders(route: Route, state: RequestState): Record<string, string> {
   const deprecation = route.deprecated!;
   const successor =
@@ -243,6 +249,23 @@ function deprecationHeaders(route: Route, state: RequestState): Record<string, s
           .replace('{rid}', encodeURIComponent(state.runId))
       : deprecation.successor;
   return { deprecation: 'true', sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
+}
+
+/**
+ * The path to route and the prefix the API is mounted under for this request: the framework's (Express's baseUrl)
+ * when it stripped one, else the configured base path, removed here when the request still carries it.
+ */
+function mountedPath(path: string, frameworkBase: string | undefined, basePath: string | undefined): { path: string; mount: string | undefined } {
+  if (frameworkBase) return { path, mount: frameworkBase };
+  if (!basePath) return { path, mount: undefined };
+  if (path === basePath) return { path: '/', mount: basePath };
+  if (path.startsWith(`${basePath}/`)) return { path: path.slice(basePath.length), mount: basePath };
+  return { path, mount: basePath };
+}
+
+/** Messages name API paths as `/workflow/...` (the 408's result, a 410's successor): behind a prefix, prefixed. */
+function prefixPathsInMessage(message: string, mount: string): string {
+  return message.replace(/(^|[\s(])\/workflow(?=[/\s.,;)]|$)/g, `$1${mount}/workflow`);
 }
 
 /** Behind a mount prefix, the paths the API hands out are the ones a client can follow: the prefixed ones. */

@@ -1,13 +1,12 @@
 import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/domain/errors.js';
 import { findPrototypeKey, jsonNestingDepth, mayHavePrototypeKey } from '../../core/validation/jsonSafety.js';
-import { HTTP_APP_DEFAULTS } from './options.js';
 import { firstHeader, type HttpRequest } from './types.js';
 import { validationProblem } from './validation.js';
 
 export interface JsonBodyOptions {
   maxBytes: number;
   /** Deepest nesting of arrays and objects accepted (400 beyond). @default 100 */
-  maxDepth?: number;
+  maxDepth: number;
   /** Whether an empty body is accepted (terminate, stop). */
   optional: boolean;
 }
@@ -40,7 +39,7 @@ export async function readJsonBody(
     if (options.optional) return EMPTY_BODY;
     throw validationProblem('A JSON request body is required.', 'missing_body', []);
   }
-  const maxDepth = options.maxDepth ?? HTTP_APP_DEFAULTS.maxJsonDepth;
+  const { maxDepth } = options;
   if (jsonNestingDepth(text, maxDepth) > maxDepth) {
     throw validationProblem(`Request body nests arrays and objects deeper than ${maxDepth} levels.`, 'too_deep', []);
   }

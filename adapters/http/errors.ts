@@ -56,7 +56,7 @@ export interface ErrorRule {
 /** Seconds a client should wait before retrying when an engine or worker gives no hint. */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
-/** decisions.md, "Requests and errors": THE mapping from error name to status. Nothing else picks a status. */
+/** docs/api.md, "Status codes by error name": THE mapping from error name to status. Nothing else picks a status. */
 export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [ValidationError.errorName]: { status: 400 },
   [BadRequestError.errorName]: { status: 400 },

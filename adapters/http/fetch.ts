@@ -6,7 +6,10 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 /** Headers that belong to one HTTP/1.1 connection; a fetch-style runtime manages its own. */
 const HOP_BY_HOP_HEADERS = ['connection', 'keep-alive', 'transfer-encoding'];
 
-/** A WHATWG `(Request) => Response` handler (Deno, Bun, edge runtimes, or node via an adapter). */
+/**
+ * A WHATWG `(Request) => Response` handler (Hono, Deno, Bun, edge runtimes, or node via an adapter). Under a prefix,
+ * give `basePath`: requests that still carry it and requests a router stripped (Hono's `mount`) are both answered.
+ */
 export function createFetchHandler(options: HttpAppOptions): FetchHandler {
   return toFetchHandler(createHttpApp(options));
 }

@@ -3,7 +3,7 @@ export { createHttpApp, type HttpApp } from './app.js';
 export { HTTP_APP_DEFAULTS, type HttpAppOptions } from './options.js';
 export { createNodeHandler, toNodeHandler, type NodeRequestHandler, type NodeTransportOptions } from './node.js';
 export { createFetchHandler, toFetchHandler, type FetchHandler } from './fetch.js';
-export { startHttpServer, HTTP_SERVER_DEFAULTS, type HttpServerOptions, type RunningHttpServer } from './server.js';
+export { startHttpServer, HTTP_SERVER_DEFAULTS, type HttpServerOptions, type HttpServerSettings, type RunningHttpServer } from './server.js';
 export type { HttpRequest, HttpResponse, HttpHandler, RequestHeaders } from './types.js';
 export { buildOpenApiDocument, API_DESCRIPTION_VERSION, type OpenApiDocument } from './openapi.js';
 export { ERROR_RULES, answerError, type ErrorRule, type ErrorBody } from './errors.js';

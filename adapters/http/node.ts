@@ -47,7 +47,8 @@ export interface NodeTransportOptions {
 
 /**
  * A `(req, res)` handler for node:http, or mounted in Express 5 with `app.use('/api', handler)` (mount it before
- * any body parser: it reads the request stream itself).
+ * any body parser: it reads the request stream itself). Behind a framework that passes the whole URL (Fastify, a
+ * plain node server routing a prefix to it), give `basePath`.
  */
 export function createNodeHandler(options: HttpAppOptions, transport: NodeTransportOptions = {}): NodeRequestHandler {
   return toNodeHandler(createHttpApp(options), transport);

@@ -12,7 +12,7 @@ import {
 } from './schemas/results.js';
 import { HistoryEventSchema, RunStatusViewSchema } from './schemas/runs.js';
 
-/** decisions.md: the API description's version, not the package's. */
+/** docs/api.md: the API description's version, not the package's. */
 export const API_DESCRIPTION_VERSION = '1.0.0';
 
 type JsonObject = Record<string, unknown>;
@@ -31,7 +31,7 @@ const COMPONENT_PREFIX = '#/components/schemas/';
 
 /** Schemas nested in several bodies: components of their own, so the document names them once. */
 const SHARED_RESPONSE_SCHEMAS: readonly z.ZodType[] = [
-  // The spec describes the two result versions as resources of their own; the union alone would inline them.
+  // The contract describes the two result versions as resources of their own; the union alone would inline them.
   WorkflowResultV2Schema,
   WorkflowResultLegacySchema,
   RunStatusViewSchema,

@@ -18,14 +18,11 @@ export interface HttpAppOptions {
   authToken?: string;
   /**
    * Largest accepted request body in bytes; larger bodies are answered 413 without being read to the end.
-   * @default 2097152
+   * Configuration (MAX_BODY_BYTES), so its default lives with the others in composition/config.ts.
    */
-  maxBodyBytes?: number;
-  /**
-   * Largest `timeout` (seconds) POST /workflow/run accepts; more is a 400.
-   * @default 3600
-   */
-  runTimeoutMaxSeconds?: number;
+  maxBodyBytes: number;
+  /** Largest `timeout` (seconds) POST /workflow/run accepts; more is a 400 (RUN_TIMEOUT_MAX_SECONDS). */
+  runTimeoutMaxSeconds: number;
   /**
    * `timeout` (seconds) of POST /workflow/run when the request names none. Left unset with a
    * `runTimeoutMaxSeconds` below 30, it is that maximum (a low maximum is a valid configuration); set explicitly
@@ -35,10 +32,9 @@ export interface HttpAppOptions {
   defaultRunTimeoutSeconds?: number;
   /**
    * When false, PATCH /workflow/{id}/stop and POST /workflow/{id}/reset answer 410 `GoneError` pointing at the
-   * run-pinned form.
-   * @default true
+   * run-pinned form (DEPRECATED_ENDPOINTS).
    */
-  deprecatedEndpoints?: boolean;
+  deprecatedEndpoints: boolean;
   /**
    * Interval of the `: keep-alive` comment on idle server-sent event streams, in milliseconds. Proxies close idle
    * connections, and a history stream of a waiting workflow can be quiet for hours.
@@ -47,16 +43,25 @@ export interface HttpAppOptions {
   sseHeartbeatMs?: number;
   /**
    * Most server-sent event streams open at once; one more is answered 503 `ServerBusyError` with `Retry-After`.
-   * Each stream holds a connection and a follower of the engine's history for as long as the run lasts.
-   * @default 10000
+   * Each stream holds a connection and a follower of the engine's history for as long as the run lasts
+   * (MAX_EVENT_STREAMS).
    */
-  maxEventStreams?: number;
+  maxEventStreams: number;
   /**
    * Deepest nesting of arrays and objects a JSON body may have; deeper is a 400. Deep values cost nothing to parse
-   * but overflow the stack of every recursive step after (serialisation, schema checks, the engine's converters).
-   * @default 100
+   * but overflow the stack of every recursive step after (serialisation, schema checks, the engine's converters)
+   * (MAX_JSON_DEPTH).
    */
-  maxJsonDepth?: number;
+  maxJsonDepth: number;
+  /**
+   * The path the API is served under, e.g. `/flows`. A request whose path starts with it has it removed before
+   * routing (a server or framework that hands over the whole URL: node:http, Fastify, Hono's `app.all`); a request a
+   * framework already stripped (Express's `app.use('/flows', ...)`, which says so in `req.baseUrl`; Hono's `mount`) is
+   * routed as it is. Either way `Location`, `Link`, the paths error messages name and the access log carry it, so a
+   * client follows them as they are.
+   * @default none: the API at the root
+   */
+  basePath?: string;
   /**
    * Check every JSON response against the schema the OpenAPI document publishes for its status; a mismatch is
    * logged and answered 500. Meant for tests and staging, where drift between core and contract must be loud.
@@ -91,16 +96,16 @@ export interface ResolvedHttpAppOptions {
   validateResponses: boolean;
   ui: boolean;
   uiDir: string | undefined;
+  basePath: string | undefined;
 }
 
+/**
+ * The defaults that are the adapter's own. Those the operator configures (body cap, run timeout maximum, stream and
+ * depth limits, deprecated endpoints) are required options: composition/config.ts holds their defaults, once.
+ */
 export const HTTP_APP_DEFAULTS = {
-  maxBodyBytes: 2_097_152,
-  runTimeoutMaxSeconds: 3600,
   defaultRunTimeoutSeconds: 30,
-  deprecatedEndpoints: true,
   sseHeartbeatMs: 15_000,
-  maxEventStreams: 10_000,
-  maxJsonDepth: 100,
   validateResponses: false,
   ui: true,
 } as const;
@@ -122,18 +127,17 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     logger: options.logger,
     ids: options.ids,
     authToken: options.authToken,
-    maxBodyBytes: options.maxBodyBytes ?? HTTP_APP_DEFAULTS.maxBodyBytes,
-    runTimeoutMaxSeconds: options.runTimeoutMaxSeconds ?? HTTP_APP_DEFAULTS.runTimeoutMaxSeconds,
-    defaultRunTimeoutSeconds:
-      options.defaultRunTimeoutSeconds ??
-      Math.min(HTTP_APP_DEFAULTS.defaultRunTimeoutSeconds, options.runTimeoutMaxSeconds ?? HTTP_APP_DEFAULTS.runTimeoutMaxSeconds),
-    deprecatedEndpoints: options.deprecatedEndpoints ?? HTTP_APP_DEFAULTS.deprecatedEndpoints,
+    maxBodyBytes: options.maxBodyBytes,
+    runTimeoutMaxSeconds: options.runTimeoutMaxSeconds,
+    defaultRunTimeoutSeconds: options.defaultRunTimeoutSeconds ?? Math.min(HTTP_APP_DEFAULTS.defaultRunTimeoutSeconds, options.runTimeoutMaxSeconds),
+    deprecatedEndpoints: options.deprecatedEndpoints,
     sseHeartbeatMs: options.sseHeartbeatMs ?? HTTP_APP_DEFAULTS.sseHeartbeatMs,
-    maxEventStreams: options.maxEventStreams ?? HTTP_APP_DEFAULTS.maxEventStreams,
-    maxJsonDepth: options.maxJsonDepth ?? HTTP_APP_DEFAULTS.maxJsonDepth,
+    maxEventStreams: options.maxEventStreams,
+    maxJsonDepth: options.maxJsonDepth,
     validateResponses: options.validateResponses ?? HTTP_APP_DEFAULTS.validateResponses,
     ui: options.ui ?? HTTP_APP_DEFAULTS.ui,
     uiDir: options.uiDir,
+    basePath: normalizedBasePath(options.basePath, problems),
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
     problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);
@@ -161,6 +165,16 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
   }
   if (problems.length > 0) throw new TypeError(`Invalid HTTP adapter options: ${problems.join('; ')}`);
   return resolved;
+}
+
+/** `/flows/` and `/flows` are one base path; `` and `/` are none. */
+function normalizedBasePath(basePath: unknown, problems: string[]): string | undefined {
+  if (basePath === undefined || basePath === '' || basePath === '/') return undefined;
+  if (typeof basePath !== 'string' || !/^\/[^?#\s]*$/.test(basePath) || basePath.includes('//')) {
+    problems.push(`basePath must be a path such as "/flows" (no query, fragment, spaces or empty segments), got ${JSON.stringify(basePath)}`);
+    return undefined;
+  }
+  return basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
 }
 
 function isPositiveFinite(value: unknown): value is number {

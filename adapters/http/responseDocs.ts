@@ -6,7 +6,7 @@ import { WorkflowResultSchema } from './schemas/results.js';
 
 /** Building blocks of the route table's `responses`, so each route lists only what is particular to it. */
 
-/** decisions.md: the deprecated stop and reset are scheduled for removal after 2026-07-16. */
+/** docs/api.md: the deprecated stop and reset are scheduled for removal after 2026-07-16. */
 export const DEPRECATED_ENDPOINT_SUNSET = 'Thu, 16 Jul 2026 23:59:59 GMT';
 
 export const success = (schema: ZodType, description: string, extra: Partial<ResponseDoc> = {}): ResponseDoc => ({

@@ -1,29 +1,22 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createHttpApp } from './app.js';
+import { createHttpApp, type HttpApp } from './app.js';
 import { toNodeHandler } from './node.js';
 import type { HttpAppOptions } from './options.js';
 
 export interface HttpServerOptions extends HttpAppOptions {
+  /** Interface to listen on (HOST; loopback unless configured: without a token the API must not be reachable). */
+  host: string;
+  /** PORT; 0 picks a free port. */
+  port: number;
+  /** Time a client has to send the request headers (slowloris protection; HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number;
   /**
-   * Interface to listen on. Loopback by default: without a token the API must not be reachable from outside.
-   * @default '127.0.0.1'
+   * Time a client has to send the whole request, body included (REQUEST_TIMEOUT_MS). Does not limit how long the
+   * answer may take (POST /workflow/run may wait up to an hour; SSE streams last as long as the run).
    */
-  host?: string;
-  /** @default 3001 (0 picks a free port) */
-  port?: number;
-  /**
-   * Time a client has to send the request headers (slowloris protection).
-   * @default 30000
-   */
-  headersTimeoutMs?: number;
-  /**
-   * Time a client has to send the whole request, body included. Does not limit how long the answer may take
-   * (POST /workflow/run may wait up to an hour; SSE streams last as long as the run).
-   * @default 60000
-   */
-  requestTimeoutMs?: number;
+  requestTimeoutMs: number;
   /**
    * How long an idle keep-alive connection stays open. Behind a load balancer, set it above the balancer's own idle
    * timeout, so the balancer never sends a request on a connection this server is just closing.
@@ -34,16 +27,14 @@ export interface HttpServerOptions extends HttpAppOptions {
    * Most connections open at once. A connection beyond it gets 503 `ServerBusyError` with `Retry-After` on its
    * request (health, readiness and the document are still answered) and is closed after it, so an overload is
    * told to back off instead of piling up sockets and memory. Beyond twice this number, connections are dropped
-   * at once (node's `maxConnections`).
-   * @default 10000
+   * at once (node's `maxConnections`; MAX_CONNECTIONS).
    */
-  maxConnections?: number;
+  maxConnections: number;
   /**
    * Most requests of one connection answered at once (HTTP/1.1 pipelining); while that many wait for their answers
-   * to leave, the connection's next requests are not read.
-   * @default 8
+   * to leave, the connection's next requests are not read (MAX_PIPELINED_REQUESTS).
    */
-  maxPipelinedRequests?: number;
+  maxPipelinedRequests: number;
 }
 
 export interface RunningHttpServer {
@@ -52,29 +43,27 @@ export interface RunningHttpServer {
   server: Server;
   /**
    * Graceful shutdown, in stages; safe to call twice (both calls get the same promise): stop accepting, close idle
-   * keep-alive connections, end SSE streams at once, let in-flight requests finish for up to `graceMs`, then
-   * force-close what is left.
+   * keep-alive connections, end SSE streams at once, let in-flight requests finish for up to `graceMs`
+   * (SHUTDOWN_GRACE_MS), then force-close what is left.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs: number): Promise<void>;
 }
 
+/** The server's own defaults; the configured ones (address, limits, grace) have theirs in composition/config.ts. */
 export const HTTP_SERVER_DEFAULTS = {
-  host: '127.0.0.1',
-  port: 3001,
-  headersTimeoutMs: 30_000,
-  requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 5_000,
-  maxConnections: 10_000,
-  graceMs: 10_000,
 } as const;
 
-export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
-  const { host = HTTP_SERVER_DEFAULTS.host, port = HTTP_SERVER_DEFAULTS.port } = options;
-  const app = createHttpApp(options);
+/** The server's own settings, for an app made beforehand (createHttpApp). */
+export type HttpServerSettings = Omit<HttpServerOptions, keyof HttpAppOptions>;
+
+export async function startHttpServer(options: HttpServerOptions | (HttpServerSettings & { app: HttpApp })): Promise<RunningHttpServer> {
+  const { host, port } = options;
+  const app = 'app' in options ? options.app : createHttpApp(options);
   const shutdown = new AbortController();
   // Each open event stream listens for the shutdown: thousands of followers at once are expected, not a leak.
   setMaxListeners(0, shutdown.signal);
-  const maxConnections = options.maxConnections ?? HTTP_SERVER_DEFAULTS.maxConnections;
+  const { maxConnections } = options;
   if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) {
     throw new TypeError(`Invalid HTTP server options: maxConnections must be a positive integer, got ${String(maxConnections)}`);
   }
@@ -82,11 +71,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const handle = toNodeHandler(app, {
     shutdownSignal: shutdown.signal,
     isOverCapacity: (socket) => overCapacity.has(socket),
-    ...(options.maxPipelinedRequests === undefined ? {} : { maxPipelinedRequests: options.maxPipelinedRequests }),
+    maxPipelinedRequests: options.maxPipelinedRequests,
   });
 
-  const headersTimeout = options.headersTimeoutMs ?? HTTP_SERVER_DEFAULTS.headersTimeoutMs;
-  const requestTimeout = options.requestTimeoutMs ?? HTTP_SERVER_DEFAULTS.requestTimeoutMs;
+  const { headersTimeoutMs: headersTimeout, requestTimeoutMs: requestTimeout } = options;
   // Node enforces both timeouts on this interval (30 s by default): a 1 s timeout would otherwise take 30 s to bite.
   const connectionsCheckingInterval = Math.max(100, Math.min(30_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 4)));
   // Responses written during shutdown carry `Connection: close` (node.ts), and close() closes the connections idle
@@ -121,7 +109,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   let closing: Promise<void> | undefined;
-  const close = (graceMs: number = HTTP_SERVER_DEFAULTS.graceMs): Promise<void> =>
+  const close = (graceMs: number): Promise<void> =>
     (closing ??= new Promise<void>((resolve) => {
       const closed = new Promise<void>((done) => server.close(() => done()));
       shutdown.abort();

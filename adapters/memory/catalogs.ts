@@ -21,6 +21,11 @@ export interface WorkerRegistration {
   steps?: ReadonlyMap<string, ActivityDefinition>;
   /** The worker's hooks (adapters/hooks): told of its catalog's runs and step attempts. @default none */
   observer?: RunObserver;
+  /**
+   * Step and evaluator code replaced by name (tests: flowgate/testing). A call of that name runs this function instead
+   * of the step's own, keeping everything else of the step (schemas, retries, time limit, history, trace). @default none
+   */
+  replaceSteps?: ReadonlyMap<string, (input: any) => unknown>;
 }
 
 export interface WorkerHandle {
@@ -37,6 +42,7 @@ interface Worker {
   workflows: ReadonlyMap<string, PublishedWorkflow>;
   steps: ReadonlyMap<string, ActivityDefinition> | undefined;
   observer: RunObserver | undefined;
+  replaceSteps: ReadonlyMap<string, (input: any) => unknown> | undefined;
 }
 
 interface CatalogEntry {
@@ -57,11 +63,12 @@ export class CatalogRegistry {
   constructor(private readonly logger: Logger) {}
 
   register(registration: WorkerRegistration): WorkerHandle {
-    const { catalog, workflows, steps } = checkRegistration(registration);
+    const { catalog, workflows, steps, replaceSteps } = checkRegistration(registration);
     const worker: Worker = {
       workflows: new Map(workflows.map((definition) => [definition.name, this.publish(definition as WorkflowDefinition)])),
       steps,
       observer: registration.observer,
+      replaceSteps,
     };
     let entry = this.catalogs.get(catalog);
     if (!entry) {
@@ -120,11 +127,16 @@ export class CatalogRegistry {
   /** The step a run of `catalog` executes for a call of `called`: the newest live worker's registration of its name. */
   stepFor(catalog: string, called: ActivityDefinition): ActivityDefinition {
     const live = this.catalogs.get(catalog)?.live ?? [];
+    let step = called;
     for (let index = live.length - 1; index >= 0; index -= 1) {
       const registered = live[index]?.steps?.get(called.name);
-      if (registered) return registered;
+      if (registered) {
+        step = registered;
+        break;
+      }
     }
-    return called;
+    const replacement = live.at(-1)?.replaceSteps?.get(step.name);
+    return replacement ? { ...step, fn: async (input: unknown) => replacement(input) } : step;
   }
 
   /** Like definitionFor, but undefined instead of an error (reset and continue-as-new fall back to the old code). */
@@ -170,6 +182,7 @@ function checkRegistration(registration: WorkerRegistration): {
   catalog: string;
   workflows: readonly WorkflowDefinition[];
   steps: ReadonlyMap<string, ActivityDefinition> | undefined;
+  replaceSteps: ReadonlyMap<string, (input: any) => unknown> | undefined;
 } {
   if (typeof registration !== 'object' || registration === null) throw new TypeError('registerWorker: expected { catalog, workflows }');
   const { catalog, workflows } = registration;
@@ -183,7 +196,11 @@ function checkRegistration(registration: WorkerRegistration): {
   }
   const { steps } = registration;
   if (steps !== undefined && !(steps instanceof Map)) throw new TypeError('registerWorker: steps must be a Map of step name to definition');
-  return { catalog, workflows: workflows as readonly WorkflowDefinition[], steps };
+  const { replaceSteps } = registration;
+  if (replaceSteps !== undefined && (!(replaceSteps instanceof Map) || [...replaceSteps.values()].some((fn) => typeof fn !== 'function'))) {
+    throw new TypeError('registerWorker: replaceSteps must be a Map of step name to function');
+  }
+  return { catalog, workflows: workflows as readonly WorkflowDefinition[], steps, replaceSteps };
 }
 
 function mergeWorkers(workers: readonly Worker[]): Map<string, PublishedWorkflow> {

@@ -18,6 +18,7 @@ import type { RunRecord } from './runRecord.js';
 import { RunStore, type StoreUsage } from './runStore.js';
 import { executeStep } from './stepExecution.js';
 import { TimerRegistry } from './timers.js';
+import { waitClock } from '../system/systemClock.js';
 
 /**
  * The embedded engine: runs registered workflow definitions in this process with a real event history, mirroring
@@ -28,6 +29,12 @@ export class MemoryEngine implements WorkflowEngine {
   private readonly catalogs: CatalogRegistry;
   private readonly store: RunStore;
   private readonly timers: TimerRegistry;
+  /**
+   * The time limits of callers' waits (awaitOutcome's timeoutMs) run on real time, not on the engine's clock: a test
+   * clock that skips ahead to a run's next timer must not end a wait for that very run first. Real time is what the
+   * caller's own limit means (POST /workflow/run's `timeout`, a long-poll's `wait`).
+   */
+  private readonly waitTimers = new TimerRegistry(waitClock);
   private readonly lifecycle: RunLifecycle;
   /** What keyed starts need once their runs are forgotten (keyRecords.ts). */
   private readonly keys: KeyRecords;
@@ -101,7 +108,7 @@ export class MemoryEngine implements WorkflowEngine {
     const record = this.store.lookup(run) ?? (followChain ? this.keptRunOfChain(run) : undefined);
     if (!record) return this.keys.outcome(run, { chainEnd: followChain }) ?? this.store.notFound(run);
     if (this.closed) return record.closed ? record.outcome() : undefined;
-    return awaitChainOutcome(record, this.timers, options, this.awaiterShutdowns);
+    return awaitChainOutcome(record, this.waitTimers, options, this.awaiterShutdowns);
   }
 
   async describe(run: RunRef): Promise<RunDescription> {
@@ -215,6 +222,7 @@ export class MemoryEngine implements WorkflowEngine {
     this.removeStepRouter();
     this.removeProgressSink();
     this.timers.closeAll();
+    this.waitTimers.closeAll();
     for (const giveUp of [...this.awaiterShutdowns]) giveUp();
     for (const record of this.store.open()) {
       // Steps still in flight finish into the void instead of resuming workflow code on a stopped engine.

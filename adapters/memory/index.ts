@@ -3,7 +3,7 @@ export { MemoryEngine } from './engine.js';
 export { CallbackDeliveries } from './callbackDeliveries.js';
 export type { MemoryEngineOptions } from './options.js';
 export type { ClosedRunRecord } from '../../core/trace/recordTrace.js';
-export { DEFAULT_MAX_CLOSED_RUNS } from './options.js';
+export { DEFAULT_MAX_CLOSED_RUNS, WebhookSenderMissingError } from './options.js';
 export type { WorkerRegistration, WorkerHandle } from './catalogs.js';
 export { StepTimeoutError } from './stepExecution.js';
 export { systemClock, randomIds } from '../system/index.js';

@@ -4,15 +4,19 @@ import type { ClosedRunRecord } from '../../core/trace/recordTrace.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
-import type { WebhookSender } from '../../ports/webhookSender.js';
+import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
+import { NonRetryableError } from '../../core/definition/failures.js';
 
 export interface MemoryEngineOptions {
   clock: Clock;
   /** Run ids (UUIDs). */
   ids: IdGenerator;
   logger: Logger;
-  /** Sends the call of `ctx.waitForWebhook({ url })`. */
-  webhookSender: WebhookSender;
+  /**
+   * Sends the call of `ctx.waitForWebhook({ url })`. @default none: such a call fails its run at once with
+   * `WebhookSenderMissingError`, which says how to give one (a wait without `url` needs no sender)
+   */
+  webhookSender?: WebhookSender;
   /**
    * Called with the final status, closedAt, result and one trace step per step call of the run.
    * Awaited before a close becomes visible (status, closing event, awaiters), so whoever awaits the outcome can
@@ -57,6 +61,21 @@ export const DEFAULT_MAX_HISTORY_BYTES = 50 * 1024 * 1024;
 export const DEFAULT_IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 export const DEFAULT_MAX_IDEMPOTENCY_BYTES = 64 * 1024 * 1024;
 
+/** A workflow called ctx.waitForWebhook({ url }) on an engine given no webhook sender. Not retried: nothing would change. */
+export class WebhookSenderMissingError extends NonRetryableError {
+  override name = 'WebhookSenderMissingError';
+}
+
+/** The sender of an engine made without one: the first call says what is missing instead of failing somewhere else. */
+const refusingWebhookSender: WebhookSender = {
+  send: async (call: WebhookCall) => {
+    throw new WebhookSenderMissingError(
+      `workflow ${call.workflowName} called ctx.waitForWebhook({ url: ${JSON.stringify(call.url)} }), but this engine has no webhook sender: ` +
+        'give one (the webhookSender option of MemoryEngine, createFlowgate or createTestEnvironment)',
+    );
+  },
+};
+
 export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>> & Pick<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>;
 
 /** Fails fast, naming the option that is wrong. */
@@ -69,7 +88,7 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   requireMethods('clock', clock, ['now', 'setTimer']);
   requireMethods('ids', ids, ['uuid']);
   requireMethods('logger', logger, ['info', 'warn', 'error']);
-  requireMethods('webhookSender', webhookSender, ['send']);
+  if (webhookSender !== undefined) requireMethods('webhookSender', webhookSender, ['send']);
   if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {
     throw new TypeError('MemoryEngine: options.onRunClosed must be a function when given');
   }
@@ -86,7 +105,7 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
     throw new RangeError(`MemoryEngine: options.historyWarnBytes (${historyWarnBytes}) must not exceed options.maxHistoryBytes (${maxHistoryBytes})`);
   }
   return {
-    ...{ clock, ids, logger, webhookSender, onRunClosed, onRunCallback },
+    ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback },
     ...{ maxClosedRuns, maxClosedBytes, maxHistoryBytes, historyWarnBytes, idempotencyRetentionMs, maxIdempotencyBytes },
   };
 }

@@ -77,7 +77,7 @@ export class RunExecution {
     });
   }
 
-  /** The run as worker hooks see it (spec: workflowDetails); the embedded engine's namespace is `default`. */
+  /** The run as worker hooks see it (docs/hooks.md: workflowDetails); the embedded engine's namespace is `default`. */
   workflowDetails(): WorkflowDetails {
     const { workflowId, runId, workflowName, startedAt, firstRunId, continuedFromRunId, parent, root } = this.record.description;
     const started = startedAt.getTime();

@@ -54,7 +54,7 @@ export interface FailureDetail {
   flowgateFailure: SerializedFailure;
 }
 
-/** Activity type of a step called from a workflow (spec: activityId in the form workflow#step). */
+/** Activity type of a step called from a workflow (docs/authoring.md: the activity type `workflow#step`). */
 export const activityTypeFor = (workflowName: string, stepName: string): string => `${workflowName}#${stepName}`;
 
 /** Name of the internal step a webhook wait uses to POST its call. */

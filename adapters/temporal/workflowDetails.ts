@@ -2,7 +2,7 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
 
 /**
- * Temporal's workflowInfo() as worker hooks see a run (spec: workflowDetails). Pure, so the sandbox (activity
+ * Temporal's workflowInfo() as worker hooks see a run (docs/hooks.md: workflowDetails). Pure, so the sandbox (activity
  * headers) and the worker (sink calls, which receive the same info) build exactly the same object.
  */
 export function workflowDetailsOf(info: WorkflowInfo): WorkflowDetails {

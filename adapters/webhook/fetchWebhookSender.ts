@@ -27,7 +27,7 @@ export interface FetchWebhookSenderOptions {
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** The HMAC decisions.md prescribes: hex SHA-256 over `<timestamp>.<raw body>`. */
+/** The HMAC webhook calls and callbacks carry (docs/callbacks.md): hex SHA-256 over `<timestamp>.<raw body>`. */
 export function webhookSignature(secret: string, timestamp: number, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }

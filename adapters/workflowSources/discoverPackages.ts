@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importModuleFile } from './typeScriptLoader.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import { resolvePackageExports, type DiscoveryWarning, type ExportBinding } from './exportGraph.js';
 import { installedPackages, NO_MANIFEST, type InstalledPackage } from './installedPackages.js';
@@ -116,8 +116,8 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
   return { workflows, warnings };
 }
 
-async function importModule(file: string): Promise<Record<string, unknown>> {
-  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+function importModule(file: string): Promise<Record<string, unknown>> {
+  return importModuleFile(file);
 }
 
 /** Workflow definitions inside an exported object or array: exports assembled at run time. */

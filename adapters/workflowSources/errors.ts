@@ -20,3 +20,23 @@ export class WorkflowNameCollisionError extends Error {
 export function describeOrigin(origin: WorkflowOrigin): string {
   return origin.kind === 'local' ? `local module ${origin.file}` : `package ${origin.packageName} (${origin.file})`;
 }
+
+/** A workflow or step module of the project that cannot be imported (a syntax error, a missing import, a throw). */
+export class ModuleLoadError extends Error {
+  override name = 'ModuleLoadError';
+
+  constructor(readonly file: string, cause: unknown) {
+    // The first line only: a stack or a code frame belongs to the cause, which is kept for whoever wants it.
+    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+    super(`${file} does not load: ${reason.split('\n')[0]}`, { cause });
+  }
+}
+
+/** The workflows directory to serve does not exist (or is not a directory). */
+export class WorkflowsDirectoryError extends Error {
+  override name = 'WorkflowsDirectoryError';
+
+  constructor(readonly directory: string, options?: { cause?: unknown }) {
+    super(`workflows directory ${directory} does not exist (give another with --workflows DIR or WORKFLOWS_DIR)`, options);
+  }
+}

@@ -130,7 +130,7 @@ export async function resolvePackageExports(entryFile: string, pkg: { name: stri
     return names;
   };
 
-  // `resolving` is never shrunk during one top-level resolution, as in the spec: a module reached a second time
+  // `resolving` is never shrunk during one top-level resolution, as in ECMAScript's ResolveExport: a module reached a second time
   // (a cycle, or a diamond of `export *`) has already given its answer along the first path.
   const resolveExport = (file: string, name: string, resolving: Set<string>): Resolution => {
     const key = `${file}\0${name}`;

@@ -1,17 +1,21 @@
 import { readdir } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isWorkflowDefinition } from '../../core/definition/workflow.js';
-import { WorkflowNameCollisionError } from './errors.js';
+import { ModuleLoadError, WorkflowNameCollisionError, WorkflowsDirectoryError } from './errors.js';
+import { importModuleFile } from './typeScriptLoader.js';
 import type { WorkflowExport } from './workflowExport.js';
 
-// .ts files are only importable when a TypeScript loader is active (tests, tsx); a build has .js.
+// TypeScript modules load through tsx's hooks (typeScriptLoader.ts), registered on first use.
 const MODULE_EXTENSIONS = new Set(['.js', '.mjs', '.ts', '.mts']);
 
-/** The workflow module files directly in `directory` (not its subdirectories), sorted. */
+/** The workflow module files directly in `directory` (not its subdirectories), sorted. WorkflowsDirectoryError when there is none. */
 export async function workflowModulesIn(directory: string): Promise<string[]> {
   const root = resolve(directory);
-  const entries = await readdir(root, { withFileTypes: true });
+  const entries = await readdir(root, { withFileTypes: true }).catch((error: unknown) => {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new WorkflowsDirectoryError(directory, { cause: error });
+    throw error;
+  });
   const files = entries
     .filter((entry) => entry.isFile() && MODULE_EXTENSIONS.has(extname(entry.name)) && !/\.d\.m?ts$/.test(entry.name))
     .map((entry) => entry.name)
@@ -34,7 +38,9 @@ export async function importWorkflowExports(modulePaths: readonly string[]): Pro
   const found = new Map<string, WorkflowExport>();
   for (const modulePath of modulePaths) {
     if (!isAbsolute(modulePath)) throw new TypeError(`workflow module paths must be absolute: ${modulePath}`);
-    const module = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+    const module = await importModuleFile(modulePath).catch((error: unknown) => {
+      throw new ModuleLoadError(modulePath, error);
+    });
     for (const [exportName, exported] of Object.entries(module)) {
       if (!isWorkflowDefinition(exported)) continue;
       const previous = found.get(exported.name);
@@ -44,4 +50,17 @@ export async function importWorkflowExports(modulePaths: readonly string[]): Pro
     }
   }
   return [...found.values()];
+}
+
+/**
+ * The modules of a workflows directory that may be missing: a project whose workflows all come from exposed packages
+ * needs none. The caller refuses a missing directory when nothing else supplies a workflow.
+ */
+export async function workflowModulesOfDirectory(directory: string): Promise<{ modules: string[]; missing?: WorkflowsDirectoryError }> {
+  try {
+    return { modules: await workflowModulesIn(directory) };
+  } catch (error) {
+    if (error instanceof WorkflowsDirectoryError) return { modules: [], missing: error };
+    throw error;
+  }
 }

@@ -2,20 +2,23 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { parse } from 'acorn';
 import { simple } from 'acorn-walk';
+import { transform } from 'esbuild';
+
+const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.tsx']);
 
 /**
  * The specifiers a module imports statically (import declarations and re-exports; literal dynamic imports too, since
- * they load the module as well). JavaScript is parsed with acorn; TypeScript sources (only loadable in development,
- * under a TypeScript loader) with the TypeScript compiler's own import scanner.
+ * they load the module as well), parsed with acorn. A TypeScript source first has its types stripped by esbuild, the
+ * transformer of the loader that runs it (adapters/workflowSources/typeScriptLoader.ts): imports of types only are
+ * not loads, every other import is kept as written (`verbatimModuleSyntax`), unused or not.
  */
 export async function staticImportSpecifiers(file: string): Promise<string[]> {
   const source = await readFile(file, 'utf8');
-  const extension = extname(file);
-  if (extension === '.ts' || extension === '.mts' || extension === '.tsx') return typeScriptImports(source, file);
-  const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+  const javaScript = TYPESCRIPT_EXTENSIONS.has(extname(file)) ? await stripTypes(source, file) : source;
+  const program = parse(javaScript, { ecmaVersion: 'latest', sourceType: 'module' });
   const specifiers: string[] = [];
   const literal = (node: unknown): void => {
-    const value = (node as { type?: string; value?: unknown } | null | undefined);
+    const value = node as { type?: string; value?: unknown } | null | undefined;
     if (value?.type === 'Literal' && typeof value.value === 'string') specifiers.push(value.value);
   };
   simple(program, {
@@ -27,12 +30,17 @@ export async function staticImportSpecifiers(file: string): Promise<string[]> {
   return specifiers;
 }
 
-async function typeScriptImports(source: string, file: string): Promise<string[]> {
-  let ts: typeof import('typescript');
+async function stripTypes(source: string, file: string): Promise<string> {
   try {
-    ts = (await import('typescript')).default;
-  } catch {
-    throw new Error(`cannot read the imports of ${file}: TypeScript sources need the typescript package (a development dependency)`);
+    const { code } = await transform(source, {
+      loader: extname(file) === '.tsx' ? 'tsx' : 'ts',
+      format: 'esm',
+      target: 'esnext',
+      sourcefile: file,
+      tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+    });
+    return code;
+  } catch (error) {
+    throw new Error(`cannot read the imports of ${file}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
   }
-  return ts.preProcessFile(source, true, true).importedFiles.map(({ fileName }) => fileName);
 }

@@ -1,8 +1,9 @@
 import { access } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isActivity, type ActivityDefinition } from '../../core/definition/activity.js';
+import { ModuleLoadError } from './errors.js';
 import { staticImportSpecifiers } from './moduleImports.js';
+import { importModuleFile } from './typeScriptLoader.js';
 import type { PackageOwnership } from './packageOwnership.js';
 import type { StepModule } from './stepRegistration.js';
 
@@ -34,7 +35,9 @@ export async function findStepModules(workflowModules: readonly string[], owners
 }
 
 async function stepsExportedBy(file: string): Promise<ActivityDefinition[]> {
-  const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const module = await importModuleFile(file).catch((error: unknown) => {
+    throw new ModuleLoadError(file, error);
+  });
   return [...new Set(Object.values(module).filter(isActivity).map((activity) => activity.definition))];
 }
 

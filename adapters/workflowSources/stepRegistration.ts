@@ -22,8 +22,8 @@ export interface StepTable {
 
 /**
  * Registers steps and evaluators in one name space, in a fixed order: packages by name, then the worker's own
- * modules, each by path. When two definitions share a name the later registration wins (spec: "Shared step and
- * evaluator names from packages share one name space with local ones"); a worker's own module therefore overrides a
+ * modules, each by path. When two definitions share a name the later registration wins (docs/packages.md:
+ * packaged steps and evaluators share one name space with local ones); a worker's own module therefore overrides a
  * package's step of the same name, which is the one override an author can control. Every collision is reported.
  */
 export function registerSteps(modules: readonly StepModule[]): StepTable {

@@ -5,7 +5,7 @@ import type { RunStatus, TerminalStatus } from '../domain/status.js';
 import type { SerializedFailure } from '../domain/run.js';
 import type { TraceDestinations, TraceRecord } from '../domain/trace.js';
 
-/** Status response, run-list item and history metadata (decisions.md). Times are ISO 8601 UTC. */
+/** Status response, run-list item and history metadata (docs/api.md). Times are ISO 8601 UTC. */
 export interface RunStatusView {
   workflowId: string;
   runId: string;

@@ -15,7 +15,7 @@ export interface WorkflowInfo {
 }
 
 export interface WebhookRequest {
-  /** Where to POST the request before waiting (decisions.md: "The call a workflow sends to a webhook target"). */
+  /** Where to POST the request before waiting (docs/api.md, "Webhook calls made by workflows"). */
   url?: string;
   /** The `payload` field of that call. */
   payload?: unknown;

@@ -1,9 +1,9 @@
 import type { SerializedFailure } from '../domain/run.js';
 
-/** What kind of activity an event is about (spec: `outputActivityKind`). */
+/** What kind of activity an event is about (`outputActivityKind`, docs/hooks.md). */
 export type OutputActivityKind = 'step' | 'evaluator' | 'internal_step';
 
-/** The run an event belongs to (spec "Worker-side hooks": workflowDetails). Times are epoch milliseconds. */
+/** The run an event belongs to (docs/hooks.md: workflowDetails). Times are epoch milliseconds. */
 export interface WorkflowDetails {
   attempt: number;
   continuedFromExecutionRunId?: string;
@@ -27,7 +27,7 @@ export interface ActivityInfo {
   attempt: number;
 }
 
-/** Per activity attempt, from the events its code caused (spec: total cost, http calls, tokens). */
+/** Per activity attempt, from the events its code caused (docs/hooks.md: total cost, http calls, tokens). */
 export interface Aggregations {
   totalCost: number;
   httpCalls: number;

@@ -2,11 +2,12 @@ import type { z } from 'zod';
 import type { WorkflowContext } from './context.js';
 import { assertDefinitionName } from './names.js';
 
-export interface WorkflowDefinition<I = unknown, O = unknown> {
+/** `I` is the input the workflow's code gets, `In` what a caller may send (before the schema's defaults apply). */
+export interface WorkflowDefinition<I = unknown, O = unknown, In = I> {
   readonly kind: 'workflow';
   readonly name: string;
   readonly description: string;
-  readonly inputSchema: z.ZodType<I>;
+  readonly inputSchema: z.ZodType<I, In>;
   readonly outputSchema: z.ZodType<O>;
   readonly fn: (input: I, ctx: WorkflowContext) => Promise<O>;
   /** A run still open after this long ends as timed_out. */
@@ -25,7 +26,7 @@ export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType> {
 /** Defines a workflow. The module that calls this should import its steps, not define them (see docs/authoring.md). */
 export function workflow<IS extends z.ZodType, OS extends z.ZodType>(
   spec: WorkflowSpec<IS, OS>,
-): WorkflowDefinition<z.output<IS>, z.output<OS>> {
+): WorkflowDefinition<z.output<IS>, z.output<OS>, z.input<IS>> {
   assertDefinitionName('workflow', spec.name);
   if (typeof spec.fn !== 'function') throw new TypeError(`workflow ${spec.name}: fn must be a function`);
   if (!spec.inputSchema || !spec.outputSchema) throw new TypeError(`workflow ${spec.name}: inputSchema and outputSchema are required`);
@@ -36,7 +37,7 @@ export function workflow<IS extends z.ZodType, OS extends z.ZodType>(
     kind: 'workflow',
     name: spec.name,
     description: spec.description ?? '',
-    inputSchema: spec.inputSchema as unknown as z.ZodType<z.output<IS>>,
+    inputSchema: spec.inputSchema as unknown as z.ZodType<z.output<IS>, z.input<IS>>,
     outputSchema: spec.outputSchema as unknown as z.ZodType<z.output<OS>>,
     fn: spec.fn as WorkflowDefinition<z.output<IS>, z.output<OS>>['fn'],
     runTimeoutMs: spec.runTimeoutMs,

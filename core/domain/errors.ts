@@ -49,7 +49,7 @@ export function defineError<const N extends string>(errorName: N): FlowgateError
   return errorClass as unknown as FlowgateErrorClass<N>;
 }
 
-// The spec's six names.
+// The contract's first six names (docs/api.md).
 export const ValidationError = defineError('ValidationError');
 export const WorkflowNotFoundError = defineError('WorkflowNotFoundError');
 export const UnsupportedWorkflowError = defineError('UnsupportedWorkflowError');
@@ -57,7 +57,7 @@ export const WorkflowExecutionTimedOutError = defineError('WorkflowExecutionTime
 export const WorkflowNotCompletedError = defineError('WorkflowNotCompletedError');
 export const CatalogNotAvailableError = defineError('CatalogNotAvailableError');
 
-// decisions.md's additions.
+// The others docs/api.md lists.
 export const UnauthorizedError = defineError('UnauthorizedError');
 export const NotFoundError = defineError('NotFoundError');
 export const MethodNotAllowedError = defineError('MethodNotAllowedError');
@@ -86,7 +86,7 @@ export const ServerBusyError = defineError('ServerBusyError');
 /** The remote trace store (S3) cannot be reached right now: 503 with Retry-After. */
 export const TraceStoreUnavailableError = defineError('TraceStoreUnavailableError');
 
-/** `CatalogNotAvailableError` comes in two flavours (decisions.md): unknown catalog (404) and no live worker (503). */
+/** `CatalogNotAvailableError` comes in two flavours (docs/api.md): unknown catalog (404) and no live worker (503). */
 export function isCatalogTemporarilyUnavailable(error: FlowgateError): boolean {
   return error.name === CatalogNotAvailableError.errorName && error.retryAfterSeconds !== undefined;
 }

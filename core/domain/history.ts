@@ -1,4 +1,4 @@
-/** Engine-neutral history event types (decisions.md). Engines may add others; they are documented in docs/api.md. */
+/** Engine-neutral history event types (docs/api.md, History). Engines may add others; they are documented there. */
 export const HISTORY_EVENT_TYPES = [
   'workflow_started',
   'step_scheduled',

@@ -10,7 +10,7 @@ export const WORKFLOW_ID_PATTERN = `^[^${CONTROL_CHARACTERS}]*$`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * decisions.md: 1 to 1000 characters (code points, as the API description's maxLength counts them), no control
+ * docs/api.md, Conventions: 1 to 1000 characters (code points, as the API description's maxLength counts them), no control
  * characters; and well-formed Unicode, which no engine could store otherwise. Returns a reason when invalid.
  */
 export function workflowIdProblem(value: string): string | undefined {

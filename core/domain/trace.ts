@@ -2,7 +2,7 @@ import type { SerializedFailure } from './run.js';
 
 export type ActivityKind = 'step' | 'evaluator' | 'internal_step';
 
-/** One step of a trace (decisions.md, Trace log). */
+/** One step of a trace (docs/api.md, Trace log). */
 export interface TraceStep {
   name: string;
   kind: ActivityKind;

@@ -46,7 +46,7 @@ function legacyErrorDetails(failure: SerializedFailure): LegacyErrorDetails {
   };
 }
 
-/** The deprecated shape: `error` and `errorDetails` only for failed runs, as the spec's table says. */
+/** The deprecated shape: `error` and `errorDetails` only for failed runs (docs/api.md, Results). */
 export function toResultLegacy({ outcome, input, trace }: ResultParts): WorkflowResultLegacy {
   const status = terminalStatus(outcome);
   const failure = status === 'failed' ? closingFailure(outcome) : null;

@@ -2,7 +2,7 @@ import type { ReadinessView } from '../api/views.js';
 import { FlowgateError } from '../domain/errors.js';
 import type { CoreDeps } from './deps.js';
 
-/** decisions.md: the answer comes within 2 s even when the engine hangs. */
+/** docs/api.md, Readiness: the answer comes within 2 s even when the engine hangs. */
 export const READINESS_DEADLINE_MS = 2000;
 
 export async function readiness(deps: Pick<CoreDeps, 'engine' | 'clock'>): Promise<ReadinessView> {

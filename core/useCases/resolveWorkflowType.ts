@@ -6,7 +6,7 @@ import type { CoreDeps } from './deps.js';
 export const CATALOG_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Finds a workflow type in a catalog, telling apart the cases decisions.md maps to different statuses: unknown
+ * Finds a workflow type in a catalog, telling apart the cases docs/api.md maps to different statuses: unknown
  * catalog, type in no catalog, type only in another catalog, and a catalog whose worker is not running.
  */
 export async function resolveWorkflowType(

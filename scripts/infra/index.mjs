@@ -1,8 +1,8 @@
 // The Temporal side of flowgate's test infrastructure. Types for TypeScript callers: index.d.mts.
 export { ensureTemporalCli, temporalCliCacheDir, TEMPORAL_CLI_VERSION } from './temporalCli.mjs';
 export { startTemporalDevServer } from './temporalServer.mjs';
-export { DEV_SERVER_DYNAMIC_CONFIG, FLOWGATE_SEARCH_ATTRIBUTES } from './temporalServerArgs.mjs';
-export { findFreePorts } from './freePorts.mjs';
+import { devServer } from './product.mjs';
+export const { DEV_SERVER_DYNAMIC_CONFIG, FLOWGATE_SEARCH_ATTRIBUTES, findFreePorts } = devServer;
 // The S3 side: the Versity S3 Gateway the remote-trace tests run against.
 export { ensureVersitygw, VERSITYGW_VERSION } from './versitygwBinary.mjs';
 export { startVersityGateway } from './versitygw.mjs';

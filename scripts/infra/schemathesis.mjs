@@ -9,8 +9,9 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { commandOutput, runCommand } from './goTool.mjs';
-import { killedWithParent } from './parentDeathSignal.mjs';
-import { isExecutableFile } from './files.mjs';
+import { devServer } from './product.mjs';
+
+const { killedWithParent, isExecutableFile } = devServer;
 
 /** Pinned: the version tests/fuzz is written against (CLI flags, check names, config keys). */
 export const SCHEMATHESIS_VERSION = '4.32.5';
@@ -246,7 +247,7 @@ export function ensureSchemathesis({ log = logToStderr, env = process.env } = {}
 }
 
 /**
- * Runs `st` with `args` and collects its output. The process dies with this one (parentDeathSignal.mjs), and is
+ * Runs `st` with `args` and collects its output. The process dies with this one (killedWithParent, adapters/temporal/devServer/childProcess.ts), and is
  * killed (SIGTERM, then SIGKILL 5 s later) once `timeoutMs` has passed; `timedOut` then says so.
  * @param {string} stPath
  * @param {string[]} args

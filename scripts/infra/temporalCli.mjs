@@ -1,11 +1,12 @@
 // Finds (or builds once) the Temporal CLI, whose `server start-dev` is the Temporal server the tests run against.
 // The binary lives in the user's cache, never in the repo: it is ~250 MB and platform specific.
 import { mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { commandOutput, requireGo, runGoWithProgress } from './goTool.mjs';
 import { buildLargeMessageTemporalCli, LARGE_MESSAGES_BUILD_MARKER } from './temporalCliLargeMessages.mjs';
-import { isExecutableFile } from './files.mjs';
+import { devServer } from './product.mjs';
+
+const { isExecutableFile } = devServer;
 
 /** v1.6.0 and later carry a `replace` directive in go.mod, which `go install pkg@version` refuses; v1.5.1 has none. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -18,9 +19,9 @@ const logToStderr = (line) => {
   process.stderr.write(`${line}\n`);
 };
 
-/** Where built CLIs are kept between runs (and between checkouts). */
+/** Where built CLIs are kept between runs (and between checkouts); `flowgate dev` looks there too. */
 export function temporalCliCacheDir() {
-  return join(homedir(), '.cache', 'flowgate', 'bin');
+  return devServer.temporalCliCacheDir();
 }
 
 /**

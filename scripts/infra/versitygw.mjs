@@ -3,9 +3,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePorts, LOOPBACK } from './freePorts.mjs';
-import { killNow, launch, terminate } from './serverProcess.mjs';
 import { ensureVersitygw } from './versitygwBinary.mjs';
+import { devServer } from './product.mjs';
+
+const { findFreePorts, LOOPBACK, killNow, launch, terminate } = devServer;
 
 const STOP_GRACE_MS = 5_000;
 const PORT_RACE_ATTEMPTS = 3;
@@ -18,7 +19,7 @@ const logToStderr = (line) => {
 
 /**
  * Ready = any HTTP answer (an unsigned request gets an S3 error document, which proves the S3 router is up).
- * @param {import('./serverProcess.mjs').RunningProcess} running
+ * @param {import('../../adapters/temporal/devServer/index.ts').RunningProcess} running
  * @param {string} endpoint
  * @param {number} timeoutMs
  */
@@ -93,9 +94,9 @@ export async function startVersityGateway({
   };
 
   let port = 0;
-  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} */
+  /** @type {import('../../adapters/temporal/devServer/index.ts').RunningProcess | undefined} */
   let current;
-  /** @type {import('./serverProcess.mjs').RunningProcess | undefined} */
+  /** @type {import('../../adapters/temporal/devServer/index.ts').RunningProcess | undefined} */
   let last;
   try {
     for (let attempt = 1; !current; attempt += 1) {

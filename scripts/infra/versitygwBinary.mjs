@@ -4,7 +4,9 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { requireGo, runGoWithProgress } from './goTool.mjs';
 import { temporalCliCacheDir } from './temporalCli.mjs';
-import { isExecutableFile } from './files.mjs';
+import { devServer } from './product.mjs';
+
+const { isExecutableFile } = devServer;
 
 /** Has no `replace` directive in go.mod, so `go install pkg@version` works. */
 export const VERSITYGW_VERSION = 'v1.7.0';

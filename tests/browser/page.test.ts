@@ -6,11 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { startFlowgateServer } from '../../composition/server.js';
-import { buildContainer, resolveToken } from '../../composition/container.js';
-import { parseConfig } from '../../composition/config.js';
-import { FLOWGATE_API, MEMORY_ENGINE } from '../../composition/tokens.js';
-import { ID_GENERATOR, LOGGER } from '../../ports/index.js';
-import { createNodeHandler } from '../../adapters/http/index.js';
+import { createFlowgate } from '../../composition/embed/index.js';
 import { JsonLogger } from '../../adapters/log/index.js';
 import * as basic from '../fixtures/workflows/basic.js';
 import { engineUnderTest } from '../support/engines.js';
@@ -148,11 +144,10 @@ if (engineUnderTest() === 'memory') {
 
   test('mounted in Express under /flows, the embeddable handler serves the UI there and the page calls /flows/...', async (context) => {
     const traceDir = await mkdtemp(join(tmpdir(), 'fg-ui-express-'));
-    const container = buildContainer(parseConfig({ TRACE_DIR: traceDir }), { logger: new JsonLogger({ level: 'silent' }) });
-    const engine = resolveToken(container, MEMORY_ENGINE);
-    const worker = engine.registerWorker({ catalog: 'main', workflows: Object.values(basic) });
+    const flowgate = await createFlowgate({ workflows: Object.values(basic), logger: new JsonLogger({ level: 'silent' }), env: { TRACE_DIR: traceDir } });
     const app = express();
-    app.use('/flows', createNodeHandler({ api: resolveToken(container, FLOWGATE_API), logger: resolveToken(container, LOGGER), ids: resolveToken(container, ID_GENERATOR) }));
+    // Express strips the prefix and keeps it in req.baseUrl: the handler needs no basePath of its own here.
+    app.use('/flows', flowgate.nodeHandler);
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
@@ -173,8 +168,7 @@ if (engineUnderTest() === 'memory') {
     } finally {
       await browserContext.close();
       await new Promise((resolve) => server.close(resolve));
-      worker.stop();
-      engine.close();
+      await flowgate.close();
       await rm(traceDir, { recursive: true, force: true });
     }
   });

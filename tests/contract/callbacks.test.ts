@@ -24,7 +24,7 @@ test.after(async () => {
   await receiver?.close();
 });
 
-/** The receiver's side of decisions.md's signature: HMAC-SHA256 over `<timestamp>.<raw body>`, compared in constant time. */
+/** The receiver's side of the signature (docs/callbacks.md): HMAC-SHA256 over `<timestamp>.<raw body>`, compared in constant time. */
 function assertSigned(call: ReceivedCallback): void {
   const timestamp = call.headers['x-flowgate-timestamp'];
   const signature = call.headers['x-flowgate-signature'];

@@ -205,7 +205,7 @@ limits('timeout up to RUN_TIMEOUT_MAX_SECONDS (60) is accepted; above it 400 and
 limits.run();
 
 /**
- * RUN_TIMEOUT_MAX_SECONDS below the 30 s default timeout is still a valid configuration (decisions.md: a positive
+ * RUN_TIMEOUT_MAX_SECONDS below the 30 s default timeout is still a valid configuration (docs/api.md: a positive
  * number of seconds): the server starts, and requests without a timeout are not refused for it.
  */
 const lowMax = contractSuite('errors: RUN_TIMEOUT_MAX_SECONDS below the default timeout', { RUN_TIMEOUT_MAX_SECONDS: '10' });

@@ -21,7 +21,7 @@ import {
 const test = contractSuite('history');
 
 const EVENT_KEYS = ['attributes', 'eventId', 'time', 'type'];
-/** decisions.md: the engine-neutral event types. */
+/** docs/api.md, History: the engine-neutral event types. */
 const EVENT_TYPES = [
   'workflow_started', 'step_scheduled', 'step_started', 'step_completed', 'step_failed', 'timer_started', 'timer_fired',
   'signal_received', 'child_started', 'child_completed', 'child_failed', 'workflow_completed', 'workflow_failed',

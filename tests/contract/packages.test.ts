@@ -8,7 +8,7 @@ import { createFixtureProject } from '../support/fixturePackages.js';
 import { join } from 'node:path';
 
 /*
- * Workflows from installed packages (spec "What the service does", items 7 to 13), on the engine under test: a worker
+ * Workflows from installed packages (docs/packages.md), on the engine under test: a worker
  * project with exposed packages, a package that is not exposed, and local workflows that call packaged ones.
  */
 interface Context {

@@ -37,7 +37,7 @@ const ENDPOINTS: [string, string][] = [
   ['post', '/workflow/{id}/runs/{rid}/reset'],
   ['post', '/workflow/{id}/reset'],
   ['post', '/workflow/{id}/runs/{rid}/terminate'],
-  // Beyond the spec (issue 9, docs/bulk.md).
+  // Bulk control (docs/bulk.md).
   ['post', '/workflow/runs/terminate'],
   ['post', '/workflow/runs/cancel'],
   ['get', '/workflow/{id}/runs/{rid}/trace-log'],

@@ -17,7 +17,7 @@ import {
 /** POST /workflow/run: start, wait, answer the result. */
 const test = contractSuite('POST /workflow/run');
 
-test('runs to completion and answers the version 2 result with exactly the spec keys', async ({ api }) => {
+test('runs to completion and answers the version 2 result with exactly its documented keys', async ({ api }) => {
   const workflowId = uniqueId('run-echo');
   const response = await http(api, 'POST', '/workflow/run', {
     json: { workflowName: 'echo', workflowId, input: { message: 'hi' }, timeout: 10 },

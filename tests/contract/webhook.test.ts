@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { uniqueId, waitForEvent } from '../support/http.js';
 import { contractSuite, expectStatus, historyEvents, http, start, waitUntil, wf } from '../support/contract.js';
 
-/** decisions.md, "The call a workflow sends to a webhook target", observed by a target listening on loopback. */
+/** docs/api.md, "Webhook calls made by workflows", observed by a target listening on loopback. */
 const SECRET = 'contract-webhook-secret';
 // The targets listen on loopback, which outbound calls refuse unless the allow-list opens it (tests/contract/outbound.test.ts).
 const test = contractSuite('webhook calls', { WEBHOOK_SIGNING_SECRET: SECRET, OUTBOUND_ALLOWLIST: '127.0.0.1' });

@@ -1,5 +1,5 @@
-// Child processes for the fault tests: the API (`composition/main.ts`, what `npm start` runs) and workers
-// (`composition/workerMain.ts`, what `npm run worker` runs), from the TypeScript sources. Each is killed with this
+// Child processes for the fault tests: the API (`flowgate serve`) and workers (`flowgate worker`), from the
+// TypeScript sources, serving the example workflows unless WORKFLOWS_DIR says otherwise. Each is killed with this
 // process however it dies (setpriv --pdeathsig on Linux, as scripts/infra does for its servers), and by an exit hook.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -35,9 +35,12 @@ export interface NodeProcess {
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<Exit>;
 }
 
-/** Runs `node --import tsx <script>` from the repository root with `env` over this process's environment. */
-export function startNodeProcess(script: string, env: Record<string, string>): NodeProcess {
-  const [command, args] = spawnArgs(['--import', 'tsx', script]);
+/** The example workflows the API and workers serve unless WORKFLOWS_DIR is given. */
+const EXAMPLES = { WORKFLOWS_DIR: 'examples/workflows' };
+
+/** Runs `node --import tsx <script> ...args` from the repository root with `env` over this process's environment. */
+export function startNodeProcess(script: string, env: Record<string, string>, scriptArgs: string[] = []): NodeProcess {
+  const [command, args] = spawnArgs(['--import', 'tsx', script, ...scriptArgs]);
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   if (!exitHook) {
@@ -95,7 +98,7 @@ export async function waitForLog(proc: NodeProcess, predicate: (line: Record<str
 
 /** The API server as `npm start` runs it; resolves with its URL once it listens. */
 export async function startApiProcess(env: Record<string, string>): Promise<NodeProcess & { url: string }> {
-  const proc = startNodeProcess('composition/main.ts', { HOST: '127.0.0.1', PORT: '0', ...env });
+  const proc = startNodeProcess('composition/cli/main.ts', { HOST: '127.0.0.1', PORT: '0', ...EXAMPLES, ...env }, ['serve']);
   try {
     const line = await waitForLog(proc, (candidate) => candidate.msg === 'flowgate listening');
     return Object.assign(proc, { url: String(line.url) });
@@ -105,9 +108,9 @@ export async function startApiProcess(env: Record<string, string>): Promise<Node
   }
 }
 
-/** A worker as `npm run worker` runs it (not yet waited on: see waitForOnlineWorkers). */
+/** A worker as `flowgate worker` runs it (not yet waited on: see waitForOnlineWorkers). */
 export function startWorkerProcess(env: Record<string, string>): NodeProcess {
-  return startNodeProcess('composition/workerMain.ts', env);
+  return startNodeProcess('composition/cli/main.ts', { ...EXAMPLES, ...env }, ['worker']);
 }
 
 /**

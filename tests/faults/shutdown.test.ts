@@ -94,7 +94,7 @@ shutdown('every call is answered before the process exits and within the grace p
     assert.is(answer.body.status, 'completed');
     assert.equal(answer.body.output, { sleptMs: SHORT_NAP_MS });
   }
-  // The others were told the wait ended without the run (decisions.md's timeout answer: 408 with the workflowId, the
+  // The others were told the wait ended without the run (docs/api.md's timeout answer: 408 with the workflowId, the
   // run not cancelled), naming the shutdown as the reason; never a dropped connection or a 500.
   for (const answer of answers.filter((candidate) => candidate.index % 2 === 1)) {
     assert.is(answer.status, 408, `long run ${answer.index}: ${answer.status} ${JSON.stringify(answer.body)}`);

@@ -4,9 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { ROOT, runCommand, startServerProcess, type ServerProcess } from './process.js';
+import { CLI, ROOT, runCommand, startServerProcess, type ServerProcess } from './process.js';
 
-const main = suite<{ server?: ServerProcess; traceDir?: string }>('npm start (composition/main.ts)');
+const main = suite<{ server?: ServerProcess; traceDir?: string }>('npm start (flowgate serve --workflows examples/workflows)');
 
 main.before(async (context) => {
   context.traceDir = await mkdtemp(join(tmpdir(), 'fg-main-'));
@@ -84,7 +84,7 @@ shutdown('SIGTERM lets in-flight POST /workflow/run calls finish, then exits 0',
 });
 
 shutdown('invalid configuration: exit 2 and one line per problem, no stack trace', async () => {
-  const { code, stderr } = await runCommand(process.execPath, ['--import', 'tsx', 'composition/main.ts'], {
+  const { code, stderr } = await runCommand(process.execPath, [...CLI, 'serve'], {
     PORT: 'eighty',
     DEPRECATED_ENDPOINTS: 'sometimes',
   });
@@ -95,7 +95,8 @@ shutdown('invalid configuration: exit 2 and one line per problem, no stack trace
 });
 
 shutdown('production without a token refuses to start', async () => {
-  const { code, stderr } = await runCommand('env', ['-u', 'API_AUTH_TOKEN', process.execPath, '--import', 'tsx', 'composition/main.ts'], { NODE_ENV: 'production' });
+  // Unset, not empty: an empty API_AUTH_TOKEN is a configuration mistake of its own (the test above).
+  const { code, stderr } = await runCommand('env', ['-u', 'API_AUTH_TOKEN', process.execPath, ...CLI, 'serve'], { NODE_ENV: 'production' });
   assert.is(code, 2);
   assert.match(stderr, /API_AUTH_TOKEN: must be set when NODE_ENV=production/);
 });

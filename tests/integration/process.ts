@@ -12,9 +12,12 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals | null): Promise<number | null>;
 }
 
-/** Starts `composition/main.ts` (what `npm start` runs, from source) and waits for its "listening" log line. */
+/** The `flowgate` command from source (what `npm start` runs, built). */
+export const CLI = ['--import', 'tsx', 'composition/cli/main.ts'];
+
+/** Starts `flowgate serve --workflows examples/workflows` (what `npm start` runs) and waits for its "listening" log line. */
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'composition/main.ts'], {
+  const child = spawn(process.execPath, [...CLI, 'serve', '--workflows', 'examples/workflows'], {
     cwd: ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -22,7 +22,7 @@ const BIG_RESULT_BYTES = 20 * MIB;
 /** An input over Temporal's per-payload limit, under the MAX_BODY_BYTES these servers get. */
 const BIG_INPUT_CHARS = 3 * MIB;
 const BODY_CAP = { MAX_BODY_BYTES: String(8 * MIB) };
-/** Temporal's stock per-payload limits (the shared test server raises them; scripts/infra/temporalServerArgs.mjs). */
+/** Temporal's stock per-payload limits (the shared test server raises them; adapters/temporal/devServer/devServerArgs.ts). */
 const STOCK_BLOB_LIMITS = { 'limit.blobSize.error': 2 * MIB, 'limit.blobSize.warn': 512 * 1024 };
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/workflows/${name}`, import.meta.url));

@@ -90,7 +90,7 @@ export interface ExpectedError {
 }
 
 /**
- * An error answer: the status, `error` name, a non-empty message and EXACTLY the keys decisions.md allows:
+ * An error answer: the status, `error` name, a non-empty message and EXACTLY the keys docs/api.md allows:
  * `{error, message}`, plus `workflowId` when tied to an execution, plus `issues` for ValidationError, plus `runId`
  * where a run-and-wait's 408 names its run.
  */

@@ -1,12 +1,11 @@
-import { createWorker, type FlowgateWorker } from '../../composition/worker.js';
+import { createWorker, workerParts, type FlowgateWorker } from '../../composition/worker.js';
+import { composeFlowgate } from '../../composition/container.js';
 import { bundleCatalog, type CatalogBundle } from '../../adapters/temporal/worker/bundle.js';
 import { TemporalEngine } from '../../adapters/temporal/index.js';
 import { systemClock } from '../../adapters/system/index.js';
 import type { Logger } from '../../ports/logger.js';
 import { FIXTURE_CATALOGS, IDLE_FIXTURE, IDLE_WORKFLOW, type TestCatalog } from './fixtureCatalogs.js';
-import { S3TraceStore } from '../../adapters/s3/index.js';
 import { parseWorkerConfig } from '../../composition/workerConfig.js';
-import { claimCheckCodec } from '../../composition/claimChecks.js';
 
 const MAX_RESULT_BYTES = 33_554_432;
 /** The API caches catalog descriptions this long (TemporalEngine catalogCacheMs default). */
@@ -43,11 +42,12 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const probe = await TemporalEngine.connect({ address, namespace, maxMessageBytes: MAX_RESULT_BYTES, logger: options.logger, clock: systemClock });
   const running = new Map<string, { worker: FlowgateWorker; done: Promise<void> }>();
-  // Workers write remote traces (and offload large payloads) when the suite configured S3, as `npm run worker` does.
-  const config = parseWorkerConfig({ ...options.env, TEMPORAL_ADDRESS: address, MAX_RESULT_BYTES: String(MAX_RESULT_BYTES) });
-  const remoteTraceStore = config.remoteTraces ? new S3TraceStore({ ...config.remoteTraces, logger: options.logger }) : undefined;
-  const claimChecks = remoteTraceStore ? claimCheckCodec(remoteTraceStore, config) : undefined;
-  const maxPayloadBytes = claimChecks ? undefined : config.payloads.temporalMaxPayloadBytes;
+  // Workers write remote traces (and offload large payloads) when the suite configured S3, as `flowgate worker` does:
+  // their parts come from the same composition.
+  const config = parseWorkerConfig({ ...options.env, TRACE_DIR: options.traceDir, TEMPORAL_ADDRESS: address, MAX_RESULT_BYTES: String(MAX_RESULT_BYTES) });
+  const composition = await composeFlowgate(config, { logger: options.logger }, { role: 'worker' });
+  const parts = workerParts(composition);
+  const maxPayloadBytes = parts.claimChecks ? undefined : config.payloads.temporalMaxPayloadBytes;
 
   /**
    * Waits until the catalog's availability is `available`. `settle`: then also outlasts the API server's catalog cache,
@@ -74,16 +74,12 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       namespace,
       catalog,
       workflowModules: spec.modules,
-      traceDir: options.traceDir,
       maxResultBytes: MAX_RESULT_BYTES,
-      logger: options.logger,
+      ...parts,
       bundle,
       ...(spec.hookFiles ? { hookFiles: spec.hookFiles } : {}),
       ...(spec.hookTimeoutMs ? { hookTimeoutMs: spec.hookTimeoutMs } : {}),
-      ...(remoteTraceStore ? { remoteTraceStore } : {}),
-      ...(claimChecks ? { claimChecks } : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),
-      ...(options.env.WEBHOOK_SIGNING_SECRET ? { webhookSigningSecret: options.env.WEBHOOK_SIGNING_SECRET } : {}),
-      outboundAllowlist: config.outboundAllowlist,
+      ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
     });
     running.set(catalog, { worker, done: worker.run() });
     await waitForAvailability(catalog, true, settle);
@@ -117,7 +113,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       await done;
     }));
     await probe.close();
-    remoteTraceStore?.close();
+    await composition.close(0);
   };
 
   // All at once, and before the API server exists, so no wait for its catalog cache. Settled, not raced: a worker

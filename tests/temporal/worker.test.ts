@@ -16,7 +16,7 @@ import { bundleCatalog } from '../../adapters/temporal/worker/bundle.js';
 import { CATALOG_MEMO_KEY, FEEDBACK_SIGNAL, catalogWorkflowId, type CatalogMemo } from '../../adapters/temporal/protocol.js';
 import { traceRelativePath } from '../../core/trace/traceKey.js';
 import type { TraceRecord } from '../../core/domain/trace.js';
-import { parseOutboundAllowlist } from '../../core/domain/outboundAddress.js';
+import { testWorkerParts } from '../support/workerParts.js';
 
 const CATALOG = 'worker-test';
 const MAX_RESULT_BYTES = 1024 * 1024;
@@ -64,11 +64,12 @@ worker.before(async (context) => {
     namespace: context.server.namespace,
     catalog: CATALOG,
     bundle,
-    traceDir: context.traceDir,
     maxResultBytes: MAX_RESULT_BYTES,
-    logger: { info: () => {}, warn: () => {}, error: (message, fields) => console.error(message, fields) },
     // The webhook target is on loopback, which outbound calls refuse unless the allow-list opens it.
-    outboundAllowlist: parseOutboundAllowlist('127.0.0.1').allowlist,
+    ...(await testWorkerParts(
+      { TRACE_DIR: context.traceDir, OUTBOUND_ALLOWLIST: '127.0.0.1' },
+      { info: () => {}, warn: () => {}, error: (message, fields) => console.error(message, fields) },
+    )),
   });
   context.running = context.worker.run();
   await context.worker.waitUntilPublished();

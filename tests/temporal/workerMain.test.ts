@@ -1,4 +1,4 @@
-// `npm run worker`: its configuration, and the process itself on a real Temporal dev server (publish, serve the
+// `flowgate worker`: its configuration, and the process itself on a real Temporal dev server (publish, serve the
 // example workflows, SIGTERM → goodbye to the catalog → exit 0).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,11 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
 import { ConfigError } from '../../composition/config.js';
-import { EXAMPLE_WORKFLOWS_DIR, parseWorkerConfig } from '../../composition/workerConfig.js';
+import { parseWorkerConfig } from '../../composition/workerConfig.js';
 import { CATALOG_MEMO_KEY, catalogWorkflowId, type CatalogMemo } from '../../adapters/temporal/protocol.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const WORKER_MAIN = join(ROOT, 'composition', 'workerMain.ts');
+const CLI = join(ROOT, 'composition', 'cli', 'main.ts');
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -32,8 +32,8 @@ interface Exit {
   stderr: string;
 }
 
-function startWorkerProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startWorkerProcess(env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'worker', ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -53,11 +53,11 @@ config('TEMPORAL_ADDRESS is required; every problem is one line', () => {
   assert.ok(problems.some((line) => line.startsWith('WORKER_CATALOG:')));
 });
 
-config('defaults: namespace "default", catalog from DEFAULT_CATALOG or "main", the example workflows', () => {
+config('defaults: namespace "default", catalog from DEFAULT_CATALOG or "main", ./workflows', () => {
   const parsed = parseWorkerConfig({ TEMPORAL_ADDRESS: 'localhost:7233' });
   assert.equal(parsed.temporal, { address: 'localhost:7233', namespace: 'default', apiKey: undefined, tls: undefined });
   assert.is(parsed.catalog, 'main');
-  assert.is(parsed.workflowsDir, EXAMPLE_WORKFLOWS_DIR);
+  assert.is(parsed.workflowsDir, './workflows');
   assert.is(parsed.traceDir, './traces');
   assert.is(parsed.maxResultBytes, 33_554_432);
   assert.is(parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', DEFAULT_CATALOG: 'shared' }).catalog, 'shared');
@@ -77,7 +77,7 @@ config('the process refuses a bad environment with exit code 2 and no stack', as
 
 config.run();
 
-const main = suite<{ server: TemporalDevServer; traceDir: string }>('npm run worker');
+const main = suite<{ server: TemporalDevServer; traceDir: string }>('flowgate worker');
 
 main.before(async (context) => {
   context.server = await startTemporalDevServer({ cliPath: await ensureTemporalCli(), log: () => {} });
@@ -90,7 +90,12 @@ main.after(async (context) => {
 });
 
 main('serves the example workflows, and on SIGTERM leaves the catalog and exits 0', async ({ server, traceDir }) => {
-  const { child, exited } = startWorkerProcess({ TEMPORAL_ADDRESS: server.address, WORKER_CATALOG: 'examples', TRACE_DIR: traceDir, LOG_LEVEL: 'warn' });
+  const { child, exited } = startWorkerProcess({ TEMPORAL_ADDRESS: server.address, TRACE_DIR: traceDir, LOG_LEVEL: 'warn' }, [
+    '--workflows',
+    'examples/workflows',
+    '--catalog',
+    'examples',
+  ]);
   const connection = await Connection.connect({ address: server.address });
   try {
     const client = new Client({ connection, namespace: server.namespace });

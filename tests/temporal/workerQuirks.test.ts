@@ -10,6 +10,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
+import { testWorkerParts } from '../support/workerParts.js';
 import { createWorker, type FlowgateWorker } from '../../composition/worker.js';
 import { bundleCatalog } from '../../adapters/temporal/worker/bundle.js';
 import { RESULT_TOO_LARGE_ERROR } from '../../adapters/temporal/protocol.js';
@@ -88,9 +89,8 @@ quirks.before(async (context) => {
     catalog: CATALOG,
     // steps.ts is in the directory too: a module without workflows adds none.
     workflowsDir: context.modules,
-    traceDir: context.traceDir,
     maxResultBytes: MAX_RESULT_BYTES,
-    logger: { info: () => {}, warn: () => {}, error: (message, fields) => console.error(message, fields) },
+    ...(await testWorkerParts({ TRACE_DIR: context.traceDir }, { info: () => {}, warn: () => {}, error: (message, fields) => console.error(message, fields) })),
   });
   context.running = context.worker.run();
   context.connection = await Connection.connect({ address: context.server.address });
@@ -190,9 +190,8 @@ quirks('a worker shut down before it ran releases its connections', async (conte
     namespace: context.server.namespace,
     catalog: 'never-ran',
     workflowModules: [join(context.modules, 'workflows.ts')],
-    traceDir: context.traceDir,
     maxResultBytes: MAX_RESULT_BYTES,
-    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    ...(await testWorkerParts({ TRACE_DIR: context.traceDir }, { info: () => {}, warn: () => {}, error: () => {} })),
   });
   await idle.shutdown();
   await idle.shutdown();

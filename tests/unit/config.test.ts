@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig, ConfigError } from '../../composition/config.js';
 
-test('defaults follow decisions.md', () => {
+test('defaults follow the README\'s configuration table', () => {
   const config = parseConfig({});
   assert.is(config.host, '127.0.0.1');
   assert.is(config.port, 3001);

@@ -17,7 +17,7 @@ const run = (status: RunDescription['status']): RunDescription => ({
 const V2_KEYS = ['error', 'input', 'output', 'runId', 'status', 'trace', 'v', 'workflowId'];
 const LEGACY_KEYS = ['error', 'errorDetails', 'input', 'output', 'runId', 'status', 'trace', 'workflowId'];
 
-test('a completed run maps to v2 with exactly the spec keys and no error', () => {
+test('a completed run maps to v2 with exactly its documented keys and no error', () => {
   const outcome: RunOutcome = { run: run('completed'), output: { ok: true }, failure: null };
   const result = toResultV2({ outcome, input: { a: 1 }, trace: { local: '/t/x.json' } });
   assert.equal(Object.keys(result).sort(), V2_KEYS);

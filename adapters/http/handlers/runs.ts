@@ -14,7 +14,7 @@ export function toRunRef(params: RunPathParams): RunRef {
   return params.rid === undefined ? { workflowId: params.id } : { workflowId: params.id, runId: params.rid };
 }
 
-/** decisions.md: a legacy result carries `Deprecation: true`. */
+/** docs/api.md: a legacy result carries `Deprecation: true`. */
 export function resultHeaders(version: ResultVersion): Record<string, string> | undefined {
   return version === 'legacy' ? { deprecation: 'true' } : undefined;
 }

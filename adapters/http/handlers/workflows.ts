@@ -44,7 +44,7 @@ export async function sendFeedback(body: FeedbackBody, headers: RequestHeaders, 
   return ok(keyed.answer, { runId: keyed.answer.runId, headers: withExpiry(keyed) });
 }
 
-/** Folds the deprecated `taskQueue` alias into `catalog` (spec: `catalog` wins) and drops absent fields. */
+/** Folds the deprecated `taskQueue` alias into `catalog` (docs/api.md: `catalog` wins) and drops absent fields. */
 export function toStartRequest(body: StartWorkflowBody | RunWorkflowBody): StartRequest {
   const request: StartRequest = { workflowName: body.workflowName, input: body.input };
   if (body.workflowId !== undefined) request.workflowId = body.workflowId;

@@ -9,7 +9,7 @@ import { fitsCharacters, hasUnpairedSurrogate } from '../../../core/domain/text.
  * body carries a `title`: the OpenAPI generator turns titled top-level schemas into named components.
  */
 
-/** decisions.md: 1 to 1000 characters, no control characters. The rule itself lives in core/domain/ids.ts. */
+/** docs/api.md: 1 to 1000 characters, no control characters. The rule itself lives in core/domain/ids.ts. */
 export const WorkflowIdSchema = z
   .string()
   .superRefine((value, context) => {

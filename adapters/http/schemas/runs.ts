@@ -10,7 +10,7 @@ import {
   WorkflowNameSchema,
 } from './common.js';
 
-/** decisions.md: status response, run-list item and history metadata share this shape. */
+/** docs/api.md: status response, run-list item and history metadata share this shape. */
 export const RunStatusViewSchema = z
   .strictObject({
     workflowId: WorkflowIdSchema,

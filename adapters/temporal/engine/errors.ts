@@ -1,6 +1,6 @@
 /**
- * The one place where Temporal's errors become the core's named errors (style.md: "Engine errors are translated in
- * one place"). The original error is kept as `cause` for logs; no gRPC code or Temporal message reaches the core.
+ * The one place where Temporal's errors become the core's named errors (docs/architecture.md, The rules). The
+ * original error is kept as `cause` for logs; no gRPC code or Temporal message reaches the core.
  */
 import { NamespaceNotFoundError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError as TemporalNotFoundError } from '@temporalio/client';
 import {

@@ -28,7 +28,7 @@ export function isClosingEvent(event: NeutralEvent): boolean {
 }
 
 /**
- * Turns Temporal's events, read in order from the first, into engine-neutral ones (decisions.md, docs/api.md).
+ * Turns Temporal's events, read in order from the first, into engine-neutral ones (docs/api.md, History).
  * Workflow-task, marker, memo and search-attribute events and unknown types are left out.
  *
  * Neutral events are numbered 1, 2, 3… in order, like the memory engine's: clients (and the contract suite) see

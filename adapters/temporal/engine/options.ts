@@ -50,7 +50,7 @@ export const DEFAULT_WORKER_LIVENESS_MS = 90_000;
 export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
 export const DEFAULT_PROGRESS_POLL_MS = 1000;
 
-/** Fails fast, naming the option that is wrong (style.md: adapters check their options in the constructor). */
+/** Fails fast, naming the option that is wrong (every adapter checks its options in its constructor). */
 export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEngineOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('TemporalEngine: options must be an object');
   const {

@@ -24,7 +24,7 @@ const WORKFLOW_TASK_ENDS: ReadonlySet<number> = new Set([
 ]);
 
 /**
- * Where to reset to "just after step X last completed" (shared/notes/temporal-and-s3.md): the last
+ * Where to reset to "just after step X last completed" (docs/api.md, Reset): the last
  * ActivityTaskCompleted of an activity `<workflow>#X` (id N), then the first workflow task that ended after it,
  * the one in which the workflow saw that result. The new run keeps X's result and runs everything after it again.
  */

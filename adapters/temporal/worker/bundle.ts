@@ -7,7 +7,7 @@ import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 import type { ActivityDefinition } from '../../../core/definition/activity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { Logger } from '../../../ports/logger.js';
-import { workflowModulesIn } from '../../workflowSources/localModules.js';
+import { workflowModulesOfDirectory } from '../../workflowSources/localModules.js';
 import type { PackageOwnership } from '../../workflowSources/packageOwnership.js';
 import { describeStepCollision, registerSteps, type StepModule } from '../../workflowSources/stepRegistration.js';
 import { collectWorkerWorkflows } from '../../workflowSources/workerWorkflows.js';
@@ -70,9 +70,11 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
   if (options.maxPayloadBytes !== undefined && !(Number.isInteger(options.maxPayloadBytes) && options.maxPayloadBytes > 0)) {
     throw new RangeError('bundleCatalog: maxPayloadBytes must be a positive integer when given');
   }
-  const modules = await modulesOf(options);
+  const { modules, missing } = await modulesOf(options);
   const logger = options.logger ?? silentLogger;
   const { workflows: workflowExports, ownership } = await collectWorkerWorkflows({ workflowModules: modules, projectDir: options.projectDir, logger });
+  if (missing && workflowExports.length === 0) throw missing;
+  if (missing) logger.warn(`${missing.message}; serving the workflows of exposed packages only`, { workflowsDir: options.workflowsDir });
   if (workflowExports.length === 0) {
     throw new Error(`no workflow definitions found in ${modules.join(', ') || 'an empty directory'}${options.projectDir ? ` nor in the exposed packages of ${options.projectDir}` : ''}`);
   }
@@ -112,11 +114,11 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
   }
 }
 
-async function modulesOf(options: BundleCatalogOptions): Promise<string[]> {
+async function modulesOf(options: BundleCatalogOptions): Promise<Awaited<ReturnType<typeof workflowModulesOfDirectory>>> {
   if ((options.workflowsDir === undefined) === (options.workflowModules === undefined)) {
     throw new TypeError('bundleCatalog: give exactly one of workflowsDir and workflowModules');
   }
-  return options.workflowModules ? [...options.workflowModules] : workflowModulesIn(options.workflowsDir!);
+  return options.workflowModules ? { modules: [...options.workflowModules] } : workflowModulesOfDirectory(options.workflowsDir!);
 }
 
 function withStepStubLoader(config: WebpackConfig, loaderOptions: StepStubLoaderOptions, ownership: PackageOwnership): WebpackConfig {

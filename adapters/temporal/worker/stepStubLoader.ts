@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importModuleFile } from '../../workflowSources/typeScriptLoader.js';
 import { isActivity, type ActivityDefinition } from '../../../core/definition/activity.js';
 import { isWorkflowDefinition } from '../../../core/definition/workflow.js';
 import { locallyDefinedExportNames } from '../../workflowSources/moduleSyntax.js';
@@ -51,7 +51,7 @@ export default async function stepStubLoader(this: LoaderContext, source: string
 async function moduleExports(modulePath: string): Promise<(ModuleExport & { value: unknown })[]> {
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+    module = await importModuleFile(modulePath);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot import ${modulePath} in Node to look for steps: ${reason}`);

@@ -2,6 +2,7 @@ import type { HttpApp } from '../../../adapters/http/app.js';
 import { createHttpApp } from '../../../adapters/http/app.js';
 import type { HttpAppOptions } from '../../../adapters/http/options.js';
 import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 
 /** Drives the transport-neutral app in-process: no socket, so every answer is inspectable as it left the app. */
 
@@ -17,7 +18,7 @@ export interface Harness {
 export function harness(options: Partial<HttpAppOptions> = {}): Harness {
   const api = new RecordingApi();
   const logger = new MemoryLogger();
-  return { app: createHttpApp({ api, logger, ids: new SequentialIds(), ...options }), api, logger };
+  return { app: createHttpApp({ api, logger, ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...options }), api, logger };
 }
 
 export interface Answer {

@@ -30,7 +30,7 @@ function chunked(parts: (string | Uint8Array)[]) {
 }
 
 const json = (text: string, headers: RequestHeaders = { 'content-type': 'application/json' }) => ({ headers, body: chunked([text]).body });
-const limits = { maxBytes: 64, optional: false };
+const limits = { maxBytes: 64, maxDepth: 100, optional: false };
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -132,13 +132,13 @@ test('deeper than maxDepth is a 400 before parsing; up to it is accepted', async
 
 test('a __proto__ key, or constructor.prototype, is a 400 naming where it is; the prototype is untouched', async () => {
   for (const text of ['{"input":{"__proto__":{"polluted":true}}}', '{"input":{"constructor":{"prototype":{"polluted":true}}}}']) {
-    const error = await rejection(readJsonBody(json(text), { maxBytes: 1024, optional: false }));
+    const error = await rejection(readJsonBody(json(text), { maxBytes: 1024, maxDepth: 100, optional: false }));
     assert.instance(error, ValidationError);
     assert.match(error.message, /could reach object prototypes/);
     assert.equal((error as InstanceType<typeof ValidationError>).issues?.[0]?.path, ['input']);
     assert.is(({} as Record<string, unknown>)['polluted'], undefined);
   }
-  assert.equal(await readJsonBody(json('{"constructor":"Ford"}'), { maxBytes: 1024, optional: false }), { constructor: 'Ford' });
+  assert.equal(await readJsonBody(json('{"constructor":"Ford"}'), { maxBytes: 1024, maxDepth: 100, optional: false }), { constructor: 'Ford' });
 });
 
 test.run();

@@ -4,7 +4,7 @@ import * as errors from '../../../core/domain/errors.js';
 import { answerError, causeChain, ERROR_RULES } from '../../../adapters/http/errors.js';
 import * as transportErrors from '../../../adapters/http/transportErrors.js';
 
-/** decisions.md, "Requests and errors": one row per error name. */
+/** docs/api.md, "Status codes by error name": one row per error name. */
 const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
   [errors.ValidationError, 400],
   [errors.UnauthorizedError, 401],

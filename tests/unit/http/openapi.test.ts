@@ -3,13 +3,14 @@ import * as assert from 'uvu/assert';
 import { createHttpApp, type HttpAppOptions } from '../../../adapters/http/index.js';
 import { workflowIdProblem } from '../../../core/domain/ids.js';
 import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 
 /* The OpenAPI document is generated from the route table; these tests pin what it must say. */
 
 type Json = Record<string, any>;
 
 function appWith(options: Partial<HttpAppOptions> = {}) {
-  return createHttpApp({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...options });
+  return createHttpApp({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...options });
 }
 
 const document = appWith().openApiDocument as Json;
@@ -46,7 +47,7 @@ const ENDPOINTS = [
   'POST /workflow/{id}/runs/{rid}/reset',
   'POST /workflow/{id}/reset',
   'POST /workflow/{id}/runs/{rid}/terminate',
-  // Beyond the spec (issue 9, docs/bulk.md).
+  // Bulk control (docs/bulk.md).
   'POST /workflow/runs/terminate',
   'POST /workflow/runs/cancel',
   'GET /workflow/{id}/runs/{rid}/trace-log',
@@ -148,7 +149,7 @@ test('deprecated endpoints: deprecated, 410 documented, Deprecation/Sunset/Link 
   assert.ok(resultOk.headers.Deprecation, 'a legacy result is answered with Deprecation: true');
 });
 
-test('result shapes: exactly the spec keys, all required, no others', () => {
+test('result shapes: exactly the documented keys, all required, no others', () => {
   const v2 = schemas.WorkflowResultV2!;
   const v2Keys = ['v', 'workflowId', 'runId', 'status', 'input', 'output', 'trace', 'error'];
   assert.equal(Object.keys(v2.properties).sort(), [...v2Keys].sort());

@@ -1,12 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HTTP_APP_DEFAULTS, resolveHttpAppOptions, type HttpAppOptions } from '../../../adapters/http/options.js';
+import { HTTP_APP_DEFAULTS as ADAPTER_DEFAULTS, resolveHttpAppOptions, type HttpAppOptions } from '../../../adapters/http/options.js';
 import { createHttpApp } from '../../../adapters/http/app.js';
 import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 
-const ports = (): HttpAppOptions => ({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds() });
+const ports = (): HttpAppOptions => ({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS });
 
-test('defaults are the documented ones', () => {
+test('the adapter\'s own defaults are the documented ones; the configured limits come from composition/config.ts', () => {
   const resolved = resolveHttpAppOptions(ports());
   assert.equal(
     {
@@ -21,19 +22,10 @@ test('defaults are the documented ones', () => {
       ui: resolved.ui,
       authToken: resolved.authToken,
     },
-    { ...HTTP_APP_DEFAULTS, authToken: undefined },
+    { ...ADAPTER_DEFAULTS, ...HTTP_APP_DEFAULTS, authToken: undefined },
   );
-  assert.equal(HTTP_APP_DEFAULTS, {
-    maxBodyBytes: 2_097_152,
-    runTimeoutMaxSeconds: 3600,
-    defaultRunTimeoutSeconds: 30,
-    deprecatedEndpoints: true,
-    sseHeartbeatMs: 15_000,
-    maxEventStreams: 10_000,
-    maxJsonDepth: 100,
-    validateResponses: false,
-    ui: true,
-  });
+  assert.equal(ADAPTER_DEFAULTS, { defaultRunTimeoutSeconds: 30, sseHeartbeatMs: 15_000, validateResponses: false, ui: true });
+  assert.equal(HTTP_APP_DEFAULTS, { maxBodyBytes: 2_097_152, runTimeoutMaxSeconds: 3600, deprecatedEndpoints: true, ui: true, maxEventStreams: 10_000, maxJsonDepth: 100 });
 });
 
 test('bad options are refused at construction, each one named', () => {

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/index.js';
 import { MemoryLogger, RecordingApi, SequentialIds, statusView } from './fakeApi.js';
+import { HTTP_APP_DEFAULTS, HTTP_SERVER_DEFAULTS } from '../../support/httpDefaults.js';
 
 /** A real node:http server on a free loopback port in front of a recording API double. */
 export interface Harness {
@@ -13,7 +14,7 @@ export interface Harness {
 export async function startHarness(options: Partial<HttpServerOptions> = {}): Promise<Harness> {
   const api = new RecordingApi();
   const logger = new MemoryLogger();
-  const server = await startHttpServer({ api, logger, ids: new SequentialIds(), host: '127.0.0.1', port: 0, ...options });
+  const server = await startHttpServer({ api, logger, ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...HTTP_SERVER_DEFAULTS, ...options });
   return { server, api, logger };
 }
 

@@ -179,6 +179,45 @@ test('evaluators are recorded with their kind; parallel calls each get an entry'
   h.close();
 });
 
+test('replaceSteps: a call runs the replacement, keeping the step\'s retries, schemas, history and trace', async () => {
+  const h = harness([]);
+  let replacementCalls = 0;
+  h.engine.registerWorker({
+    catalog: 'replaced',
+    workflows: [callsFlaky, catchesFailure],
+    replaceSteps: new Map<string, (input: any) => unknown>([
+      [
+        'flaky',
+        (input: { n: number }) => {
+          replacementCalls += 1;
+          if (replacementCalls === 1) throw new Error('replacement down once');
+          return { doubled: input.n * 100 };
+        },
+      ],
+      ['typed', () => 'never reached: the input schema refuses first'],
+    ]),
+  });
+  flakyFailures = 0;
+  attemptTimes.length = 0;
+  const start = (workflowName: string, input: unknown) =>
+    h.engine.start({ workflowName, catalog: 'replaced', workflowId: `replaced-${workflowName}`, input });
+  const ref = await start('calls_flaky', { n: 2 });
+  const outcome = await h.outcome(ref);
+  assert.equal(outcome.output, { doubled: 200 });
+  assert.is(attemptTimes.length, 0, 'the real step never ran');
+  assert.is(replacementCalls, 2, 'the step\'s retry policy still applies');
+  assert.equal(h.closedRuns.at(-1)?.steps.map(({ name, output, attempt }) => ({ name, output, attempt })), [{ name: 'flaky', output: { doubled: 200 }, attempt: 2 }]);
+  const typed = await h.outcome(await start('catches_failure', { which: 'typed' }));
+  assert.is((typed.output as { failure: { name: string } }).failure.name, 'StepInputValidationError', 'the step\'s input schema still applies');
+  h.close();
+});
+
+test('replaceSteps must map names to functions', () => {
+  const h = harness([]);
+  assert.throws(() => h.engine.registerWorker({ catalog: 'x', workflows: [], replaceSteps: new Map([['flaky', 'nope' as never]]) }), /replaceSteps must be a Map of step name to function/);
+  h.close();
+});
+
 test('a step called outside any run simply runs', async () => {
   const h = harness([callsFlaky]);
   flakyFailures = 0;

@@ -153,4 +153,30 @@ test('a malformed wait request fails the run with a clear error', async () => {
   h.close();
 });
 
+test('an engine without a webhook sender fails a run that calls a webhook at once, saying how to give one', async () => {
+  const h = harness([approval], { webhookSender: undefined });
+  const ref = await h.run(approval, { url: 'https://example.test/hook' });
+  const outcome = await h.outcome(ref);
+  assert.is(outcome.run.status, 'failed');
+  assert.is(outcome.failure?.name, 'WebhookSenderMissingError');
+  assert.is(outcome.failure?.activityType, 'approval#webhook');
+  assert.is(outcome.failure?.retryable, false);
+  const cause = outcome.failure;
+  assert.match(cause?.message ?? '', /workflow approval called ctx\.waitForWebhook\(\{ url: "https:\/\/example\.test\/hook" \}\), but this engine has no webhook sender/);
+  assert.match(cause?.message ?? '', /webhookSender option/);
+  const attempts = (await eventTypes(h.engine, ref)).filter((type) => type === 'step_started');
+  assert.is(attempts.length, 1, 'not retried: nothing would change');
+  h.close();
+});
+
+test('an engine without a webhook sender still runs waits without a url', async () => {
+  const h = harness([approval], { webhookSender: undefined });
+  const ref = await h.run(approval, {});
+  await flush();
+  await h.engine.deliverFeedback(ref.workflowId, { ok: 1 });
+  await h.engine.deliverFeedback(ref.workflowId, { ok: 2 });
+  assert.equal((await h.outcome(ref)).output, { first: { ok: 1 }, second: { ok: 2 } });
+  h.close();
+});
+
 test.run();

@@ -11,6 +11,7 @@ import { RUN_SINK, WORKFLOW_DETAILS_HEADER } from '../../../adapters/temporal/pr
 import type { TraceCollector } from '../../../adapters/temporal/worker/traceCollector.js';
 import type { RunClosedMessage } from '../../../adapters/temporal/sandbox/runSink.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
+import { testWorkerParts } from '../../support/workerParts.js';
 
 /*
  * The Temporal side of worker hooks, piece by piece: workflowInfo as workflowDetails, the details header read by the
@@ -29,7 +30,7 @@ const info = (overrides: Partial<WorkflowInfo> = {}): WorkflowInfo =>
     ...overrides,
   }) as WorkflowInfo;
 
-test('workflowDetailsOf: every spec field, times as epoch ms, parent and root only when they exist', () => {
+test('workflowDetailsOf: every documented field, times as epoch ms, parent and root only when they exist', () => {
   assert.equal(workflowDetailsOf(info()), {
     attempt: 2,
     continuedFromExecutionRunId: 'r1',
@@ -121,9 +122,8 @@ test('createWorker refuses hooks with a prebuilt bundle whose steps do not carry
     temporal: { address: '127.0.0.1:1', maxMessageBytes: 1024 },
     namespace: 'default',
     catalog: 'main',
-    traceDir: '/nonexistent',
     maxResultBytes: 1024,
-    logger: silentLogger(),
+    ...(await testWorkerParts({ TRACE_DIR: '/nonexistent' }, silentLogger())),
     bundle,
     hookFiles: [fileURLToPath(new URL('../../fixtures/hooks/recordingHooks.ts', import.meta.url))],
   }).then(

@@ -1,13 +1,10 @@
-// The command line of `temporal server start-dev` as flowgate's tests need it. Kept apart from the process handling
-// so the flags, and the reason for each, can be read in one place.
+// The command line of `temporal server start-dev` as flowgate runs it (`flowgate dev`, and the tests). Kept apart from
+// the process handling so the flags, and the reason for each, can be read in one place.
 
 const MIB = 1024 * 1024;
 
-/**
- * Dynamic config for the dev server (`--dynamic-config-value KEY=JSON`; sizes in bytes).
- * @type {Readonly<Record<string, boolean | number | string>>}
- */
-export const DEV_SERVER_DYNAMIC_CONFIG = Object.freeze({
+/** Dynamic config for the dev server (`--dynamic-config-value KEY=JSON`; sizes in bytes). */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number | string>> = Object.freeze({
   // What the SDK's own test-server launcher sets: Workflow Update on, including the async "accepted" stage.
   'frontend.enableUpdateWorkflowExecution': true,
   'frontend.enableUpdateWorkflowExecutionAsyncAccepted': true,
@@ -27,33 +24,38 @@ export const DEV_SERVER_DYNAMIC_CONFIG = Object.freeze({
   'limit.historySize.warn': 512 * MIB,
 });
 
+export type SearchAttributeType = 'Text' | 'Keyword' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
+
 /**
  * Custom search attributes registered at start. `FlowgateCatalog` lets the run list filter by catalog
  * (`GET /workflow/runs?catalog=`) with a visibility query; workflow type and status are built in.
- * @type {Readonly<Record<string, 'Text' | 'Keyword' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList'>>}
  */
-export const FLOWGATE_SEARCH_ATTRIBUTES = Object.freeze({ FlowgateCatalog: 'Keyword' });
+export const FLOWGATE_SEARCH_ATTRIBUTES: Readonly<Record<string, SearchAttributeType>> = Object.freeze({ FlowgateCatalog: 'Keyword' });
 
-/**
- * @typedef {object} DevServerPorts
- * @property {number} port gRPC frontend: what clients and workers connect to.
- * @property {number} httpPort the frontend's HTTP API; fixed so a restart does not move it.
- * @property {number} metricsPort Prometheus `/metrics`; fixed for the same reason (the CLI would pick one at random).
- * @property {number} [uiPort] only when the web UI is wanted.
- */
+export interface DevServerPorts {
+  /** gRPC frontend: what clients and workers connect to. */
+  port: number;
+  /** The frontend's HTTP API; fixed so a restart does not move it. */
+  httpPort: number;
+  /** Prometheus `/metrics`; fixed for the same reason (the CLI would pick one at random). */
+  metricsPort: number;
+  /** Only when the web UI is wanted. */
+  uiPort?: number | undefined;
+}
 
-/**
- * @param {object} options
- * @param {string} options.ip
- * @param {DevServerPorts} options.ports
- * @param {string} options.namespace `default` always exists; another name is created at start.
- * @param {string} [options.dbFilename] SQLite file that keeps state across restarts; in-memory without it.
- * @param {Record<string, string>} [options.searchAttributes]
- * @param {Record<string, boolean | number | string>} [options.dynamicConfig]
- * @param {string} [options.logLevel]
- * @returns {string[]}
- */
-export function devServerArgs({ ip, ports, namespace, dbFilename, searchAttributes = {}, dynamicConfig = {}, logLevel = 'warn' }) {
+export interface DevServerArgsOptions {
+  ip: string;
+  ports: DevServerPorts;
+  /** `default` always exists; another name is created at start. */
+  namespace: string;
+  /** SQLite file that keeps state across restarts; in-memory without it. */
+  dbFilename?: string | undefined;
+  searchAttributes?: Record<string, string>;
+  dynamicConfig?: Record<string, boolean | number | string>;
+  logLevel?: string;
+}
+
+export function devServerArgs({ ip, ports, namespace, dbFilename, searchAttributes = {}, dynamicConfig = {}, logLevel = 'warn' }: DevServerArgsOptions): string[] {
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(ports.port), '--http-port', String(ports.httpPort)];
   args.push('--metrics-port', String(ports.metricsPort));
   // The UI is a second web server nobody looks at in tests; without --ui-port the CLI would also claim port+1000.

@@ -1,0 +1,99 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A mistake in how the command was called: one line on stderr, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & {
+  /** The value's placeholder in the help text (`DIR`, `N`); a flag without it takes no value. */
+  value?: string;
+  description: string;
+};
+
+/** What a command sees of the process: injected, so tests drive commands without a child process. */
+export interface CliContext {
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** The `flowgate` executable's own entry, for commands that start more of themselves (dev). */
+  entry: { execPath: string; execArgv: readonly string[]; script: string };
+  version: string;
+}
+
+/**
+ * One subcommand of `flowgate`: its usage line, options and what it does. The table in main.ts lists them; a
+ * command added later (issue: run, start, status over the HTTP client) is one more entry.
+ */
+export interface Command {
+  name: string;
+  summary: string;
+  /** The arguments after the command's name, for the usage line: `[--workflows DIR] [--port N]`. */
+  synopsis: string;
+  /** Paragraphs of --help after the usage line and before the options. */
+  description: string;
+  options: Record<string, OptionSpec>;
+  /** Resolves with the exit code when the command is done (a server: once it has shut down). */
+  run(values: Record<string, string | boolean | undefined>, context: CliContext): Promise<number>;
+}
+
+/** The command's options, every mistake a UsageError naming the option. */
+export function parseOptions(command: Command, args: readonly string[]): Record<string, string | boolean | undefined> {
+  const options = Object.fromEntries(
+    Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}) }]),
+  ) as NonNullable<ParseArgsConfig['options']>;
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new UsageError(`${describeParseError(error)} (flowgate ${command.name} --help lists the options)`);
+  }
+}
+
+const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'print this help' };
+
+function describeParseError(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const option = /'(-[^']*)'/.exec(message ?? '')?.[1];
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? ''}`.trim();
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return option ? `option ${option.split(' ')[0]} needs a value` : 'an option is missing its value';
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${/'([^']*)'/.exec(message ?? '')?.[1] ?? ''}`.trim();
+    default:
+      return (message ?? String(error)).split('\n')[0]!;
+  }
+}
+
+export function helpText(command: Command): string {
+  const rows = Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [
+    `${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.value ? ` ${spec.value}` : ''}`,
+    spec.description,
+  ]);
+  const width = Math.max(...rows.map(([left]) => left!.length));
+  return [
+    `Usage: flowgate ${command.name} ${command.synopsis}`.trimEnd(),
+    '',
+    command.description,
+    '',
+    'Options:',
+    ...rows.map(([left, right]) => `  ${left!.padEnd(width)}  ${right}`),
+    '',
+  ].join('\n');
+}
+
+/** A string option as a port number, or a UsageError naming it. */
+export function portOption(value: string | boolean | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new UsageError(`--${name} must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(text)}`);
+  return text;
+}
+
+/** A string option that must not be empty. */
+export function textOption(value: string | boolean | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} needs a value`);
+  return value;
+}

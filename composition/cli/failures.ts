@@ -1,0 +1,27 @@
+import { ConfigError } from '../config.js';
+import { MissingPackageError } from '../optionalPackages.js';
+import { WorkflowsDirectoryError } from '../../adapters/workflowSources/errors.js';
+import { UsageError } from './command.js';
+
+/** Exit codes: 1 something failed, 2 the command or its configuration was wrong (no point retrying as it is). */
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+/**
+ * What the user reads about a failure: one line per mistake, never a stack (the cause of an unexpected failure is
+ * the message's first line; the error names are the product's own, docs/cli.md lists them).
+ */
+export function describeFailure(error: unknown): { lines: string[]; exitCode: number } {
+  if (error instanceof ConfigError) return { lines: error.problems.map((problem) => `invalid configuration: ${problem}`), exitCode: EXIT_USAGE };
+  if (error instanceof UsageError || error instanceof WorkflowsDirectoryError) return { lines: [error.message], exitCode: EXIT_USAGE };
+  if (error instanceof MissingPackageError) return { lines: [error.message], exitCode: EXIT_FAILURE };
+  const { code, message, address, port } = (error ?? {}) as { code?: unknown; message?: unknown; address?: unknown; port?: unknown };
+  if (code === 'EADDRINUSE') {
+    return { lines: [`${String(address)}:${String(port)} is already in use (give another --port, or --port 0 for a free one)`], exitCode: EXIT_FAILURE };
+  }
+  if (code === 'EACCES' && port !== undefined) {
+    return { lines: [`not allowed to listen on ${String(address)}:${String(port)} (ports below 1024 need privileges; give another --port)`], exitCode: EXIT_FAILURE };
+  }
+  const text = typeof message === 'string' && message !== '' ? message : String(error);
+  return { lines: [text.split('\n')[0]!], exitCode: EXIT_FAILURE };
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
+import type { CliContext } from './command.js';
+import { ownVersion } from './version.js';
+import { runCli } from './run.js';
+
+const context: CliContext = {
+  env: process.env,
+  stdout: (text) => void process.stdout.write(text),
+  stderr: (text) => void process.stderr.write(text),
+  entry: { execPath: process.execPath, execArgv: process.execArgv, script: fileURLToPath(import.meta.url) },
+  version: ownVersion(),
+};
+
+// Exit once the command is done (a server: once it has shut down), whatever handle a library may still hold open;
+// after what was written to stdout and stderr is flushed (pipes are asynchronous on some platforms).
+const code = await runCli(process.argv.slice(2), context);
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

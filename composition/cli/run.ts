@@ -1,0 +1,57 @@
+import { helpText, parseOptions, UsageError, type CliContext, type Command } from './command.js';
+import { describeFailure, EXIT_USAGE } from './failures.js';
+import { serveCommand } from './serve.js';
+import { workerCommand } from './worker.js';
+import { devCommand } from './dev.js';
+
+/** Every `flowgate` subcommand, in the order --help lists them. */
+export const COMMANDS: readonly Command[] = [serveCommand, workerCommand, devCommand];
+
+/** Runs one command line; resolves with the exit code. Every mistake is one line on stderr, never a stack. */
+export async function runCli(args: readonly string[], context: CliContext, commands: readonly Command[] = COMMANDS): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined) {
+    context.stderr(overview(commands));
+    return EXIT_USAGE;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    context.stdout(overview(commands));
+    return 0;
+  }
+  if (name === '--version' || name === '-v') {
+    context.stdout(`${context.version}\n`);
+    return 0;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) {
+    context.stderr(`flowgate: unknown command ${JSON.stringify(name)} (commands: ${commands.map((c) => c.name).join(', ')}; flowgate --help)\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    const values = parseOptions(command, rest);
+    if (values.help) {
+      context.stdout(helpText(command));
+      return 0;
+    }
+    return await command.run(values, context);
+  } catch (error) {
+    const { lines, exitCode } = describeFailure(error);
+    for (const line of lines) context.stderr(`flowgate ${command.name}: ${line}\n`);
+    return exitCode;
+  }
+}
+
+function overview(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((command) => command.name.length));
+  return [
+    'Usage: flowgate <command> [options]',
+    '',
+    'Commands:',
+    ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    '',
+    'flowgate <command> --help describes a command and its options; docs/cli.md has them all.',
+    '',
+  ].join('\n');
+}
+
+export { UsageError };

@@ -1,0 +1,144 @@
+import type { FlowgateApi } from '../../core/api/flowgateApi.js';
+import type { WorkflowDefinition } from '../../core/definition/workflow.js';
+import { LOGGER, WORKFLOW_ENGINE } from '../../ports/index.js';
+import type { WorkflowEngine } from '../../ports/engine.js';
+import type { RunObserver } from '../../ports/runObserver.js';
+import { toFetchHandler, toNodeHandler, type FetchHandler, type NodeRequestHandler, type OpenApiDocument } from '../../adapters/http/index.js';
+import { composeFlowgate, type ComposeOptions, type Composition, type FlowgateParts } from '../container.js';
+import { parseConfig, type EnvInput } from '../config.js';
+import { loadEmbeddedWorker, type WorkerSpec } from '../embeddedWorker.js';
+import { EmbeddedWorkers } from '../embeddedWorkers.js';
+import { FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from '../tokens.js';
+
+/** A step's replacement: takes the step's input, returns (or resolves to) its output. */
+export type StepReplacement = (input: any) => unknown;
+
+export interface CreateFlowgateOptions extends FlowgateParts {
+  /** Workflow definitions to serve (imported by your code). */
+  workflows?: readonly WorkflowDefinition<any, any>[];
+  /** A directory of workflow modules to serve (.ts, .mts, .js, .mjs; TypeScript loads as it is). */
+  workflowsDir?: string;
+  /** The workflows of the exposed packages in this project's node_modules join the catalog (docs/packages.md). @default none */
+  projectDir?: string;
+  /** The catalog the workflows are served in. @default DEFAULT_CATALOG, `main` */
+  catalog?: string;
+  /** Step and evaluator code replaced by name (a fake payment step in a demo, say). Schemas, retries and history stay. */
+  steps?: Readonly<Record<string, StepReplacement>>;
+  /** The prefix both handlers are mounted under, e.g. `/flows` (Location, Link, messages and logs carry it). */
+  basePath?: string;
+  /** Bearer token every endpoint but /health, /ready and /openapi.json requires. @default API_AUTH_TOKEN of `env`, else none */
+  authToken?: string;
+  /**
+   * Configuration variables, as the README's table lists them (`env: process.env` reads the process's). Only these are
+   * read: by default every variable has its documented default (embedded engine, traces under ./traces).
+   * @default {}
+   */
+  env?: EnvInput;
+}
+
+export interface Flowgate {
+  /** Every use case, as the endpoints call them. */
+  api: FlowgateApi;
+  /** `(req, res)` for node:http, Express (`app.use('/flows', nodeHandler)`) or Fastify (see docs/embedding.md). */
+  nodeHandler: NodeRequestHandler;
+  /** `(Request) => Promise<Response>` for Hono, Bun, Deno or any fetch-style server. */
+  fetchHandler: FetchHandler;
+  /** The engine the runs are on. */
+  engine: WorkflowEngine;
+  /** The OpenAPI 3.1 document the API serves at /openapi.json. */
+  openApiDocument: OpenApiDocument;
+  /** Ends open history streams and run waits, stops the workers and the engine. Close your server first. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * flowgate inside your own server: the API over the embedded engine (or the engine you give), with both handlers.
+ * The same composition as `flowgate serve` (composition/container.ts), without the listening socket.
+ */
+export async function createFlowgate(options: CreateFlowgateOptions = {}): Promise<Flowgate> {
+  return (await composeEmbedded(options)).flowgate;
+}
+
+/** createFlowgate's wiring, shared with flowgate/testing (which adds its clock, traces and time skipping). */
+export async function composeEmbedded(
+  options: CreateFlowgateOptions,
+  compose: Pick<ComposeOptions, 'decorateEngine'> & { observe?: (hooks: RunObserver | undefined) => RunObserver } = {},
+): Promise<{ flowgate: Flowgate; composition: Composition; workers: EmbeddedWorkers | undefined }> {
+  const parsed = parseConfig(options.env ?? {});
+  const config = options.authToken === undefined ? parsed : { ...parsed, authToken: options.authToken };
+  const { workflows, workflowsDir, projectDir, catalog, steps, basePath, env: _env, authToken: _token, ...parts } = options;
+  const composition = await composeFlowgate(config, parts, { ...compose, ...(basePath === undefined ? {} : { basePath }) });
+  let workers: EmbeddedWorkers | undefined;
+  try {
+    const memoryEngine = composition.memoryEngine;
+    if (memoryEngine) {
+      const spec = withObserver(await workerSpec(options, catalog ?? config.defaultCatalog, composition), compose.observe);
+      workers = new EmbeddedWorkers(memoryEngine, [spec]);
+      workers.startAll();
+    } else if (workflows || workflowsDir || steps) {
+      throw new TypeError('createFlowgate: workflows, workflowsDir and steps are for the embedded engine; with another engine, its workers serve the workflows');
+    }
+  } catch (error) {
+    await composition.close(0);
+    throw error;
+  }
+  const app = composition.resolve(HTTP_APP);
+  const runWaitsEnd = composition.resolve(RUN_WAITS_END);
+  let closing: Promise<void> | undefined;
+  const flowgate: Flowgate = {
+    api: composition.resolve(FLOWGATE_API),
+    // Ended by close(): a history stream never finishes by itself and would hold the host's server open.
+    nodeHandler: toNodeHandler(app, { shutdownSignal: runWaitsEnd.signal }),
+    fetchHandler: toFetchHandler(app),
+    engine: composition.resolve(WORKFLOW_ENGINE),
+    openApiDocument: app.openApiDocument,
+    close: () =>
+      (closing ??= (async () => {
+        runWaitsEnd.abort();
+        await workers?.close();
+        await composition.close(config.shutdownGraceMs);
+      })()),
+  };
+  return { flowgate, composition, workers };
+}
+
+/** The worker's hooks, wrapped (flowgate/testing counts step attempts through them); closed with the worker. */
+function withObserver(spec: WorkerSpec, observe: ((hooks: RunObserver | undefined) => RunObserver) | undefined): WorkerSpec {
+  if (!observe) return spec;
+  const hooks = spec.observer;
+  return { ...spec, observer: Object.assign(observe(hooks), { close: async () => hooks?.close() }) };
+}
+
+/** One worker for the catalog: the definitions given, the modules of a directory, and exposed packages, in one name space. */
+async function workerSpec(options: CreateFlowgateOptions, catalog: string, composition: Composition): Promise<WorkerSpec> {
+  const logger = composition.resolve(LOGGER);
+  const loaded =
+    options.workflowsDir !== undefined || options.projectDir !== undefined
+      ? await loadEmbeddedWorker({
+          catalog,
+          ...(options.workflowsDir === undefined ? { workflowModules: [] } : { workflowsDir: options.workflowsDir }),
+          ...(options.projectDir === undefined ? {} : { projectDir: options.projectDir }),
+          logger,
+        })
+      : undefined;
+  const byName = new Map<string, WorkflowDefinition<any, any>>();
+  for (const definition of [...(loaded?.workflows ?? []), ...(options.workflows ?? [])]) {
+    const known = byName.get(definition.name);
+    if (known && known !== definition) throw new TypeError(`createFlowgate: two different workflows are named "${definition.name}"`);
+    byName.set(definition.name, definition);
+  }
+  const replaceSteps = options.steps ? new Map(Object.entries(options.steps)) : undefined;
+  for (const [name, replacement] of replaceSteps ?? []) {
+    if (typeof replacement !== 'function') throw new TypeError(`createFlowgate: steps.${name} must be a function`);
+    if (loaded?.steps && !options.workflows && !loaded.steps.has(name)) {
+      throw new TypeError(`createFlowgate: steps.${name} replaces no step: the workflows' step modules have ${[...loaded.steps.keys()].join(', ') || 'none'}`);
+    }
+  }
+  return {
+    catalog,
+    workflows: [...byName.values()],
+    ...(loaded?.steps ? { steps: loaded.steps } : {}),
+    ...(loaded?.observer ? { observer: loaded.observer } : {}),
+    ...(replaceSteps ? { replaceSteps } : {}),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * A feature used whose package is not installed. The Temporal worker's packages and the S3 client are optional peer
+ * dependencies: the embedded engine installs without the worker's native core (docs/embedding.md has the sizes).
+ */
+export class MissingPackageError extends Error {
+  override name = 'MissingPackageError';
+
+  constructor(
+    readonly packageNames: readonly string[],
+    readonly neededFor: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${neededFor} needs ${packageNames.join(', ')}, which ${packageNames.length > 1 ? 'are' : 'is'} not installed: npm install ${packageNames.join(' ')}`, options);
+  }
+}
+
+/** The optional packages of each feature that needs one. */
+export const OPTIONAL_PACKAGES = {
+  temporalWorker: ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'],
+  s3: ['@aws-sdk/client-s3'],
+} as const;
+
+/**
+ * Imports a module of ours that needs an optional package, only when its feature is used. A missing package becomes a
+ * MissingPackageError naming what to install; any other failure is left as it is.
+ */
+export async function importNeeding<T>(load: () => Promise<T>, packages: readonly string[], neededFor: string): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (packages.some((name) => isMissingPackage(error, name))) throw new MissingPackageError(packages, neededFor, { cause: error });
+    throw error;
+  }
+}
+
+function isMissingPackage(error: unknown, name: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && message.includes(`'${name}'`);
+}

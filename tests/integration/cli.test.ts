@@ -1,0 +1,172 @@
+// The `flowgate` command's mistakes: each is one line on stderr (never a stack) with exit code 2 for a wrong command
+// line or configuration, 1 for what failed. In process through runCli (the same function the binary runs), plus the
+// binary itself for its exit codes.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../../composition/cli/run.js';
+import type { CliContext } from '../../composition/cli/command.js';
+import { CLI, runCommand } from './process.js';
+
+const CORE = fileURLToPath(new URL('../../core/definition/index.ts', import.meta.url));
+const ZOD = fileURLToPath(import.meta.resolve('zod'));
+
+async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const context: CliContext = {
+    env: { PATH: process.env.PATH, ...env },
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    entry: { execPath: process.execPath, execArgv: ['--import', 'tsx'], script: 'composition/cli/main.ts' },
+    version: '0.0.0-test',
+  };
+  const code = await runCli(args, context);
+  return { code, stdout, stderr };
+}
+
+function oneLine(stderr: string): string {
+  const lines = stderr.split('\n').filter(Boolean);
+  assert.is(lines.length, 1, `one line expected:\n${stderr}`);
+  assert.not.match(stderr, /\n\s+at /);
+  return lines[0]!;
+}
+
+const workflowModule = (name: string) => `
+import { z } from ${JSON.stringify(ZOD)};
+import { workflow } from ${JSON.stringify(CORE)};
+export const w = workflow({ name: ${JSON.stringify(name)}, description: '', inputSchema: z.object({}), outputSchema: z.unknown(), fn: async () => null });
+`;
+
+const usage = suite('the command line');
+
+usage('no command: the overview on stderr, exit 2; --help: on stdout, exit 0; --version', async () => {
+  const none = await cli([]);
+  assert.is(none.code, 2);
+  assert.match(none.stderr, /Usage: flowgate <command>/);
+  for (const name of ['serve', 'worker', 'dev']) assert.match(none.stderr, new RegExp(`\\n  ${name} `));
+  const help = await cli(['--help']);
+  assert.is(help.code, 0);
+  assert.match(help.stdout, /Usage: flowgate <command>/);
+  assert.equal(await cli(['--version']), { code: 0, stdout: '0.0.0-test\n', stderr: '' });
+});
+
+usage('--help on each command: its usage line and every option', async () => {
+  for (const [name, options] of [
+    ['serve', ['--workflows DIR', '--port N', '--host H']],
+    ['worker', ['--workflows DIR', '--catalog C']],
+    ['dev', ['--workflows DIR', '--port N', '--host H']],
+  ] as const) {
+    const { code, stdout, stderr } = await cli([name, '--help']);
+    assert.is(code, 0);
+    assert.is(stderr, '');
+    assert.match(stdout, new RegExp(`^Usage: flowgate ${name} `));
+    for (const option of options) assert.ok(stdout.includes(option), `${name} --help names ${option}`);
+  }
+});
+
+usage('an unknown command, an unknown option, a missing value, a stray argument, a bad port: one line each, exit 2', async () => {
+  const cases: [string[], RegExp][] = [
+    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev; flowgate --help\)$/],
+    [['serve', '--prot', '1'], /^flowgate serve: unknown option --prot \(flowgate serve --help lists the options\)$/],
+    [['serve', '--port'], /^flowgate serve: option --port needs a value/],
+    [['serve', 'workflows'], /^flowgate serve: unexpected argument workflows/],
+    [['serve', '--port', '70000'], /^flowgate serve: --port must be a whole number from 0 to 65535/],
+    [['worker', '--catalog', ''], /^flowgate worker: --catalog needs a value$/],
+  ];
+  for (const [args, expected] of cases) {
+    const { code, stderr } = await cli(args);
+    assert.is(code, 2, args.join(' '));
+    assert.match(oneLine(stderr), expected);
+  }
+});
+
+usage.run();
+
+const mistakes = suite<{ dir: string }>('serve: what the project gets wrong');
+
+mistakes.before(async (context) => {
+  context.dir = await mkdtemp(join(tmpdir(), 'fg-cli-'));
+});
+
+mistakes.after(async (context) => {
+  await rm(context.dir, { recursive: true, force: true });
+});
+
+mistakes('a missing workflows directory: one line naming it, exit 2', async ({ dir }) => {
+  const missing = join(dir, 'nowhere');
+  const { code, stderr } = await cli(['serve', '--workflows', missing, '--port', '0'], { TRACE_DIR: join(dir, 'traces') });
+  assert.is(code, 2);
+  assert.is(oneLine(stderr), `flowgate serve: workflows directory ${missing} does not exist (give another with --workflows DIR or WORKFLOWS_DIR)`);
+});
+
+mistakes('a workflow file that does not load: one line naming the file and the error, exit 1', async ({ dir }) => {
+  const workflows = join(dir, 'broken');
+  await mkdir(workflows);
+  await writeFile(join(workflows, 'ok.ts'), workflowModule('fine'));
+  await writeFile(join(workflows, 'typo.ts'), `${workflowModule('typo')}\nconst x: number = ;\n`);
+  const { code, stderr } = await cli(['serve', '--workflows', workflows, '--port', '0'], { TRACE_DIR: join(dir, 'traces') });
+  assert.is(code, 1);
+  assert.match(oneLine(stderr), new RegExp(`^flowgate serve: ${join(workflows, 'typo.ts').replace(/[.]/g, '\\.')} does not load: `));
+});
+
+mistakes('two workflows with one name: one line naming both files, exit 1', async ({ dir }) => {
+  const workflows = join(dir, 'twice');
+  await mkdir(workflows);
+  await writeFile(join(workflows, 'a.ts'), workflowModule('orders'));
+  await writeFile(join(workflows, 'b.mts'), workflowModule('orders'));
+  const { code, stderr } = await cli(['serve', '--workflows', workflows, '--port', '0'], { TRACE_DIR: join(dir, 'traces') });
+  assert.is(code, 1);
+  const line = oneLine(stderr);
+  assert.match(line, /^flowgate serve: workflow name "orders" is defined twice: /);
+  assert.ok(line.includes(join(workflows, 'a.ts')) && line.includes(join(workflows, 'b.mts')), line);
+});
+
+mistakes('invalid configuration: one line per problem, exit 2', async ({ dir }) => {
+  const { code, stderr } = await cli(['serve', '--workflows', dir], { PORT: 'x', MAX_BODY_BYTES: '-1', DEPRECATED_ENDPOINTS: 'maybe' });
+  assert.is(code, 2);
+  const lines = stderr.split('\n').filter(Boolean);
+  assert.equal(lines.map((line) => line.split(':').slice(0, 3).join(':')), [
+    'flowgate serve: invalid configuration: PORT',
+    'flowgate serve: invalid configuration: MAX_BODY_BYTES',
+    'flowgate serve: invalid configuration: DEPRECATED_ENDPOINTS',
+  ]);
+  assert.not.match(stderr, /\n\s+at /);
+  const portWins = await cli(['serve', '--workflows', dir, '--port', 'x']);
+  assert.match(oneLine(portWins.stderr), /^flowgate serve: --port must be/, 'an option is checked before its variable');
+});
+
+mistakes('the port already taken: one line, exit 1', async ({ dir }) => {
+  const { createServer } = await import('node:net');
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    await mkdir(join(dir, 'empty'), { recursive: true });
+    const { code, stderr } = await cli(['serve', '--workflows', join(dir, 'empty'), '--port', String(port)], { TRACE_DIR: join(dir, 'traces'), LOG_LEVEL: 'silent' });
+    assert.is(code, 1);
+    assert.is(oneLine(stderr), `flowgate serve: 127.0.0.1:${port} is already in use (give another --port, or --port 0 for a free one)`);
+  } finally {
+    blocker.close();
+  }
+});
+
+mistakes('dev without a Temporal CLI: one line saying where it looked and how to get one', async ({ dir }) => {
+  const { code, stderr } = await cli(['dev', '--workflows', dir], { TEMPORAL_CLI: join(dir, 'no-such-temporal') });
+  assert.is(code, 1);
+  assert.match(oneLine(stderr), /^flowgate dev: needs the Temporal CLI \(temporal server start-dev\), found in none of: TEMPORAL_CLI=.*no-such-temporal \(not an executable file\); install it \(https:\/\/docs\.temporal\.io\/cli\), or set TEMPORAL_CLI to its path$/);
+});
+
+mistakes('the binary itself: exit codes 2 and 1 with the same single lines', async ({ dir }) => {
+  const usageError = await runCommand(process.execPath, [...CLI, 'serve', '--bogus']);
+  assert.is(usageError.code, 2);
+  assert.match(oneLine(usageError.stderr), /^flowgate serve: unknown option --bogus/);
+  const failure = await runCommand(process.execPath, [...CLI, 'dev'], { TEMPORAL_CLI: join(dir, 'nothing'), TEMPORAL_ADDRESS: '' });
+  assert.is(failure.code, 1);
+  assert.match(oneLine(failure.stderr), /^flowgate dev: needs the Temporal CLI/);
+});
+
+mistakes.run();

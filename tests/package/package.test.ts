@@ -1,0 +1,246 @@
+// The published package, as a new user gets it: `npm pack`, the tarball installed into a fresh project outside the
+// repository, a TypeScript workflow with two steps written there (the files docs/testing.md shows), then
+// `npx flowgate serve`, the embedding of docs/embedding.md and the tests of docs/testing.md, through the package's
+// public exports only. Installs come from npm's cache (warm after `npm ci`): --prefer-offline.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ownManifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; dependencies: Record<string, string> };
+/** The tools a TypeScript project brings itself, at the versions this repository locks (so npm's cache has them). */
+const DEV_TOOLS = ['typescript', 'tsx', 'uvu', '@types/node', 'zod'].map((name) => `${name}@${ownManifest.devDependencies[name] ?? ownManifest.dependencies[name]}`);
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Context {
+  work: string;
+  project: string;
+  tarball: string;
+  packedFiles: string[];
+  children: Set<ChildProcess>;
+}
+
+/** The environment of everything this suite starts: no coverage of the installed package, no Temporal of the runner. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { NODE_V8_COVERAGE: _coverage, TEMPORAL_ADDRESS: _temporal, NODE_OPTIONS: _options, ...env } = process.env;
+  return { ...env, LOG_LEVEL: 'warn', ...extra };
+}
+
+function run(context: Context, command: string, args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Run> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: childEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    context.children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      context.children.delete(child);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A long-running process of the project, resolved once `pattern` appears on `stream`, with its first group. */
+function startUntil(context: Context, args: string[], stream: 'stdout' | 'stderr', pattern: RegExp, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, args, { cwd: context.project, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  context.children.add(child);
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk) => (output.stdout += chunk));
+  child.stderr.on('data', (chunk) => (output.stderr += chunk));
+  const exited = new Promise<number | null>((resolvePromise) => child.once('exit', (code) => {
+    context.children.delete(child);
+    resolvePromise(code);
+  }));
+  const ready = new Promise<string>((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} within 60 s:\n${output.stdout}\n${output.stderr}`)), 60_000);
+    const check = () => {
+      const match = pattern.exec(output[stream]);
+      if (match) {
+        clearTimeout(timer);
+        resolvePromise(match[1]!);
+      }
+    };
+    child[stream].on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ${pattern}:\n${output.stdout}\n${output.stderr}`));
+    });
+  });
+  return { child, ready, exited, output };
+}
+
+/** The fenced blocks of a docs page marked with the file they are (```ts file=workflows/renewal.ts). */
+async function docsFiles(page: string): Promise<Map<string, string>> {
+  const markdown = await readFile(join(ROOT, 'docs', page), 'utf8');
+  return new Map([...markdown.matchAll(/```\w+ file=(\S+)\n([\s\S]*?)```/g)].map((match) => [match[1]!, match[2]!]));
+}
+
+async function writeProjectFiles(project: string, files: Map<string, string>): Promise<void> {
+  for (const [path, content] of files) {
+    await mkdir(dirname(join(project, path)), { recursive: true });
+    await writeFile(join(project, path), content);
+  }
+}
+
+const pkg = suite<Context>('the packed package in a fresh project');
+
+pkg.before(async (context) => {
+  context.children = new Set();
+  context.work = await mkdtemp(join(tmpdir(), 'flowgate-package-'));
+  const packed = await run(context, 'npm', ['pack', '--json', '--pack-destination', context.work], { cwd: ROOT, timeoutMs: 180_000 });
+  assert.is(packed.code, 0, packed.stderr);
+  const [description] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  context.tarball = join(context.work, description!.filename);
+  context.packedFiles = description!.files.map((file) => file.path);
+  context.project = join(context.work, 'project');
+  await mkdir(context.project);
+  await writeFile(join(context.project, 'package.json'), `${JSON.stringify({ name: 'my-flows', private: true, type: 'module' }, null, 2)}\n`);
+  const installed = await run(context, 'npm', ['install', context.tarball, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
+  assert.is(installed.code, 0, installed.stderr);
+  await writeProjectFiles(context.project, await docsFiles('testing.md'));
+  await writeProjectFiles(context.project, await docsFiles('embedding.md'));
+});
+
+pkg.after(async (context) => {
+  for (const child of context.children ?? []) child.kill('SIGKILL');
+  if (context.work) await rm(context.work, { recursive: true, force: true });
+});
+
+pkg('ships the build, docs, README and LICENSE: no sources, tests, benchmarks or examples; source maps carry their sources', async ({ project, packedFiles }) => {
+  const outside = packedFiles.filter((path) => !/^(dist\/(core|ports|adapters|composition)\/|docs\/[^/]+\.md$|README\.md$|LICENSE$|package\.json$)/.test(path));
+  assert.equal(outside, []);
+  assert.equal(packedFiles.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts')), []);
+  assert.ok(packedFiles.includes('dist/composition/cli/main.js') && packedFiles.includes('docs/api.md'));
+  const maps = packedFiles.filter((path) => path.endsWith('.js.map'));
+  assert.ok(maps.length > 100);
+  for (const path of maps) {
+    const map = JSON.parse(await readFile(join(project, 'node_modules', 'flowgate', path), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+    assert.ok(map.sourcesContent?.length === map.sources.length && map.sourcesContent.every((text) => typeof text === 'string'), `${path} carries its sources`);
+  }
+  const manifest = JSON.parse(await readFile(join(project, 'node_modules', 'flowgate', 'package.json'), 'utf8')) as Record<string, any>;
+  assert.is(manifest.repository.url, 'git+https://github.com/flowgate/flowgate.git');
+  assert.is(manifest.type, 'module');
+  assert.is(manifest.bin.flowgate, 'dist/composition/cli/main.js');
+  const readme = await readFile(join(project, 'node_modules', 'flowgate', 'README.md'), 'utf8');
+  assert.match(readme, /ESM only/);
+  assert.match(readme, /Node\.js 20\.18 or later/);
+});
+
+pkg('every link of the README and docs resolves inside the package, or is an absolute https address', async ({ project }) => {
+  const root = join(project, 'node_modules', 'flowgate');
+  const pages = ['README.md', ...(await readdir(join(root, 'docs'))).map((page) => `docs/${page}`)];
+  const broken: string[] = [];
+  for (const page of pages) {
+    const markdown = (await readFile(join(root, page), 'utf8')).replace(/```[\s\S]*?```/g, '');
+    for (const [, target] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (target!.startsWith('#')) continue;
+      if (/^[a-z]+:/i.test(target!)) {
+        if (!target!.startsWith('https://')) broken.push(`${page}: ${target}`);
+        continue;
+      }
+      const file = resolve(dirname(join(root, page)), target!.split('#')[0]!);
+      if (!file.startsWith(root) || !existsSync(file)) broken.push(`${page}: ${target} (${relative(root, file)})`);
+    }
+  }
+  assert.equal(broken, []);
+});
+
+pkg('the embedded use installs without the Temporal worker, the S3 client or TypeScript', async ({ project }) => {
+  for (const name of ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity', '@temporalio/core-bridge', '@aws-sdk/client-s3', 'typescript']) {
+    assert.not.ok(existsSync(join(project, 'node_modules', name)), `${name} is not installed`);
+  }
+});
+
+pkg('npx flowgate serve: the TypeScript workflow with its two steps, over HTTP, with no loader flag and no typescript package', async (context) => {
+  const server = startUntil(context, [join(context.project, 'node_modules', '.bin', 'flowgate'), 'serve', '--port', '0'], 'stderr', /serving on (http:\/\/127\.0\.0\.1:\d+)/);
+  const url = await server.ready;
+  try {
+    const list = await request(`${url}/workflow/list`);
+    assert.equal(await list.body.json(), { workflows: [{ name: 'renewal', description: 'Charges a subscription when its trial ends, then sends the receipt' }] });
+    const response = await request(`${url}/workflow/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workflowName: 'renewal', input: { customerId: 'c-1', amountCents: 990 } }),
+    });
+    const result = (await response.body.json()) as { status: string; output: unknown };
+    assert.is(response.statusCode, 200);
+    assert.equal([result.status, result.output], ['completed', { chargeId: 'ch_c-1_990', receiptSent: true }]);
+  } finally {
+    server.child.kill('SIGTERM');
+  }
+  assert.is(await server.exited, 0, server.output.stderr);
+});
+
+pkg('npx flowgate worker without the worker\'s packages: one line naming them, exit 1', async (context) => {
+  const worker = await run(context, join(context.project, 'node_modules', '.bin', 'flowgate'), ['worker'], { cwd: context.project, env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+  assert.is(worker.code, 1);
+  assert.is(
+    worker.stderr,
+    'flowgate worker: The Temporal worker needs @temporalio/worker, @temporalio/workflow, @temporalio/activity, which are not installed: npm install @temporalio/worker @temporalio/workflow @temporalio/activity\n',
+  );
+});
+
+pkg('the public types: tsc --noEmit over the workflow, steps, embedding and tests, strict, libraries checked too', async (context) => {
+  const tools = await run(context, 'npm', ['install', '--save-dev', ...DEV_TOOLS, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
+  assert.is(tools.code, 0, tools.stderr);
+  await writeFile(
+    join(context.project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, skipLibCheck: false, types: ['node'], outDir: 'build', noEmit: true },
+      include: ['workflows', 'steps', 'test', 'embed.ts'],
+    }),
+  );
+  const checked = await run(context, process.execPath, [join(context.project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: context.project });
+  assert.is(checked.code, 0, checked.stdout + checked.stderr);
+});
+
+pkg('the embedding of docs/embedding.md, compiled with tsc and run: the API under /flows beside the app\'s own route', async (context) => {
+  const compiled = await run(context, process.execPath, [join(context.project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit', 'false'], { cwd: context.project });
+  assert.is(compiled.code, 0, compiled.stdout + compiled.stderr);
+  const app = startUntil(context, ['build/embed.js'], 'stdout', /listening on (http:\/\/127\.0\.0\.1:\d+)/, { PORT: '0' });
+  const url = await app.ready;
+  try {
+    assert.equal(await (await request(`${url}/own`)).body.json(), { servedBy: 'my-app' });
+    const response = await request(`${url}/flows/workflow/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ workflowName: 'renewal', input: { customerId: 'c-2', amountCents: 100 } }),
+    });
+    assert.is(response.statusCode, 200);
+    assert.equal(((await response.body.json()) as { output: unknown }).output, { chargeId: 'ch_c-2_100', receiptSent: true });
+    const missing = await request(`${url}/flows/nothing`);
+    assert.is(missing.statusCode, 404);
+    assert.is(((await missing.body.json()) as { message: string }).message, 'No endpoint at /flows/nothing.');
+  } finally {
+    app.child.kill('SIGTERM');
+  }
+  await app.exited;
+});
+
+pkg('flowgate/testing: docs/testing.md\'s node:test and uvu files, run with the commands it shows', async (context) => {
+  const markdown = await readFile(join(ROOT, 'docs', 'testing.md'), 'utf8');
+  const commands = [...markdown.matchAll(/```sh\n(node [^\n]+)\n```/g)].map((match) => match[1]!.split(' '));
+  assert.equal(commands.map((command) => command.at(-1)), ['test/renewal.test.ts', 'test/renewal.uvu.ts']);
+  const [nodeTest, uvu] = await Promise.all(commands.map(([, ...args]) => run(context, process.execPath, args, { cwd: context.project })));
+  assert.is(nodeTest!.code, 0, nodeTest!.stdout + nodeTest!.stderr);
+  assert.match(nodeTest!.stdout, /# pass 2\n/);
+  assert.match(nodeTest!.stdout, /# fail 0\n/);
+  assert.is(uvu!.code, 0, uvu!.stdout + uvu!.stderr);
+  assert.match(uvu!.stdout.replace(/\u001b\[\d+m/g, ''), /Passed:\s+2\n/);
+});
+
+pkg.run();
