@@ -4,7 +4,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isExecutableFile } from './files.mjs';
+import { devServer } from './product.mjs';
+
+const { isExecutableFile } = devServer;
 
 /** Where Debian (and Ubuntu's apt package) installs it. */
 export const SYSTEM_CHROMIUM = '/usr/bin/chromium';

@@ -5,7 +5,9 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, readdirSync } from 'node:fs
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { commandOutput } from './goTool.mjs';
-import { isExecutableFile } from './files.mjs';
+import { devServer } from './product.mjs';
+
+const { isExecutableFile } = devServer;
 
 /**
  * The newest release of each tested line on the registry when pinned. Node 20.18+ is the floor (the machines ship
