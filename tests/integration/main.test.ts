@@ -102,9 +102,11 @@ shutdown('production without a token refuses to start', async () => {
 });
 
 shutdown('an empty API_AUTH_TOKEN refuses to start with one line, never silently without authentication', async () => {
-  const { code, stderr } = await runCommand(process.execPath, ['--import', 'tsx', 'composition/main.ts'], { API_AUTH_TOKEN: ' ', PORT: '0' });
+  const { code, stderr } = await runCommand(process.execPath, [...CLI, 'serve'], { API_AUTH_TOKEN: ' ', PORT: '0' });
   assert.is(code, 2);
-  assert.equal(stderr.trim().split('\n').slice(1), ['  API_AUTH_TOKEN: is empty; set a token, or leave the variable unset to run without authentication (local development only)']);
+  assert.equal(stderr.trim().split('\n'), [
+    'flowgate serve: invalid configuration: API_AUTH_TOKEN: is empty; set a token, or leave the variable unset to run without authentication (local development only)',
+  ]);
 });
 
 shutdown.run();
