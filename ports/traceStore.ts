@@ -21,6 +21,11 @@ export interface TraceStore {
    * directory from a path on another host's (a worker's TRACE_DIR elsewhere). @default never
    */
   owns?(location: string): boolean;
+  /**
+   * Whether a trace is still at `location`, asked more cheaply than reading it (a stat): a record read before is only
+   * served again while this holds. Stores whose traces are never removed may leave it out.
+   */
+  exists?(location: string): Promise<boolean>;
 }
 
 export interface TraceStores {

@@ -111,6 +111,19 @@ export class FsTraceStore implements TraceStore {
     return this.isInside(this.directory, location);
   }
 
+  /** Whether the file is still there (one stat): a reader holding its record knows it was not cleaned up since. */
+  async exists(location: string): Promise<boolean> {
+    if (!this.isInside(this.directory, location)) return false;
+    try {
+      await stat(location);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      this.recentWrites.delete(resolve(location));
+      return false;
+    }
+  }
+
   /** Only files under the trace directory are ever read, whatever path a caller hands in. */
   private isInside(directory: string, location: string): boolean {
     const path = relative(directory, resolve(location));

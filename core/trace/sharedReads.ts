@@ -5,8 +5,8 @@ import type { TraceStore } from '../../ports/traceStore.js';
  * A trace store whose concurrent reads of one trace share one record: thirty clients reading a 12 MB trace at once
  * held thirty parsed copies (900 MB), although a trace never changes once its run has written it. The record is
  * kept, weakly, while anyone still holds it (a trace-log answer being sent as its client reads it), and read again
- * once nobody does; a write to its location forgets it. Readers must not change the record (nothing does: it is
- * serialised into answers).
+ * once nobody does; a write to its location forgets it, and so does a store that says the trace is gone (a clean-up of
+ * TRACE_DIR). Readers must not change the record (nothing does: it is serialised into answers).
  */
 export function shareTraceReads(store: TraceStore): TraceStore {
   const reading = new Map<string, Promise<TraceRecord | undefined>>();
@@ -14,7 +14,7 @@ export function shareTraceReads(store: TraceStore): TraceStore {
   const forget = new FinalizationRegistry<string>((location) => {
     if (held.get(location)?.deref() === undefined) held.delete(location);
   });
-  return {
+  const shared: TraceStore = {
     kind: store.kind,
     locate: (key) => store.locate(key),
     async write(key, trace) {
@@ -22,9 +22,12 @@ export function shareTraceReads(store: TraceStore): TraceStore {
       held.delete(location);
       return location;
     },
-    read(location) {
+    async read(location) {
       const record = held.get(location)?.deref();
-      if (record) return Promise.resolve(record);
+      if (record) {
+        if (!store.exists || (await store.exists(location))) return record;
+        held.delete(location);
+      }
       let pending = reading.get(location);
       if (!pending) {
         pending = store.read(location).then((read) => {
@@ -41,4 +44,8 @@ export function shareTraceReads(store: TraceStore): TraceStore {
       return pending;
     },
   };
+  // What the store says of locations it owns (the API's TRACE_DIR against a worker's elsewhere) is unchanged.
+  if (store.owns) shared.owns = (location) => store.owns!(location);
+  if (store.exists) shared.exists = (location) => store.exists!(location);
+  return shared;
 }

@@ -60,4 +60,25 @@ test('a write forgets the record at its location; a missing trace or a failed re
   assert.is(await shared.locate({} as TraceKey), '/traces/a.json');
 });
 
+test('a held record is served again only while the store says the trace is still there; owns and exists are passed through', async () => {
+  const store = new CountingStore();
+  let present = true;
+  const withExists: TraceStore = Object.assign(store, {
+    exists: async () => present,
+    owns: (location: string) => location.startsWith('/traces/'),
+  });
+  const shared = shareTraceReads(withExists);
+  const first = await shared.read('/traces/a.json');
+  assert.is(await shared.read('/traces/a.json'), first, 'still there: the held record');
+  assert.is(store.reads, 1);
+  present = false;
+  // Removed (a clean-up of TRACE_DIR): the store is asked, not the memory of the earlier read.
+  const after = await shared.read('/traces/a.json');
+  assert.is(store.reads, 2);
+  assert.is.not(after, first);
+  assert.is(shared.owns?.('/traces/a.json'), true, 'the store tells its own directory from a worker\'s elsewhere');
+  assert.is(shared.owns?.('/elsewhere/a.json'), false);
+  assert.is(await shared.exists?.('/traces/a.json'), false);
+});
+
 test.run();
