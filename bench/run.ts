@@ -10,6 +10,7 @@ import { startTemporalDevServer } from '../scripts/infra/index.mjs';
 import type { LoadResult, LoadSpec } from './processes/load.js';
 import { ROOT, runToEnd, startHelper, startServer, type ServerProcess } from './processes.js';
 import { measureUi, uiFigureRows } from './ui.js';
+import { greedyReaders, pipelining } from './greedyClients.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -17,7 +18,8 @@ const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,6,7').split(',').map(Number));
+const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8];
+const ONLY = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(Number) : ALL_FIGURES);
 const MiB = 1024 * 1024;
 
 interface Figure {
@@ -178,6 +180,40 @@ async function figure7(traceDir: string): Promise<void> {
   });
 }
 
+/** Figure 8: greedy clients (docs/reliability.md): their goals are measured here, never asserted in tests. */
+async function figure8(): Promise<void> {
+  const readers = await greedyReaders();
+  const pipelined = await pipelining();
+  const readersMet = readers.rssGrowthMiB < 768 && readers.healthMaxMs < 1000;
+  const pipelinedMet = pipelined.healthMaxMs < 2000 && pipelined.answersBuilt < pipelined.connections * pipelined.pipelined;
+  figures.push({
+    title: 'Figure 8: greedy clients against one server (memory engine): answers nobody reads',
+    table: [
+      ['scene', 'RSS before → peak', 'growth', '/health p50', '/health worst', 'answers built'],
+      [
+        `${readers.clients} clients asking a ${(readers.traceBytes / 1e6).toFixed(0)} MB trace-log or history page, reading nothing, ${readers.seconds} s`,
+        `${readers.rssBeforeMiB} → ${readers.rssPeakMiB} MiB`,
+        `${readers.rssGrowthMiB} MiB`,
+        ms(readers.healthP50Ms),
+        ms(readers.healthMaxMs),
+        '—',
+      ],
+      [
+        `${pipelined.connections} connections pipelining ${pipelined.pipelined} \`GET /openapi.json\` each, reading nothing, ${pipelined.seconds} s`,
+        `${pipelined.rssBeforeMiB} → ${pipelined.rssPeakMiB} MiB`,
+        `${pipelined.rssGrowthMiB} MiB`,
+        ms(pipelined.healthP50Ms),
+        ms(pipelined.healthMaxMs),
+        `${pipelined.answersBuilt} of ${pipelined.connections * pipelined.pipelined}`,
+      ],
+    ],
+    verdict: verdict(
+      readersMet && pipelinedMet,
+      'targets: readers, RSS growth < 768 MiB and /health < 1 s; pipelining, /health < 2 s and answers built only as far as clients take them',
+    ),
+  });
+}
+
 async function figures2and3(traceDir: string): Promise<void> {
   log('starting the Temporal dev server');
   const temporal = await startTemporalDevServer({ log: () => {} });
@@ -274,6 +310,10 @@ try {
     log('figure 7');
     await figure7(traceDir);
   }
+  if (ONLY.has(8)) {
+    log('figure 8');
+    await figure8();
+  }
   if (ONLY.has(2) || ONLY.has(3)) await figures2and3(traceDir);
 } finally {
   await rm(traceDir, { recursive: true, force: true });
@@ -294,7 +334,7 @@ Reproduce: \`npm run bench\` (all figures, about ${Math.ceil((Date.now() - began
 
 ${figures.map((figure) => `## ${figure.title}\n\n${markdownTable(figure.table)}\n\n${figure.verdict}\n`).join('\n')}
 ${await readNotes()}`;
-if (ONLY.size === 7) await writeFile(join(ROOT, 'docs', 'performance.md'), report);
+if (ALL_FIGURES.every((figure) => ONLY.has(figure))) await writeFile(join(ROOT, 'docs', 'performance.md'), report);
 process.stdout.write(report);
 
 /** The hand-written part of docs/performance.md (profiles, what was changed), kept across runs. */

@@ -32,8 +32,6 @@ export function suites() {
     { name: 'fuzz: schemathesis (memory engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'fuzz: schemathesis (Temporal engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'soak: 100,000 mixed requests (memory engine)', dir: 'tests/long', pattern: 'soak\\.test\\.ts$', long: true },
-    // Issue 16's greedy-client scenes, with their RSS and /health figures (coverage/greedy.json, docs/reliability.md).
-    { name: 'greedy clients: 60 readers that never read, 100 connections pipelining 300 requests (memory engine)', dir: 'tests/long', pattern: 'greedyClients\\.test\\.ts$', long: true },
     // Fault tests (tests/faults/README.md): real servers and child processes, killed or stopped on purpose.
     { name: 'faults: SIGTERM under load, S3 down (memory engine)', dir: 'tests/faults', pattern: '(shutdown|s3Down)\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
     { name: 'faults: S3 down (Temporal engine)', dir: 'tests/faults', pattern: 's3Down\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },

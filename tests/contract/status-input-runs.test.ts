@@ -180,7 +180,8 @@ test('run list paging: every run exactly once over the pages, in order, then a n
     seen.push(...page.body.runs);
     pageToken = page.body.nextPageToken;
     pages += 1;
-    assert.ok(pages < 100, 'paging ends');
+    // The shared Temporal server keeps the runs of every suite before this one (other Node versions too).
+    assert.ok(pages <= Math.ceil(all.length / 2) + 1, 'paging ends');
   } while (pageToken);
   assert.equal(seen.map((run) => run.runId), all.map((run) => run.runId), 'pages concatenate to the full list');
   assert.is(new Set(seen.map((run) => run.runId)).size, seen.length, 'no run twice');

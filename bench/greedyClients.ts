@@ -1,20 +1,20 @@
-import { test } from 'uvu';
-import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from '../integration/process.js';
+import { ROOT } from './processes.js';
 
 /*
- * Greedy clients against one server process (issue 16, items 6 and 7; docs/reliability.md), the scenes as reported:
+ * Figure 8 of `npm run bench`: greedy clients against one server process (docs/reliability.md), the scenes as
+ * reported:
  *  - 30 clients asking for a 12 MB trace-log and 30 for a 12 MB history page (pageSize=200), none reading a byte:
- *    the server's RSS may grow by less than 768 MiB, and /health on a new connection answers within 1 s throughout;
- *  - 100 connections each pipelining 300 `GET /openapi.json` without a token, reading nothing: /health on a new
+ *    goal, the server's RSS grows by less than 768 MiB and /health on a new connection answers within 1 s throughout;
+ *  - 100 connections each pipelining 300 `GET /openapi.json` without a token, reading nothing: goal, /health on a new
  *    connection answers within 2 s, and a connection's answers are built only as far as its client could take them.
- * The figures go to coverage/greedy.json and docs/reliability.md. Runs under `npm run test:long`.
+ * Goals, measured here, never asserted in tests: the deterministic parts (a slow reader holds a bounded buffer, no
+ * answer is built for a client gone, at most MAX_PIPELINED_REQUESTS in flight) are tests/unit/http/greedyClients.test.ts.
  */
 
 const MiB = 1024 * 1024;
@@ -134,13 +134,12 @@ async function observe(server: SceneServer, baseline: number): Promise<Observed>
 }
 
 const round = (value: number) => Math.round(value * 10) / 10;
-const figures: Record<string, unknown> = {};
 
-async function withServer(body: (server: SceneServer) => Promise<void>): Promise<void> {
+async function withServer<T>(body: (server: SceneServer) => Promise<T>): Promise<T> {
   const traceDir = await mkdtemp(join(tmpdir(), 'fg-greedy-'));
   const server = await startServer(traceDir);
   try {
-    await body(server);
+    return await body(server);
   } finally {
     await server.stop();
     await rm(traceDir, { recursive: true, force: true });
@@ -154,19 +153,20 @@ async function collectGarbage(server: SceneServer): Promise<void> {
   });
 }
 
-test('60 clients that never read a 12 MB trace-log or history page: RSS grows < 768 MiB, /health < 1 s', async () => {
-  await withServer(async (server) => {
+/** The first scene: 60 readers of 12 MB answers that never read. */
+export async function greedyReaders(): Promise<GreedyReaders> {
+  return withServer(async (server) => {
     const run = await fetch(`${server.url}/workflow/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ workflowName: 'large_trace', workflowId: 'greedy', input: { batches: 40, records: 300 }, timeout: 60 }),
     });
     const { runId } = (await run.json()) as { runId: string };
-    assert.is(run.status, 200);
+    if (run.status !== 200) throw new Error(`the large_trace run answered ${run.status}`);
     const tracePath = `/workflow/greedy/runs/${runId}/trace-log`;
     const traceBytes = (await (await fetch(`${server.url}${tracePath}`)).arrayBuffer()).byteLength;
     const pageBytes = (await (await fetch(`${server.url}/workflow/greedy/history?pageSize=200`)).arrayBuffer()).byteLength;
-    assert.ok(traceBytes > 11 * 1_000_000 && pageBytes > 11 * 1_000_000, `answers of ${traceBytes} and ${pageBytes} bytes`);
+    if (traceBytes < 11_000_000 || pageBytes < 11_000_000) throw new Error(`answers of ${traceBytes} and ${pageBytes} bytes, not 12 MB`);
     await collectGarbage(server);
     const baseline = await rssOf(server.child.pid!);
 
@@ -177,16 +177,14 @@ test('60 clients that never read a 12 MB trace-log or history page: RSS grows < 
     }
     const observed = await observe(server, baseline);
     for (const client of clients) client.destroy();
-    figures.greedyReaders = { clients: clients.length, traceBytes, pageBytes, seconds: SCENE_SECONDS, ...observed };
-    process.stdout.write(`greedy readers: ${JSON.stringify(figures.greedyReaders)}\n`);
-    assert.ok(observed.rssGrowthMiB < 768, `RSS grew ${observed.rssGrowthMiB} MiB`);
-    assert.ok(observed.healthMaxMs < 1000, `/health took up to ${observed.healthMaxMs} ms`);
-    assert.is(await healthLatency(server.url).then(() => 'ok'), 'ok', 'serving once they left');
+    await healthLatency(server.url); // still serving once they left
+    return { clients: clients.length, traceBytes, pageBytes, seconds: SCENE_SECONDS, ...observed };
   });
-});
+}
 
-test('100 connections pipelining 300 GET /openapi.json each, reading nothing: /health < 2 s; answers built only as far as they can go', async () => {
-  await withServer(async (server) => {
+/** The second scene: 100 connections pipelining 300 requests each, reading nothing. */
+export async function pipelining(): Promise<Pipelining> {
+  return withServer(async (server) => {
     const requests = 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(300);
     const documentBytes = (await (await fetch(`${server.url}/openapi.json`)).arrayBuffer()).byteLength;
     await collectGarbage(server);
@@ -197,16 +195,21 @@ test('100 connections pipelining 300 GET /openapi.json each, reading nothing: /h
     const observed = await observe(server, baseline);
     const built = server.answered('/openapi.json') - before;
     for (const client of clients) client.destroy();
-    figures.pipelining = { connections: 100, pipelined: 300, documentBytes, answersBuilt: built, seconds: SCENE_SECONDS, ...observed };
-    process.stdout.write(`pipelining: ${JSON.stringify(figures.pipelining)}\n`);
-    assert.ok(observed.healthMaxMs < 2000, `/health took up to ${observed.healthMaxMs} ms`);
-    assert.ok(built < 100 * 300, `${built} of 30,000 answers built for clients reading nothing`);
+    return { connections: 100, pipelined: 300, documentBytes, answersBuilt: built, seconds: SCENE_SECONDS, ...observed };
   });
-});
+}
 
-test.after(async () => {
-  await mkdir(join(ROOT, 'coverage'), { recursive: true });
-  await writeFile(join(ROOT, 'coverage', 'greedy.json'), `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, ...figures }, null, 2)}\n`);
-});
+export interface GreedyReaders extends Observed {
+  clients: number;
+  traceBytes: number;
+  pageBytes: number;
+  seconds: number;
+}
 
-test.run();
+export interface Pipelining extends Observed {
+  connections: number;
+  pipelined: number;
+  documentBytes: number;
+  answersBuilt: number;
+  seconds: number;
+}
