@@ -121,10 +121,11 @@ pkg.after(async (context) => {
 });
 
 pkg('ships the build, docs, README and LICENSE: no sources, tests, benchmarks or examples; source maps carry their sources', async ({ project, packedFiles }) => {
-  const outside = packedFiles.filter((path) => !/^(dist\/(core|ports|adapters|composition)\/|docs\/[^/]+\.md$|README\.md$|LICENSE$|package\.json$)/.test(path));
+  const outside = packedFiles.filter((path) => !/^(dist\/(core|ports|adapters|composition|ui)\/|docs\/[^/]+\.md$|README\.md$|LICENSE$|package\.json$)/.test(path));
   assert.equal(outside, []);
   assert.equal(packedFiles.filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts')), []);
   assert.ok(packedFiles.includes('dist/composition/cli/main.js') && packedFiles.includes('docs/api.md'));
+  assert.ok(packedFiles.includes('dist/ui/index.html'), 'the browser UI is built into the package');
   const maps = packedFiles.filter((path) => path.endsWith('.js.map'));
   assert.ok(maps.length > 100);
   for (const path of maps) {
@@ -142,7 +143,7 @@ pkg('ships the build, docs, README and LICENSE: no sources, tests, benchmarks or
 
 pkg('every link of the README and docs resolves inside the package, or is an absolute https address', async ({ project }) => {
   const root = join(project, 'node_modules', 'flowgate');
-  const pages = ['README.md', ...(await readdir(join(root, 'docs'))).map((page) => `docs/${page}`)];
+  const pages = ['README.md', ...(await readdir(join(root, 'docs'))).filter((page) => page.endsWith('.md')).map((page) => `docs/${page}`)];
   const broken: string[] = [];
   for (const page of pages) {
     const markdown = (await readFile(join(root, page), 'utf8')).replace(/```[\s\S]*?```/g, '');
@@ -170,7 +171,12 @@ pkg('npx flowgate serve: the TypeScript workflow with its two steps, over HTTP, 
   const url = await server.ready;
   try {
     const list = await request(`${url}/workflow/list`);
-    assert.equal(await list.body.json(), { workflows: [{ name: 'renewal', description: 'Charges a subscription when its trial ends, then sends the receipt' }] });
+    const { workflows } = (await list.body.json()) as { workflows: { name: string; description: string; inputSchema: unknown }[] };
+    assert.equal(
+      workflows.map(({ name, description }) => ({ name, description })),
+      [{ name: 'renewal', description: 'Charges a subscription when its trial ends, then sends the receipt' }],
+    );
+    assert.type(workflows[0]!.inputSchema, 'object', 'the workflow\'s input schema, as the catalog publishes it');
     const response = await request(`${url}/workflow/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
