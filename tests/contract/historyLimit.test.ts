@@ -57,10 +57,11 @@ test('replies are taken until the history passes the cap; the run is then termin
     if (reply.status !== 200) expectError(reply, 409, 'WorkflowClosedError', { workflowId });
   }
   // Five replies of 190 kB stay under 1 MiB; the sixth takes the history past it: recorded, then the run is
-  // terminated. Temporal does so at the run's next workflow task, so one more reply may get in before it refuses them.
+  // terminated. Temporal does so at the run's next workflow task, so the replies sent until that task has run get in
+  // too (one or two on a quiet machine, more on a loaded one) before it refuses them.
   const accepted = answers.filter((answer) => answer === 200).length;
   assert.equal(answers, [...Array(accepted).fill(200), 409]);
-  if (api.engine === 'temporal') assert.ok(accepted === 6 || accepted === 7, `accepted ${accepted}`);
+  if (api.engine === 'temporal') assert.ok(accepted >= 6, `accepted ${accepted}`);
   else assert.is(accepted, 6);
 
   await waitUntil(api, workflowId, 'terminated', runId);
