@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../../core/domain/errors.js';
+import { PayloadTooLargeError, ValidationError } from '../../../core/domain/errors.js';
+import { UnsupportedMediaTypeError } from '../../../adapters/http/transportErrors.js';
 import { EMPTY_BODY, isJsonMediaType, readJsonBody } from '../../../adapters/http/body.js';
 import type { RequestHeaders } from '../../../adapters/http/types.js';
 
