@@ -1,9 +1,9 @@
 import { PROGRESS_BUFFER_SIZE } from '../../core/definition/progress.js';
-import type { HistoryEvent, HistoryEventType } from '../../core/domain/history.js';
+import { isClosingEventType, type HistoryEvent, type HistoryEventType } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RunStreamItem } from '../../ports/engine.js';
-import { HistoryEvents, HistoryFollower, isClosingType } from './historyFollower.js';
+import { HistoryEvents, HistoryFollower } from './historyFollower.js';
 import { attributesBytes, eventSize, materialize } from './historySize.js';
 import type { Payload } from './payload.js';
 
@@ -107,7 +107,7 @@ export class RunHistory {
     };
     this.list.push(event);
     this.count(event);
-    if (isClosingType(type)) {
+    if (isClosingEventType(type)) {
       this.closed = true;
       this.seen = undefined;
     } else {

@@ -1,21 +1,7 @@
-import type { HistoryEvent, HistoryEventType } from '../../core/domain/history.js';
+import { isClosingEventType, type HistoryEvent } from '../../core/domain/history.js';
 import type { RunStreamItem } from '../../ports/engine.js';
 import type { RunHistory } from './history.js';
 import { materialize } from './historySize.js';
-
-const CLOSING_EVENT_TYPES: ReadonlySet<string> = new Set<HistoryEventType>([
-  'workflow_completed',
-  'workflow_failed',
-  'workflow_cancelled',
-  'workflow_terminated',
-  'workflow_timed_out',
-  'workflow_continued_as_new',
-]);
-
-/** Whether an event of this type ends a run's history. */
-export function isClosingType(type: string): boolean {
-  return CLOSING_EVENT_TYPES.has(type);
-}
 
 /**
  * Existing events, then live ones, ending after the closing event; with `withProgress`, each progress event at its
@@ -49,7 +35,7 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
       const event = this.history.events[this.nextIndex];
       if (event) {
         this.nextIndex += 1;
-        if (isClosingType(event.type)) this.finished = true;
+        if (isClosingEventType(event.type)) this.finished = true;
         return { value: { kind: 'history', event: materialize(event) }, done: false };
       }
       if (this.history.isClosed || this.signal.aborted || this.stopped()) break;
