@@ -1,10 +1,10 @@
-import { isClosingEventType, type HistoryEvent } from '../../core/domain/history.js';
+import { isClosingEventType } from '../../core/domain/history.js';
 import type { RunStreamItem } from '../../ports/engine.js';
 import type { RunHistory } from './history.js';
 import { materialize } from './historySize.js';
 
 /**
- * Existing events, then live ones, ending after the closing event; with `withProgress`, each progress event at its
+ * Existing events, then live ones, ending after the closing event, and each progress event at its
  * place (progress published after event n had not been sent when n was the last event sent; earlier progress had).
  * A hand-written iterator rather than an async generator, so return() and abort take effect at once even while it
  * waits for the next event.
@@ -19,7 +19,6 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
     private nextIndex: number,
     private readonly signal: AbortSignal,
     private readonly stopped: () => boolean,
-    private readonly withProgress: boolean,
   ) {
     // Progress published before event `nextIndex` was sent before it.
     this.lastOrdinal = history.progress.findLast((entry) => entry.position < nextIndex)?.ordinal ?? 0;
@@ -27,7 +26,7 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
 
   async next(): Promise<IteratorResult<RunStreamItem>> {
     while (!this.finished) {
-      const entry = this.withProgress ? this.history.progressAfter(this.lastOrdinal) : undefined;
+      const entry = this.history.progressAfter(this.lastOrdinal);
       if (entry && entry.position <= this.nextIndex) {
         this.lastOrdinal = entry.ordinal;
         return { value: { kind: 'progress', progress: entry.progress, runningSteps: entry.runningSteps }, done: false };
@@ -67,24 +66,5 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
       this.signal.addEventListener('abort', wake, { once: true });
       this.stopWaiting = wake;
     });
-  }
-}
-
-/** The history events of a follower without progress. */
-export class HistoryEvents implements AsyncIterableIterator<HistoryEvent> {
-  constructor(private readonly items: HistoryFollower) {}
-
-  async next(): Promise<IteratorResult<HistoryEvent>> {
-    const result = await this.items.next();
-    return result.done || result.value.kind !== 'history' ? { value: undefined, done: true } : { value: result.value.event, done: false };
-  }
-
-  async return(): Promise<IteratorResult<HistoryEvent>> {
-    await this.items.return();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<HistoryEvent> {
-    return this;
   }
 }
