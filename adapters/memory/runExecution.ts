@@ -7,16 +7,13 @@ import { invalidInputFailure, invalidOutputFailure, outputNotJsonFailure } from 
 import { closings, ContinueAsNewRequest, type RunClosing } from './closings.js';
 import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandRecord, type ReplayPlan } from './commandLog.js';
 import { FeedbackInbox } from './feedbackInbox.js';
+import { never } from './never.js';
 import { Payload, PayloadPool } from './payload.js';
 import type { RunHost, RunScope } from './runHost.js';
 import type { RunRecord } from './runRecord.js';
 import type { StepTrace } from './stepTrace.js';
 import { createWorkflowContext } from './workflowContext.js';
 
-/** A promise that never settles: what workflow code gets once its run was closed under it. */
-export function never<T>(): Promise<T> {
-  return new Promise<T>(() => {});
-}
 
 export interface ExecutionStart {
   replay?: ReplayPlan;

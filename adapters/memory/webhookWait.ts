@@ -5,7 +5,7 @@ import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CommandCall } from './commandLog.js';
 import type { Payload } from './payload.js';
 import type { RunScope } from './runHost.js';
-import { never } from './runExecution.js';
+import { never } from './never.js';
 import { executeStep } from './stepExecution.js';
 
 /**
