@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { step, workflow } from '../../../core/definition/index.js';
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import type { RunStreamItem } from '../../../ports/engine.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
 import { historyEventsOf } from '../../support/runStream.js';
+import { validationError } from '../../support/rejection.js';
 import { flush, harness } from './support.js';
 
 const tick = step({ name: 'tick', fn: async (n: number) => n });
@@ -20,16 +20,6 @@ const ticker = workflow({
     return 'done';
   },
 });
-
-async function validationError(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.is((error as FlowgateError).name, 'ValidationError');
-    return error as FlowgateError;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 async function collect(stream: AsyncIterable<RunStreamItem>): Promise<HistoryEvent[]> {
   const events: HistoryEvent[] = [];
