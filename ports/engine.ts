@@ -73,13 +73,9 @@ export interface WorkflowEngine {
   historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }>;
   /**
    * Every event after `afterEventId`, then new ones as they happen; ends after the run's closing event. Stops early
-   * when `signal` aborts. Must not busy-poll.
-   */
-  followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent>;
-  /**
-   * followHistory, with the progress of running steps in between (docs/progress.md): a step's progress only after
-   * its `step_scheduled` event and before its end. Progress may come again (the caller drops what it sent by
-   * `seq`); after a history event it is what came after that event as far as the engine can tell.
+   * when `signal` aborts. Must not busy-poll. In between, the progress of running steps (docs/progress.md): a step's
+   * progress only after its `step_scheduled` event and before its end. Progress may come again (the caller drops
+   * what it sent by `seq`); after a history event it is what came after that event as far as the engine can tell.
    */
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem>;
   listRuns(query: ListRunsQuery): Promise<RunList>;

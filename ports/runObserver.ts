@@ -1,6 +1,5 @@
 import type { ActivityInfo, Aggregations, OutputActivityKind, WorkflowDetails } from '../core/definition/hooks.js';
 import type { SerializedFailure } from '../core/domain/run.js';
-import { token } from './token.js';
 
 /** How a run ended, as the run's own code saw it (terminate and run timeouts run no code, so they are not told). */
 export type ObservedRunEnd = { status: 'completed' | 'continued_as_new' } | { status: 'failed' | 'cancelled'; error: SerializedFailure };
@@ -24,8 +23,6 @@ export interface RunObserver {
    */
   activityAttempt<T>(attempt: ObservedAttempt, run: () => Promise<T>, aggregated?: (aggregations: Aggregations) => void): Promise<T>;
 }
-
-export const RUN_OBSERVER = token<RunObserver>('RunObserver');
 
 /** The observer of a worker without hooks. */
 export const silentRunObserver: RunObserver = {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../ports/logger.js';
-import { FlowgateError, GoneError, MethodNotAllowedError, NotFoundError, ServerBusyError } from '../../core/domain/errors.js';
+import { FlowgateError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
 import { answerError, causeChain } from './errors.js';
@@ -12,7 +12,7 @@ import { Router, type RouteMatch } from './router.js';
 import { createRoutes } from './routes.js';
 import { defaultUiDir, loadUiFiles, UI_METHODS } from './ui.js';
 import { firstHeader, type HttpHandler, type HttpRequest, type HttpResponse } from './types.js';
-import { ClientClosedRequestError } from './transportErrors.js';
+import { ClientClosedRequestError, GoneError, MethodNotAllowedError, NotFoundError, ServerBusyError } from './transportErrors.js';
 import { parseRequestPart } from './validation.js';
 
 export interface HttpApp {

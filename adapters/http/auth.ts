@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { UnauthorizedError } from '../../core/domain/errors.js';
+import { UnauthorizedError } from './transportErrors.js';
 
 /** Checks `Authorization` headers against the configured bearer token. */
 export interface BearerAuthenticator {

@@ -1,4 +1,5 @@
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from '../../core/domain/errors.js';
+import { PayloadTooLargeError } from '../../core/domain/errors.js';
+import { UnsupportedMediaTypeError } from './transportErrors.js';
 import { findPrototypeKey, jsonNestingDepth, mayHavePrototypeKey } from '../../core/validation/jsonSafety.js';
 import { firstHeader, type HttpRequest } from './types.js';
 import { validationProblem } from './validation.js';

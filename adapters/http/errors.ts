@@ -2,21 +2,14 @@ import {
   CatalogNotAvailableError,
   EngineError,
   EngineUnavailableError,
-  ServerBusyError,
   TraceStoreUnavailableError,
   FlowgateError,
-  GoneError,
   IdempotencyKeyReusedError,
   IdempotencyStoreFullError,
-  isCatalogTemporarilyUnavailable,
-  MethodNotAllowedError,
-  NotFoundError,
   PayloadTooLargeError,
   StepNotCompletedError,
   StepNotFoundError,
   TraceNotFoundError,
-  UnauthorizedError,
-  UnsupportedMediaTypeError,
   UnsupportedWorkflowError,
   ValidationError,
   WorkflowAlreadyStartedError,
@@ -30,8 +23,14 @@ import {
   BadRequestError,
   ClientClosedRequestError,
   ExpectationFailedError,
+  GoneError,
+  MethodNotAllowedError,
+  NotFoundError,
   RequestHeaderFieldsTooLargeError,
   RequestTimeoutError,
+  ServerBusyError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
 } from './transportErrors.js';
 
 /** How one named error is answered. */
@@ -62,7 +61,7 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [BadRequestError.errorName]: { status: 400 },
   [UnauthorizedError.errorName]: { status: 401 },
   [WorkflowNotFoundError.errorName]: { status: 404 },
-  // 404 when the catalog is unknown; see errorRuleFor for the 503 flavour.
+  // The catalog is unknown (reason 'unknown'); see errorRuleFor for a catalog without a live worker.
   [CatalogNotAvailableError.errorName]: { status: 404 },
   [NotFoundError.errorName]: { status: 404 },
   [StepNotFoundError.errorName]: { status: 404 },
@@ -100,12 +99,13 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   },
 };
 
-const CATALOG_STARTING_RULE: ErrorRule = { status: 503, retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS };
+/** A known catalog whose worker is not running yet (or any more): come back shortly. */
+const CATALOG_WITHOUT_WORKER_RULE: ErrorRule = { status: 503, retryAfterSeconds: DEFAULT_RETRY_AFTER_SECONDS };
 const INTERNAL_ERROR_NAME = 'InternalError';
 const UNKNOWN_ERROR_RULE: ErrorRule = { status: 500, publicMessage: 'Internal server error.' };
 
 export function errorRuleFor(error: FlowgateError): ErrorRule {
-  if (isCatalogTemporarilyUnavailable(error)) return CATALOG_STARTING_RULE;
+  if (error instanceof CatalogNotAvailableError && error.reason === 'noLiveWorker') return CATALOG_WITHOUT_WORKER_RULE;
   return ERROR_RULES[error.name] ?? UNKNOWN_ERROR_RULE;
 }
 

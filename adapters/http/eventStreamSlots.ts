@@ -1,4 +1,4 @@
-import { ServerBusyError } from '../../core/domain/errors.js';
+import { ServerBusyError } from './transportErrors.js';
 
 /** Counts open server-sent event streams against a cap; each stream holds a slot until it ends, however it ends. */
 export class EventStreamSlots {

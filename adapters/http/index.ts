@@ -7,6 +7,8 @@ export { startHttpServer, HTTP_SERVER_DEFAULTS, type HttpServerOptions, type Htt
 export type { HttpRequest, HttpResponse, HttpHandler, RequestHeaders } from './types.js';
 export { buildOpenApiDocument, API_DESCRIPTION_VERSION, type OpenApiDocument } from './openapi.js';
 export { ERROR_RULES, answerError, type ErrorRule, type ErrorBody } from './errors.js';
+/** The errors only the HTTP adapter throws (their names are in ERROR_RULES with the core's). */
+export * from './transportErrors.js';
 export { DEPRECATED_ENDPOINT_SUNSET } from './routes.js';
 /** The request and response schemas the OpenAPI document is generated from, for contract tests. */
 export * as httpSchemas from './schemas/index.js';

@@ -1,10 +1,24 @@
 import { defineError } from '../../core/domain/errors.js';
 
 /*
- * Errors only HTTP itself can cause: refusals of bytes that never became a request the app could route (made by
- * node:http's parser, answered by node.ts), and a client that left. They live in the HTTP adapter, not in the core's
- * domain errors; their statuses are in the one table (errors.ts) like every other name.
+ * Errors only the HTTP adapter throws: what a request itself gets wrong before any use case runs (its token, path,
+ * method, media type), the server's own overload refusals, refusals of bytes that never became a request the app
+ * could route (made by node:http's parser, answered by node.ts), and a client that left. They live here, not in the
+ * core's domain errors; their statuses are in the one table (errors.ts) like every other name.
  */
+
+/** No bearer token, or not the configured one: 401 with `WWW-Authenticate: Bearer`. */
+export const UnauthorizedError = defineError('UnauthorizedError');
+/** No route has this path (nor the UI a file): 404. */
+export const NotFoundError = defineError('NotFoundError');
+/** A route has this path but not this method: 405 with `Allow`. */
+export const MethodNotAllowedError = defineError('MethodNotAllowedError');
+/** A request body that is not `application/json`: 415. */
+export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError');
+/** A deprecated endpoint switched off (DEPRECATED_ENDPOINTS=off): 410, pointing at the run-pinned form. */
+export const GoneError = defineError('GoneError');
+/** Too many open connections or event streams: 503 with Retry-After, the caller should come back shortly. */
+export const ServerBusyError = defineError('ServerBusyError');
 
 /** Bytes that are not a valid HTTP/1.1 request (bad framing, a duplicate Content-Length, a garbled request line): 400. */
 export const BadRequestError = defineError('BadRequestError');

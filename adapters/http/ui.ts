@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NotFoundError } from '../../core/domain/errors.js';
+import { NotFoundError } from './transportErrors.js';
 import type { Logger } from '../../ports/logger.js';
 import { firstHeader, type HttpResponse, type RequestHeaders } from './types.js';
 

@@ -4,7 +4,6 @@ import { CatalogNotAvailableError, UnsupportedWorkflowError } from '../../core/d
 import type { JsonSchema } from '../../core/domain/json.js';
 import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
-import { CATALOG_RETRY_AFTER_SECONDS } from '../../core/useCases/resolveWorkflowType.js';
 import type { Logger } from '../../ports/logger.js';
 import { silentRunObserver, type RunObserver } from '../../ports/runObserver.js';
 
@@ -105,12 +104,8 @@ export class CatalogRegistry {
   /** The definition a new run executes; the same errors a start meets on Temporal without a worker or type. */
   definitionFor(catalog: string, workflowName: string): WorkflowDefinition {
     const entry = this.catalogs.get(catalog);
-    if (!entry) throw new CatalogNotAvailableError(`Catalog "${catalog}" is unknown to the engine`);
-    if (entry.live.length === 0) {
-      throw new CatalogNotAvailableError(`No worker serves catalog "${catalog}" right now; retry shortly`, {
-        retryAfterSeconds: CATALOG_RETRY_AFTER_SECONDS,
-      });
-    }
+    if (!entry) throw CatalogNotAvailableError.unknown(catalog);
+    if (entry.live.length === 0) throw CatalogNotAvailableError.noLiveWorker(catalog);
     for (let index = entry.live.length - 1; index >= 0; index -= 1) {
       const found = entry.live[index]?.workflows.get(workflowName);
       if (found) return found.definition;

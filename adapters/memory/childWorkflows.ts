@@ -4,7 +4,7 @@ import { UnsupportedWorkflowError } from '../../core/domain/errors.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import { Payload } from './payload.js';
 import type { RunScope } from './runHost.js';
-import { never } from './runExecution.js';
+import { never } from './never.js';
 import type { RunRecord } from './runRecord.js';
 
 /**

@@ -78,8 +78,3 @@ export const closings = {
     continueWith: { input },
   }),
 };
-
-/** Schema issues in one line, as the failure message of a run whose input or output did not validate. */
-export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
-}

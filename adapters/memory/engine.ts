@@ -2,7 +2,7 @@ import { addProgressSink } from '../../core/definition/progress.js';
 import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
 import { EngineUnavailableError, FlowgateError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
-import type { HistoryEvent, HistoryPage } from '../../core/domain/history.js';
+import type { HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
@@ -150,12 +150,8 @@ export class MemoryEngine implements WorkflowEngine {
     return { run: record.snapshot(), page: { events, nextPageToken } };
   }
 
-  followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent> {
-    return this.store.find(run).history.follow(afterEventId, signal, () => this.closed);
-  }
-
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {
-    return this.store.find(run).history.followWithProgress(afterEventId, signal, () => this.closed);
+    return this.store.find(run).history.follow(afterEventId, signal, () => this.closed);
   }
 
   async listRuns(query: ListRunsQuery): Promise<RunList> {

@@ -1,9 +1,9 @@
 import { PROGRESS_BUFFER_SIZE } from '../../core/definition/progress.js';
-import type { HistoryEvent, HistoryEventType } from '../../core/domain/history.js';
+import { isClosingEventType, type HistoryEvent, type HistoryEventType } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RunStreamItem } from '../../ports/engine.js';
-import { HistoryEvents, HistoryFollower, isClosingType } from './historyFollower.js';
+import { HistoryFollower } from './historyFollower.js';
 import { attributesBytes, eventSize, materialize } from './historySize.js';
 import type { Payload } from './payload.js';
 
@@ -107,7 +107,7 @@ export class RunHistory {
     };
     this.list.push(event);
     this.count(event);
-    if (isClosingType(type)) {
+    if (isClosingEventType(type)) {
       this.closed = true;
       this.seen = undefined;
     } else {
@@ -204,12 +204,8 @@ export class RunHistory {
     }
   }
 
-  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<HistoryEvent> {
-    return new HistoryEvents(new HistoryFollower(this, Math.max(0, Math.floor(afterEventId)), signal, stopped, false));
-  }
-
-  /** Like follow(), with each progress event at its place: after the history event it followed. */
-  followWithProgress(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem> {
-    return new HistoryFollower(this, Math.max(0, Math.floor(afterEventId)), signal, stopped, true);
+  /** Events after `afterEventId`, then live ones, with each progress event at its place (HistoryFollower). */
+  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem> {
+    return new HistoryFollower(this, Math.max(0, Math.floor(afterEventId)), signal, stopped);
   }
 }

@@ -1,24 +1,10 @@
-import type { HistoryEvent, HistoryEventType } from '../../core/domain/history.js';
+import { isClosingEventType } from '../../core/domain/history.js';
 import type { RunStreamItem } from '../../ports/engine.js';
 import type { RunHistory } from './history.js';
 import { materialize } from './historySize.js';
 
-const CLOSING_EVENT_TYPES: ReadonlySet<string> = new Set<HistoryEventType>([
-  'workflow_completed',
-  'workflow_failed',
-  'workflow_cancelled',
-  'workflow_terminated',
-  'workflow_timed_out',
-  'workflow_continued_as_new',
-]);
-
-/** Whether an event of this type ends a run's history. */
-export function isClosingType(type: string): boolean {
-  return CLOSING_EVENT_TYPES.has(type);
-}
-
 /**
- * Existing events, then live ones, ending after the closing event; with `withProgress`, each progress event at its
+ * Existing events, then live ones, ending after the closing event, and each progress event at its
  * place (progress published after event n had not been sent when n was the last event sent; earlier progress had).
  * A hand-written iterator rather than an async generator, so return() and abort take effect at once even while it
  * waits for the next event.
@@ -33,7 +19,6 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
     private nextIndex: number,
     private readonly signal: AbortSignal,
     private readonly stopped: () => boolean,
-    private readonly withProgress: boolean,
   ) {
     // Progress published before event `nextIndex` was sent before it.
     this.lastOrdinal = history.progress.findLast((entry) => entry.position < nextIndex)?.ordinal ?? 0;
@@ -41,7 +26,7 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
 
   async next(): Promise<IteratorResult<RunStreamItem>> {
     while (!this.finished) {
-      const entry = this.withProgress ? this.history.progressAfter(this.lastOrdinal) : undefined;
+      const entry = this.history.progressAfter(this.lastOrdinal);
       if (entry && entry.position <= this.nextIndex) {
         this.lastOrdinal = entry.ordinal;
         return { value: { kind: 'progress', progress: entry.progress, runningSteps: entry.runningSteps }, done: false };
@@ -49,7 +34,7 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
       const event = this.history.events[this.nextIndex];
       if (event) {
         this.nextIndex += 1;
-        if (isClosingType(event.type)) this.finished = true;
+        if (isClosingEventType(event.type)) this.finished = true;
         return { value: { kind: 'history', event: materialize(event) }, done: false };
       }
       if (this.history.isClosed || this.signal.aborted || this.stopped()) break;
@@ -81,24 +66,5 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
       this.signal.addEventListener('abort', wake, { once: true });
       this.stopWaiting = wake;
     });
-  }
-}
-
-/** The history events of a follower without progress. */
-export class HistoryEvents implements AsyncIterableIterator<HistoryEvent> {
-  constructor(private readonly items: HistoryFollower) {}
-
-  async next(): Promise<IteratorResult<HistoryEvent>> {
-    const result = await this.items.next();
-    return result.done || result.value.kind !== 'history' ? { value: undefined, done: true } : { value: result.value.event, done: false };
-  }
-
-  async return(): Promise<IteratorResult<HistoryEvent>> {
-    await this.items.return();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<HistoryEvent> {
-    return this;
   }
 }

@@ -3,19 +3,17 @@ import { silentRunObserver } from '../../ports/runObserver.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
-import { closings, ContinueAsNewRequest, describeIssues, type RunClosing } from './closings.js';
+import { invalidInputFailure, invalidOutputFailure, outputNotJsonFailure } from '../../core/definition/runRules.js';
+import { closings, ContinueAsNewRequest, type RunClosing } from './closings.js';
 import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandRecord, type ReplayPlan } from './commandLog.js';
 import { FeedbackInbox } from './feedbackInbox.js';
+import { never } from './never.js';
 import { Payload, PayloadPool } from './payload.js';
 import type { RunHost, RunScope } from './runHost.js';
 import type { RunRecord } from './runRecord.js';
 import type { StepTrace } from './stepTrace.js';
 import { createWorkflowContext } from './workflowContext.js';
 
-/** A promise that never settles: what workflow code gets once its run was closed under it. */
-export function never<T>(): Promise<T> {
-  return new Promise<T>(() => {});
-}
 
 export interface ExecutionStart {
   replay?: ReplayPlan;
@@ -201,8 +199,7 @@ export class RunExecution {
     const { definition, input } = this.record;
     const parsedInput = definition.inputSchema.safeParse(input.value());
     if (!parsedInput.success) {
-      const message = `Invalid input for workflow ${definition.name}: ${describeIssues(parsedInput.error.issues)}`;
-      await this.host.close(this.record, closings.failed({ name: 'ValidationError', message }));
+      await this.host.close(this.record, closings.failed(invalidInputFailure(definition.name, parsedInput.error.issues)));
       return;
     }
     let closing: RunClosing;
@@ -223,15 +220,11 @@ export class RunExecution {
   private completion(output: unknown): RunClosing {
     const { definition } = this.record;
     const parsed = definition.outputSchema.safeParse(output);
-    if (!parsed.success) {
-      const message = `Invalid output of workflow ${definition.name}: ${describeIssues(parsed.error.issues)}`;
-      return closings.failed({ name: 'OutputValidationError', message });
-    }
+    if (!parsed.success) return closings.failed(invalidOutputFailure(definition.name, parsed.error.issues));
     try {
       return closings.completed(this.intern(Payload.of(parsed.data)));
     } catch (error) {
-      const message = `Output of workflow ${definition.name} is not JSON: ${error instanceof Error ? error.message : String(error)}`;
-      return closings.failed({ name: 'OutputValidationError', message });
+      return closings.failed(outputNotJsonFailure(definition.name, error));
     }
   }
 

@@ -9,7 +9,8 @@ import type { CommandCall, CommandOutcome } from './commandLog.js';
 import { Payload } from './payload.js';
 import { silentRunObserver } from '../../ports/runObserver.js';
 import type { RunScope } from './runHost.js';
-import { never, type RunExecution } from './runExecution.js';
+import { never } from './never.js';
+import type { RunExecution } from './runExecution.js';
 import type { StepTrace } from './stepTrace.js';
 
 /** An attempt that outlived the step's `timeoutMs` (Temporal: a start-to-close timeout). Retryable. */

@@ -1,10 +1,11 @@
 import type { WebhookRequest } from '../../core/definition/context.js';
 import { WebhookTimeoutError } from '../../core/definition/failures.js';
+import { checkWebhookRequest } from '../../core/definition/runRules.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CommandCall } from './commandLog.js';
 import type { Payload } from './payload.js';
 import type { RunScope } from './runHost.js';
-import { never } from './runExecution.js';
+import { never } from './never.js';
 import { executeStep } from './stepExecution.js';
 
 /**
@@ -12,7 +13,7 @@ import { executeStep } from './stepExecution.js';
  * then the run waits for a reply from deliverFeedback, oldest buffered reply first.
  */
 export async function waitForWebhook<T>(scope: RunScope, request: WebhookRequest = {}): Promise<T> {
-  checkRequest(request);
+  checkWebhookRequest(request);
   const { execution } = scope;
   const ordinal = execution.nextOrdinal('webhook');
   if (request.url !== undefined) {
@@ -67,14 +68,4 @@ function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unk
 function received(call: CommandCall, scope: RunScope, payload: Payload): Promise<unknown> {
   call.record.consumedFeedback = true;
   return scope.execution.settle(call, { ok: true, value: payload });
-}
-
-function checkRequest(request: WebhookRequest): void {
-  if (typeof request !== 'object' || request === null) throw new TypeError('waitForWebhook: request must be an object');
-  if (request.url !== undefined && (typeof request.url !== 'string' || request.url.length === 0)) {
-    throw new TypeError('waitForWebhook: url must be a non-empty string');
-  }
-  if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
-    throw new RangeError('waitForWebhook: timeoutMs must be a positive number');
-  }
 }

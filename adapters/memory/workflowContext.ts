@@ -3,7 +3,7 @@ import { executeChild } from './childWorkflows.js';
 import { ContinueAsNewRequest } from './closings.js';
 import { Payload } from './payload.js';
 import type { RunExecution } from './runExecution.js';
-import { never } from './runExecution.js';
+import { never } from './never.js';
 import { waitForWebhook } from './webhookWait.js';
 
 /** The ctx handed to a workflow function on the memory engine. */

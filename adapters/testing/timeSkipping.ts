@@ -1,5 +1,5 @@
 import type { CatalogDescription } from '../../core/domain/catalog.js';
-import type { HistoryEvent, HistoryPage } from '../../core/domain/history.js';
+import type { HistoryPage } from '../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
 import type { RequestIdempotency } from '../../core/domain/idempotency.js';
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
@@ -126,9 +126,6 @@ export class TimeSkippingEngine implements WorkflowEngine {
   }
   historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
     return this.engine.historyPage(run, query);
-  }
-  followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent> {
-    return this.skipper.whileStreaming(this.engine.followHistory(run, afterEventId, signal));
   }
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {
     return this.skipper.whileStreaming(this.engine.followRun(run, afterEventId, signal));

@@ -55,20 +55,43 @@ export const WorkflowNotFoundError = defineError('WorkflowNotFoundError');
 export const UnsupportedWorkflowError = defineError('UnsupportedWorkflowError');
 export const WorkflowExecutionTimedOutError = defineError('WorkflowExecutionTimedOutError');
 export const WorkflowNotCompletedError = defineError('WorkflowNotCompletedError');
-export const CatalogNotAvailableError = defineError('CatalogNotAvailableError');
 
-// The others docs/api.md lists.
-export const UnauthorizedError = defineError('UnauthorizedError');
-export const NotFoundError = defineError('NotFoundError');
-export const MethodNotAllowedError = defineError('MethodNotAllowedError');
+/**
+ * Why a catalog cannot take a request (docs/api.md): the engine knows no catalog of that name (404), or it does but
+ * no worker serves it right now (503 with Retry-After: a worker starting or restarting).
+ */
+export type CatalogUnavailableReason = 'unknown' | 'noLiveWorker';
+
+/** Seconds a client should wait before asking a catalog without workers again. */
+const CATALOG_RETRY_AFTER_SECONDS = 5;
+
+export class CatalogNotAvailableError extends defineError('CatalogNotAvailableError') {
+  readonly reason: CatalogUnavailableReason;
+
+  constructor(message: string, details: ErrorDetails & { reason: CatalogUnavailableReason }) {
+    super(message, details);
+    this.reason = details.reason;
+  }
+
+  static unknown(catalog: string): CatalogNotAvailableError {
+    return new CatalogNotAvailableError(`Catalog "${catalog}" is unknown to the engine`, { reason: 'unknown' });
+  }
+
+  static noLiveWorker(catalog: string): CatalogNotAvailableError {
+    return new CatalogNotAvailableError(`No worker serves catalog "${catalog}" right now; retry shortly`, {
+      reason: 'noLiveWorker',
+      retryAfterSeconds: CATALOG_RETRY_AFTER_SECONDS,
+    });
+  }
+}
+
+// The others docs/api.md lists (those only HTTP itself causes are in adapters/http/transportErrors.ts).
 export const WorkflowAlreadyStartedError = defineError('WorkflowAlreadyStartedError');
 export const StepNotFoundError = defineError('StepNotFoundError');
 export const StepNotCompletedError = defineError('StepNotCompletedError');
 export const WorkflowClosedError = defineError('WorkflowClosedError');
 export const TraceNotFoundError = defineError('TraceNotFoundError');
 export const PayloadTooLargeError = defineError('PayloadTooLargeError');
-export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError');
-export const GoneError = defineError('GoneError');
 /** An Idempotency-Key sent again with a different request while its stored answer lives (docs/idempotency.md). */
 export const IdempotencyKeyReusedError = defineError('IdempotencyKeyReusedError');
 /**
@@ -81,12 +104,5 @@ export const IdempotencyStoreFullError = defineError('IdempotencyStoreFullError'
 // or 503 when the engine says it is temporarily unavailable.
 export const EngineError = defineError('EngineError');
 export const EngineUnavailableError = defineError('EngineUnavailableError');
-/** Too many open connections or event streams: 503 with Retry-After, the caller should come back shortly. */
-export const ServerBusyError = defineError('ServerBusyError');
 /** The remote trace store (S3) cannot be reached right now: 503 with Retry-After. */
 export const TraceStoreUnavailableError = defineError('TraceStoreUnavailableError');
-
-/** `CatalogNotAvailableError` comes in two flavours (docs/api.md): unknown catalog (404) and no live worker (503). */
-export function isCatalogTemporarilyUnavailable(error: FlowgateError): boolean {
-  return error.name === CatalogNotAvailableError.errorName && error.retryAfterSeconds !== undefined;
-}

@@ -23,6 +23,21 @@ export const HISTORY_EVENT_TYPES = [
 
 export type HistoryEventType = (typeof HISTORY_EVENT_TYPES)[number];
 
+/** The event types that end a run's history, on every engine: a follower stops after one, and nothing comes after. */
+export const CLOSING_EVENT_TYPES: ReadonlySet<string> = new Set<HistoryEventType>([
+  'workflow_completed',
+  'workflow_failed',
+  'workflow_cancelled',
+  'workflow_terminated',
+  'workflow_timed_out',
+  'workflow_continued_as_new',
+]);
+
+/** Whether an event of this type ends a run's history. */
+export function isClosingEventType(type: string): boolean {
+  return CLOSING_EVENT_TYPES.has(type);
+}
+
 export interface HistoryEvent {
   /** Positive, increasing within a run; the SSE `id:` of the event. */
   eventId: number;

@@ -31,9 +31,3 @@ export function assertWorkflowId(value: string): string {
   if (problem) throw new ValidationError(problem, { issues: [{ code: 'invalid_workflow_id', path: ['workflowId'], message: problem }] });
   return value;
 }
-
-export function assertRunId(value: string): string {
-  const problem = runIdProblem(value);
-  if (problem) throw new ValidationError(problem, { issues: [{ code: 'invalid_run_id', path: ['runId'], message: problem }] });
-  return value;
-}

@@ -9,7 +9,7 @@ export async function listWorkflows(
 ): Promise<WorkflowListView> {
   const name = catalogName ?? deps.defaultCatalog;
   const catalog = await deps.engine.describeCatalog(name);
-  if (!catalog) throw new CatalogNotAvailableError(`Catalog "${name}" is unknown to the engine`);
+  if (!catalog) throw CatalogNotAvailableError.unknown(name);
   return {
     workflows: catalog.workflows.map(({ name: workflowName, description, inputSchema, outputSchema }) => ({
       name: workflowName,

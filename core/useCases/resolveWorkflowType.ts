@@ -2,9 +2,6 @@ import type { WorkflowTypeInfo } from '../domain/catalog.js';
 import { CatalogNotAvailableError, UnsupportedWorkflowError, WorkflowNotFoundError } from '../domain/errors.js';
 import type { CoreDeps } from './deps.js';
 
-/** Seconds a client should wait before asking a catalog without workers again. */
-export const CATALOG_RETRY_AFTER_SECONDS = 5;
-
 /**
  * Finds a workflow type in a catalog, telling apart the cases docs/api.md maps to different statuses: unknown
  * catalog, type in no catalog, type only in another catalog, and a catalog whose worker is not running.
@@ -15,7 +12,7 @@ export async function resolveWorkflowType(
   catalogName: string,
 ): Promise<WorkflowTypeInfo> {
   const catalog = await deps.engine.describeCatalog(catalogName);
-  if (!catalog) throw new CatalogNotAvailableError(`Catalog "${catalogName}" is unknown to the engine`);
+  if (!catalog) throw CatalogNotAvailableError.unknown(catalogName);
   const type = catalog.workflows.find((workflow) => workflow.name === workflowName);
   if (!type) {
     const elsewhere = await deps.engine.catalogsWithWorkflow(workflowName);
@@ -26,10 +23,6 @@ export async function resolveWorkflowType(
     }
     throw new WorkflowNotFoundError(`Workflow "${workflowName}" is not registered in any catalog`);
   }
-  if (!catalog.available) {
-    throw new CatalogNotAvailableError(`No worker serves catalog "${catalogName}" right now; retry shortly`, {
-      retryAfterSeconds: CATALOG_RETRY_AFTER_SECONDS,
-    });
-  }
+  if (!catalog.available) throw CatalogNotAvailableError.noLiveWorker(catalogName);
   return type;
 }

@@ -13,21 +13,9 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { request } from 'undici';
 import { createFlowgate, type Flowgate } from '../../composition/embed/index.js';
-import type { LogFields, Logger } from '../../ports/logger.js';
 import * as basic from '../fixtures/workflows/basic.js';
+import { CapturingLogger } from '../support/logLines.js';
 
-class CapturingLogger implements Logger {
-  readonly lines: ({ level: string; msg: string } & LogFields)[] = [];
-  info(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: 'info', msg, ...fields });
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: 'warn', msg, ...fields });
-  }
-  error(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: 'error', msg, ...fields });
-  }
-}
 
 interface Mounted {
   url: string;

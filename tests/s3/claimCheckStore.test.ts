@@ -11,6 +11,7 @@ import { ClaimCheckCorruptError, ClaimCheckMissingError, S3TraceStore, type S3Cl
 import { ClaimCheckCodec, CLAIM_CHECK_ENCODING } from '../../adapters/temporal/claimCheckCodec.js';
 import { TraceStoreUnavailableError } from '../../core/domain/errors.js';
 import { startVersityGateway, type VersityGateway } from '../../scripts/infra/index.mjs';
+import { rejection } from '../support/rejection.js';
 
 const BUCKET = 'flowgate-claim-store';
 const PREFIX = '/payloads/';
@@ -31,15 +32,6 @@ function claimCheckStore(endpoint = gateway.endpoint, timeoutMs = 2_000): S3Clai
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const objectKey = (reference: string): string => `payloads/.claim-checks/${reference}`;
 const encodingOf = (payload: { metadata?: Record<string, Uint8Array> | null }): string => new TextDecoder().decode(payload.metadata?.['encoding']);
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 test.before(async () => {
   gateway = await startVersityGateway({ log: () => {} });

@@ -17,6 +17,7 @@ import { buildTraceRecord, recordTrace, type ClosedRunRecord } from '../../core/
 import { traceKeyOf } from '../../core/trace/traceKey.js';
 import type { Logger } from '../../ports/logger.js';
 import { startVersityGateway, type VersityGateway } from '../../scripts/infra/index.mjs';
+import { rejection } from '../support/rejection.js';
 
 const BUCKET = 'flowgate-traces';
 let gateway: VersityGateway;
@@ -51,15 +52,6 @@ function closedRun(workflowId: string): ClosedRunRecord {
 }
 
 const keyOf = (closed: ClosedRunRecord): TraceKey => traceKeyOf(closed.run);
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function timed<T>(work: () => Promise<T>): Promise<[T, number]> {
   const startedAt = Date.now();

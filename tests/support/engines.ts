@@ -2,9 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFlowgateServer, type FlowgateServer } from '../../composition/server.js';
-import type { LogFields, Logger } from '../../ports/logger.js';
 import { loadEmbeddedWorker } from '../../composition/embeddedWorker.js';
 import { FIXTURE_CATALOGS, IDLE_FIXTURE, type TestCatalog } from './fixtureCatalogs.js';
+import { CapturingLogger, type LogLine } from './logLines.js';
+
+export type { LogLine } from './logLines.js';
 
 export type EngineName = 'memory' | 'temporal';
 
@@ -19,11 +21,6 @@ export function engineUnderTest(): EngineName {
   return name;
 }
 
-export interface LogLine extends LogFields {
-  level: string;
-  msg: string;
-}
-
 export interface TestApi {
   engine: EngineName;
   baseUrl: string;
@@ -34,19 +31,6 @@ export interface TestApi {
   stopWorker(catalog: string): Promise<void>;
   startWorker(catalog: string): Promise<void>;
   close(): Promise<void>;
-}
-
-class CapturingLogger implements Logger {
-  constructor(readonly lines: LogLine[]) {}
-  info(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: 'info', msg, ...fields });
-  }
-  warn(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: 'warn', msg, ...fields });
-  }
-  error(msg: string, fields?: LogFields): void {
-    this.lines.push({ level: 'error', msg, ...fields });
-  }
 }
 
 interface WorkerControl {

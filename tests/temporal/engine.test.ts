@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { catalogWorkflowId } from '../../adapters/temporal/protocol.js';
 import type { HistoryEvent } from '../../core/domain/history.js';
+import { historyEventsOf } from '../support/runStream.js';
 import { allEvents, idFor, rejectsWith, run, startHarness, stopHarness, type EngineHarness } from './engineHarness.js';
 
 const test = suite<EngineHarness>('TemporalEngine on a real server: runs');
@@ -90,12 +91,12 @@ test('continue-as-new: awaitOutcome follows the chain; firstRunId and inputs per
   assert.equal(events.at(-1)!.attributes, { newRunId: (events.at(-1)!.attributes as { newRunId: string }).newRunId, input: { n: 1 } });
 });
 
-test('feedback, followHistory live until the close, and Last-Event-ID resume', async (context) => {
+test('feedback, followRun live until the close, and Last-Event-ID resume', async (context) => {
   const open = await context.engine.start({ workflowName: 'awaitsFeedback', catalog: context.catalog, workflowId: idFor(context, 'follow'), input: {} });
   const pinned = { workflowId: open.workflowId, runId: open.runId };
   const seen: HistoryEvent[] = [];
   const following = (async () => {
-    for await (const event of context.engine.followHistory(pinned, 0, new AbortController().signal)) seen.push(event);
+    for await (const event of historyEventsOf(context.engine.followRun(pinned, 0, new AbortController().signal))) seen.push(event);
   })();
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.equal(await context.engine.deliverFeedback(open.workflowId, { approved: true }), pinned);
@@ -103,7 +104,7 @@ test('feedback, followHistory live until the close, and Last-Event-ID resume', a
   assert.equal(seen.map((event) => event.type), ['workflow_started', 'signal_received', 'workflow_completed']);
   assert.equal(seen[1]!.attributes, { signalName: 'feedback', payload: { approved: true } });
   const resumed: HistoryEvent[] = [];
-  for await (const event of context.engine.followHistory(pinned, 1, new AbortController().signal)) resumed.push(event);
+  for await (const event of historyEventsOf(context.engine.followRun(pinned, 1, new AbortController().signal))) resumed.push(event);
   assert.equal(resumed, seen.slice(1));
 
   const stillOpen = await context.engine.start({ workflowName: 'awaitsFeedback', catalog: context.catalog, workflowId: idFor(context, 'abort'), input: {} });
@@ -111,7 +112,7 @@ test('feedback, followHistory live until the close, and Last-Event-ID resume', a
   const abortedAt = Date.now();
   setTimeout(() => controller.abort(), 300);
   const events: HistoryEvent[] = [];
-  for await (const event of context.engine.followHistory({ workflowId: stillOpen.workflowId, runId: stillOpen.runId }, 0, controller.signal)) events.push(event);
+  for await (const event of historyEventsOf(context.engine.followRun({ workflowId: stillOpen.workflowId, runId: stillOpen.runId }, 0, controller.signal))) events.push(event);
   assert.ok(Date.now() - abortedAt < 3000, 'an abort ends the long poll at once');
   assert.equal(events.map((event) => event.type), ['workflow_started']);
   await context.engine.cancel({ workflowId: stillOpen.workflowId });

@@ -2,7 +2,7 @@ import { Client, defaultPayloadConverter, type Connection } from '@temporalio/cl
 import type { CatalogDescription } from '../../../core/domain/catalog.js';
 import { WorkflowClosedError, WorkflowNotCompletedError } from '../../../core/domain/errors.js';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
-import type { HistoryEvent, HistoryPage } from '../../../core/domain/history.js';
+import type { HistoryPage } from '../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../../ports/engine.js';
@@ -12,7 +12,6 @@ import { awaitChainOutcome } from './awaitOutcome.js';
 import { TemporalCalls } from './calls.js';
 import { CatalogReader } from './catalogs.js';
 import { runClosed, runNotFound } from './errors.js';
-import { followRunHistory } from './followHistory.js';
 import { followRunWithProgress } from './followProgress.js';
 import { checkPageSize, readHistoryPage } from './historyPage.js';
 import { closeHistoryEvent, firstHistoryEvent } from './historyReader.js';
@@ -128,10 +127,6 @@ export class TemporalEngine implements WorkflowEngine {
     const run = await this.describeRun(ref);
     const page = await readHistoryPage(this.calls, this.tokens, { workflowId: run.workflowId, runId: run.runId }, query);
     return { run, page };
-  }
-
-  followHistory(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<HistoryEvent> {
-    return followRunHistory(this.calls, run, Math.max(0, Math.floor(afterEventId)), signal);
   }
 
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {

@@ -1,10 +1,10 @@
-import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
+import { isClosingEventType, type HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { HistoryEvent as RawEvent } from './proto.js';
 import { isInternalWorkflowType } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { runNotFound } from './errors.js';
-import { HistoryMapper, isClosingEvent } from './historyMapper.js';
+import { HistoryMapper } from './historyMapper.js';
 import { fetchHistoryPage } from './historyReader.js';
 
 /** Longest wait for one long poll; Temporal answers within about 20 s, with or without news. */
@@ -51,7 +51,7 @@ export async function* followRunHistory(
       observe?.(raw, event);
       if (!event) continue;
       if (event.eventId > afterEventId) yield event;
-      if (isClosingEvent(event)) return;
+      if (isClosingEventType(event.type)) return;
     }
     if (!page.nextPageToken) return;
     nextPageToken = page.nextPageToken;

@@ -14,19 +14,6 @@ export interface MapperState {
 
 export const INITIAL_MAPPER_STATE: MapperState = Object.freeze({ next: 1, steps: Object.freeze({}) }) as MapperState;
 
-const CLOSING_TYPES: ReadonlySet<string> = new Set([
-  'workflow_completed',
-  'workflow_failed',
-  'workflow_cancelled',
-  'workflow_terminated',
-  'workflow_timed_out',
-  'workflow_continued_as_new',
-]);
-
-export function isClosingEvent(event: NeutralEvent): boolean {
-  return CLOSING_TYPES.has(event.type);
-}
-
 /**
  * Turns Temporal's events, read in order from the first, into engine-neutral ones (docs/api.md, History).
  * Workflow-task, marker, memo and search-attribute events and unknown types are left out.

@@ -1,14 +1,10 @@
 import { ApplicationFailure } from '@temporalio/workflow';
+import { invalidOutputFailure, outputNotJsonFailure } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { SerializedFailure } from '../../../core/domain/run.js';
 import { payloadLimitMessage, RESULT_TOO_LARGE_ERROR, type FailureDetail } from '../protocol.js';
 
 export type CheckedOutput = { ok: true; value: unknown } | { ok: false; failure: SerializedFailure };
-
-/** Schema issues in one line, as the failure message of a run whose input or output did not validate. */
-export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
-}
 
 /**
  * The output a run completes with: validated by the definition's outputSchema, a JSON value (as the memory engine
@@ -18,16 +14,12 @@ export function describeIssues(issues: readonly { path: PropertyKey[]; message: 
  */
 export function checkOutput(definition: WorkflowDefinition, output: unknown, maxResultBytes: number, maxPayloadBytes?: number): CheckedOutput {
   const parsed = definition.outputSchema.safeParse(output);
-  if (!parsed.success) {
-    const message = `Invalid output of workflow ${definition.name}: ${describeIssues(parsed.error.issues)}`;
-    return { ok: false, failure: { name: 'OutputValidationError', message } };
-  }
+  if (!parsed.success) return { ok: false, failure: invalidOutputFailure(definition.name, parsed.error.issues) };
   let json: string | undefined;
   try {
     json = parsed.data === undefined ? undefined : JSON.stringify(parsed.data);
   } catch (error) {
-    const message = `Output of workflow ${definition.name} is not JSON: ${error instanceof Error ? error.message : String(error)}`;
-    return { ok: false, failure: { name: 'OutputValidationError', message } };
+    return { ok: false, failure: outputNotJsonFailure(definition.name, error) };
   }
   if (json === undefined) return { ok: true, value: undefined };
   const bytes = utf8Length(json);

@@ -1,6 +1,7 @@
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { WebhookRequest } from '../../../core/definition/context.js';
 import { CancelledError, WebhookTimeoutError } from '../../../core/definition/failures.js';
+import { checkWebhookRequest } from '../../../core/definition/runRules.js';
 import type { WebhookCall } from '../../../ports/webhookSender.js';
 import type { RunState } from './runState.js';
 import { callStep } from './stepActivity.js';
@@ -12,7 +13,7 @@ import { WEBHOOK_STEP_META } from './webhookStepMeta.js';
  * FEEDBACK_SIGNAL reply, oldest buffered reply first.
  */
 export async function waitForWebhook<T>(run: RunState, request: WebhookRequest = {}): Promise<T> {
-  checkRequest(request);
+  checkWebhookRequest(request);
   const ordinal = run.nextOrdinal('webhook');
   if (request.url !== undefined) {
     const { workflowId, runId, workflowName } = run.info;
@@ -37,14 +38,4 @@ export async function waitForWebhook<T>(run: RunState, request: WebhookRequest =
   }
   if (!reply) throw new WebhookTimeoutError(request.timeoutMs ?? 0);
   return reply.payload as T;
-}
-
-function checkRequest(request: WebhookRequest): void {
-  if (typeof request !== 'object' || request === null) throw new TypeError('waitForWebhook: request must be an object');
-  if (request.url !== undefined && (typeof request.url !== 'string' || request.url.length === 0)) {
-    throw new TypeError('waitForWebhook: url must be a non-empty string');
-  }
-  if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
-    throw new RangeError('waitForWebhook: timeoutMs must be a positive number');
-  }
 }

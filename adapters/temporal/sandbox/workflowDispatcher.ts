@@ -1,11 +1,12 @@
 import { CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { CancelledError, childWorkflowNotFound, serializeFailure } from '../../../core/definition/failures.js';
+import { invalidInputFailure } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery } from '../protocol.js';
 import { FeedbackInbox } from './feedbackInbox.js';
 import { callbackWorkflow, startCallbackDelivery } from './runCallback.js';
 import { RunState } from './runState.js';
-import { checkOutput, describeIssues, runFailure } from './runOutcome.js';
+import { checkOutput, runFailure } from './runOutcome.js';
 import { reportRunClosed, reportRunStarted, type RunClosing } from './runSink.js';
 import { recordTraceLocation } from './traceLocation.js';
 import { guardUnswappedSteps } from './unswappedStepGuard.js';
@@ -47,10 +48,7 @@ export function createWorkflowDispatcher(
 
 async function runDefinition(definition: WorkflowDefinition, input: unknown, run: RunState, options: DispatcherOptions): Promise<unknown> {
   const parsedInput = definition.inputSchema.safeParse(input);
-  if (!parsedInput.success) {
-    const message = `Invalid input for workflow ${definition.name}: ${describeIssues(parsedInput.error.issues)}`;
-    return await fail({ name: 'ValidationError', message }, input);
-  }
+  if (!parsedInput.success) return await fail(invalidInputFailure(definition.name, parsedInput.error.issues), input);
   let output: unknown;
   try {
     output = await definition.fn(parsedInput.data, createWorkflowContext(run));

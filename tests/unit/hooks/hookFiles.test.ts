@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HookFileError, loadHookFiles } from '../../../adapters/hooks/hookFiles.js';
+import { rejection } from '../../support/rejection.js';
 
 const RECORDING_HOOKS = fileURLToPath(new URL('../../fixtures/hooks/recordingHooks.ts', import.meta.url));
 
@@ -16,15 +17,6 @@ async function withProject(files: Record<string, string>, body: (dir: string) =>
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 test('hook files from package.json (relative to the project) and from code, each once', async () => {

@@ -122,8 +122,8 @@ test('API errors map through the table: 408 with workflowId, 503 + Retry-After, 
   const h = harness();
   const cases: [() => Error, number, Record<string, string>][] = [
     [() => new errors.WorkflowExecutionTimedOutError('still running', { workflowId: 'slow', runId: RUN_ID }), 408, {}],
-    [() => new errors.CatalogNotAvailableError('no worker for "main" yet', { retryAfterSeconds: 3 }), 503, { 'retry-after': '3' }],
-    [() => new errors.CatalogNotAvailableError('unknown catalog "zzz"'), 404, {}],
+    [() => new errors.CatalogNotAvailableError('no worker for "main" yet', { reason: 'noLiveWorker', retryAfterSeconds: 3 }), 503, { 'retry-after': '3' }],
+    [() => new errors.CatalogNotAvailableError('unknown catalog "zzz"', { reason: 'unknown' }), 404, {}],
     [() => new errors.UnsupportedWorkflowError('echo is not in catalog b'), 424, {}],
     [() => new errors.WorkflowAlreadyStartedError('already running', { workflowId: 'dup' }), 409, {}],
   ];

@@ -1,8 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../../core/domain/errors.js';
+import { PayloadTooLargeError, ValidationError } from '../../../core/domain/errors.js';
+import { UnsupportedMediaTypeError } from '../../../adapters/http/transportErrors.js';
 import { EMPTY_BODY, isJsonMediaType, readJsonBody } from '../../../adapters/http/body.js';
 import type { RequestHeaders } from '../../../adapters/http/types.js';
+import { rejection } from '../../support/rejection.js';
 
 const encoder = new TextEncoder();
 
@@ -31,15 +33,6 @@ function chunked(parts: (string | Uint8Array)[]) {
 
 const json = (text: string, headers: RequestHeaders = { 'content-type': 'application/json' }) => ({ headers, body: chunked([text]).body });
 const limits = { maxBytes: 64, maxDepth: 100, optional: false };
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('parses JSON split across chunks, multi-byte characters included', async () => {
   const bytes = encoder.encode('{"name":"zoë ☃"}');

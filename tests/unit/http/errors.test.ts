@@ -5,29 +5,31 @@ import { answerError, causeChain, ERROR_RULES } from '../../../adapters/http/err
 import * as transportErrors from '../../../adapters/http/transportErrors.js';
 
 /** docs/api.md, "Status codes by error name": one row per error name. */
-const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
+type NamedErrorClass = errors.FlowgateErrorClass<string> | typeof errors.CatalogNotAvailableError;
+
+const CONTRACT: [NamedErrorClass, number][] = [
   [errors.ValidationError, 400],
-  [errors.UnauthorizedError, 401],
+  [transportErrors.UnauthorizedError, 401],
   [errors.WorkflowNotFoundError, 404],
   [errors.CatalogNotAvailableError, 404],
-  [errors.NotFoundError, 404],
+  [transportErrors.NotFoundError, 404],
   [errors.StepNotFoundError, 404],
   [errors.TraceNotFoundError, 404],
-  [errors.MethodNotAllowedError, 405],
+  [transportErrors.MethodNotAllowedError, 405],
   [errors.WorkflowExecutionTimedOutError, 408],
   [errors.WorkflowAlreadyStartedError, 409],
   [errors.StepNotCompletedError, 409],
   [errors.WorkflowClosedError, 409],
   [errors.IdempotencyKeyReusedError, 409],
-  [errors.GoneError, 410],
+  [transportErrors.GoneError, 410],
   [errors.PayloadTooLargeError, 413],
-  [errors.UnsupportedMediaTypeError, 415],
+  [transportErrors.UnsupportedMediaTypeError, 415],
   [errors.UnsupportedWorkflowError, 424],
   [errors.WorkflowNotCompletedError, 424],
   [errors.EngineError, 500],
   [errors.EngineUnavailableError, 503],
   [errors.TraceStoreUnavailableError, 503],
-  [errors.ServerBusyError, 503],
+  [transportErrors.ServerBusyError, 503],
   [errors.IdempotencyStoreFullError, 503],
   [transportErrors.BadRequestError, 400],
   [transportErrors.RequestTimeoutError, 408],
@@ -37,11 +39,17 @@ const CONTRACT: [errors.FlowgateErrorClass<string>, number][] = [
 ];
 
 /** Refused on purpose under overload: a 503 that is not logged as a fault. */
-const EXPECTED_REFUSALS = new Set<string>([errors.ServerBusyError.errorName, errors.IdempotencyStoreFullError.errorName]);
+const EXPECTED_REFUSALS = new Set<string>([transportErrors.ServerBusyError.errorName, errors.IdempotencyStoreFullError.errorName]);
+
+/** How each row's error is made: a catalog error must say why the catalog cannot take the request. */
+function make(ErrorClass: NamedErrorClass): errors.FlowgateError {
+  if (ErrorClass === errors.CatalogNotAvailableError) return new ErrorClass('client-safe message', { reason: 'unknown' });
+  return new (ErrorClass as errors.FlowgateErrorClass<string>)('client-safe message');
+}
 
 for (const [ErrorClass, status] of CONTRACT) {
   test(`${ErrorClass.errorName} → ${status}`, () => {
-    const answer = answerError(new ErrorClass('client-safe message'));
+    const answer = answerError(make(ErrorClass));
     assert.is(answer.status, status);
     assert.is(answer.body.error, ErrorClass.errorName);
     assert.is(answer.serverFault, status >= 500 && !EXPECTED_REFUSALS.has(ErrorClass.errorName));
@@ -49,7 +57,7 @@ for (const [ErrorClass, status] of CONTRACT) {
 }
 
 test('ServerBusyError keeps its own message and tells the client to come back in a second', () => {
-  const answer = answerError(new errors.ServerBusyError('Too many open event streams (limit 2); retry shortly.'));
+  const answer = answerError(new transportErrors.ServerBusyError('Too many open event streams (limit 2); retry shortly.'));
   assert.is(answer.body.message, 'Too many open event streams (limit 2); retry shortly.');
   assert.is(answer.headers['retry-after'], '1');
 });
@@ -68,12 +76,12 @@ test('every error the core and the HTTP adapter define has a row in the table', 
   assert.equal(CONTRACT.map(([errorClass]) => errorClass.errorName).sort(), defined);
 });
 
-test('CatalogNotAvailableError with a retry hint is 503 with Retry-After (a known catalog without a worker)', () => {
-  const answer = answerError(new errors.CatalogNotAvailableError('catalog "main" has no worker yet', { retryAfterSeconds: 2.2 }));
+test('CatalogNotAvailableError for a known catalog without a worker is 503 with Retry-After', () => {
+  const answer = answerError(new errors.CatalogNotAvailableError('catalog "main" has no worker yet', { reason: 'noLiveWorker', retryAfterSeconds: 2.2 }));
   assert.is(answer.status, 503);
   assert.is(answer.headers['retry-after'], '3');
   assert.is(answer.body.message, 'catalog "main" has no worker yet');
-  assert.is(answerError(new errors.CatalogNotAvailableError('unknown catalog "x"')).headers['retry-after'], undefined);
+  assert.is(answerError(new errors.CatalogNotAvailableError('unknown catalog "x"', { reason: 'unknown' })).headers['retry-after'], undefined);
 });
 
 test('EngineUnavailableError always has a Retry-After; the engine hint wins over the default', () => {
@@ -128,7 +136,7 @@ test('Retry-After on a non-503 only when the error itself carries a hint (a long
 });
 
 test('401 carries WWW-Authenticate: Bearer', () => {
-  assert.equal(answerError(new errors.UnauthorizedError('no')).headers, { 'www-authenticate': 'Bearer' });
+  assert.equal(answerError(new transportErrors.UnauthorizedError('no')).headers, { 'www-authenticate': 'Bearer' });
 });
 
 test('the cause chain for the log: every level, stacks included, cycles and depth bounded', () => {

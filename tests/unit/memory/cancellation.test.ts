@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { CancelledError, step, workflow } from '../../../core/definition/index.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
 import { eventTypes, flush, harness } from './support.js';
+import { rejection } from '../../support/rejection.js';
 
 const cleanups: string[] = [];
 const cleanUp = step({ name: 'clean_up', fn: async (what: string) => void cleanups.push(what) });
@@ -77,15 +77,6 @@ const limited = workflow({
   runTimeoutMs: 1000,
   fn: async (_input, ctx) => ctx.sleep(5000),
 });
-
-async function rejection(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as FlowgateError;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('cancel interrupts a sleep; nonCancellable clean-up still runs; the run ends cancelled', async () => {
   const h = harness([sleepsThenCleansUp]);

@@ -2,9 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { workflow } from '../../../core/definition/index.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
 import { getInput } from '../../../core/useCases/getInput.js';
 import { harness } from './support.js';
+import { rejection } from '../../support/rejection.js';
 
 /*
  * What evicting closed runs (MEMORY_MAX_CLOSED_RUNS, MEMORY_MAX_CLOSED_BYTES) must not take: the original input of a
@@ -28,15 +28,6 @@ const echo = workflow({
 
 const HOUR_MS = 3_600_000;
 const keyed = (requestId: string, key = `key-${requestId}`) => ({ key, fingerprint: 'fp', requestId });
-
-async function rejection(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as FlowgateError;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('the original input of a continue-as-new chain stays readable while any run of the chain is kept', async () => {
   const h = harness([countdown, echo], { maxClosedRuns: 3 });

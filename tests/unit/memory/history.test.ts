@@ -3,7 +3,9 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { step, workflow } from '../../../core/definition/index.js';
 import type { HistoryEvent } from '../../../core/domain/history.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
+import type { RunStreamItem } from '../../../ports/engine.js';
+import { historyEventsOf } from '../../support/runStream.js';
+import { validationError } from '../../support/rejection.js';
 import { flush, harness } from './support.js';
 
 const tick = step({ name: 'tick', fn: async (n: number) => n });
@@ -19,19 +21,9 @@ const ticker = workflow({
   },
 });
 
-async function validationError(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.is((error as FlowgateError).name, 'ValidationError');
-    return error as FlowgateError;
-  }
-  throw new Error('expected a ValidationError');
-}
-
-async function collect(iterable: AsyncIterable<HistoryEvent>): Promise<HistoryEvent[]> {
+async function collect(stream: AsyncIterable<RunStreamItem>): Promise<HistoryEvent[]> {
   const events: HistoryEvent[] = [];
-  for await (const event of iterable) events.push(event);
+  for await (const event of historyEventsOf(stream)) events.push(event);
   return events;
 }
 
@@ -78,33 +70,33 @@ test('forged, garbled and stale history tokens are ValidationErrors with an inva
   h.close();
 });
 
-test('followHistory yields existing then live events and ends after the closing event', async () => {
+test('followRun yields existing then live events and ends after the closing event', async () => {
   const h = harness([ticker]);
   const ref = await h.run(ticker, { sleepMs: 100 });
   await flush();
-  const following = collect(h.engine.followHistory(ref, 1, new AbortController().signal));
+  const following = collect(h.engine.followRun(ref, 1, new AbortController().signal));
   await h.clock.advance(100);
   const events = await following;
   assert.equal(events.map((e) => e.eventId), Array.from({ length: 12 }, (_v, i) => i + 2));
   assert.is(events.at(-1)?.type, 'workflow_completed');
-  const afterClose = await collect(h.engine.followHistory(ref, 10, new AbortController().signal));
+  const afterClose = await collect(h.engine.followRun(ref, 10, new AbortController().signal));
   assert.equal(afterClose.map((e) => e.eventId), [11, 12, 13], 'a closed run streams the rest and ends');
-  assert.equal(await collect(h.engine.followHistory(ref, 13, new AbortController().signal)), []);
+  assert.equal(await collect(h.engine.followRun(ref, 13, new AbortController().signal)), []);
   h.close();
 });
 
-test('followHistory returns promptly when its signal aborts, and when the consumer stops', async () => {
+test('followRun returns promptly when its signal aborts, and when the consumer stops', async () => {
   const h = harness([ticker]);
   const ref = await h.run(ticker, { sleepMs: 3_600_000 });
   await flush();
   const controller = new AbortController();
-  const following = collect(h.engine.followHistory(ref, 0, controller.signal));
+  const following = collect(h.engine.followRun(ref, 0, controller.signal));
   await flush();
   controller.abort();
   const events = await following;
   assert.equal(events.map((e) => e.type), ['workflow_started', 'timer_started']);
 
-  const iterator = h.engine.followHistory(ref, 2, new AbortController().signal)[Symbol.asyncIterator]();
+  const iterator = h.engine.followRun(ref, 2, new AbortController().signal)[Symbol.asyncIterator]();
   const next = iterator.next();
   await flush();
   await iterator.return?.();
@@ -115,7 +107,7 @@ test('followHistory returns promptly when its signal aborts, and when the consum
 test('following an unknown run is WorkflowNotFoundError', () => {
   const h = harness([ticker]);
   assert.throws(
-    () => h.engine.followHistory({ workflowId: 'ghost', runId: '00000000-0000-4000-8000-000000000001' }, 0, new AbortController().signal),
+    () => h.engine.followRun({ workflowId: 'ghost', runId: '00000000-0000-4000-8000-000000000001' }, 0, new AbortController().signal),
     (error: Error) => error.name === 'WorkflowNotFoundError',
   );
   h.close();
@@ -125,7 +117,7 @@ test('close() ends live followers', async () => {
   const h = harness([ticker]);
   const ref = await h.run(ticker, { sleepMs: 3_600_000 });
   await flush();
-  const following = collect(h.engine.followHistory(ref, 0, new AbortController().signal));
+  const following = collect(h.engine.followRun(ref, 0, new AbortController().signal));
   await flush();
   h.close();
   assert.is((await following).length, 2);

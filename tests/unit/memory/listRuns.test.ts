@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { workflow } from '../../../core/definition/index.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
+import { validationError } from '../../support/rejection.js';
 import { flush, harness } from './support.js';
 
 const quick = workflow({ name: 'quick', description: 'Returns', inputSchema: z.unknown(), outputSchema: z.unknown(), fn: async () => 'ok' });
@@ -13,16 +13,6 @@ const slow = workflow({
   outputSchema: z.unknown(),
   fn: async (_i, ctx) => ctx.sleep(60_000),
 });
-
-async function validationError(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.is((error as FlowgateError).name, 'ValidationError');
-    return error as FlowgateError;
-  }
-  throw new Error('expected a ValidationError');
-}
 
 test('runs are listed newest first (start time, then insertion) and filtered', async () => {
   const h = harness([quick, slow]);

@@ -2,9 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { step, workflow } from '../../../core/definition/index.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
+import type { FlowgateError } from '../../../core/domain/errors.js';
 import { MemoryEngine } from '../../../adapters/memory/index.js';
 import { eventTypes, flush, harness } from './support.js';
+import { rejection } from '../../support/rejection.js';
 
 /*
  * The embedded engine's memory is bounded by bytes, not only by counts (docs/reliability.md): a run's history has a
@@ -33,15 +34,6 @@ const napper = workflow({
 const MiB = 1024 * 1024;
 /** A JSON value of about `bytes` bytes once encoded. */
 const blob = (bytes: number, tag = 'x'): { tag: string; text: string } => ({ tag, text: 'a'.repeat(bytes) });
-
-async function rejection(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as FlowgateError;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('a history past maxHistoryBytes terminates its run with HistorySizeLimitExceededError; later feedback is 409', async () => {
   const h = harness([napper], { maxHistoryBytes: 1 * MiB, historyWarnBytes: 300_000 });

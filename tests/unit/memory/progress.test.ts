@@ -5,6 +5,7 @@ import { InvalidProgressError, MAX_PROGRESS_FIELDS_BYTES, progress, PROGRESS_BUF
 import type { RunStreamItem } from '../../../ports/engine.js';
 import { historyStream } from '../../../core/useCases/history.js';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
+import { historyEventsOf } from '../../support/runStream.js';
 import { flush, harness } from './support.js';
 
 /** progress(fields) on the embedded engine: kept beside the history, never in it, each at its place. */
@@ -93,8 +94,8 @@ test('following after an event: the progress that came after it, none before', a
   const afterFour = await collect(h.engine.followRun(ref, 4, new AbortController().signal));
   assert.equal(afterFour.map(describe).slice(0, 3), ['5:step_scheduled', '6:step_started', 'progress 5.1']);
   const historyOnly = [];
-  for await (const event of h.engine.followHistory(ref, 0, new AbortController().signal)) historyOnly.push(event.eventId);
-  assert.equal(historyOnly, [1, 2, 3, 4, 5, 6, 7, 8], 'followHistory leaves progress out');
+  for await (const event of historyEventsOf(h.engine.followRun(ref, 0, new AbortController().signal))) historyOnly.push(event.eventId);
+  assert.equal(historyOnly, [1, 2, 3, 4, 5, 6, 7, 8], 'the history events between the progress are the whole history, in order');
   h.close();
 });
 

@@ -2,8 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { NonRetryableError, step, workflow } from '../../../core/definition/index.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
+import type { FlowgateError } from '../../../core/domain/errors.js';
 import { eventTypes, flush, harness } from './support.js';
+import { rejection } from '../../support/rejection.js';
 
 const calls: string[] = [];
 let shipIsBroken = true;
@@ -86,15 +87,6 @@ const inParallel = workflow({
     return { slowResult, fastResult };
   },
 });
-
-async function rejection(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as FlowgateError;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('reset replays completed commands and runs the rest for real', async () => {
   const h = harness([order]);

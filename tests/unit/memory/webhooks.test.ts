@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { WebhookTimeoutError, workflow } from '../../../core/definition/index.js';
-import { FlowgateError } from '../../../core/domain/errors.js';
 import { eventTypes, flush, harness } from './support.js';
+import { rejection } from '../../support/rejection.js';
 
 const approval = workflow({
   name: 'approval',
@@ -29,15 +29,6 @@ const timesOut = workflow({
     }
   },
 });
-
-async function rejection(promise: Promise<unknown>): Promise<FlowgateError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as FlowgateError;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('with a url, the internal webhook step sends the call, then the wait takes the reply', async () => {
   const h = harness([approval]);

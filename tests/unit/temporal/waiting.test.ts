@@ -80,7 +80,7 @@ test('awaitOutcome: the timeout cancels the poll and resolves undefined; an abor
   }
 });
 
-test('followHistory: events after afterEventId, across long polls, ending after the closing event', async () => {
+test('followRunHistory: events after afterEventId, across long polls, ending after the closing event', async () => {
   const events = arithmeticHistory();
   const client = new FakeClient({
     getWorkflowExecutionHistory: (request: { nextPageToken?: Uint8Array; waitNewEvent: boolean }) => {
@@ -100,7 +100,7 @@ test('followHistory: events after afterEventId, across long polls, ending after 
   ]);
 });
 
-test('followHistory ends quietly on abort, also in the middle of a long poll; a registry run is not a run', async () => {
+test('followRunHistory ends quietly on abort, also in the middle of a long poll; a registry run is not a run', async () => {
   let polls = 0;
   const client = new FakeClient({
     getWorkflowExecutionHistory: (request: { nextPageToken?: Uint8Array }) => {

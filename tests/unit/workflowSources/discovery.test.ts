@@ -275,6 +275,18 @@ test('a malformed expose flag or package.json is a warning; such a package contr
   assert.not.ok(discovery.exposedPackages.some(({ name }) => ['bad-flag', 'broken-json', 'array-json'].includes(name)));
 });
 
+test('an entry file that does not exist is a warning, and the package contributes nothing', async () => {
+  const project = await createFixtureProject([{ name: 'gone-entry', manifest: esm('gone-entry', { main: 'dist/index.js', ...EXPOSED }), files: {} }]);
+  try {
+    const discovery = await discoverPackagedWorkflows(project.dir);
+    const lines = discovery.warnings.map((warning) => formatDiscoveryWarning(warning));
+    assert.match(linesOf(lines, 'gone-entry').join('\n'), /its entry dist\/index\.js \(from "main"\) does not exist/);
+    assert.equal(discovery.workflows, []);
+  } finally {
+    await project.remove();
+  }
+});
+
 test('the packages that only support the fixtures (flowgate, zod) and clean packages give no warning', ({ lines }) => {
   for (const name of ['flowgate', 'zod', 'plain-flows', 'linked-flows']) assert.equal(linesOf(lines, name), [], name);
 });

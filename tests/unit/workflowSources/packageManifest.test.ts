@@ -12,6 +12,7 @@ test('isExposed: only the boolean true under flowgate.workflows.expose exposes',
   assert.is(isExposed({ flowgate: { workflows: { expose: true } } }), true);
   assert.is(isExposed({ flowgate: { workflows: { expose: false } } }), false);
   assert.is(isExposed({ name: 'x' }), false);
+  assert.is(isExposed({}), false);
   assert.is(isExposed({ flowgate: {} }), false, 'no workflows key: nothing to expose');
   assert.is(isExposed({ flowgate: { workflows: {} } }), false, 'no expose key: not exposed');
   assert.is(isExposed({ workflows: { expose: true } }), false, 'the flag lives under the flowgate key');
@@ -71,6 +72,7 @@ test('esmEntry: without exports, the module field, then main, then index.js', ()
 
 test("isCommonJsFile: Node's rules by extension and type, a file from the module field being ESM", () => {
   assert.is(isCommonJsFile('/p/a.mjs', 'commonjs'), false);
+  assert.is(isCommonJsFile('/p/a.mjs', undefined), false);
   assert.is(isCommonJsFile('/p/a.cjs', 'module'), true);
   assert.is(isCommonJsFile('/p/a.js', 'module'), false);
   assert.is(isCommonJsFile('/p/a.js', 'commonjs'), true);

@@ -1,0 +1,46 @@
+import type { SerializedFailure } from '../domain/run.js';
+import type { WebhookRequest } from './context.js';
+
+/*
+ * Rules both engines apply to the workflow code they run, written once so the two cannot drift: the memory engine
+ * (adapters/memory) and the Temporal workflow sandbox (adapters/temporal/sandbox) import them. Pure: the sandbox
+ * bundles this file, so it uses no Node API.
+ */
+
+/** What ctx.waitForWebhook accepts; a mistake in workflow code throws before anything is sent or awaited. */
+export function checkWebhookRequest(request: WebhookRequest): void {
+  if (typeof request !== 'object' || request === null) throw new TypeError('waitForWebhook: request must be an object');
+  if (request.url !== undefined && (typeof request.url !== 'string' || request.url.length === 0)) {
+    throw new TypeError('waitForWebhook: url must be a non-empty string');
+  }
+  if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
+    throw new RangeError('waitForWebhook: timeoutMs must be a positive number');
+  }
+}
+
+/** A schema issue as zod reports it. */
+export interface SchemaIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+/** Schema issues in one line, as the failure message of a run whose input or output did not validate. */
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+}
+
+/** How a run fails whose input does not match its definition's inputSchema. */
+export function invalidInputFailure(workflowName: string, issues: readonly SchemaIssue[]): SerializedFailure {
+  return { name: 'ValidationError', message: `Invalid input for workflow ${workflowName}: ${describeIssues(issues)}` };
+}
+
+/** How a run fails whose output does not match its definition's outputSchema. */
+export function invalidOutputFailure(workflowName: string, issues: readonly SchemaIssue[]): SerializedFailure {
+  return { name: 'OutputValidationError', message: `Invalid output of workflow ${workflowName}: ${describeIssues(issues)}` };
+}
+
+/** How a run fails whose output JSON.stringify refuses (a cycle, a BigInt). */
+export function outputNotJsonFailure(workflowName: string, error: unknown): SerializedFailure {
+  const reason = error instanceof Error ? error.message : String(error);
+  return { name: 'OutputValidationError', message: `Output of workflow ${workflowName} is not JSON: ${reason}` };
+}
