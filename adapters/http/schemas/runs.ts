@@ -20,6 +20,10 @@ export const RunStatusViewSchema = z
     status: RunStatusSchema,
     startedAt: TimestampSchema,
     closedAt: TimestampSchema.nullable().meta({ description: 'null while the run is open.' }),
+    rerunOf: z
+      .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema })
+      .optional()
+      .meta({ description: 'Only on a run a rerun started (and the continue-as-new runs and resets of its chain): the run it repeats.' }),
   })
   .meta({ title: 'WorkflowStatus' });
 
