@@ -103,6 +103,18 @@ test("a continued run is rerun with its own input, under the workflowId given; c
   await expectNothingStarted(api, bad, 'countdown');
 });
 
+test('a reset of a rerun keeps what it repeats: the new run of the reset says rerunOf too', async ({ api }) => {
+  const original = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('rerun-reset'), input: { n: 4 } });
+  const workflowId = uniqueId('rerun-reset-new');
+  const rerun = await http(api, 'POST', rerunPath(original), { json: { workflowId } });
+  expectStatus(rerun, 200);
+  await waitUntil(api, workflowId, 'completed');
+  const reset = await http(api, 'POST', `${wf(workflowId, rerun.body.runId)}/reset`, { json: { stepName: 'add_one' } });
+  expectStatus(reset, 200);
+  const done = await waitUntil(api, workflowId, 'completed', reset.body.runId);
+  assert.equal(done.rerunOf, ref(original));
+});
+
 test("the original's own id while it is open: 409 and nothing started; another id: a second open run; once closed, the id is reused", async ({ api }) => {
   const original = await start(api, 'rerun_waits', { tag: 'open' }, uniqueId('rerun-open'));
   const refused = await http(api, 'POST', rerunPath(original), { json: { workflowId: original.workflowId } });
