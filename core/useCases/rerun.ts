@@ -20,7 +20,8 @@ export async function rerun(deps: RerunDeps, ref: PinnedRunRef, request: RerunRe
 /** Reruns a run already described (the bulk rerun has it from the listing). */
 export async function rerunRun(deps: RerunDeps, original: RunDescription, request: RerunRequest): Promise<RerunView> {
   const rerunOf = { workflowId: original.workflowId, runId: original.runId };
-  const input = await deps.engine.getInput(rerunOf);
+  // As GET .../input answers it: an engine that kept no value for a `null` input gives undefined.
+  const input = (await deps.engine.getInput(rerunOf)) ?? null;
   const run = await startRun(deps, {
     workflowName: original.workflowName,
     catalog: original.catalog,

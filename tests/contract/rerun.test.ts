@@ -103,6 +103,18 @@ test("a continued run is rerun with its own input, under the workflowId given; c
   await expectNothingStarted(api, bad, 'countdown');
 });
 
+test('any JSON input POST /workflow/run took, null and an array included, is rerun as it was', async ({ api }) => {
+  for (const input of [null, [1, 'two', { three: 3 }], 'text']) {
+    const original = await runSync(api, { workflowName: 'any_input', workflowId: uniqueId('rerun-any'), input });
+    const rerun = await http(api, 'POST', rerunPath(original));
+    expectStatus(rerun, 200, JSON.stringify(input));
+    await waitUntil(api, rerun.body.workflowId, 'completed');
+    const result = await http(api, 'GET', `${wf(rerun.body.workflowId)}/result`);
+    assert.equal(result.body.input, input);
+    assert.equal(result.body.output, input);
+  }
+});
+
 test('a reset of a rerun keeps what it repeats: the new run of the reset says rerunOf too', async ({ api }) => {
   const original = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('rerun-reset'), input: { n: 4 } });
   const workflowId = uniqueId('rerun-reset-new');
