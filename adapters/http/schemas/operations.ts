@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AnyJsonSchema, RunIdSchema, TimestampSchema, WorkflowIdSchema } from './common.js';
 import { SerializedFailureSchema } from './results.js';
+import { RerunOfSchema } from './runs.js';
 
 export const StartResponseSchema = z
   .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema, status: z.literal('running') })
@@ -110,10 +111,6 @@ export const BulkControlResponseSchema = z
     truncated: z.boolean().meta({ description: 'More runs matched than one call takes: call again.' }),
   })
   .meta({ title: 'BulkControlResponse' });
-
-const RerunOfSchema = z
-  .strictObject(runReferenceShape)
-  .meta({ title: 'RerunOf', description: 'The run this one repeats (POST /workflow/{id}/runs/{rid}/rerun).' });
 
 export const RerunResponseSchema = z
   .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema, status: z.literal('running'), rerunOf: RerunOfSchema })
