@@ -65,6 +65,8 @@ test('a rerun starts a new run of the same workflow with the same input, and the
   const result = await http(api, 'GET', `${wf(rerun.workflowId, rerun.runId)}/result`);
   assert.equal(result.body.input, { message: 'once more' });
   assert.equal(result.body.output, { message: 'once more' });
+  const history = await http(api, 'GET', `${wf(rerun.workflowId, rerun.runId)}/history`);
+  assert.equal(history.body.workflow.rerunOf, ref(original), 'the history metadata says it too');
   // The original is untouched and records nothing; an empty JSON body is the same as none.
   const originalStatus = await statusOf(api, originalId);
   assert.equal(keys(originalStatus.body), STATUS_VIEW_KEYS);
