@@ -254,20 +254,23 @@ test('bulk: a dry run lists the matching runs and starts nothing; the real one r
 test("bulk: a run that cannot be rerun is a failure of its own, with the error a single rerun answers", async ({ api }) => {
   const first = await start(api, 'continues_with_retired_input', { round: 1 }, uniqueId('rerun-bulk-retired'));
   const last = await waitUntil(api, first.workflowId, 'failed');
-  // Every failed run of this workflow is a continued one, with the input its schema refuses: the filter starts nothing.
+  // Failed runs of this workflow are its continued ones, with the input its schema refuses (a first run fails only
+  // where a worker without this workflow took it, as on a Temporal server shared with other checkouts).
   const filter = { workflowName: 'continues_with_retired_input', status: 'failed' };
   await listedUntil(api, filter, listsAll([last]), 'the failed run');
   const response = await http(api, 'POST', '/workflow/runs/rerun', { json: filter });
   expectStatus(response, 200);
-  assert.is(response.body.succeeded, 0);
-  assert.equal(response.body.started, []);
-  assert.is(response.body.failures.length, response.body.matched);
-  const failure = response.body.failures.find((entry: any) => entry.runId === last.runId);
+  const body = response.body;
+  assert.is(body.succeeded, body.started.length);
+  assert.is(body.succeeded + body.failures.length, body.matched, 'each matched run is rerun or reported');
+  const failure = body.failures.find((entry: any) => entry.runId === last.runId);
   assert.ok(failure, 'the run is reported');
   assert.equal(keys(failure), ['error', 'message', 'runId', 'workflowId']);
   assert.is(failure.error, 'ValidationError');
   assert.is(failure.workflowId, first.workflowId);
-  for (const entry of response.body.failures) assert.is(entry.error, 'ValidationError', JSON.stringify(entry));
+  assert.not.ok(body.started.some((started: any) => started.rerunOf.runId === last.runId), 'nothing started for it');
+  const listed = await listAllRuns(api, { workflowName: 'continues_with_retired_input' });
+  assert.not.ok(listed.some((run) => run.rerunOf?.runId === last.runId), 'no run repeats it');
 });
 
 test('bulk: no filter, an unknown field or a bad status is 400, like the other bulk endpoints, and nothing starts', async ({ api }) => {
