@@ -16,6 +16,8 @@ import { historyPage, historyStream } from './useCases/history.js';
 import { fetchTrace } from './useCases/fetchTrace.js';
 import { readiness } from './useCases/readiness.js';
 import { bulkControl } from './useCases/bulkControl.js';
+import { rerun } from './useCases/rerun.js';
+import { bulkRerun } from './useCases/bulkRerun.js';
 
 /** Binds every use case to its ports. */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
@@ -37,6 +39,8 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     fetchTrace: (run) => fetchTrace(deps, run),
     readiness: () => readiness(deps),
     bulkControl: (action, request) => bulkControl(deps, action, request),
+    rerun: (run, request) => rerun(deps, run, request),
+    bulkRerun: (request) => bulkRerun(deps, request),
     runSyncWithKey: (request, version, key) => runSyncWithKey(deps, request, version, key),
     startWithKey: (request, key) => startWithKey(deps, request, key),
     sendFeedbackWithKey: (workflowId, payload, key) =>

@@ -2,6 +2,9 @@ import { getHistory } from './handlers/history.js';
 import { bulkControl, resetRun, stopRun, terminateRun } from './handlers/control.js';
 import { getInput, getResult, getStatus, getTraceLog, listRuns } from './handlers/runs.js';
 import { health, openApiDocument, readiness } from './handlers/system.js';
+import { bulkRerun, rerunRun } from './handlers/rerun.js';
+import { BulkRerunResponseSchema, RerunResponseSchema } from './schemas/operations.js';
+import { BulkRerunBodySchema, RerunBodySchema } from './schemas/requests.js';
 import { listWorkflows, runWorkflow, sendFeedback, startWorkflow } from './handlers/workflows.js';
 import {
   CLOSED,
@@ -222,6 +225,37 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
         handle: ({ body }, context) => bulkControl(action, body, context),
       }),
     ),
+    defineRoute({
+      method: 'POST',
+      path: '/workflow/{id}/runs/{rid}/rerun',
+      operationId: 'rerunRun',
+      summary: 'Start a new run of the same workflow with the same input',
+      description:
+        "Reads the pinned run's workflow, catalog and input (a continued run's own input) and starts a new run as `POST /workflow` would, with the same checks against what the catalog publishes now: nothing starts when one fails. The new run records the run it repeats (`rerunOf` in its status and run-list entry). Without `workflowId` a new one is generated; an open run can be rerun only under another id.",
+      tags: ['control'],
+      params: RunParamsSchema,
+      body: { schema: RerunBodySchema, optional: true },
+      responses: {
+        200: success(RerunResponseSchema, 'Started.'),
+        404: failure('WorkflowNotFoundError: no such run, or no catalog has its workflow type any more; or CatalogNotAvailableError: its catalog is unknown.'),
+        409: failure('WorkflowAlreadyStartedError: the workflowId belongs to a running execution (the repeated run itself while it is open).'),
+        424: failure("UnsupportedWorkflowError: the run's catalog no longer has its workflow type."),
+        503: failure("CatalogNotAvailableError: the run's catalog has no worker running now; see Retry-After."),
+      },
+      handle: ({ params, body }, context) => rerunRun(params, body, context),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workflow/runs/rerun',
+      operationId: 'rerunRuns',
+      summary: 'Rerun every run a filter matches',
+      description:
+        'The runs `GET /workflow/runs` lists with the same `workflowName`, `catalog` and `status` filters (at least one is required), open and closed, each rerun as `POST /workflow/{id}/runs/{rid}/rerun` would under a new workflow id. `dryRun: true` only lists them. The matching runs are listed first, so the new runs are never among them; then they are rerun 16 at a time. One failing run does not stop the others: `failures` lists each with the error a single rerun would have answered. At most 10,000 runs per call (`truncated`: narrow the filter, since calling again would rerun the same runs again).',
+      tags: ['control'],
+      body: { schema: BulkRerunBodySchema },
+      responses: { 200: success(BulkRerunResponseSchema, 'Rerun, with the runs that could not be.') },
+      handle: ({ body }, context) => bulkRerun(body, context),
+    }),
     defineRoute({
       method: 'GET',
       path: '/workflow/{id}/runs/{rid}/trace-log',

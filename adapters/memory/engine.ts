@@ -98,6 +98,7 @@ export class MemoryEngine implements WorkflowEngine {
         input,
         ...(callback ? { callback } : {}),
         ...(idempotency ? { idempotency: { ...idempotency } } : {}),
+        ...(command.rerunOf ? { rerunOf: { workflowId: command.rerunOf.workflowId, runId: command.rerunOf.runId } } : {}),
       })
       .snapshot();
   }

@@ -24,7 +24,7 @@ export interface ResetDeps {
  */
 export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
   const old = deps.store.find(ref);
-  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root } = old.description;
+  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root, rerunOf } = old.description;
   const target = old.execution.commands.resetTarget(stepName);
   if (target.kind === 'not_found') {
     throw new StepNotFoundError(`Step "${stepName}" never ran in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
@@ -50,6 +50,7 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
       chainInput: old.chainInput,
       firstRunId,
       ...(old.callback ? { callback: old.callback } : {}),
+      ...(rerunOf ? { rerunOf } : {}),
       ...(continuedFromRunId ? { continuedFromRunId } : {}),
       ...(parent ? { parent } : {}),
       ...(root ? { root } : {}),

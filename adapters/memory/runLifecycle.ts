@@ -5,7 +5,7 @@ import { defineActivity } from '../../core/definition/step.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import { ValidationError, WorkflowAlreadyStartedError } from '../../core/domain/errors.js';
 import type { HistoryEvent } from '../../core/domain/history.js';
-import type { RelatedRun, RunDescription } from '../../core/domain/run.js';
+import type { PinnedRunRef, RelatedRun, RunDescription } from '../../core/domain/run.js';
 import type { RunIdempotency } from '../../core/domain/idempotency.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CatalogRegistry } from './catalogs.js';
@@ -43,6 +43,8 @@ export interface NewRun {
   callback?: RunCallbackTarget;
   /** A start with an Idempotency-Key: kept with the run, as Temporal keeps it in the run's memo. */
   idempotency?: RunIdempotency;
+  /** A rerun: the run it repeats. Kept by the run's continuations and resets, as Temporal keeps its memo. */
+  rerunOf?: PinnedRunRef;
 }
 
 /** How a reset run starts: the copied history, the replay plan, and what to add before it begins. */
@@ -94,6 +96,7 @@ export class RunLifecycle implements RunHost {
       ...(spec.parent ? { parent: spec.parent } : {}),
       ...(spec.root ? { root: spec.root } : {}),
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
+      ...(spec.rerunOf ? { rerunOf: { ...spec.rerunOf } } : {}),
     };
     // The history's limits call back into the record it belongs to, which exists before anything is appended.
     let created: RunRecord | undefined;
@@ -190,7 +193,7 @@ export class RunLifecycle implements RunHost {
     await this.runClosedHook(record, closing, closedAt);
     this.tellObserver(record, closing);
     if (closing.continueWith) {
-      const { workflowId, runId, catalog, workflowName, firstRunId, parent, root } = record.description;
+      const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf } = record.description;
       const next = this.createRun({
         definition: this.catalogs.liveDefinition(catalog, workflowName) ?? record.definition,
         workflowId,
@@ -203,6 +206,7 @@ export class RunLifecycle implements RunHost {
         ...(parent ? { parent } : {}),
         ...(root ? { root } : {}),
         ...(record.callback ? { callback: record.callback } : {}),
+        ...(rerunOf ? { rerunOf } : {}),
       });
       record.continuedTo = next;
       const attributes = { newRunId: next.description.runId, input: closing.continueWith.input };

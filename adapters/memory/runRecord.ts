@@ -85,11 +85,12 @@ export class RunRecord {
 
 /** A copy of a run's description that no caller can use to change the engine's own. */
 export function descriptionCopy(run: RunDescription): RunDescription {
-  const { parent, root, idempotency } = run;
+  const { parent, root, idempotency, rerunOf } = run;
   return {
     ...run,
     ...(parent ? { parent: { ...parent } } : {}),
     ...(root ? { root: { ...root } } : {}),
     ...(idempotency ? { idempotency: { ...idempotency } } : {}),
+    ...(rerunOf ? { rerunOf: { ...rerunOf } } : {}),
   };
 }

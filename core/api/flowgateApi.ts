@@ -2,6 +2,8 @@ import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefVie
   RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView, BulkControlView } from './views.js';
 import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
+import type { BulkRerunView, RerunView } from './views.js';
+import type { BulkRerunRequest, RerunRequest } from './requests.js';
 import type { Idempotent } from '../domain/idempotency.js';
 
 /**
@@ -32,6 +34,10 @@ export interface FlowgateApi {
   readiness(): Promise<ReadinessView>;
   /** Terminates or cancels every run a filter matches (at least one filter); failures per run, not all-or-nothing. */
   bulkControl(action: BulkControlView['action'], request: BulkControlRequest): Promise<BulkControlView>;
+  /** Starts a new run of the pinned run's workflow with its input, through the checks of `start`; it records the run it repeats. */
+  rerun(run: PinnedRunRef, request: RerunRequest): Promise<RerunView>;
+  /** Reruns every run a filter matches (at least one filter), each under a new id; failures per run. */
+  bulkRerun(request: BulkRerunRequest): Promise<BulkRerunView>;
   /*
    * The same operations with an Idempotency-Key (docs/idempotency.md): a retry with the same key and request joins
    * the first call or gets its answer until `expiresAt`; the same key with another request is

@@ -54,3 +54,19 @@ export interface BulkControlRequest {
   /** Count what the filter matches and act on nothing. */
   dryRun: boolean;
 }
+
+/** POST /workflow/{id}/runs/{rid}/rerun: what the new run takes besides the repeated run's workflow and input. */
+export interface RerunRequest {
+  /** The new run's id; a new one is generated without it (as for a start). */
+  workflowId?: string;
+  /** Where to POST the new run's v2 result when it closes (docs/callbacks.md); the repeated run's is not copied. */
+  callbackUrl?: string;
+}
+
+/** POST /workflow/runs/rerun: every run GET /workflow/runs would list with the filter, rerun under new ids. */
+export interface BulkRerunRequest {
+  /** At least one of them, as for bulk terminate and cancel. */
+  filter: BulkControlRequest['filter'];
+  /** Answer which runs would be rerun and start nothing. */
+  dryRun: boolean;
+}

@@ -14,6 +14,8 @@ export interface RunStatusView {
   status: RunStatus;
   startedAt: string;
   closedAt: string | null;
+  /** Only on a run a rerun started (and the continue-as-new runs and resets of its chain): the run it repeats. */
+  rerunOf?: RunRefView;
 }
 
 /** Workflow result, version 2: exactly these keys. */
@@ -133,5 +135,30 @@ export interface BulkControlView {
   succeeded: number;
   failures: BulkFailureView[];
   /** True when more runs matched than one call acts on: call again. */
+  truncated: boolean;
+}
+
+/** A rerun's answer: the new run, as POST /workflow answers, and the run it repeats. */
+export interface RerunView extends StartView {
+  rerunOf: RunRefView;
+}
+
+export interface BulkRerunView {
+  action: 'rerun';
+  dryRun: boolean;
+  /** Runs the filter matched, open and closed: each is rerun. */
+  matched: number;
+  /** The matched runs (at most 10,000 per call): on a dry run, what would be rerun. */
+  runs: RunRefView[];
+  /** The new runs, each with the run it repeats; empty on a dry run. */
+  started: RerunView[];
+  /** Runs started; 0 on a dry run. */
+  succeeded: number;
+  /** Matched runs that could not be rerun, with the error a single rerun would have answered. */
+  failures: BulkFailureView[];
+  /**
+   * True when more runs matched than one call takes: only the first 10,000 listed were rerun. Calling again would
+   * rerun those again (they still match, and so may their new runs): narrow the filter instead.
+   */
   truncated: boolean;
 }

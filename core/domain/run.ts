@@ -36,6 +36,11 @@ export interface RunDescription {
   /** Set on a run started with an Idempotency-Key. */
   idempotency?: RunIdempotency;
   /**
+   * The run this run's chain repeats, when a rerun started it (POST /workflow/{id}/runs/{rid}/rerun). Its
+   * continue-as-new runs and resets carry it too, as they carry the callback.
+   */
+  rerunOf?: PinnedRunRef;
+  /**
    * Absolute path of the run's trace file as the worker that closed it wrote it, when the engine's workers run apart
    * from this process and report it (Temporal: the run's memo). Its host, and TRACE_DIR, may be another's.
    */
@@ -79,4 +84,6 @@ export interface StartCommand {
    * engine returns that run (open or closed) instead of starting another, whatever its own fingerprint.
    */
   idempotency?: RunIdempotency;
+  /** A rerun: the run this one repeats, stored with the run (RunDescription.rerunOf). */
+  rerunOf?: PinnedRunRef;
 }

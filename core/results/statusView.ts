@@ -10,5 +10,6 @@ export function toStatusView(run: RunDescription): RunStatusView {
     status: run.status,
     startedAt: run.startedAt.toISOString(),
     closedAt: run.closedAt ? run.closedAt.toISOString() : null,
+    ...(run.rerunOf ? { rerunOf: { workflowId: run.rerunOf.workflowId, runId: run.rerunOf.runId } } : {}),
   };
 }

@@ -1,7 +1,7 @@
 import type { StartRequest } from '../api/requests.js';
 import type { StartView } from '../api/views.js';
 import type { Idempotent, RunIdempotency } from '../domain/idempotency.js';
-import type { RunDescription } from '../domain/run.js';
+import type { PinnedRunRef, RunDescription } from '../domain/run.js';
 import { assertWorkflowId } from '../domain/ids.js';
 import { assertCallbackUrl, DEFAULT_CALLBACK_RETRY_FOR_MS } from '../domain/callback.js';
 import { validateWorkflowInput } from '../validation/inputValidator.js';
@@ -9,10 +9,13 @@ import type { CoreDeps } from './deps.js';
 import { resolveWorkflowType } from './resolveWorkflowType.js';
 import { startOnce } from './startOnce.js';
 
+/** A start as the use cases make it: a rerun (rerun.ts) also names the run it repeats. */
+export type RunStart = StartRequest & { rerunOf?: PinnedRunRef };
+
 /** Checks catalog, type and input, then starts the run. Nothing is started when any check fails. */
 export async function startRun(
   deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>,
-  request: StartRequest,
+  request: RunStart,
   idempotency?: RunIdempotency,
 ): Promise<RunDescription> {
   const catalog = request.catalog ?? deps.defaultCatalog;
@@ -30,6 +33,7 @@ export async function startRun(
     input: request.input,
     ...(callback ? { callback } : {}),
     ...(idempotency ? { idempotency } : {}),
+    ...(request.rerunOf ? { rerunOf: request.rerunOf } : {}),
   });
 }
 

@@ -113,6 +113,7 @@ test('rerun starts a new run of the same workflow with the same input', async (c
     assert.match(await jsonBlock(page, 'Input').textContent() ?? '', /"message": "once more"/);
     assert.match(await page.locator('.facts').textContent() ?? '', /echo/);
     assert.match(await notice(page).textContent() ?? '', /with the same input/);
+    assert.match(await page.locator('.facts').textContent() ?? '', new RegExp(`Rerun of${original.workflowId}`), 'the new run names the run it repeats');
     assert.equal(problems, []);
   } finally {
     await browserContext.close();

@@ -40,6 +40,9 @@ const ENDPOINTS: [string, string][] = [
   // Bulk control (docs/bulk.md).
   ['post', '/workflow/runs/terminate'],
   ['post', '/workflow/runs/cancel'],
+  // Rerun (docs/api.md, docs/bulk.md).
+  ['post', '/workflow/{id}/runs/{rid}/rerun'],
+  ['post', '/workflow/runs/rerun'],
   ['get', '/workflow/{id}/runs/{rid}/trace-log'],
   ['get', '/ready'],
   ['get', '/health'],

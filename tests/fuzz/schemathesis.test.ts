@@ -148,8 +148,13 @@ const tomlList = (values: readonly string[]): string => `[${values.map((value) =
  * express as a schema: 408 (a run outlived `timeout`) and 424 (a result of an open run, a workflow in another
  * catalog) depend on the state of a run; and a 400 where a value is checked against something outside the document:
  * a page token (opaque, signed, bound to its filter), a workflow input (each workflow's own input schema, which
- * GET /workflow/list publishes), or free-form JSON (input, feedback payload) with a `__proto__` key (or a
- * `constructor` key holding a `prototype`) at any depth, refused for every body (the 400's description says so).
+ * GET /workflow/list publishes; a rerun checks the repeated run's input against it again), or free-form JSON (input,
+ * feedback payload) with a `__proto__` key (or a `constructor` key holding a `prototype`) at any depth, refused for
+ * every body (the 400's description says so).
+ *
+ * The bulk rerun is fuzzed with `dryRun: true` only: every real call would rerun every run its filter matches, the
+ * runs earlier calls started included, doubling the runs with each call (up to 10,000 a call) until the server spends
+ * the run's time starting them. tests/contract/rerun.test.ts covers the real one.
  */
 function schemathesisConfig(runs: readonly SeededRun[]): string {
   const workflowIds = [...new Set(runs.map((run) => run.workflowId)), LONG_WORKFLOW_ID];
@@ -160,8 +165,12 @@ function schemathesisConfig(runs: readonly SeededRun[]): string {
     `expected-statuses = ${tomlList(accepted)}`,
     '',
     '[[operations]]',
-    `include-operation-id = ${tomlList(['listRuns', 'getHistory', 'getHistoryOfRun', 'runWorkflow', 'startWorkflow', 'sendFeedback'])}`,
+    `include-operation-id = ${tomlList(['listRuns', 'getHistory', 'getHistoryOfRun', 'runWorkflow', 'startWorkflow', 'sendFeedback', 'rerunRun'])}`,
     `checks.positive_data_acceptance.expected-statuses = ${tomlList([...accepted, '400'])}`,
+    '',
+    '[[operations]]',
+    `include-operation-id = ${tomlList(['rerunRuns'])}`,
+    'parameters = { "body.dryRun" = true }',
     '',
     '[dictionaries.workflow_ids]',
     `values = ${tomlList(workflowIds)}`,

@@ -1,11 +1,11 @@
-import type { RunStatusView, StartView } from '../../core/api/views.js';
-import type { Api } from './api.js';
+import type { RerunView, RunStatusView } from '../../core/api/views.js';
+import { runPath, type Api } from './api.js';
 
 /**
- * Rerun: a new run of the same workflow, in the same catalog, with the same input. The API has no rerun endpoint
- * yet, so this starts one through POST /workflow (under a new workflow id the API makes up); the one place to point
- * at POST /workflow/{id}/runs/{rid}/rerun when it exists.
+ * Rerun: a new run of the same workflow, in the same catalog, with the same input, under a new workflow id the API
+ * makes up (POST /workflow/{id}/runs/{rid}/rerun, which reads the run's input itself); the new run records the run
+ * it repeats (`rerunOf`).
  */
-export function rerun(api: Api, run: RunStatusView, input: unknown): Promise<StartView> {
-  return api.post<StartView>('/workflow', { workflowName: run.workflowName, catalog: run.catalog, input });
+export function rerun(api: Api, run: RunStatusView): Promise<RerunView> {
+  return api.post<RerunView>(`${runPath(run.workflowId, run.runId)}/rerun`);
 }

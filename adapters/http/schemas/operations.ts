@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AnyJsonSchema, RunIdSchema, TimestampSchema, WorkflowIdSchema } from './common.js';
 import { SerializedFailureSchema } from './results.js';
+import { RerunOfSchema } from './runs.js';
 
 export const StartResponseSchema = z
   .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema, status: z.literal('running') })
@@ -110,3 +111,22 @@ export const BulkControlResponseSchema = z
     truncated: z.boolean().meta({ description: 'More runs matched than one call takes: call again.' }),
   })
   .meta({ title: 'BulkControlResponse' });
+
+export const RerunResponseSchema = z
+  .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema, status: z.literal('running'), rerunOf: RerunOfSchema })
+  .meta({ title: 'RerunResponse', description: 'The new run, as POST /workflow answers, and the run it repeats.' });
+
+export const BulkRerunResponseSchema = z
+  .strictObject({
+    action: z.literal('rerun'),
+    dryRun: z.boolean(),
+    matched: z.number().int().min(0).meta({ description: 'Runs the filter matched, open and closed (at most 10,000 per call).' }),
+    runs: z.array(z.strictObject(runReferenceShape)).meta({ description: 'The matched runs, as listed: on a dry run, what would be rerun.' }),
+    started: z.array(RerunResponseSchema).meta({ description: 'The new runs, each with the run it repeats; empty on a dry run.' }),
+    succeeded: z.number().int().min(0).meta({ description: 'Runs started; 0 on a dry run.' }),
+    failures: z
+      .array(z.strictObject({ workflowId: z.string(), runId: z.string(), error: z.string(), message: z.string() }))
+      .meta({ description: 'Matched runs that could not be rerun, with the error a single rerun would have answered (e.g. CatalogNotAvailableError, ValidationError for an input the schema no longer accepts).' }),
+    truncated: z.boolean().meta({ description: 'More runs matched than one call takes: only the first 10,000 listed were rerun. Calling again would rerun them again; narrow the filter instead.' }),
+  })
+  .meta({ title: 'BulkRerunResponse' });

@@ -186,3 +186,21 @@ export const BulkTerminateBodySchema = z
   .meta({ title: 'BulkTerminateRequest', description: AT_LEAST_ONE_FILTER, ...AT_LEAST_ONE_FILTER_SCHEMA });
 
 export const BulkCancelBodySchema = z.strictObject(bulkFilterFields).meta({ title: 'BulkCancelRequest', description: AT_LEAST_ONE_FILTER, ...AT_LEAST_ONE_FILTER_SCHEMA });
+
+export const RerunBodySchema = z
+  .strictObject({
+    workflowId: WorkflowIdSchema.optional().meta({
+      description: "The new run's id; a new one is generated without it. The repeated run's own id is 409 while that run is open; once it closed, the new run becomes the id's latest run.",
+    }),
+    callbackUrl: CallbackUrlSchema.optional(),
+  })
+  .meta({ title: 'RerunRequest', description: "Optional; an empty body is the same as `{}`. The repeated run's callbackUrl is not copied." });
+
+export const BulkRerunBodySchema = z
+  .strictObject({
+    workflowName: WorkflowNameSchema.optional(),
+    catalog: CatalogNameSchema.optional(),
+    status: StatusFilterSchema.optional(),
+    dryRun: z.boolean().default(false).meta({ description: 'List the matching runs and start nothing.' }),
+  })
+  .meta({ title: 'BulkRerunRequest', description: AT_LEAST_ONE_FILTER, ...AT_LEAST_ONE_FILTER_SCHEMA });

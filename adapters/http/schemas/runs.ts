@@ -10,6 +10,11 @@ import {
   WorkflowNameSchema,
 } from './common.js';
 
+/** The run a rerun repeats (POST /workflow/{id}/runs/{rid}/rerun): in the rerun's answer and the new run's status. */
+export const RerunOfSchema = z
+  .strictObject({ workflowId: WorkflowIdSchema, runId: RunIdSchema })
+  .meta({ title: 'RerunOf', description: 'The run this one repeats (POST /workflow/{id}/runs/{rid}/rerun).' });
+
 /** docs/api.md: status response, run-list item and history metadata share this shape. */
 export const RunStatusViewSchema = z
   .strictObject({
@@ -20,6 +25,9 @@ export const RunStatusViewSchema = z
     status: RunStatusSchema,
     startedAt: TimestampSchema,
     closedAt: TimestampSchema.nullable().meta({ description: 'null while the run is open.' }),
+    rerunOf: RerunOfSchema.optional().meta({
+      description: 'Only on a run a rerun started (and the continue-as-new runs and resets of its chain): the run it repeats.',
+    }),
   })
   .meta({ title: 'WorkflowStatus' });
 

@@ -3,6 +3,7 @@ import type { RelatedRun, RunDescription } from '../../../core/domain/run.js';
 import { isInternalWorkflowType } from '../protocol.js';
 import { idempotencyOf } from './idempotencyMemo.js';
 import { localTracePathOf } from './traceMemo.js';
+import { rerunOfMemo } from './rerunMemo.js';
 import type { WorkflowExecutionInfo } from './proto.js';
 import { runStatusOf } from './status.js';
 import { toDate } from './values.js';
@@ -22,6 +23,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
   const root = relatedRun(info.rootExecution);
   const idempotency = idempotencyOf(info.memo?.fields);
   const localTracePath = status === 'running' ? undefined : localTracePathOf(info.memo?.fields);
+  const rerunOf = rerunOfMemo(info.memo?.fields);
   return {
     workflowId,
     runId,
@@ -36,6 +38,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
     ...(root && (root.workflowId !== workflowId || root.runId !== runId) ? { root } : {}),
     ...(idempotency ? { idempotency } : {}),
     ...(localTracePath ? { localTracePath } : {}),
+    ...(rerunOf ? { rerunOf } : {}),
   };
 }
 

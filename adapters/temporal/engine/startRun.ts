@@ -8,6 +8,7 @@ import { CALLBACK_MEMO_KEY, callbackWorkflowId, catalogWorkflowId } from '../pro
 import type { TemporalCalls } from './calls.js';
 import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
 import { idempotencyMemo } from './idempotencyMemo.js';
+import { rerunMemo } from './rerunMemo.js';
 
 /**
  * The client's (internal) way to set a start's request id: Temporal answers a start retried with the same request id
@@ -63,6 +64,7 @@ export class RunStarter {
       startedAt: new Date(this.clock.now()),
       closedAt: null,
       firstRunId: runId,
+      ...(command.rerunOf ? { rerunOf: { workflowId: command.rerunOf.workflowId, runId: command.rerunOf.runId } } : {}),
     };
   }
 
@@ -93,11 +95,12 @@ export class RunStarter {
             ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
             ...(tagged ? { typedSearchAttributes: [{ key: catalogKey, value: command.catalog }] } : {}),
             // The worker delivers the callback (sandbox/runCallback.ts); the memo keeps it with the run through resets.
-            ...(command.callback || command.idempotency
+            ...(command.callback || command.idempotency || command.rerunOf
               ? {
                   memo: {
                     ...(command.callback ? { [CALLBACK_MEMO_KEY]: { url: command.callback.url, retryForMs: command.callback.retryForMs } } : {}),
                     ...(command.idempotency ? idempotencyMemo(command.idempotency) : {}),
+                    ...(command.rerunOf ? rerunMemo(command.rerunOf) : {}),
                   },
                 }
               : {}),

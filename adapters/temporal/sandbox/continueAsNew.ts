@@ -5,7 +5,7 @@ type AnyWorkflow = (input: unknown) => Promise<unknown>;
 
 /**
  * ctx.continueAsNew: the same workflow type and task queue (the SDK's defaults), and this run's memo given again
- * explicitly (its callback and its Idempotency-Key record; not its trace location), so every run of the chain carries what the chain was
+ * explicitly (its callback, its Idempotency-Key record and the run a rerun repeats; not its trace location), so every run of the chain carries what the chain was
  * started with, whatever the server does with a memo the command leaves out. Throws ContinueAsNew, so `finally`
  * blocks run.
  */

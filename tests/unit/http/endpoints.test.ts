@@ -85,6 +85,22 @@ test('terminate and stop accept an empty body; reset needs stepName; feedback ne
   assert.is((await call(h, 'POST', '/workflow/feedback', { json: { workflowId: 'wf-1', payload: 'yes' } })).status, 400);
 });
 
+test('rerun accepts an empty body and passes only the fields given; the bulk form passes its filter and dryRun', async () => {
+  const h = harness();
+  const pinned = `/workflow/wf-1/runs/${RUN_ID}`;
+  const rerun = await call(h, 'POST', `${pinned}/rerun`);
+  assert.equal(rerun.json, { workflowId: 'generated', runId: NEW_RUN_ID, status: 'running', rerunOf: { workflowId: 'wf-1', runId: RUN_ID } });
+  assert.equal(h.api.lastCall('rerun'), [{ workflowId: 'wf-1', runId: RUN_ID }, {}]);
+  await call(h, 'POST', `${pinned}/rerun`, { json: { workflowId: 'wf-2', callbackUrl: 'https://example.com/done' } });
+  assert.equal(h.api.lastCall('rerun'), [{ workflowId: 'wf-1', runId: RUN_ID }, { workflowId: 'wf-2', callbackUrl: 'https://example.com/done' }]);
+  assert.is((await call(h, 'POST', `${pinned}/rerun`, { json: { input: {} } })).status, 400);
+  assert.is((await call(h, 'POST', '/workflow/wf-1/runs/nope/rerun')).status, 400);
+  const bulk = await call(h, 'POST', '/workflow/runs/rerun', { json: { workflowName: 'echo', status: 'continued' } });
+  assert.is(bulk.status, 200);
+  assert.equal(h.api.lastCall('bulkRerun'), [{ filter: { workflowName: 'echo', status: 'continued_as_new' }, dryRun: false }]);
+  assert.is((await call(h, 'POST', '/workflow/runs/rerun', { json: { catalog: 'main', reason: 'x' } })).status, 400);
+});
+
 // ---- deprecated endpoints ---------------------------------------------------------------------------------------
 
 test('deprecated stop: Deprecation, Sunset and a Link naming the run that was stopped', async () => {

@@ -50,6 +50,9 @@ const ENDPOINTS = [
   // Bulk control (docs/bulk.md).
   'POST /workflow/runs/terminate',
   'POST /workflow/runs/cancel',
+  // Rerun (docs/api.md, docs/bulk.md).
+  'POST /workflow/{id}/runs/{rid}/rerun',
+  'POST /workflow/runs/rerun',
   'GET /workflow/{id}/runs/{rid}/trace-log',
   'GET /ready',
   'GET /health',

@@ -9,6 +9,7 @@ import { toMillis, toNumber } from '../../../adapters/temporal/engine/values.js'
 import { RUN_STATUSES } from '../../../core/domain/status.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { TRACE_MEMO_KEY } from '../../../adapters/temporal/protocol.js';
+import { RERUN_MEMO_KEY, rerunMemo } from '../../../adapters/temporal/engine/rerunMemo.js';
 import { executionInfo, failure, payloads, rawEvent, timestamp } from './protoFixtures.js';
 
 const Status = enums.WorkflowExecutionStatus;
@@ -48,6 +49,26 @@ test('a closed run\'s trace memo becomes localTracePath (the worker\'s file); an
   assert.is(withMemo('WORKFLOW_EXECUTION_STATUS_RUNNING', { local: path }).localTracePath, undefined);
   for (const odd of [{ local: '' }, { local: 7 }, 'text', null]) {
     assert.not.ok('localTracePath' in withMemo('WORKFLOW_EXECUTION_STATUS_FAILED', odd), JSON.stringify(odd));
+  }
+});
+
+test("a rerun's memo becomes rerunOf, open or closed, as the start wrote it; a memo not ours gives none", () => {
+  const withMemo = (status: string, value: unknown) =>
+    runDescriptionOf(
+      executionInfo({
+        execution: { workflowId: 'w', runId: 'r' },
+        type: { name: 'x' },
+        status,
+        startTime: timestamp('2026-01-01T00:00:00Z'),
+        memo: { fields: { [RERUN_MEMO_KEY]: defaultPayloadConverter.toPayload(value) } },
+      }),
+    );
+  const written = rerunMemo({ workflowId: 'orders-7', runId: '0b7f8c3e-5a1d-4e2b-9c6f-1a2b3c4d5e6f' })[RERUN_MEMO_KEY];
+  for (const status of ['WORKFLOW_EXECUTION_STATUS_RUNNING', 'WORKFLOW_EXECUTION_STATUS_COMPLETED']) {
+    assert.equal(withMemo(status, written).rerunOf, { workflowId: 'orders-7', runId: '0b7f8c3e-5a1d-4e2b-9c6f-1a2b3c4d5e6f' });
+  }
+  for (const odd of [{ workflowId: 'w' }, { workflowId: 1, runId: 'r' }, 'text', null]) {
+    assert.not.ok('rerunOf' in withMemo('WORKFLOW_EXECUTION_STATUS_FAILED', odd), JSON.stringify(odd));
   }
 });
 

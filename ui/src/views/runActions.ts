@@ -12,8 +12,6 @@ export interface ActionContext {
   api: Api;
   router: Router;
   notices: Notices;
-  /** The run's own input, for a rerun; undefined until loaded. */
-  input(): { value: unknown } | undefined;
 }
 
 /**
@@ -95,11 +93,6 @@ async function reset(context: ActionContext, run: RunStatusView, stepName: strin
 }
 
 async function rerunAction(context: ActionContext, run: RunStatusView): Promise<void> {
-  const input = context.input();
-  if (!input) {
-    context.notices.show('The run\'s input is not loaded yet; try again in a moment.', 'error');
-    return;
-  }
   const confirmed = await confirmAction({
     title: 'Rerun with the same input?',
     message: `Starts a new run of ${run.workflowName} (catalog ${run.catalog}) with this run's input, under a new workflow id.`,
@@ -107,7 +100,7 @@ async function rerunAction(context: ActionContext, run: RunStatusView): Promise<
   });
   if (!confirmed) return;
   await answered(context, async () => {
-    const started = await rerun(context.api, run, input.value);
+    const started = await rerun(context.api, run);
     context.notices.show(`Started run ${shortId(started.runId)} of ${started.workflowId} with the same input.`, 'ok', { acrossNavigation: true });
     context.router.navigate(runHref(started.workflowId, started.runId));
   });

@@ -5,7 +5,7 @@ import type { SerializedFailure } from '../../../core/domain/run.js';
 import type { TraceRecord } from '../../../core/domain/trace.js';
 import { ApiError, runPath } from '../api.js';
 import { h, replaceChildren } from '../dom.js';
-import { formatDuration, formatTime, statusLabel } from '../format.js';
+import { formatDuration, formatTime, shortId, statusLabel } from '../format.js';
 import { followHistory, type ConnectionState } from '../historyFollower.js';
 import { runHref } from '../routes.js';
 import { buildTimeline, timelineSpan, type TimelineRow } from '../timelineModel.js';
@@ -49,7 +49,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
   const stepDetails = h('div', { class: 'step-details', 'aria-live': 'polite' });
   const historyCount = h('p', { class: 'hint' });
   const history = new HistoryTable(() => (status ? Date.parse(status.startedAt) : 0));
-  const context: ActionContext = { api, router, notices, input: () => input };
+  const context: ActionContext = { api, router, notices };
   const timeline = new TimelineView({
     router,
     onSelect: (row) => {
@@ -94,6 +94,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
       fact('Started', formatTime(status.startedAt)),
       fact('Closed', status.closedAt ? formatTime(status.closedAt) : 'still running'),
       fact('Duration', formatDuration(end - Date.parse(status.startedAt))),
+      ...(status.rerunOf ? [fact('Rerun of', router.link(runHref(status.rerunOf.workflowId, status.rerunOf.runId), {}, `${status.rerunOf.workflowId} · ${shortId(status.rerunOf.runId)}`))] : []),
     );
     replaceChildren(actions, actionBar(context, status));
   };

@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import type { BulkControlRequest, RerunRequest } from '../../../core/api/requests.js';
+import { ok, type RouteContext, type RouteResult } from '../route.js';
+import type { BulkRerunBodySchema, RerunBodySchema } from '../schemas/requests.js';
+import type { RunPathParams } from './runs.js';
+
+type RerunBody = z.output<typeof RerunBodySchema>;
+type BulkRerunBody = z.output<typeof BulkRerunBodySchema>;
+
+/** POST /workflow/{id}/runs/{rid}/rerun */
+export async function rerunRun(params: Required<RunPathParams>, body: RerunBody, context: RouteContext): Promise<RouteResult> {
+  const request: RerunRequest = {};
+  if (body.workflowId !== undefined) request.workflowId = body.workflowId;
+  if (body.callbackUrl !== undefined) request.callbackUrl = body.callbackUrl;
+  return ok(await context.api.rerun({ workflowId: params.id, runId: params.rid }, request));
+}
+
+/** POST /workflow/runs/rerun */
+export async function bulkRerun(body: BulkRerunBody, context: RouteContext): Promise<RouteResult> {
+  const filter: BulkControlRequest['filter'] = {};
+  if (body.workflowName !== undefined) filter.workflowName = body.workflowName;
+  if (body.catalog !== undefined) filter.catalog = body.catalog;
+  if (body.status !== undefined) filter.status = body.status;
+  return ok(await context.api.bulkRerun({ filter, dryRun: body.dryRun }));
+}
