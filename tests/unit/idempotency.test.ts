@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, parseConfig } from '../../composition/config.js';
 import { sha256Digest } from '../../adapters/system/index.js';
-import { canonicalJson } from '../../core/domain/idempotency.js';
+import { canonicalJson } from '../../core/idempotency/fingerprint.js';
 import { IdempotencyKeyReusedError } from '../../core/domain/errors.js';
 import { LocalAnswers } from '../../core/idempotency/localAnswers.js';
 import { FakeClock } from './memory/support.js';
