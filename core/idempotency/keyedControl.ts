@@ -2,6 +2,7 @@ import type { IdempotencyOptions } from '../api/requests.js';
 import type { Answer } from '../api/views.js';
 import type { RequestIdempotency } from '../domain/idempotency.js';
 import type { CoreDeps } from '../useCases/deps.js';
+import type { WorkflowEngine } from '../../ports/engine.js';
 import { fingerprintDigest, keyDigest } from './fingerprint.js';
 import { LocalAnswers } from './localAnswers.js';
 
@@ -22,7 +23,9 @@ export type KeyedControl = <T>(
  * key's digests, and keeps them with what the request did, for the retries that reach another API replica; one that
  * keeps none (memory, which lives in this process) is never handed them.
  */
-export function createKeyedControl(deps: Pick<CoreDeps, 'engine' | 'digest' | 'clock' | 'idempotencyRetentionMs'>): KeyedControl {
+export function createKeyedControl(
+  deps: { engine: Pick<WorkflowEngine, 'controlKeys'> } & Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs'>,
+): KeyedControl {
   const answers = new LocalAnswers(deps.clock, deps.idempotencyRetentionMs);
   return async (options, request, produce) => {
     const key = options?.idempotencyKey;
