@@ -54,8 +54,8 @@ export interface AwaitOptions {
  *   terminate's details, the reset's request id), so a retry it already carried out answers as the first time from
  *   any API process, and the same key with another fingerprint is IdempotencyKeyReusedError. The core hands it the
  *   key's RequestIdempotency.
- * - `kept-by-api-process`: the engine keeps no key; the core never hands it one. Honest for an engine that lives and
- *   ends with the one API process (memory).
+ * - `kept-by-api-process`: the engine keeps no key; the core never hands it one. Enough for an engine that lives and
+ *   ends with its one API process (memory): no other process can reach its runs.
  * Starts are not covered here: every engine keeps a keyed start's record with its run (StartCommand.idempotency).
  */
 export type ControlKeys = 'kept-by-engine' | 'kept-by-api-process';
