@@ -1,7 +1,7 @@
 import type { FlowgateApi } from './api/flowgateApi.js';
 import type { CoreDeps } from './useCases/deps.js';
-import { runSync, runSyncWithKey } from './useCases/runSync.js';
-import { start, startWithKey } from './useCases/start.js';
+import { runSync } from './useCases/runSync.js';
+import { start } from './useCases/start.js';
 import { createKeyedControl } from './idempotency/keyedControl.js';
 import { listWorkflows } from './useCases/listWorkflows.js';
 import { sendFeedback } from './useCases/sendFeedback.js';
@@ -21,15 +21,19 @@ import { bulkRerun } from './useCases/bulkRerun.js';
 
 /** Binds every use case to its ports. */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
-  const once = createKeyedControl(deps);
+  // Feedback, terminate and reset name their operation and every value that makes it: with a key, that is the fingerprint.
+  const keyed = createKeyedControl(deps);
   return {
-    runSync: (request, version) => runSync(deps, request, version),
-    start: (request) => start(deps, request),
+    runSync: (request, version, options) => runSync(deps, request, version, options),
+    start: (request, options) => start(deps, request, options),
+    sendFeedback: (workflowId, payload, options) =>
+      keyed(options, ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency)),
+    terminate: (run, reason, options) =>
+      keyed(options, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency)),
+    reset: (run, stepName, reason, options) =>
+      keyed(options, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) => reset(deps, run, stepName, reason, idempotency)),
     listWorkflows: (catalog) => listWorkflows(deps, catalog),
-    sendFeedback: (workflowId, payload) => sendFeedback(deps, workflowId, payload),
     stop: (run) => stop(deps, run),
-    terminate: (run, reason) => terminate(deps, run, reason),
-    reset: (run, stepName, reason) => reset(deps, run, stepName, reason),
     getResult: (run, version, wait) => getResult(deps, run, version, wait),
     getStatus: (run) => getStatus(deps, run),
     getInput: (run) => getInput(deps, run),
@@ -41,13 +45,5 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     bulkControl: (action, request) => bulkControl(deps, action, request),
     rerun: (run, request) => rerun(deps, run, request),
     bulkRerun: (request) => bulkRerun(deps, request),
-    runSyncWithKey: (request, version, key) => runSyncWithKey(deps, request, version, key),
-    startWithKey: (request, key) => startWithKey(deps, request, key),
-    sendFeedbackWithKey: (workflowId, payload, key) =>
-      once(key, ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency)),
-    terminateWithKey: (run, reason, key) =>
-      once(key, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency)),
-    resetWithKey: (run, stepName, reason, key) =>
-      once(key, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) => reset(deps, run, stepName, reason, idempotency)),
   };
 }

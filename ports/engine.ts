@@ -47,6 +47,20 @@ export interface AwaitOptions {
 }
 
 /**
+ * What an engine does with the Idempotency-Key of a feedback, terminate or reset (docs/idempotency.md). The API
+ * process answers retries it sees itself in any case (core/idempotency/localAnswers.ts); the engine's part is the
+ * retries that reach another API process, or the same one after a restart.
+ * - `kept-by-engine`: the engine keeps the key with what the request did (Temporal: the signal's header, the
+ *   terminate's details, the reset's request id), so a retry it already carried out answers as the first time from
+ *   any API process, and the same key with another fingerprint is IdempotencyKeyReusedError. The core hands it the
+ *   key's RequestIdempotency.
+ * - `kept-by-api-process`: the engine keeps no key; the core never hands it one. Enough for an engine that lives and
+ *   ends with its one API process (memory): no other process can reach its runs.
+ * Starts are not covered here: every engine keeps a keyed start's record with its run (StartCommand.idempotency).
+ */
+export type ControlKeys = 'kept-by-engine' | 'kept-by-api-process';
+
+/**
  * The workflow engine as the core needs it. Implementations: adapters/memory (in-process) and adapters/temporal.
  *
  * Errors: implementations throw the core's named errors (WorkflowNotFoundError for an unknown id or run,
@@ -57,6 +71,8 @@ export interface AwaitOptions {
 export interface WorkflowEngine {
   /** `memory` or `temporal`: reported by /ready. */
   readonly kind: string;
+  /** Who keeps the Idempotency-Key of a feedback, terminate or reset; decides whether `idempotency` is passed below. */
+  readonly controlKeys: ControlKeys;
 
   /** Starts a run. The catalog and workflow type have already been checked by the caller. */
   start(command: StartCommand): Promise<RunDescription>;
@@ -83,10 +99,8 @@ export interface WorkflowEngine {
   /** Requests cancellation (cleanup allowed); resolves with the run it was sent to. */
   cancel(run: RunRef): Promise<RunDescription>;
   /*
-   * `idempotency` (a request with an Idempotency-Key): an engine that outlives the API process keeps it with what
-   * the request did, so a retry it already carried out (from any API replica) answers as the first time, and the
-   * same key with another fingerprint is IdempotencyKeyReusedError. The memory engine lives in the API process,
-   * whose own record of keys (core/idempotency/localAnswers.ts) already covers it, and ignores it.
+   * `idempotency` (a request with an Idempotency-Key) is only ever passed to an engine whose `controlKeys` is
+   * `kept-by-engine`, which keeps it with what the request did (see ControlKeys).
    */
   terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription>;
   /** Resets the run to just after the last completion of `stepName`; returns the new run. */

@@ -5,7 +5,7 @@ import { EngineUnavailableError, FlowgateError, ValidationError, WorkflowClosedE
 import type { HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
-import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
+import type { AwaitOptions, ControlKeys, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
 import { KeyRecords } from './keyRecords.js';
@@ -26,6 +26,11 @@ import { waitClock } from '../system/systemClock.js';
  */
 export class MemoryEngine implements WorkflowEngine {
   readonly kind = 'memory';
+  /**
+   * Feedback, terminate and reset take no Idempotency-Key: the engine lives and ends with the one API process, whose
+   * own answers (core/idempotency/localAnswers.ts) are all a retry can reach.
+   */
+  readonly controlKeys: ControlKeys = 'kept-by-api-process';
   private readonly catalogs: CatalogRegistry;
   private readonly store: RunStore;
   private readonly timers: TimerRegistry;

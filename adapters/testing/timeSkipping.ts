@@ -2,7 +2,7 @@ import type { CatalogDescription } from '../../core/domain/catalog.js';
 import type { HistoryPage } from '../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
 import type { RequestIdempotency } from '../../core/domain/idempotency.js';
-import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
+import type { AwaitOptions, ControlKeys, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { silentRunObserver, type RunObserver } from '../../ports/runObserver.js';
 import { settle, type VirtualClock } from './virtualClock.js';
 
@@ -101,12 +101,14 @@ export class TimeSkipper {
 /** An engine whose waits (a result, a history stream) skip the test clock ahead while they wait. */
 export class TimeSkippingEngine implements WorkflowEngine {
   readonly kind: string;
+  readonly controlKeys: ControlKeys;
 
   constructor(
     private readonly engine: WorkflowEngine,
     private readonly skipper: TimeSkipper,
   ) {
     this.kind = engine.kind;
+    this.controlKeys = engine.controlKeys;
   }
 
   start(command: StartCommand): Promise<RunDescription> {

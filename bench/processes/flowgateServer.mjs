@@ -5,7 +5,7 @@ import { serveRssProbe } from './rssProbe.mjs';
 
 const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', WORKFLOWS_DIR: 'dist/bench/workflows' } });
 if (process.env.BENCH_STATUS_RUN) {
-  const result = await server.api.runSync({ workflowName: 'bench_noop', input: {}, workflowId: process.env.BENCH_STATUS_RUN, timeoutSeconds: 30 }, '2');
+  const { answer: result } = await server.api.runSync({ workflowName: 'bench_noop', input: {}, workflowId: process.env.BENCH_STATUS_RUN, timeoutSeconds: 30 }, '2');
   if (result.status !== 'completed') throw new Error(`bench setup run ended ${result.status}`);
 }
 serveRssProbe();

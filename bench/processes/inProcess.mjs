@@ -16,7 +16,7 @@ async function measure(seconds) {
   const worker = async () => {
     while (performance.now() < deadline) {
       const started = performance.now();
-      const result = await server.api.runSync({ workflowName: 'bench_noop', input: { n: 1 }, timeoutSeconds: 30 }, '2');
+      const { answer: result } = await server.api.runSync({ workflowName: 'bench_noop', input: { n: 1 }, timeoutSeconds: 30 }, '2');
       if (result.status === 'completed') latencies.push(performance.now() - started);
       else errors += 1;
     }

@@ -131,7 +131,7 @@ export async function createTestEnvironment(options: TestEnvironmentOptions = {}
   };
 
   const start = async (workflow: WorkflowDefinition<any, any, any> | string, input: unknown, runOptions: RunOptions = {}) => {
-    const started = await api.start({ workflowName: typeof workflow === 'string' ? workflow : workflow.name, input, ...(runOptions.workflowId ? { workflowId: runOptions.workflowId } : {}) });
+    const { answer: started } = await api.start({ workflowName: typeof workflow === 'string' ? workflow : workflow.name, input, ...(runOptions.workflowId ? { workflowId: runOptions.workflowId } : {}) });
     return { workflowId: started.workflowId, runId: started.runId };
   };
 

@@ -1,24 +1,28 @@
 import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefView, TerminateView, InputView,
-  RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView, BulkControlView } from './views.js';
-import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest } from './requests.js';
+  RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView, BulkControlView, Answer,
+  BulkRerunView, RerunView } from './views.js';
+import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest,
+  IdempotencyOptions, BulkRerunRequest, RerunRequest } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
-import type { BulkRerunView, RerunView } from './views.js';
-import type { BulkRerunRequest, RerunRequest } from './requests.js';
-import type { Idempotent } from '../domain/idempotency.js';
 
 /**
  * Every use case, bound to its ports. This is what a transport (adapters/http) calls; it can also be embedded in
  * another server. Methods throw the named errors of core/domain/errors.ts.
  */
 export interface FlowgateApi {
+  /*
+   * The calls that change something take IdempotencyOptions and answer an Answer: with an `idempotencyKey`
+   * (docs/idempotency.md) a retry with the same key and request joins the first call or gets its answer until the
+   * answer's `expiresAt`; the same key with another request is IdempotencyKeyReusedError.
+   */
   /** Starts and waits up to `timeoutSeconds`; WorkflowExecutionTimedOutError (with workflowId and runId) after that. */
-  runSync(request: RunSyncRequest, version: ResultVersion): Promise<WorkflowResult>;
-  start(request: StartRequest): Promise<StartView>;
+  runSync(request: RunSyncRequest, version: ResultVersion, options?: IdempotencyOptions): Promise<Answer<WorkflowResult>>;
+  start(request: StartRequest, options?: IdempotencyOptions): Promise<Answer<StartView>>;
+  sendFeedback(workflowId: string, payload: unknown, options?: IdempotencyOptions): Promise<Answer<RunRefView>>;
+  terminate(run: RunRef, reason: string | undefined, options?: IdempotencyOptions): Promise<Answer<TerminateView>>;
+  reset(run: RunRef, stepName: string, reason: string | undefined, options?: IdempotencyOptions): Promise<Answer<RunRefView>>;
   listWorkflows(catalog: string | undefined): Promise<WorkflowListView>;
-  sendFeedback(workflowId: string, payload: unknown): Promise<RunRefView>;
   stop(run: RunRef): Promise<RunRefView>;
-  terminate(run: RunRef, reason: string | undefined): Promise<TerminateView>;
-  reset(run: RunRef, stepName: string, reason: string | undefined): Promise<RunRefView>;
   /**
    * The result of a closed run; WorkflowNotCompletedError (424) while it is open. With `wait.seconds`, an open run
    * is waited on that long first (long-poll); the 424 after it carries a retry hint.
@@ -38,14 +42,4 @@ export interface FlowgateApi {
   rerun(run: PinnedRunRef, request: RerunRequest): Promise<RerunView>;
   /** Reruns every run a filter matches (at least one filter), each under a new id; failures per run. */
   bulkRerun(request: BulkRerunRequest): Promise<BulkRerunView>;
-  /*
-   * The same operations with an Idempotency-Key (docs/idempotency.md): a retry with the same key and request joins
-   * the first call or gets its answer until `expiresAt`; the same key with another request is
-   * IdempotencyKeyReusedError.
-   */
-  runSyncWithKey(request: RunSyncRequest, version: ResultVersion, key: string): Promise<Idempotent<WorkflowResult>>;
-  startWithKey(request: StartRequest, key: string): Promise<Idempotent<StartView>>;
-  sendFeedbackWithKey(workflowId: string, payload: unknown, key: string): Promise<Idempotent<RunRefView>>;
-  terminateWithKey(run: RunRef, reason: string | undefined, key: string): Promise<Idempotent<TerminateView>>;
-  resetWithKey(run: RunRef, stepName: string, reason: string | undefined, key: string): Promise<Idempotent<RunRefView>>;
 }

@@ -1,5 +1,15 @@
 import type { RunStatus } from '../domain/status.js';
 
+/**
+ * The options of a call that changes something (start, run-and-wait, feedback, terminate, reset).
+ * `idempotencyKey` makes the call safe to retry (docs/idempotency.md): a retry with the same key and request joins
+ * the first call or gets its answer until the answer's `expiresAt`; the same key with another request is
+ * IdempotencyKeyReusedError.
+ */
+export interface IdempotencyOptions {
+  idempotencyKey?: string;
+}
+
 /** What identifies a workflow to start. `catalog` already has the deprecated `taskQueue` alias folded in. */
 export interface StartRequest {
   workflowName: string;

@@ -5,6 +5,15 @@ import type { RunStatus, TerminalStatus } from '../domain/status.js';
 import type { SerializedFailure } from '../domain/run.js';
 import type { TraceDestinations, TraceRecord } from '../domain/trace.js';
 
+/**
+ * What a call that changes something answers: `answer` is its response; `expiresAt` is set when the call carried an
+ * idempotency key (IdempotencyOptions) and says until when a retry with that key gets this same answer.
+ */
+export interface Answer<T> {
+  answer: T;
+  expiresAt?: Date;
+}
+
 /** Status response, run-list item and history metadata (docs/api.md). Times are ISO 8601 UTC. */
 export interface RunStatusView {
   workflowId: string;

@@ -12,9 +12,9 @@ export interface RunIdempotency {
 }
 
 /**
- * The Idempotency-Key of a feedback, reset or terminate as an engine that outlives the API process keeps it
- * (Temporal: in the signal's header, the terminate's details, the reset's request id), so a retry sent to another
- * API replica is recognised too.
+ * The Idempotency-Key of a feedback, reset or terminate, handed to an engine that keeps it with what the request did
+ * (WorkflowEngine.controlKeys `kept-by-engine`; Temporal: in the signal's header, the terminate's details, the
+ * reset's request id), so a retry sent to another API replica is recognised too.
  */
 export interface RequestIdempotency {
   /** Digest of the client's key. */
@@ -23,24 +23,4 @@ export interface RequestIdempotency {
   fingerprint: string;
   /** How long after the request the engine still answers a retry of it (the retention). */
   retentionMs: number;
-}
-
-/** The answer to a keyed request, and when its stored copy expires (the `Idempotency-Expires` header). */
-export interface Idempotent<T> {
-  answer: T;
-  expiresAt: Date;
-}
-
-/**
- * JSON with object keys sorted at every depth, so two bodies that differ only in key order have one fingerprint.
- * Only called on values that came from JSON (validated request bodies).
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-  return `{${entries.join(',')}}`;
 }

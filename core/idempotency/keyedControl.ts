@@ -1,23 +1,41 @@
-import { canonicalJson, type Idempotent, type RequestIdempotency } from '../domain/idempotency.js';
+import type { IdempotencyOptions } from '../api/requests.js';
+import type { Answer } from '../api/views.js';
+import type { RequestIdempotency } from '../domain/idempotency.js';
 import type { CoreDeps } from '../useCases/deps.js';
+import type { WorkflowEngine } from '../../ports/engine.js';
+import { fingerprintDigest, keyDigest } from './fingerprint.js';
 import { LocalAnswers } from './localAnswers.js';
 
-export type KeyedControl = <T>(key: string, request: readonly unknown[], produce: (idempotency: RequestIdempotency) => Promise<T>) => Promise<Idempotent<T>>;
+/**
+ * Carries out a feedback, reset or terminate: at once without a key; with one, once per key and request.
+ * `request` names the operation and every value that makes it (its fingerprint); `produce` does the work, handing
+ * `idempotency` on to the engine (undefined without a key, or when the engine keeps no keys).
+ */
+export type KeyedControl = <T>(
+  options: IdempotencyOptions | undefined,
+  request: readonly unknown[],
+  produce: (idempotency: RequestIdempotency | undefined) => Promise<T>,
+) => Promise<Answer<T>>;
 
 /**
- * Feedback, reset and terminate with an Idempotency-Key (docs/idempotency.md): answered once per key and request by
- * this process (LocalAnswers); `produce` hands the key's digests to the engine, which on Temporal keeps them with
- * what the request did, for retries that reach another API replica. `request` names the operation and every value
- * that makes it (its fingerprint).
+ * Keyed feedback, reset and terminate (docs/idempotency.md): answered once per key and request by this process
+ * (LocalAnswers), on every engine. An engine whose `controlKeys` is `kept-by-engine` (Temporal) is also handed the
+ * key's digests, and keeps them with what the request did, for the retries that reach another API replica; one that
+ * keeps none (memory, which lives in this process) is never handed them.
  */
-export function createKeyedControl(deps: Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs'>): KeyedControl {
+export function createKeyedControl(
+  deps: { engine: Pick<WorkflowEngine, 'controlKeys'> } & Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs'>,
+): KeyedControl {
   const answers = new LocalAnswers(deps.clock, deps.idempotencyRetentionMs);
-  return (key, request, produce) => {
+  return async (options, request, produce) => {
+    const key = options?.idempotencyKey;
+    if (key === undefined) return { answer: await produce(undefined) };
     const idempotency: RequestIdempotency = {
-      key: deps.digest.uuidOf(['idempotency-key', key]),
-      fingerprint: deps.digest.uuidOf(['idempotency-fingerprint', canonicalJson(request)]),
+      key: keyDigest(deps.digest, key),
+      fingerprint: fingerprintDigest(deps.digest, request),
       retentionMs: deps.idempotencyRetentionMs,
     };
-    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(idempotency));
+    const engineKeeps = deps.engine.controlKeys === 'kept-by-engine';
+    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(engineKeeps ? idempotency : undefined));
   };
 }

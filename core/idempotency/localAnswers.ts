@@ -1,23 +1,26 @@
 import type { Clock } from '../../ports/clock.js';
 import { IdempotencyKeyReusedError } from '../domain/errors.js';
-import type { Idempotent } from '../domain/idempotency.js';
+import type { Answer } from '../api/views.js';
+
+/** An answer kept for its key: it always has its expiry. */
+type KeptAnswer<T> = Required<Answer<T>>;
 
 /** At most this many keys are remembered; beyond it the oldest finished answers are forgotten first. */
 export const MAX_LOCAL_ANSWERS = 10_000;
 
 interface Entry {
   fingerprint: string;
-  answer: Promise<Idempotent<unknown>>;
+  answer: Promise<KeptAnswer<unknown>>;
   /** Undefined while the first request is in flight. */
   expiresAt?: number;
 }
 
 /**
- * Answers kept in THIS API process for the keyed operations the engine keeps no record of (feedback, reset,
- * terminate; docs/idempotency.md says what that means across replicas and restarts). A retry with the same key and
- * fingerprint joins the request in flight or gets its answer; another fingerprint is IdempotencyKeyReusedError.
- * Failures are not kept: the next retry tries again. Bounded: expired answers are dropped as they come up, and past
- * `maxEntries` the oldest finished ones go first.
+ * Answers kept in THIS API process for keyed feedback, reset and terminate, on every engine (an engine that keeps
+ * the keys too answers the retries sent to other processes; docs/idempotency.md says what that means across replicas
+ * and restarts). A retry with the same key and fingerprint joins the request in flight or gets its answer; another
+ * fingerprint is IdempotencyKeyReusedError. Failures are not kept: the next retry tries again. Bounded: expired
+ * answers are dropped as they come up, and past `maxEntries` the oldest finished ones go first.
  */
 export class LocalAnswers {
   /** Finished entries are re-inserted when they finish, so map order is expiry order among them. */
@@ -29,14 +32,14 @@ export class LocalAnswers {
     private readonly maxEntries = MAX_LOCAL_ANSWERS,
   ) {}
 
-  answer<T>(key: string, fingerprint: string, produce: () => Promise<T>): Promise<Idempotent<T>> {
+  answer<T>(key: string, fingerprint: string, produce: () => Promise<T>): Promise<KeptAnswer<T>> {
     this.dropExpired();
     const existing = this.entries.get(key);
     if (existing) {
       if (existing.fingerprint !== fingerprint) {
         return Promise.reject(new IdempotencyKeyReusedError('Idempotency-Key was already used for another request (a different body or endpoint); use a new key for a new request'));
       }
-      return existing.answer as Promise<Idempotent<T>>;
+      return existing.answer as Promise<KeptAnswer<T>>;
     }
     const entry: Entry = { fingerprint, answer: Promise.resolve(undefined as never) };
     entry.answer = produce().then(
@@ -54,7 +57,7 @@ export class LocalAnswers {
       },
     );
     this.entries.set(key, entry);
-    return entry.answer as Promise<Idempotent<T>>;
+    return entry.answer as Promise<KeptAnswer<T>>;
   }
 
   /** How many keys are remembered (in flight or answered). */

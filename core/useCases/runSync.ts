@@ -1,43 +1,35 @@
-import type { RunSyncRequest } from '../api/requests.js';
-import type { ResultVersion, WorkflowResult } from '../api/views.js';
+import type { IdempotencyOptions, RunSyncRequest } from '../api/requests.js';
+import type { Answer, ResultVersion, WorkflowResult } from '../api/views.js';
 import { WorkflowExecutionTimedOutError } from '../domain/errors.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
-import type { Idempotent } from '../domain/idempotency.js';
 import type { RunDescription } from '../domain/run.js';
 import type { CoreDeps } from './deps.js';
 import { awaitOutcomeUnlessAborted } from './awaitRun.js';
 import { startRun } from './start.js';
-import { startOnce } from './startOnce.js';
+import { startOnce } from '../idempotency/startOnce.js';
 
-type RunSyncDeps = Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'traces' | 'logger' | 'clock' | 'shutdownSignal'>;
+type RunSyncDeps = Pick<
+  CoreDeps,
+  'engine' | 'ids' | 'digest' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'traces' | 'logger' | 'clock' | 'shutdownSignal' | 'idempotencyRetentionMs'
+>;
 
 /**
  * Starts a run and waits for the end of its continue-as-new chain. On timeout the run is NOT cancelled: the
  * error names it so the caller can read its result later. A wait cut short by the server's shutdown ends the same
  * way (408, the run not cancelled): the run has started, so a 503 inviting a blind retry would start it twice.
+ * With an idempotency key, a retry while the run is open waits on that same run; once it closed, the result is
+ * answered again until the retention after its close passes (core/idempotency/startOnce.ts).
  */
-export async function runSync(deps: RunSyncDeps, request: RunSyncRequest, version: ResultVersion): Promise<WorkflowResult> {
-  return (await awaitResult(deps, await startRun(deps, request), request, version)).result;
-}
-
-/**
- * POST /workflow/run with an Idempotency-Key: a retry while the run is open waits on that same run; once it closed,
- * the result is answered again until the retention after its close passes.
- */
-export async function runSyncWithKey(
-  deps: RunSyncDeps & Pick<CoreDeps, 'digest' | 'idempotencyRetentionMs'>,
-  request: RunSyncRequest,
-  version: ResultVersion,
-  key: string,
-): Promise<Idempotent<WorkflowResult>> {
+export async function runSync(deps: RunSyncDeps, request: RunSyncRequest, version: ResultVersion, options: IdempotencyOptions = {}): Promise<Answer<WorkflowResult>> {
+  const key = options.idempotencyKey;
+  if (key === undefined) return { answer: (await awaitResult(deps, await startRun(deps, request), request, version)).result };
   const expiresAt = (closedAt: Date) => new Date(closedAt.getTime() + deps.idempotencyRetentionMs);
-  const run = await startOnce(deps, {
-    operation: 'run',
-    request,
-    key,
-    expiresAt: (_keyed, latest) => (latest.closedAt ? expiresAt(latest.closedAt) : undefined),
-  });
+  const run = await startOnce(
+    deps,
+    { operation: 'run', request, key, expiresAt: (_keyed, latest) => (latest.closedAt ? expiresAt(latest.closedAt) : undefined) },
+    (keyed, idempotency) => startRun(deps, keyed, idempotency),
+  );
   const { result, closedAt } = await awaitResult(deps, run, request, version);
   return { answer: result, expiresAt: expiresAt(closedAt) };
 }

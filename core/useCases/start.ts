@@ -1,13 +1,13 @@
-import type { StartRequest } from '../api/requests.js';
-import type { StartView } from '../api/views.js';
-import type { Idempotent, RunIdempotency } from '../domain/idempotency.js';
+import type { IdempotencyOptions, StartRequest } from '../api/requests.js';
+import type { Answer, StartView } from '../api/views.js';
+import type { RunIdempotency } from '../domain/idempotency.js';
 import type { PinnedRunRef, RunDescription } from '../domain/run.js';
 import { assertWorkflowId } from '../domain/ids.js';
 import { assertCallbackUrl, DEFAULT_CALLBACK_RETRY_FOR_MS } from '../domain/callback.js';
 import { validateWorkflowInput } from '../validation/inputValidator.js';
 import type { CoreDeps } from './deps.js';
 import { resolveWorkflowType } from './resolveWorkflowType.js';
-import { startOnce } from './startOnce.js';
+import { startOnce } from '../idempotency/startOnce.js';
 
 /** A start as the use cases make it: a rerun (rerun.ts) also names the run it repeats. */
 export type RunStart = StartRequest & { rerunOf?: PinnedRunRef };
@@ -37,19 +37,18 @@ export async function startRun(
   });
 }
 
-export async function start(deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>, request: StartRequest): Promise<StartView> {
-  return startView(await startRun(deps, request));
-}
+type StartDeps = Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'idempotencyRetentionMs'>;
 
-/** POST /workflow with an Idempotency-Key: the same start response for every retry until it expires. */
-export async function startWithKey(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'idempotencyRetentionMs'>,
-  request: StartRequest,
-  key: string,
-): Promise<Idempotent<StartView>> {
+/**
+ * POST /workflow. With an idempotency key, every retry gets the same start response until it expires
+ * (core/idempotency/startOnce.ts).
+ */
+export async function start(deps: StartDeps, request: StartRequest, options: IdempotencyOptions = {}): Promise<Answer<StartView>> {
+  const key = options.idempotencyKey;
+  if (key === undefined) return { answer: startView(await startRun(deps, request)) };
   // The start response is final the moment the run starts: its retention runs from then.
   const expiresAt = (run: RunDescription) => new Date(run.startedAt.getTime() + deps.idempotencyRetentionMs);
-  const run = await startOnce(deps, { operation: 'start', request, key, expiresAt });
+  const run = await startOnce(deps, { operation: 'start', request, key, expiresAt }, (keyed, idempotency) => startRun(deps, keyed, idempotency));
   return { answer: startView(run), expiresAt: expiresAt(run) };
 }
 

@@ -2,9 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, parseConfig } from '../../composition/config.js';
 import { sha256Digest } from '../../adapters/system/index.js';
-import { canonicalJson } from '../../core/domain/idempotency.js';
+import { canonicalJson } from '../../core/idempotency/fingerprint.js';
 import { IdempotencyKeyReusedError } from '../../core/domain/errors.js';
 import { LocalAnswers } from '../../core/idempotency/localAnswers.js';
+import { createKeyedControl } from '../../core/idempotency/keyedControl.js';
+import type { RequestIdempotency } from '../../core/domain/idempotency.js';
+import type { ControlKeys } from '../../ports/engine.js';
 import { FakeClock } from './memory/support.js';
 
 /** What the promise rejects with; fails the test when it resolves. */
@@ -96,6 +99,51 @@ test('IDEMPOTENCY_RETENTION_SECONDS: default one day; a positive integer', () =>
   assert.is(parseConfig({ IDEMPOTENCY_RETENTION_SECONDS: '60' }).idempotencyRetentionSeconds, 60);
   assert.throws(() => parseConfig({ IDEMPOTENCY_RETENTION_SECONDS: '0' }), (error: unknown) =>
     error instanceof ConfigError && error.problems.some((line) => line.startsWith('IDEMPOTENCY_RETENTION_SECONDS:')));
+});
+
+
+/** A keyed control over an engine that declares `controlKeys`, and what each call handed that engine. */
+function keyedControlOver(controlKeys: ControlKeys) {
+  const clock = new FakeClock();
+  const handed: (RequestIdempotency | undefined)[] = [];
+  const keyed = createKeyedControl({ engine: { controlKeys }, digest: sha256Digest, clock, idempotencyRetentionMs: 1000 });
+  const terminate = (reason: string, idempotencyKey?: string) =>
+    keyed(idempotencyKey === undefined ? {} : { idempotencyKey }, ['terminate', 'wf', reason], async (idempotency) => {
+      handed.push(idempotency);
+      return `terminated #${handed.length}`;
+    });
+  return { clock, handed, terminate };
+}
+
+test('keyed control: without a key every call is carried out, with no expiry and nothing handed to the engine', async () => {
+  for (const controlKeys of ['kept-by-engine', 'kept-by-api-process'] as const) {
+    const { handed, terminate } = keyedControlOver(controlKeys);
+    assert.equal(await terminate('r'), { answer: 'terminated #1' }, controlKeys);
+    assert.equal(await terminate('r'), { answer: 'terminated #2' }, controlKeys);
+    assert.equal(handed, [undefined, undefined], controlKeys);
+  }
+});
+
+test('keyed control: an engine that keeps keys is handed their digests; one that keeps none is handed nothing; this process answers the retry either way', async () => {
+  const keeping = keyedControlOver('kept-by-engine');
+  const first = await keeping.terminate('r', 'key-1');
+  assert.equal(first, { answer: 'terminated #1', expiresAt: new Date(keeping.clock.now() + 1000) });
+  assert.equal(await keeping.terminate('r', 'key-1'), first, 'the retry gets the first answer');
+  assert.equal(keeping.handed, [
+    {
+      key: sha256Digest.uuidOf(['idempotency-key', 'key-1']),
+      fingerprint: sha256Digest.uuidOf(['idempotency-fingerprint', canonicalJson(['terminate', 'wf', 'r'])]),
+      retentionMs: 1000,
+    },
+  ]);
+  assert.instance(await rejection(keeping.terminate('another reason', 'key-1')), IdempotencyKeyReusedError);
+
+  const notKeeping = keyedControlOver('kept-by-api-process');
+  const answered = await notKeeping.terminate('r', 'key-1');
+  assert.equal(answered, { answer: 'terminated #1', expiresAt: new Date(notKeeping.clock.now() + 1000) });
+  assert.equal(await notKeeping.terminate('r', 'key-1'), answered, 'the retry gets the first answer');
+  assert.equal(notKeeping.handed, [undefined]);
+  assert.instance(await rejection(notKeeping.terminate('another reason', 'key-1')), IdempotencyKeyReusedError);
 });
 
 test.run();

@@ -3,7 +3,7 @@ import type { RunStatus } from '../../../core/domain/status.js';
 import type { RouteContext, RouteResult } from '../route.js';
 import { ok } from '../route.js';
 import type { RequestHeaders } from '../types.js';
-import { idempotencyKeyOf, withExpiry } from './idempotency.js';
+import { idempotencyOf, withExpiry } from './idempotency.js';
 import { toRunRef, type RunPathParams } from './runs.js';
 
 /** PATCH /workflow/{id}/runs/{rid}/stop and the deprecated PATCH /workflow/{id}/stop (latest run). */
@@ -19,13 +19,8 @@ export async function terminateRun(
   headers: RequestHeaders,
   context: RouteContext,
 ): Promise<RouteResult> {
-  const key = idempotencyKeyOf(headers);
-  if (key === undefined) {
-    const terminated = await context.api.terminate(toRunRef(params), reason);
-    return ok(terminated, { runId: terminated.runId });
-  }
-  const keyed = await context.api.terminateWithKey(toRunRef(params), reason, key);
-  return ok(keyed.answer, { runId: keyed.answer.runId, headers: withExpiry(keyed) });
+  const { answer, expiresAt } = await context.api.terminate(toRunRef(params), reason, idempotencyOf(headers));
+  return ok(answer, { runId: answer.runId, headers: withExpiry(expiresAt) });
 }
 
 /**
@@ -42,14 +37,12 @@ export async function resetRun(
   headers: RequestHeaders,
   context: RouteContext,
 ): Promise<RouteResult> {
-  const key = idempotencyKeyOf(headers);
-  if (key !== undefined) {
-    const keyed = await context.api.resetWithKey(toRunRef(params), body.stepName, body.reason, key);
-    return ok(keyed.answer, { headers: withExpiry(keyed), ...(params.rid === undefined ? {} : { runId: params.rid }) });
-  }
-  const runId = params.rid ?? (await context.api.getStatus({ workflowId: params.id })).runId;
-  const reset = await context.api.reset({ workflowId: params.id, runId }, body.stepName, body.reason);
-  return ok(reset, { runId });
+  const idempotency = idempotencyOf(headers);
+  const keyed = idempotency.idempotencyKey !== undefined;
+  const runId = params.rid ?? (keyed ? undefined : (await context.api.getStatus({ workflowId: params.id })).runId);
+  const run = toRunRef({ id: params.id, rid: runId });
+  const { answer, expiresAt } = await context.api.reset(run, body.stepName, body.reason, idempotency);
+  return ok(answer, { headers: withExpiry(expiresAt), ...(runId === undefined ? {} : { runId }) });
 }
 
 export interface BulkControlBody {

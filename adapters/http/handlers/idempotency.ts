@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Idempotent } from '../../../core/domain/idempotency.js';
+import type { IdempotencyOptions } from '../../../core/api/requests.js';
 import type { RequestHeaderDoc } from '../route.js';
 import { IdempotencyKeySchema } from '../schemas/requests.js';
 import type { RequestHeaders } from '../types.js';
@@ -14,15 +14,19 @@ export const IDEMPOTENCY_KEY_HEADER: RequestHeaderDoc = {
 
 const KeyHeaderSchema = z.object({ 'idempotency-key': IdempotencyKeySchema.optional() });
 
-/** The request's Idempotency-Key, or undefined without one; 400 ValidationError when malformed or sent twice. */
-export function idempotencyKeyOf(headers: RequestHeaders): string | undefined {
+/**
+ * The request's Idempotency-Key as the API takes it: `{}` without one. 400 ValidationError when malformed or sent
+ * twice.
+ */
+export function idempotencyOf(headers: RequestHeaders): IdempotencyOptions {
   const value = headers['idempotency-key'];
   // Sent twice: the joined value has a space, which no key has, so it fails as ambiguous instead of picking one.
-  const key = typeof value === 'string' || value === undefined ? value : value.join(', ');
-  return parseRequestPart(KeyHeaderSchema, { 'idempotency-key': key }, 'header')['idempotency-key'];
+  const joined = typeof value === 'string' || value === undefined ? value : value.join(', ');
+  const key = parseRequestPart(KeyHeaderSchema, { 'idempotency-key': joined }, 'header')['idempotency-key'];
+  return key === undefined ? {} : { idempotencyKey: key };
 }
 
-/** `Idempotency-Expires` (an HTTP-date) beside any other headers of the answer. */
-export function withExpiry(answer: Idempotent<unknown>, headers: Record<string, string> = {}): Record<string, string> {
-  return { ...headers, 'idempotency-expires': answer.expiresAt.toUTCString() };
+/** `Idempotency-Expires` (an HTTP-date) beside any other headers, when the answer was kept for a key. */
+export function withExpiry(expiresAt: Date | undefined, headers: Record<string, string> = {}): Record<string, string> {
+  return expiresAt === undefined ? headers : { ...headers, 'idempotency-expires': expiresAt.toUTCString() };
 }

@@ -4,7 +4,7 @@ import type { ResultVersion } from '../../../core/api/views.js';
 import { ok, type RouteContext, type RouteResult } from '../route.js';
 import type { createRunWorkflowBodySchema, FeedbackBodySchema, StartWorkflowBodySchema } from '../schemas/requests.js';
 import type { RequestHeaders } from '../types.js';
-import { idempotencyKeyOf, withExpiry } from './idempotency.js';
+import { idempotencyOf, withExpiry } from './idempotency.js';
 import { resultHeaders } from './runs.js';
 
 type RunWorkflowBody = z.output<ReturnType<typeof createRunWorkflowBodySchema>>;
@@ -14,18 +14,14 @@ type FeedbackBody = z.output<typeof FeedbackBodySchema>;
 /** POST /workflow/run */
 export async function runWorkflow(body: RunWorkflowBody, version: ResultVersion, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
   const request = { ...toStartRequest(body), timeoutSeconds: body.timeout };
-  const key = idempotencyKeyOf(headers);
-  if (key === undefined) return ok(await context.api.runSync(request, version), { headers: resultHeaders(version) });
-  const keyed = await context.api.runSyncWithKey(request, version, key);
-  return ok(keyed.answer, { headers: withExpiry(keyed, resultHeaders(version)) });
+  const { answer, expiresAt } = await context.api.runSync(request, version, idempotencyOf(headers));
+  return ok(answer, { headers: withExpiry(expiresAt, resultHeaders(version)) });
 }
 
 /** POST /workflow */
 export async function startWorkflow(body: StartWorkflowBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
-  const key = idempotencyKeyOf(headers);
-  if (key === undefined) return ok(await context.api.start(toStartRequest(body)));
-  const keyed = await context.api.startWithKey(toStartRequest(body), key);
-  return ok(keyed.answer, { headers: withExpiry(keyed) });
+  const { answer, expiresAt } = await context.api.start(toStartRequest(body), idempotencyOf(headers));
+  return ok(answer, { headers: withExpiry(expiresAt) });
 }
 
 /** GET /workflow/list */
@@ -35,13 +31,8 @@ export async function listWorkflows(catalog: string | undefined, context: RouteC
 
 /** POST /workflow/feedback */
 export async function sendFeedback(body: FeedbackBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
-  const key = idempotencyKeyOf(headers);
-  if (key === undefined) {
-    const delivered = await context.api.sendFeedback(body.workflowId, body.payload);
-    return ok(delivered, { runId: delivered.runId });
-  }
-  const keyed = await context.api.sendFeedbackWithKey(body.workflowId, body.payload, key);
-  return ok(keyed.answer, { runId: keyed.answer.runId, headers: withExpiry(keyed) });
+  const { answer, expiresAt } = await context.api.sendFeedback(body.workflowId, body.payload, idempotencyOf(headers));
+  return ok(answer, { runId: answer.runId, headers: withExpiry(expiresAt) });
 }
 
 /** Folds the deprecated `taskQueue` alias into `catalog` (docs/api.md: `catalog` wins) and drops absent fields. */

@@ -5,7 +5,7 @@ import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import type { HistoryPage } from '../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
-import type { AwaitOptions, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../../ports/engine.js';
+import type { AwaitOptions, ControlKeys, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../../ports/engine.js';
 import { connectTemporal, type TemporalConnectionOptions } from '../connection.js';
 import { FEEDBACK_SIGNAL, isInternalWorkflowType } from '../protocol.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
@@ -35,6 +35,8 @@ export type TemporalEngineConnectOptions = TemporalConnectionOptions & Omit<Temp
  */
 export class TemporalEngine implements WorkflowEngine {
   readonly kind = 'temporal';
+  /** Keyed feedback, terminate and reset leave their key with Temporal (requestKeys.ts, reset.ts), for retries through any API replica. */
+  readonly controlKeys: ControlKeys = 'kept-by-engine';
   private readonly calls: TemporalCalls;
   private readonly clock: Clock;
   private readonly tokens: PageTokens;

@@ -11,11 +11,11 @@ import { NEW_RUN_ID, RUN_ID } from './fakeApi.js';
 test('POST /workflow/run: taskQueue folds into catalog, catalog wins, timeout defaults and bounds', async () => {
   const h = harness({ runTimeoutMaxSeconds: 60, defaultRunTimeoutSeconds: 7 });
   await call(h, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: null, taskQueue: 'legacy-q' } });
-  assert.equal(h.api.lastCall('runSync'), [{ workflowName: 'echo', input: null, catalog: 'legacy-q', timeoutSeconds: 7 }, '2']);
+  assert.equal(h.api.lastCall('runSync'), [{ workflowName: 'echo', input: null, catalog: 'legacy-q', timeoutSeconds: 7 }, '2', {}]);
   await call(h, 'POST', '/workflow/run?v=legacy', {
     json: { workflowName: 'echo', input: [1], workflowId: 'mine', catalog: 'main', taskQueue: 'ignored', timeout: 0.25 },
   });
-  assert.equal(h.api.lastCall('runSync'), [{ workflowName: 'echo', input: [1], workflowId: 'mine', catalog: 'main', timeoutSeconds: 0.25 }, 'legacy']);
+  assert.equal(h.api.lastCall('runSync'), [{ workflowName: 'echo', input: [1], workflowId: 'mine', catalog: 'main', timeoutSeconds: 0.25 }, 'legacy', {}]);
   assert.is((await call(h, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: 1, timeout: 60 } })).status, 200);
   for (const body of [
     { workflowName: 'echo', input: 1, timeout: 60.5 },
@@ -44,7 +44,7 @@ test('POST /workflow: input must be an object; answers the start view', async ()
   const h = harness();
   const started = await call(h, 'POST', '/workflow', { json: { workflowName: 'echo', input: { a: 1 }, taskQueue: 'q' } });
   assert.equal(started.json, { workflowId: 'generated', runId: RUN_ID, status: 'running' });
-  assert.equal(h.api.lastCall('start'), [{ workflowName: 'echo', input: { a: 1 }, catalog: 'q' }]);
+  assert.equal(h.api.lastCall('start'), [{ workflowName: 'echo', input: { a: 1 }, catalog: 'q' }, {}]);
   for (const input of [[1], 'x', null, 3]) {
     assert.is((await call(h, 'POST', '/workflow', { json: { workflowName: 'echo', input } })).status, 400, JSON.stringify(input));
   }
@@ -69,9 +69,9 @@ test('terminate and stop accept an empty body; reset needs stepName; feedback ne
   const h = harness();
   const pinned = `/workflow/wf-1/runs/${RUN_ID}`;
   assert.equal((await call(h, 'POST', `${pinned}/terminate`)).json, { terminated: true, workflowId: 'wf-1', runId: RUN_ID });
-  assert.equal(h.api.lastCall('terminate'), [{ workflowId: 'wf-1', runId: RUN_ID }, undefined]);
+  assert.equal(h.api.lastCall('terminate'), [{ workflowId: 'wf-1', runId: RUN_ID }, undefined, {}]);
   await call(h, 'POST', `${pinned}/terminate`, { json: { reason: 'cleanup' } });
-  assert.equal(h.api.lastCall('terminate'), [{ workflowId: 'wf-1', runId: RUN_ID }, 'cleanup']);
+  assert.equal(h.api.lastCall('terminate'), [{ workflowId: 'wf-1', runId: RUN_ID }, 'cleanup', {}]);
   assert.is((await call(h, 'POST', `${pinned}/terminate`, { json: { reason: 5 } })).status, 400);
   assert.is((await call(h, 'PATCH', `${pinned}/stop`)).status, 200);
   assert.is((await call(h, 'PATCH', `${pinned}/stop`, { json: {} })).status, 200);
@@ -80,7 +80,7 @@ test('terminate and stop accept an empty body; reset needs stepName; feedback ne
   assert.is((await call(h, 'POST', `${pinned}/reset`, { json: { reason: 'x' } })).status, 400);
   const reset = await call(h, 'POST', `${pinned}/reset`, { json: { stepName: 'charge', reason: 'retry' } });
   assert.equal(reset.json, { workflowId: 'wf-1', runId: NEW_RUN_ID });
-  assert.equal(h.api.lastCall('reset'), [{ workflowId: 'wf-1', runId: RUN_ID }, 'charge', 'retry']);
+  assert.equal(h.api.lastCall('reset'), [{ workflowId: 'wf-1', runId: RUN_ID }, 'charge', 'retry', {}]);
   assert.equal((await call(h, 'POST', '/workflow/feedback', { json: { workflowId: 'wf-1', payload: { ok: true } } })).json, { workflowId: 'wf-1', runId: RUN_ID });
   assert.is((await call(h, 'POST', '/workflow/feedback', { json: { workflowId: 'wf-1', payload: 'yes' } })).status, 400);
 });
@@ -134,7 +134,7 @@ test('deprecated reset: resets exactly the latest run as described, and the Link
   const answer = await call(h, 'POST', '/workflow/wf-1/reset', { json: { stepName: 'charge' } });
   assert.is(answer.json.runId, NEW_RUN_ID);
   assert.equal(h.api.lastCall('getStatus'), [{ workflowId: 'wf-1' }]);
-  assert.equal(h.api.lastCall('reset'), [{ workflowId: 'wf-1', runId: RUN_ID }, 'charge', undefined]);
+  assert.equal(h.api.lastCall('reset'), [{ workflowId: 'wf-1', runId: RUN_ID }, 'charge', undefined, {}]);
   assert.is(answer.headers['link'], `</workflow/wf-1/runs/${RUN_ID}/reset>; rel="successor-version"`);
   h.api.overrides.reset = async () => {
     throw new errors.StepNotFoundError('step never ran', { workflowId: 'wf-1', runId: RUN_ID });

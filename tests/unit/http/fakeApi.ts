@@ -1,6 +1,6 @@
 import type { FlowgateApi } from '../../../core/api/flowgateApi.js';
-import type { HistoryStreamRequest } from '../../../core/api/requests.js';
-import type { HistoryStreamItem, RunStatusView, WorkflowResultLegacy, WorkflowResultV2 } from '../../../core/api/views.js';
+import type { HistoryStreamRequest, IdempotencyOptions } from '../../../core/api/requests.js';
+import type { Answer, HistoryStreamItem, RunStatusView, WorkflowResultLegacy, WorkflowResultV2 } from '../../../core/api/views.js';
 import type { IdGenerator } from '../../../ports/ids.js';
 import type { LogFields, Logger } from '../../../ports/logger.js';
 
@@ -47,6 +47,11 @@ export const resultLegacy = (workflowId: string): WorkflowResultLegacy => ({
 /** When the fake's keyed answers expire. */
 export const EXPIRES_AT = new Date('2025-01-02T00:00:00.000Z');
 
+/** The fake's answer: with an idempotency key it expires at EXPIRES_AT. */
+function answered<T>(answer: T, options: IdempotencyOptions | undefined): Answer<T> {
+  return options?.idempotencyKey === undefined ? { answer } : { answer, expiresAt: EXPIRES_AT };
+}
+
 export interface RecordedCall {
   method: keyof FlowgateApi;
   args: unknown[];
@@ -71,19 +76,20 @@ export class RecordingApi implements FlowgateApi {
     return this.calls.filter((call) => call.method === method).at(-1)?.args;
   }
 
-  runSync: FlowgateApi['runSync'] = async (request, version) =>
-    this.record('runSync', [request, version]) ?? (version === 'legacy' ? resultLegacy(request.workflowId ?? 'generated') : resultV2(request.workflowId ?? 'generated'));
-  start: FlowgateApi['start'] = async (request) =>
-    this.record('start', [request]) ?? { workflowId: request.workflowId ?? 'generated', runId: RUN_ID, status: 'running' };
+  runSync: FlowgateApi['runSync'] = async (request, version, options) =>
+    this.record('runSync', [request, version, options]) ??
+    answered(version === 'legacy' ? resultLegacy(request.workflowId ?? 'generated') : resultV2(request.workflowId ?? 'generated'), options);
+  start: FlowgateApi['start'] = async (request, options) =>
+    this.record('start', [request, options]) ?? answered({ workflowId: request.workflowId ?? 'generated', runId: RUN_ID, status: 'running' }, options);
   listWorkflows: FlowgateApi['listWorkflows'] = async (catalog) =>
     this.record('listWorkflows', [catalog]) ?? { workflows: [{ name: 'echo', description: 'Echoes its input.', inputSchema: { type: 'object' }, outputSchema: {} }] };
-  sendFeedback: FlowgateApi['sendFeedback'] = async (workflowId, payload) =>
-    this.record('sendFeedback', [workflowId, payload]) ?? { workflowId, runId: RUN_ID };
+  sendFeedback: FlowgateApi['sendFeedback'] = async (workflowId, payload, options) =>
+    this.record('sendFeedback', [workflowId, payload, options]) ?? answered({ workflowId, runId: RUN_ID }, options);
   stop: FlowgateApi['stop'] = async (run) => this.record('stop', [run]) ?? { workflowId: run.workflowId, runId: run.runId ?? RUN_ID };
-  terminate: FlowgateApi['terminate'] = async (run, reason) =>
-    this.record('terminate', [run, reason]) ?? { terminated: true, workflowId: run.workflowId, runId: run.runId ?? RUN_ID };
-  reset: FlowgateApi['reset'] = async (run, stepName, reason) =>
-    this.record('reset', [run, stepName, reason]) ?? { workflowId: run.workflowId, runId: NEW_RUN_ID };
+  terminate: FlowgateApi['terminate'] = async (run, reason, options) =>
+    this.record('terminate', [run, reason, options]) ?? answered({ terminated: true, workflowId: run.workflowId, runId: run.runId ?? RUN_ID }, options);
+  reset: FlowgateApi['reset'] = async (run, stepName, reason, options) =>
+    this.record('reset', [run, stepName, reason, options]) ?? answered({ workflowId: run.workflowId, runId: NEW_RUN_ID }, options);
   getResult: FlowgateApi['getResult'] = async (run, version) =>
     this.record('getResult', [run, version]) ?? (version === 'legacy' ? resultLegacy(run.workflowId) : resultV2(run.workflowId));
   getStatus: FlowgateApi['getStatus'] = async (run) => this.record('getStatus', [run]) ?? statusView(run.workflowId);
@@ -104,16 +110,6 @@ export class RecordingApi implements FlowgateApi {
     this.record('rerun', [run, request]) ?? { workflowId: request.workflowId ?? 'generated', runId: NEW_RUN_ID, status: 'running', rerunOf: run };
   bulkRerun: FlowgateApi['bulkRerun'] = async (request) =>
     this.record('bulkRerun', [request]) ?? { action: 'rerun', dryRun: request.dryRun, matched: 0, runs: [], started: [], succeeded: 0, failures: [], truncated: false };
-  runSyncWithKey: FlowgateApi['runSyncWithKey'] = async (request, version, key) =>
-    this.record('runSyncWithKey', [request, version, key]) ?? { answer: await this.runSync(request, version), expiresAt: EXPIRES_AT };
-  startWithKey: FlowgateApi['startWithKey'] = async (request, key) =>
-    this.record('startWithKey', [request, key]) ?? { answer: await this.start(request), expiresAt: EXPIRES_AT };
-  sendFeedbackWithKey: FlowgateApi['sendFeedbackWithKey'] = async (workflowId, payload, key) =>
-    this.record('sendFeedbackWithKey', [workflowId, payload, key]) ?? { answer: await this.sendFeedback(workflowId, payload), expiresAt: EXPIRES_AT };
-  terminateWithKey: FlowgateApi['terminateWithKey'] = async (run, reason, key) =>
-    this.record('terminateWithKey', [run, reason, key]) ?? { answer: await this.terminate(run, reason), expiresAt: EXPIRES_AT };
-  resetWithKey: FlowgateApi['resetWithKey'] = async (run, stepName, reason, key) =>
-    this.record('resetWithKey', [run, stepName, reason, key]) ?? { answer: await this.reset(run, stepName, reason), expiresAt: EXPIRES_AT };
 }
 
 /** The whole history of a closed run: metadata, two events, done. */

@@ -7,22 +7,23 @@ import { EXPIRES_AT, RUN_ID } from './fakeApi.js';
 
 const START = { workflowName: 'echo', input: { message: 'hi' } };
 
-test('without the header the plain methods are called and no Idempotency-Expires is sent', async () => {
+test('without the header the methods are called without a key and no Idempotency-Expires is sent', async () => {
   const h = harness();
   const answer = await call(h, 'POST', '/workflow', { json: START });
   assert.is(answer.status, 200);
   assert.is(answer.headers['idempotency-expires'], undefined);
   assert.equal(h.api.calls.map((c) => c.method), ['start']);
+  assert.equal(h.api.lastCall('start')?.at(-1), {});
 });
 
-test('with the header each keyed endpoint calls its *WithKey method with the key and announces the expiry', async () => {
+test('with the header each keyed endpoint passes the key to its method and announces the expiry', async () => {
   const cases: [string, string, unknown, string][] = [
-    ['POST', '/workflow', START, 'startWithKey'],
-    ['POST', '/workflow/run', { ...START, timeout: 5 }, 'runSyncWithKey'],
-    ['POST', '/workflow/feedback', { workflowId: 'wf', payload: {} }, 'sendFeedbackWithKey'],
-    ['POST', `/workflow/wf/runs/${RUN_ID}/terminate`, { reason: 'r' }, 'terminateWithKey'],
-    ['POST', `/workflow/wf/runs/${RUN_ID}/reset`, { stepName: 's' }, 'resetWithKey'],
-    ['POST', '/workflow/wf/reset', { stepName: 's' }, 'resetWithKey'],
+    ['POST', '/workflow', START, 'start'],
+    ['POST', '/workflow/run', { ...START, timeout: 5 }, 'runSync'],
+    ['POST', '/workflow/feedback', { workflowId: 'wf', payload: {} }, 'sendFeedback'],
+    ['POST', `/workflow/wf/runs/${RUN_ID}/terminate`, { reason: 'r' }, 'terminate'],
+    ['POST', `/workflow/wf/runs/${RUN_ID}/reset`, { stepName: 's' }, 'reset'],
+    ['POST', '/workflow/wf/reset', { stepName: 's' }, 'reset'],
   ];
   for (const [method, path, json, apiMethod] of cases) {
     const h = harness();
@@ -31,7 +32,7 @@ test('with the header each keyed endpoint calls its *WithKey method with the key
     assert.is(answer.headers['idempotency-expires'], EXPIRES_AT.toUTCString(), path);
     const keyed = h.api.calls.find((c) => c.method === apiMethod);
     assert.ok(keyed, `${path} called ${apiMethod}`);
-    assert.is(keyed!.args.at(-1), 'key-1');
+    assert.equal(keyed!.args.at(-1), { idempotencyKey: 'key-1' });
   }
 });
 
@@ -40,7 +41,7 @@ test('the keyed deprecated reset does not describe the latest run first (a retry
   const answer = await call(h, 'POST', '/workflow/wf/reset', { json: { stepName: 's' }, headers: { 'idempotency-key': 'k' } });
   assert.is(answer.status, 200);
   assert.not.ok(h.api.calls.some((c) => c.method === 'getStatus'));
-  assert.equal(h.api.lastCall('resetWithKey')?.[0], { workflowId: 'wf' });
+  assert.equal(h.api.lastCall('reset')?.[0], { workflowId: 'wf' });
   assert.is(answer.headers['link'], '</workflow/{id}/runs/{rid}/reset>; rel="successor-version"');
 });
 

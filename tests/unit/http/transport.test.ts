@@ -177,7 +177,7 @@ test('graceful shutdown: SSE streams end at once, in-flight requests finish, idl
   followForever(api);
   api.overrides.runSync = async (runRequest) => {
     await new Promise((resolve) => setTimeout(resolve, 300));
-    return resultV2(runRequest.workflowId ?? 'slow');
+    return { answer: resultV2(runRequest.workflowId ?? 'slow') };
   };
   const idleClient = new Client(server.url);
   try {

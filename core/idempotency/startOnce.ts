@@ -1,11 +1,14 @@
 import type { StartRequest } from '../api/requests.js';
-import { canonicalJson, type RunIdempotency } from '../domain/idempotency.js';
+import type { RunIdempotency } from '../domain/idempotency.js';
 import { IdempotencyKeyReusedError, WorkflowAlreadyStartedError, WorkflowNotFoundError } from '../domain/errors.js';
 import { assertWorkflowId } from '../domain/ids.js';
 import type { RunDescription } from '../domain/run.js';
 import type { WorkflowEngine } from '../../ports/engine.js';
-import type { CoreDeps } from './deps.js';
-import { startRun } from './start.js';
+import type { CoreDeps } from '../useCases/deps.js';
+import { fingerprintDigest, keyDigest } from './fingerprint.js';
+
+/** Checks and starts one run, handing the engine the key's record to keep with it (useCases/start.ts: startRun). */
+export type StartKeyedRun = (request: StartRequest, idempotency: RunIdempotency) => Promise<RunDescription>;
 
 export interface KeyedStart {
   operation: 'start' | 'run';
@@ -26,24 +29,22 @@ export interface KeyedStart {
  * which the engine deduplicates. Once the stored answer expired, the key starts a new run like a fresh request.
  */
 export async function startOnce(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>,
+  deps: Pick<CoreDeps, 'engine' | 'digest' | 'clock' | 'defaultCatalog'>,
   keyed: KeyedStart,
+  startRun: StartKeyedRun,
 ): Promise<RunDescription> {
   const { request, key, operation } = keyed;
   const workflowId = request.workflowId === undefined ? deps.digest.uuidOf(['idempotency-workflow-id', key]) : assertWorkflowId(request.workflowId);
-  const keyId = deps.digest.uuidOf(['idempotency-key', key]);
+  const keyId = keyDigest(deps.digest, key);
   // What makes the run: `timeout` and the result version only shape this request's wait and answer.
-  const fingerprint = deps.digest.uuidOf([
-    'idempotency-fingerprint',
-    canonicalJson({
-      operation,
-      workflowName: request.workflowName,
-      catalog: request.catalog ?? deps.defaultCatalog,
-      workflowId: request.workflowId ?? null,
-      input: request.input,
-      callbackUrl: request.callbackUrl ?? null,
-    }),
-  ]);
+  const fingerprint = fingerprintDigest(deps.digest, {
+    operation,
+    workflowName: request.workflowName,
+    catalog: request.catalog ?? deps.defaultCatalog,
+    workflowId: request.workflowId ?? null,
+    input: request.input,
+    callbackUrl: request.callbackUrl ?? null,
+  });
   const mustMatch = (run: RunDescription): RunDescription => {
     if (run.idempotency?.key === keyId && run.idempotency.fingerprint !== fingerprint) {
       throw new IdempotencyKeyReusedError(
@@ -62,7 +63,7 @@ export async function startOnce(
     const requestId = deps.digest.uuidOf(['idempotency-start', keyId, workflowId, latest?.runId ?? '']);
     const idempotency: RunIdempotency = { key: keyId, fingerprint, requestId };
     try {
-      return mustMatch(await startRun(deps, { ...request, workflowId }, idempotency));
+      return mustMatch(await startRun({ ...request, workflowId }, idempotency));
     } catch (error) {
       // Another request started the id between our look and our start: look again (it may be ours, with another request id).
       if (attempt === 0 && error instanceof WorkflowAlreadyStartedError) continue;
