@@ -57,6 +57,8 @@ const RECONNECT_BASE_MS = 100;
  */
 export class Transport {
   readonly baseUrl: URL;
+  /** The mount prefix without its trailing slash: `''` or `/flows`. */
+  private readonly basePath: string;
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly maxRetries: number;
@@ -65,7 +67,7 @@ export class Transport {
   constructor(private readonly options: TransportOptions) {
     const base = new URL(String(options.baseUrl));
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`baseUrl must be an http or https URL, got ${base.href}`);
-    base.pathname = base.pathname.replace(/\/+$/, '');
+    this.basePath = base.pathname.replace(/\/+$/, '');
     base.search = '';
     base.hash = '';
     this.baseUrl = base;
@@ -121,7 +123,7 @@ export class Transport {
   private async send(call: Call): Promise<Dispatcher.ResponseData> {
     const url = new URL(this.baseUrl.href);
     const target = new URL(call.path, 'http://path.invalid');
-    url.pathname = call.absolutePath ? target.pathname : `${this.baseUrl.pathname}${target.pathname}`;
+    url.pathname = call.absolutePath ? target.pathname : `${this.basePath}${target.pathname}`;
     url.search = target.search;
     for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...call.headers };

@@ -1,0 +1,165 @@
+import * as assert from 'uvu/assert';
+import { createFlowgateClient, FlowgateApiError, workflowRef, type FlowgateClient } from '../../adapters/client/index.js';
+import { arithmetic, awaitsFeedback, echo, sleeper } from '../fixtures/workflows/basic.js';
+import { contractSuite, ISO_UTC, RESULT_LEGACY_KEYS, RESULT_V2_KEYS, keys, UUID, waitUntil } from '../support/contract.js';
+import { uniqueId, waitForEvent } from '../support/http.js';
+
+/** Every endpoint through flowgate/client (docs/client.md), on the engine under test. */
+const test = contractSuite('client: every endpoint');
+
+function clientOf(baseUrl: string): FlowgateClient {
+  return createFlowgateClient({ baseUrl });
+}
+
+/** Runs `body` with a client of the suite's server, closed afterwards. */
+async function withClient(context: { api: { baseUrl: string } }, body: (client: FlowgateClient) => Promise<void>): Promise<void> {
+  const client = clientOf(context.api.baseUrl);
+  try {
+    await body(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<FlowgateApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, FlowgateApiError);
+    return error as FlowgateApiError;
+  }
+  throw new assert.Assertion({ message: 'expected the call to fail', generated: false, operator: 'rejects', expects: 'a rejection', actual: 'a success' });
+}
+
+test('run(definition) completes with the typed output; run by name and by reference answer the same', (context) =>
+  withClient(context, async (client) => {
+    const result = await client.run(echo, { message: 'hi' });
+    assert.equal(keys(result), RESULT_V2_KEYS);
+    assert.is(result.status, 'completed');
+    if (result.status === 'completed') assert.is(result.output.message, 'hi');
+    assert.match(result.runId ?? '', UUID);
+    const byName = await client.run('echo', { message: 'by name' });
+    assert.equal(byName.output, { message: 'by name' });
+    const byRef = await client.run(workflowRef<typeof echo>('echo'), { message: 'by ref' });
+    assert.equal(byRef.output, { message: 'by ref' });
+    const failed = await client.run('fails_in_workflow', {});
+    assert.is(failed.status, 'failed');
+    assert.is(failed.output, null);
+    assert.is(failed.error?.name, 'RangeError');
+  }));
+
+test('start, status, input, result (with wait, and legacy), history, runs, trace-log', (context) =>
+  withClient(context, async (client) => {
+    const workflowId = uniqueId('client-read');
+    const started = await client.start(echo, { message: 'read me' }, { workflowId });
+    assert.equal(started, { workflowId, runId: started.runId, status: 'running' });
+    const result = await client.result(workflowId, { wait: 20 });
+    assert.is(result.status, 'completed');
+    assert.equal(result.output, { message: 'read me' });
+    const pinned = await client.result(workflowId, { runId: started.runId });
+    assert.equal(pinned.runId, started.runId);
+    const legacy = await client.result(workflowId, { runId: started.runId, v: 'legacy' });
+    assert.equal(keys(legacy), RESULT_LEGACY_KEYS);
+    assert.is(legacy.errorDetails, null);
+    const status = await client.status(workflowId);
+    assert.is(status.status, 'completed');
+    assert.is(status.workflowName, 'echo');
+    assert.match(status.startedAt, ISO_UTC);
+    assert.equal(await client.status(workflowId, { runId: started.runId }), status);
+    assert.equal(await client.input(workflowId), { workflowId, runId: started.runId, input: { message: 'read me' } });
+    assert.equal((await client.input(workflowId, { runId: started.runId })).input, { message: 'read me' });
+    const page = await client.history(workflowId, { pageSize: 1 });
+    assert.is(page.events.length, 1);
+    assert.is(page.events[0]?.type, 'workflow_started');
+    assert.type(page.nextPageToken, 'string');
+    const next = await client.history(workflowId, { runId: started.runId, pageSize: 200, pageToken: page.nextPageToken! });
+    assert.is(next.events.at(-1)?.type, 'workflow_completed');
+    const runs = await client.listRuns({ workflowName: 'echo', limit: 1000 });
+    assert.ok(runs.runs.some((run) => run.runId === started.runId));
+    const trace = await client.traceLog(workflowId, started.runId);
+    assert.is(trace.runId, started.runId);
+    assert.is(trace.data?.workflowName, 'echo');
+  }));
+
+test('listWorkflows carries each workflow\'s input and output JSON Schema; ready, health and the OpenAPI document', (context) =>
+  withClient(context, async (client) => {
+    const list = await client.listWorkflows();
+    const entry = list.workflows.find((workflow) => workflow.name === 'echo');
+    assert.ok(entry);
+    assert.is((entry.inputSchema as { type?: unknown }).type, 'object');
+    assert.is((entry.outputSchema as { type?: unknown }).type, 'object');
+    const other = await client.listWorkflows({ catalog: 'other' });
+    assert.equal(other.workflows.map((workflow) => workflow.name), ['other_only']);
+    assert.equal(await client.ready(), { status: 'ready', engine: context.api.engine });
+    assert.equal(await client.health(), { status: 'ok' });
+    const document = await client.openApi();
+    assert.is(document.openapi, '3.1.0');
+  }));
+
+test('sendFeedback resumes a waiting run', (context) =>
+  withClient(context, async (client) => {
+    const { workflowId, runId } = await client.start(awaitsFeedback, {});
+    await waitForEvent(context.api, workflowId, 'workflow_started');
+    assert.equal(await client.sendFeedback(workflowId, { approved: true }), { workflowId, runId });
+    const result = await client.result(workflowId, { runId, wait: 20 });
+    assert.equal(result.output, { reply: { approved: true } });
+  }));
+
+test('stop (pinned and latest), terminate, reset, bulk cancel and terminate', (context) =>
+  withClient(context, async (client) => {
+    const ids = ({ workflowId, runId }: { workflowId: string; runId: string }) => ({ workflowId, runId });
+    const first = ids(await client.start(sleeper, { ms: 3_600_000 }));
+    assert.equal(await client.stop(first.workflowId, { runId: first.runId }), first);
+    await waitUntil(context.api, first.workflowId, 'cancelled', first.runId);
+    const second = ids(await client.start(sleeper, { ms: 3_600_000 }));
+    assert.equal(await client.stop(second.workflowId), second, 'the deprecated latest-run form');
+    const third = ids(await client.start(sleeper, { ms: 3_600_000 }));
+    assert.equal(await client.terminate(third.workflowId, third.runId, { reason: 'enough' }), { terminated: true, ...third });
+    const done = await client.run(arithmetic, { n: 1 });
+    assert.equal(done.output, { result: 4 });
+    const reset = await client.reset(done.workflowId, { stepName: 'add_one', reason: 'again' }, { runId: done.runId! });
+    assert.is(reset.workflowId, done.workflowId);
+    assert.is.not(reset.runId, done.runId);
+    assert.equal((await client.result(reset.workflowId, { runId: reset.runId, wait: 20 })).output, { result: 4 });
+    const dry = await client.cancelRuns({ workflowName: 'sleeper', dryRun: true });
+    assert.is(dry.action, 'cancel');
+    assert.is(dry.dryRun, true);
+    assert.is(dry.succeeded, 0);
+    const open = await client.start(sleeper, { ms: 3_600_000 });
+    const terminated = await client.terminateRuns({ workflowName: 'sleeper', status: 'running', reason: 'sweep' });
+    assert.ok(terminated.succeeded >= 1, JSON.stringify(terminated));
+    assert.is((await client.status(open.workflowId)).status, 'terminated');
+  }));
+
+test('errors: one class with the server\'s name, status, workflowId, issues and request id', (context) =>
+  withClient(context, async (client) => {
+    const missing = await rejection(client.start('no_such_workflow', {}, { requestId: 'client-test-1' }));
+    assert.is(missing.error, 'WorkflowNotFoundError');
+    assert.is(missing.status, 404);
+    assert.is(missing.requestId, 'client-test-1');
+    assert.match(missing.message, /^WorkflowNotFoundError: /);
+
+    // @ts-expect-error the definition's input schema wants `message`; the server refuses it too.
+    const invalid = await rejection(client.start(echo, { text: 'wrong field' }));
+    assert.is(invalid.error, 'ValidationError');
+    assert.is(invalid.status, 400);
+    assert.ok(invalid.issues.length > 0);
+    assert.type(invalid.issues[0]?.message, 'string');
+    assert.ok(invalid.requestId);
+
+    const workflowId = uniqueId('client-missing');
+    const unknownRun = await rejection(client.status(workflowId));
+    assert.is(unknownRun.error, 'WorkflowNotFoundError');
+    assert.is(unknownRun.workflowId, workflowId);
+
+    const open = await client.start(sleeper, { ms: 3_600_000 });
+    const notDone = await rejection(client.result(open.workflowId));
+    assert.is(notDone.error, 'WorkflowNotCompletedError');
+    assert.is(notDone.status, 424);
+    await client.terminate(open.workflowId, open.runId);
+    const closed = await rejection(client.terminate(open.workflowId, open.runId));
+    assert.is(closed.error, 'WorkflowClosedError');
+    assert.is(closed.status, 409);
+  }));
+
+test.run();
