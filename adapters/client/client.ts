@@ -151,7 +151,7 @@ export class FlowgateClient {
   /** GET /ready: the readiness body, also when it is a 503 `{status: 'unavailable'}` (never retried). */
   async ready(options: CallOptions = {}): Promise<Readiness> {
     try {
-      return (await this.transport.json<Readiness>({ method: 'GET', path: '/ready', retrySafe: false, ...defined(options) })).body;
+      return (await this.transport.json<Readiness>({ method: 'GET', path: '/ready', retrySafe: true, retryRefusals: false, ...defined(options) })).body;
     } catch (error) {
       const body = (error as { body?: unknown }).body as Readiness | undefined;
       if ((error as { status?: unknown }).status === 503 && body?.status === 'unavailable') return body;

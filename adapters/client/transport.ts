@@ -34,6 +34,8 @@ export interface Call extends CallOptions {
   headers?: Record<string, string>;
   /** A retry after a dropped connection cannot do harm: reads, and writes carrying an Idempotency-Key. */
   retrySafe: boolean;
+  /** False: a 503 or 429 is the answer, not retried (readiness probes report it). */
+  retryRefusals?: boolean;
 }
 
 /** A successful answer, parsed. */
@@ -44,7 +46,11 @@ export interface Answer<T = unknown> {
   headers: Record<string, string | string[] | undefined>;
 }
 
-const RETRIED_STATUSES = new Set([429, 503]);
+/**
+ * 503s that refuse a request before anything was done, so even a write without a key is retried after them. Another
+ * 503 (EngineUnavailableError) may come after the engine acted: only retry-safe calls repeat it.
+ */
+const REFUSED_BEFORE_ACTING = new Set(['ServerBusyError', 'CatalogNotAvailableError', 'IdempotencyStoreFullError']);
 /** Retry-After is in seconds; an answer without one is retried after this long. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
 /** A dropped connection is retried after 100 ms, 200 ms, 400 ms, ... */
@@ -114,10 +120,16 @@ export class Transport {
       if (response.statusCode >= 200 && response.statusCode < 300) return onSuccess(response);
       const failure = await this.failure(response);
       const delay = (failure.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS) * 1000;
-      if (!RETRIED_STATUSES.has(failure.status) || attempt >= this.maxRetries || waited + delay > this.maxWaitMs) throw failure;
+      if (!this.retriesRefusal(call, failure) || attempt >= this.maxRetries || waited + delay > this.maxWaitMs) throw failure;
       waited += delay;
       await sleep(delay, call.signal);
     }
+  }
+
+  private retriesRefusal(call: Call, failure: FlowgateApiError): boolean {
+    if (call.retryRefusals === false) return false;
+    if (failure.status === 429) return true;
+    return failure.status === 503 && (call.retrySafe || REFUSED_BEFORE_ACTING.has(failure.error));
   }
 
   private async send(call: Call): Promise<Dispatcher.ResponseData> {
