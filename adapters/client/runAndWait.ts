@@ -18,7 +18,8 @@ const SMALLEST_WAIT_SECONDS = 0.05;
 
 /**
  * POST /workflow/run, then never losing the run: a 408 (the run outlived the request's `timeout`) is followed to its
- * `Location` with `?wait=` long-polls until the run closes or the caller's deadline passes. The start carries an
+ * `Location` with `?wait=` long-polls until the run closes (a run that continued as new: to the end of its chain) or
+ * the caller's deadline passes. The start carries an
  * Idempotency-Key, so a retry after a dropped connection joins the first start instead of starting another run.
  */
 export async function runAndWait(transport: Transport, workflowName: string, input: unknown, options: RunOptions = {}): Promise<WorkflowResultV2> {
@@ -42,24 +43,29 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
     if (!(error instanceof FlowgateApiError) || error.status !== 408 || error.location === undefined) throw error;
     timedOut = error;
   }
-  const location = timedOut.location!;
+  // The pinned result of the run the call started; once that run continued as new, the id form, which follows the
+  // chain to its end (docs/long-poll.md).
+  let target: { path: string; absolutePath: boolean } = { path: timedOut.location!, absolutePath: true };
   for (;;) {
     const wait = secondsLeft();
     if (wait < SMALLEST_WAIT_SECONDS) throw timedOut;
+    let result: WorkflowResultV2;
     try {
       const answer = await transport.json<WorkflowResultV2>({
         method: 'GET',
-        path: location,
-        absolutePath: true,
+        ...target,
         query: { wait: roundedUp(wait) },
         retrySafe: true,
         ...(signal ? { signal } : {}),
       });
-      return answer.body;
+      result = answer.body;
     } catch (error) {
       // 424: still open when the wait ended; anything else (the run gone, a refusal past the retries) is the answer.
       if (!(error instanceof FlowgateApiError) || error.status !== 424) throw error;
+      continue;
     }
+    if (result.status !== 'continued_as_new') return result;
+    target = { path: `/workflow/${encodeURIComponent(result.workflowId)}/result`, absolutePath: false };
   }
 }
 

@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { createFlowgateClient, FlowgateApiError, type FlowgateClient, type FollowEvent } from '../../adapters/client/index.js';
 import { arithmetic, awaitsFeedback, sleeper } from '../fixtures/workflows/basic.js';
+import { continuesIntoWait } from '../fixtures/workflows/contract.js';
 import { otherOnly } from '../fixtures/workflows/otherCatalog.js';
 import { contractSuite, UUID } from '../support/contract.js';
 import { afterEvent, startCuttingProxy } from '../support/cuttingProxy.js';
@@ -44,6 +45,19 @@ test('run() follows a 408 with ?wait= long-polls until the run closes', ({ api }
     assert.is(result.status, 'completed');
     assert.equal(result.output, { reply: { approved: 'late' } });
     assert.ok(accessLines(api, `/workflow/${workflowId}/runs/`).some((line) => line.status === 200));
+  }));
+
+test('run() whose 408 names a run that continued as new waits for the end of the chain', ({ api }) =>
+  using(createFlowgateClient({ baseUrl: api.baseUrl }), async (client) => {
+    const workflowId = uniqueId('client-chain');
+    const running = client.run(continuesIntoWait, { ms: 0 }, { workflowId, pollSeconds: 0.2 });
+    await logged(api, '/workflow/run', 408);
+    // The pinned run answered continued_as_new; the id form's wait then ran out on the chain's waiting run.
+    await logged(api, `/workflow/${workflowId}/result`, 424);
+    await client.sendFeedback(workflowId, { chained: true });
+    const result = await running;
+    assert.is(result.status, 'completed');
+    assert.equal(result.output, { reply: { chained: true } });
   }));
 
 test('run() past the caller\'s deadline throws the 408, naming the run, which keeps going', ({ api }) =>
