@@ -1,4 +1,5 @@
 import * as assert from 'uvu/assert';
+import { Agent } from 'undici';
 import { createFlowgateClient, FlowgateApiError, workflowRef, type FlowgateClient } from '../../adapters/client/index.js';
 import { arithmetic, awaitsFeedback, echo, sleeper } from '../fixtures/workflows/basic.js';
 import { contractSuite, ISO_UTC, RESULT_LEGACY_KEYS, RESULT_V2_KEYS, keys, UUID, waitUntil } from '../support/contract.js';
@@ -173,5 +174,22 @@ test('errors: one class with the server\'s name, status, workflowId, issues and 
     assert.is(closed.error, 'WorkflowClosedError');
     assert.is(closed.status, 409);
   }));
+
+test('a dispatcher of the caller\'s is used and left open by close()', async ({ api }) => {
+  const dispatcher = new Agent({ connections: 1 });
+  const connects: string[] = [];
+  dispatcher.on('connect', (origin) => connects.push(String(origin)));
+  try {
+    const client = createFlowgateClient({ baseUrl: api.baseUrl, dispatcher });
+    assert.equal(await client.health(), { status: 'ok' });
+    await client.close();
+    assert.equal(connects.map((origin) => new URL(origin).origin), [new URL(api.baseUrl).origin]);
+    const again = createFlowgateClient({ baseUrl: api.baseUrl, dispatcher });
+    assert.equal(await again.health(), { status: 'ok' }, 'still usable after the first client closed');
+    await again.close();
+  } finally {
+    await dispatcher.close();
+  }
+});
 
 test.run();
