@@ -19,8 +19,8 @@ const SMALLEST_WAIT_SECONDS = 0.05;
 /**
  * POST /workflow/run, then never losing the run: a 408 (the run outlived the request's `timeout`) is followed to its
  * `Location` with `?wait=` long-polls until the run closes (a run that continued as new: to the end of its chain) or
- * the caller's deadline passes. The start carries an
- * Idempotency-Key, so a retry after a dropped connection joins the first start instead of starting another run.
+ * the caller's deadline passes. The start carries an Idempotency-Key, so a retry after a dropped connection joins the
+ * first start instead of starting another run.
  */
 export async function runAndWait(transport: Transport, workflowName: string, input: unknown, options: RunOptions = {}): Promise<WorkflowResultV2> {
   const { signal, requestId, idempotencyKey, timeoutMs, pollSeconds = DEFAULT_POLL_SECONDS, ...fields } = options;

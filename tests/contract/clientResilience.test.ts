@@ -118,26 +118,20 @@ test('a start whose answer was lost is retried with its Idempotency-Key and join
   }
 });
 
-test('a 503 past the retry budget is the answer, with its Retry-After', ({ api }) =>
-  using(createFlowgateClient({ baseUrl: api.baseUrl, retry: { maxRetries: 0 } }), async (client) => {
+test('a 503 (no worker for the catalog) is retried after Retry-After until the worker is back; past the budget it is the answer', ({ api }) =>
+  using(createFlowgateClient({ baseUrl: api.baseUrl, retry: { maxRetries: 60, maxWaitMs: 120_000 } }), async (client) => {
+    // One stopped worker for both halves: stopping and starting a Temporal worker is the slow part.
     await api.stopWorker('other');
+    let restarted: Promise<void> | undefined;
     try {
-      const error = await client.start(otherOnly, {}, { catalog: 'other' }).then(() => undefined, (caught: unknown) => caught);
+      const once = createFlowgateClient({ baseUrl: api.baseUrl, retry: { maxRetries: 0 } });
+      const error = await using(once, (strict) => strict.start(otherOnly, {}, { catalog: 'other' }).then(() => undefined, (caught: unknown) => caught));
       assert.instance(error, FlowgateApiError);
       assert.is((error as FlowgateApiError).status, 503);
       assert.is((error as FlowgateApiError).error, 'CatalogNotAvailableError');
       assert.ok(((error as FlowgateApiError).retryAfter ?? 0) >= 1);
       assert.is(accessLines(api, '/workflow').filter((line) => line.path === '/workflow' && line.status === 503).length, 1, 'not retried');
-    } finally {
-      await api.startWorker('other');
-    }
-  }));
 
-test('a start refused with 503 succeeds once the worker is back, within the retry budget', ({ api }) =>
-  using(createFlowgateClient({ baseUrl: api.baseUrl, retry: { maxRetries: 60, maxWaitMs: 120_000 } }), async (client) => {
-    await api.stopWorker('other');
-    let restarted: Promise<void> | undefined;
-    try {
       const starting = client.run(otherOnly, {}, { catalog: 'other' });
       await logged(api, '/workflow/run', 503);
       restarted = api.startWorker('other');
