@@ -52,7 +52,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const router = new Router(routes);
   const authenticator = createBearerAuthenticator(config.authToken);
   const openApiDocument = buildOpenApiDocument(routes);
-  const openApiJson = JSON.stringify(openApiDocument);
+  const openApiJson = openApiJsonByMount(openApiDocument);
   const eventStreams = new EventStreamSlots(config.maxEventStreams);
   const { logger } = config;
   const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
@@ -76,7 +76,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       logger,
       options: config,
       requestId,
-      openApiJson,
+      openApiJson: openApiJson(mount),
       eventStreams,
       describeStreamFailure(error) {
         const answer = answerError(error);
@@ -261,6 +261,27 @@ function mountedPath(path: string, frameworkBase: string | undefined, basePath: 
   if (path === basePath) return { path: '/', mount: basePath };
   if (path.startsWith(`${basePath}/`)) return { path: path.slice(basePath.length), mount: basePath };
   return { path, mount: basePath };
+}
+
+/** How many mount prefixes' documents are kept serialized (a mount is configured or one of a framework's few). */
+const OPEN_API_MOUNTS_KEPT = 16;
+
+/**
+ * The document serialized once per mount prefix: its `servers` URL is the prefix the document was asked under (a
+ * relative URL, so a client resolves it against wherever it fetched the document: the API behind any host or proxy).
+ */
+function openApiJsonByMount(document: OpenApiDocument): (mount: string | undefined) => string {
+  const serialized = new Map<string, string>();
+  return (mount) => {
+    const url = mount ?? '/';
+    let json = serialized.get(url);
+    if (json === undefined) {
+      json = JSON.stringify(url === '/' ? document : { ...document, servers: [{ url }] });
+      if (serialized.size >= OPEN_API_MOUNTS_KEPT) serialized.delete(serialized.keys().next().value!);
+      serialized.set(url, json);
+    }
+    return json;
+  };
 }
 
 /** Messages name API paths as `/workflow/...` (the 408's result, a 410's successor): behind a prefix, prefixed. */

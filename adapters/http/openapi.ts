@@ -20,6 +20,7 @@ type JsonObject = Record<string, unknown>;
 /** The generated document: OpenAPI 3.1, built once per app and served serialized. */
 export interface OpenApiDocument {
   openapi: '3.1.0';
+  servers: { url: string; description?: string }[];
   info: { title: string; version: string; [field: string]: unknown };
   paths: Record<string, Record<string, JsonObject>>;
   components: { schemas: Record<string, JsonObject>; [field: string]: unknown };
@@ -128,6 +129,8 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
 
   return {
     openapi: '3.1.0',
+    // A relative URL, resolved against where the document was fetched; app.ts puts the mount prefix here per request.
+    servers: [{ url: '/' }],
     info: {
       title: 'flowgate',
       version: API_DESCRIPTION_VERSION,

@@ -83,4 +83,41 @@ test('the OpenAPI document marks the legacy stop and reset deprecated, and docum
   }
 });
 
+test('the OpenAPI document: a relative server, defaulted request fields optional, the two result versions told apart', async ({ api }) => {
+  const { body: document } = await http(api, 'GET', '/openapi.json');
+  assert.equal(document.servers.map((server: { url: string }) => server.url), ['/'], 'a server URL relative to where the document is served');
+  const schemas = document.components.schemas;
+  const runRequest = schemas.RunWorkflowRequest;
+  assert.equal(runRequest.required.sort(), ['input', 'workflowName'], 'timeout (defaulted) is optional');
+  assert.is(runRequest.properties.timeout.default, 30);
+  assert.not.ok(schemas.BulkCancelRequest.required?.includes('dryRun'), 'dryRun (defaulted) is optional');
+  const limit = document.paths['/workflow/runs'].get.parameters.find((parameter: { name: string }) => parameter.name === 'limit');
+  assert.is(limit.required, false);
+  // Exactly one of two named shapes; version 2's `v` is a constant the strict legacy shape cannot have.
+  assert.equal(schemas.WorkflowResult.oneOf, [
+    { $ref: '#/components/schemas/WorkflowResultV2' },
+    { $ref: '#/components/schemas/WorkflowResultLegacy' },
+  ]);
+  assert.is(schemas.WorkflowResultV2.properties.v.const, '2');
+  assert.ok(schemas.WorkflowResultV2.required.includes('v'));
+  assert.is(schemas.WorkflowResultLegacy.properties.v, undefined);
+  assert.is(schemas.WorkflowResultLegacy.additionalProperties, false);
+  assert.is(schemas.WorkflowResultLegacy.deprecated, true);
+  for (const path of ['/workflow/run', '/workflow/{id}/runs/{rid}/result']) {
+    const operation = document.paths[path].post ?? document.paths[path].get;
+    assert.equal(operation.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/WorkflowResult' });
+  }
+});
+
+test('GET /workflow/list publishes each workflow\'s input and output JSON Schema, and the document says so', async ({ api }) => {
+  const { body: list } = await http(api, 'GET', '/workflow/list');
+  const echo = list.workflows.find((workflow: { name: string }) => workflow.name === 'echo');
+  assert.is(echo.inputSchema.type, 'object');
+  assert.equal(echo.inputSchema.required, ['message']);
+  assert.is(echo.outputSchema.properties.message.type, 'string');
+  const { body: document } = await http(api, 'GET', '/openapi.json');
+  const entry = document.components.schemas.WorkflowList.properties.workflows.items;
+  assert.equal(entry.required.sort(), ['description', 'inputSchema', 'name', 'outputSchema']);
+});
+
 test.run();

@@ -113,6 +113,7 @@ pkg.before(async (context) => {
   assert.is(installed.code, 0, installed.stderr);
   await writeProjectFiles(context.project, await docsFiles('testing.md'));
   await writeProjectFiles(context.project, await docsFiles('embedding.md'));
+  await writeProjectFiles(context.project, await docsFiles('client.md'));
 });
 
 pkg.after(async (context) => {
@@ -207,14 +208,14 @@ pkg('the public types: tsc --noEmit over the workflow, steps, embedding and test
     join(context.project, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, skipLibCheck: false, types: ['node'], outDir: 'build', noEmit: true },
-      include: ['workflows', 'steps', 'test', 'embed.ts'],
+      include: ['workflows', 'steps', 'test', 'embed.ts', 'client.ts'],
     }),
   );
   const checked = await run(context, process.execPath, [join(context.project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: context.project });
   assert.is(checked.code, 0, checked.stdout + checked.stderr);
 });
 
-pkg('the embedding of docs/embedding.md, compiled with tsc and run: the API under /flows beside the app\'s own route', async (context) => {
+pkg('the embedding of docs/embedding.md and the client script of docs/client.md, compiled with tsc and run: the API under /flows beside the app\'s own route', async (context) => {
   const compiled = await run(context, process.execPath, [join(context.project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit', 'false'], { cwd: context.project });
   assert.is(compiled.code, 0, compiled.stdout + compiled.stderr);
   const app = startUntil(context, ['build/embed.js'], 'stdout', /listening on (http:\/\/127\.0\.0\.1:\d+)/, { PORT: '0' });
@@ -231,6 +232,14 @@ pkg('the embedding of docs/embedding.md, compiled with tsc and run: the API unde
     const missing = await request(`${url}/flows/nothing`);
     assert.is(missing.statusCode, 404);
     assert.is(((await missing.body.json()) as { message: string }).message, 'No endpoint at /flows/nothing.');
+    // docs/client.md's script, through flowgate/client, against the API under its prefix.
+    const client = await run(context, process.execPath, ['build/client.js'], { cwd: context.project, env: { FLOWGATE_URL: `${url}/flows` } });
+    assert.is(client.code, 0, client.stdout + client.stderr);
+    const lines = client.stdout.trim().split('\n');
+    assert.is(lines[0], 'charged ch_c-7_1200');
+    assert.match(lines[1]!, /^1 workflow_started$/);
+    assert.ok(lines.includes('done: completed'), client.stdout);
+    assert.match(lines.at(-1)!, /^404 WorkflowNotFoundError \(request [0-9a-f-]{36}\)$/);
   } finally {
     app.child.kill('SIGTERM');
   }

@@ -31,7 +31,7 @@ export const WorkflowResultV2Schema = z
     trace: TraceInfoV2Schema.nullable(),
     error: SerializedFailureSchema.nullable(),
   })
-  .meta({ title: 'WorkflowResultV2' });
+  .meta({ title: 'WorkflowResultV2', description: 'The result, version 2: the default (`?v=2` or no `v`). `v` is always `"2"`.' });
 
 export const LegacyErrorDetailsSchema = z
   .strictObject({
@@ -54,8 +54,16 @@ export const WorkflowResultLegacySchema = z
     error: z.string().nullable().meta({ description: 'Message when failed, else null.' }),
     errorDetails: LegacyErrorDetailsSchema.nullable(),
   })
-  .meta({ title: 'WorkflowResultLegacy', deprecated: true });
+  .meta({ title: 'WorkflowResultLegacy', deprecated: true, description: 'The deprecated result shape, answered only for `?v=legacy` (with `Deprecation: true`). It has no `v`.' });
 
+/**
+ * Exactly one of the two (`oneOf` in the document): version 2 always has `v: "2"`, which the strict legacy shape
+ * never has, so a generator tells them apart by that field.
+ */
 export const WorkflowResultSchema = z
-  .union([WorkflowResultV2Schema, WorkflowResultLegacySchema])
-  .meta({ title: 'WorkflowResult', description: 'Version 2 by default; the legacy shape with `?v=legacy`.' });
+  .xor([WorkflowResultV2Schema, WorkflowResultLegacySchema])
+  .meta({
+    title: 'WorkflowResult',
+    description:
+      'Version 2 (`WorkflowResultV2`, with `v: "2"`) by default; the deprecated legacy shape (`WorkflowResultLegacy`, no `v`) only with `?v=legacy`.',
+  });

@@ -87,3 +87,11 @@ test('a bad basePath is refused when the handler is made, naming the option', ()
 });
 
 test.run();
+
+test('basePath: the OpenAPI document names the mount prefix as its server; unmounted, "/"', async () => {
+  const mounted = await call(harness({ basePath: '/flows' }), 'GET', '/flows/openapi.json');
+  assert.is(mounted.status, 200);
+  assert.equal(mounted.json.servers.map((server: { url: string }) => server.url), ['/flows']);
+  const plain = await call(harness({}), 'GET', '/openapi.json');
+  assert.equal(plain.json.servers.map((server: { url: string }) => server.url), ['/']);
+});
