@@ -43,7 +43,7 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     fetchTrace: (run) => fetchTrace(deps, run),
     readiness: () => readiness(deps),
     bulkControl: (action, request) => bulkControl(deps, action, request),
-    rerun: (run, request) => rerun(deps, run, request),
+    rerun: (run, request, options) => rerun(deps, run, request, options),
     bulkRerun: (request) => bulkRerun(deps, request),
   };
 }

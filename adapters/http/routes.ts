@@ -235,14 +235,15 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       tags: ['control'],
       params: RunParamsSchema,
       body: { schema: RerunBodySchema, optional: true },
+      requestHeaders: [IDEMPOTENCY_KEY_HEADER],
       responses: {
-        200: success(RerunResponseSchema, 'Started.'),
+        200: keyed(success(RerunResponseSchema, 'Started.')),
         404: failure('WorkflowNotFoundError: no such run, or no catalog has its workflow type any more; or CatalogNotAvailableError: its catalog is unknown.'),
-        409: failure('WorkflowAlreadyStartedError: the workflowId belongs to a running execution (the repeated run itself while it is open).'),
+        409: failure(`WorkflowAlreadyStartedError: the workflowId belongs to a running execution (the repeated run itself while it is open). Or: ${KEY_REUSED}`),
         424: failure("UnsupportedWorkflowError: the run's catalog no longer has its workflow type."),
         503: failure("CatalogNotAvailableError: the run's catalog has no worker running now; see Retry-After."),
       },
-      handle: ({ params, body }, context) => rerunRun(params, body, context),
+      handle: ({ params, body, headers }, context) => rerunRun(params, body, headers, context),
     }),
     defineRoute({
       method: 'POST',

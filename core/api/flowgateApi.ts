@@ -39,7 +39,7 @@ export interface FlowgateApi {
   /** Terminates or cancels every run a filter matches (at least one filter); failures per run, not all-or-nothing. */
   bulkControl(action: BulkControlView['action'], request: BulkControlRequest): Promise<BulkControlView>;
   /** Starts a new run of the pinned run's workflow with its input, through the checks of `start`; it records the run it repeats. */
-  rerun(run: PinnedRunRef, request: RerunRequest): Promise<RerunView>;
+  rerun(run: PinnedRunRef, request: RerunRequest, options?: IdempotencyOptions): Promise<Answer<RerunView>>;
   /** Reruns every run a filter matches (at least one filter), each under a new id; failures per run. */
   bulkRerun(request: BulkRerunRequest): Promise<BulkRerunView>;
 }

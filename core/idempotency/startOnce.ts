@@ -2,7 +2,7 @@ import type { StartRequest } from '../api/requests.js';
 import type { RunIdempotency } from '../domain/idempotency.js';
 import { IdempotencyKeyReusedError, WorkflowAlreadyStartedError, WorkflowNotFoundError } from '../domain/errors.js';
 import { assertWorkflowId } from '../domain/ids.js';
-import type { RunDescription } from '../domain/run.js';
+import type { PinnedRunRef, RunDescription } from '../domain/run.js';
 import type { WorkflowEngine } from '../../ports/engine.js';
 import type { CoreDeps } from '../useCases/deps.js';
 import { fingerprintDigest, keyDigest } from './fingerprint.js';
@@ -11,8 +11,10 @@ import { fingerprintDigest, keyDigest } from './fingerprint.js';
 export type StartKeyedRun = (request: StartRequest, idempotency: RunIdempotency) => Promise<RunDescription>;
 
 export interface KeyedStart {
-  operation: 'start' | 'run';
+  operation: 'start' | 'run' | 'rerun';
   request: StartRequest;
+  /** A rerun's repeated run: part of what makes the request, so the key cannot join a rerun of another run. */
+  rerunOf?: PinnedRunRef;
   /** The client's Idempotency-Key. */
   key: string;
   /**
@@ -44,6 +46,8 @@ export async function startOnce(
     workflowId: request.workflowId ?? null,
     input: request.input,
     callbackUrl: request.callbackUrl ?? null,
+    // Absent from a start's fingerprint (canonicalJson drops undefined), so the records of keyed starts still match.
+    rerunOf: keyed.rerunOf,
   });
   const mustMatch = (run: RunDescription): RunDescription => {
     if (run.idempotency?.key === keyId && run.idempotency.fingerprint !== fingerprint) {

@@ -203,6 +203,32 @@ test("an input the workflow's schema no longer accepts: 400 ValidationError with
   expectStatus(await http(api, 'POST', rerunPath(first), { json: { workflowId } }), 200);
 });
 
+test('a keyed rerun is started once: a retry gets the same new run and expiry; the key on another run is 409 and starts nothing', async ({ api }) => {
+  const original = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('rerun-keyed'), input: { message: 'keyed' } });
+  const other = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('rerun-keyed-other'), input: { message: 'keyed' } });
+  const headers = { 'idempotency-key': `rerun-${randomUUID()}` };
+  const first = await http(api, 'POST', rerunPath(original), { headers });
+  expectStatus(first, 200);
+  assert.ok(first.headers['idempotency-expires'], 'a keyed rerun says until when its answer is kept');
+  const retries = await Promise.all([1, 2, 3].map(() => http(api, 'POST', rerunPath(original), { headers })));
+  for (const retry of retries) {
+    expectStatus(retry, 200);
+    assert.equal(retry.body, first.body, 'every retry answers the first rerun');
+    assert.is(retry.headers['idempotency-expires'], first.headers['idempotency-expires']);
+  }
+  const done = await waitUntil(api, first.body.workflowId, 'completed', first.body.runId);
+  assert.equal(done.rerunOf, ref(original));
+  const runsOfTheId = (await listedUntil(api, { workflowName: 'echo' }, (runs) => runs.some((run) => run.runId === first.body.runId), 'the keyed rerun'))
+    .filter((run) => run.workflowId === first.body.workflowId);
+  assert.is(runsOfTheId.length, 1, 'one run under the id the key derived');
+
+  // The same key with the same input, but another run to repeat, is another request.
+  const reused = await http(api, 'POST', rerunPath(other), { headers });
+  expectError(reused, 409, 'IdempotencyKeyReusedError', { workflowId: first.body.workflowId });
+  const after = await listedUntil(api, { workflowName: 'echo' }, (runs) => runs.some((run) => run.runId === first.body.runId), 'the keyed rerun');
+  assert.not.ok(after.some((run) => run.rerunOf?.runId === other.runId), 'nothing repeats the other run');
+});
+
 test('bulk: a dry run lists the matching runs and starts nothing; the real one reruns each under a new id', async ({ api }) => {
   await endOpenWaits(api);
   const prefix = uniqueId('rerun-bulk');

@@ -90,9 +90,12 @@ test('rerun accepts an empty body and passes only the fields given; the bulk for
   const pinned = `/workflow/wf-1/runs/${RUN_ID}`;
   const rerun = await call(h, 'POST', `${pinned}/rerun`);
   assert.equal(rerun.json, { workflowId: 'generated', runId: NEW_RUN_ID, status: 'running', rerunOf: { workflowId: 'wf-1', runId: RUN_ID } });
-  assert.equal(h.api.lastCall('rerun'), [{ workflowId: 'wf-1', runId: RUN_ID }, {}]);
+  assert.equal(h.api.lastCall('rerun'), [{ workflowId: 'wf-1', runId: RUN_ID }, {}, {}]);
   await call(h, 'POST', `${pinned}/rerun`, { json: { workflowId: 'wf-2', callbackUrl: 'https://example.com/done' } });
-  assert.equal(h.api.lastCall('rerun'), [{ workflowId: 'wf-1', runId: RUN_ID }, { workflowId: 'wf-2', callbackUrl: 'https://example.com/done' }]);
+  assert.equal(h.api.lastCall('rerun'), [{ workflowId: 'wf-1', runId: RUN_ID }, { workflowId: 'wf-2', callbackUrl: 'https://example.com/done' }, {}]);
+  const keyed = await call(h, 'POST', `${pinned}/rerun`, { headers: { 'idempotency-key': 'rerun-key-1' } });
+  assert.equal(h.api.lastCall('rerun'), [{ workflowId: 'wf-1', runId: RUN_ID }, {}, { idempotencyKey: 'rerun-key-1' }]);
+  assert.ok(keyed.headers['idempotency-expires'], 'a keyed rerun says until when its answer is kept');
   assert.is((await call(h, 'POST', `${pinned}/rerun`, { json: { input: {} } })).status, 400);
   assert.is((await call(h, 'POST', '/workflow/wf-1/runs/nope/rerun')).status, 400);
   const bulk = await call(h, 'POST', '/workflow/runs/rerun', { json: { workflowName: 'echo', status: 'continued' } });

@@ -106,8 +106,9 @@ export class RecordingApi implements FlowgateApi {
   readiness: FlowgateApi['readiness'] = async () => this.record('readiness', []) ?? { status: 'ready', engine: 'memory' };
   bulkControl: FlowgateApi['bulkControl'] = async (action, request) =>
     this.record('bulkControl', [action, request]) ?? { action, dryRun: request.dryRun, matched: 0, alreadyClosed: 0, succeeded: 0, failures: [], truncated: false };
-  rerun: FlowgateApi['rerun'] = async (run, request) =>
-    this.record('rerun', [run, request]) ?? { workflowId: request.workflowId ?? 'generated', runId: NEW_RUN_ID, status: 'running', rerunOf: run };
+  rerun: FlowgateApi['rerun'] = async (run, request, options) =>
+    this.record('rerun', [run, request, options]) ??
+    answered({ workflowId: request.workflowId ?? 'generated', runId: NEW_RUN_ID, status: 'running' as const, rerunOf: run }, options);
   bulkRerun: FlowgateApi['bulkRerun'] = async (request) =>
     this.record('bulkRerun', [request]) ?? { action: 'rerun', dryRun: request.dryRun, matched: 0, runs: [], started: [], succeeded: 0, failures: [], truncated: false };
 }

@@ -267,7 +267,7 @@ test('names and catalogs: maxLength counts characters as the document does; unpa
 });
 
 test('Idempotency-Key: documented with its rule on exactly the keyed operations, with 409 and Idempotency-Expires', () => {
-  const keyed = ['POST /workflow', 'POST /workflow/run', 'POST /workflow/feedback', 'POST /workflow/{id}/runs/{rid}/reset', 'POST /workflow/{id}/reset', 'POST /workflow/{id}/runs/{rid}/terminate'];
+  const keyed = ['POST /workflow', 'POST /workflow/run', 'POST /workflow/feedback', 'POST /workflow/{id}/runs/{rid}/reset', 'POST /workflow/{id}/reset', 'POST /workflow/{id}/runs/{rid}/terminate', 'POST /workflow/{id}/runs/{rid}/rerun'];
   for (const { method, path, operation } of operations()) {
     const name = `${method} ${path}`;
     const parameter = (operation.parameters as Json[]).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
