@@ -43,6 +43,8 @@ export interface NewRun {
   callback?: RunCallbackTarget;
   /** A start with an Idempotency-Key: kept with the run, as Temporal keeps it in the run's memo. */
   idempotency?: RunIdempotency;
+  /** The parent of the run's span (a W3C traceparent). @default the span active where the run is created */
+  traceparent?: string;
 }
 
 /** How a reset run starts: the copied history, the replay plan, and what to add before it begins. */
@@ -60,6 +62,7 @@ export class RunLifecycle implements RunHost {
   readonly webhookStep: ActivityDefinition;
   readonly clock: CheckedOptions['clock'];
   readonly logger: CheckedOptions['logger'];
+  readonly tracing: CheckedOptions['tracing'];
 
   constructor(
     private readonly options: CheckedOptions,
@@ -70,6 +73,7 @@ export class RunLifecycle implements RunHost {
   ) {
     this.clock = options.clock;
     this.logger = options.logger;
+    this.tracing = options.tracing;
     const sender = options.webhookSender;
     this.webhookStep = defineActivity('internal_step', {
       name: 'webhook',
@@ -103,7 +107,10 @@ export class RunLifecycle implements RunHost {
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
     record.chainInput = spec.chainInput ?? spec.input;
     record.callback = spec.callback;
-    record.execution = new RunExecution(record, this, reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {});
+    // The request that starts a run (or the run that starts a child) is the active span here: the run joins its trace.
+    const traceparent = spec.traceparent ?? this.tracing.activeTraceparent();
+    const start = reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {};
+    record.execution = new RunExecution(record, this, { ...start, ...(traceparent ? { traceparent } : {}) });
     // A step handed the run's input keeps no second copy of it.
     record.execution.intern(spec.input);
     if (reset) {
@@ -189,6 +196,10 @@ export class RunLifecycle implements RunHost {
     await this.closeChildren(record, closing.status);
     await this.runClosedHook(record, closing, closedAt);
     this.tellObserver(record, closing);
+    record.execution.span.end({
+      attributes: { 'flowgate.status': closing.status },
+      ...(closing.failure ? { error: closing.failure.message } : {}),
+    });
     if (closing.continueWith) {
       const { workflowId, runId, catalog, workflowName, firstRunId, parent, root } = record.description;
       const next = this.createRun({
@@ -203,6 +214,8 @@ export class RunLifecycle implements RunHost {
         ...(parent ? { parent } : {}),
         ...(root ? { root } : {}),
         ...(record.callback ? { callback: record.callback } : {}),
+        // The chain stays one trace: each run's span is a child of the run it continues.
+        ...(record.execution.span.traceparent ? { traceparent: record.execution.span.traceparent } : {}),
       });
       record.continuedTo = next;
       const attributes = { newRunId: next.description.runId, input: closing.continueWith.input };
