@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectStatus, http } from '../support/contract.js';
 import { engineUnderTest, startTestApi, type TestApi } from '../support/engines.js';
+import { TRACED_FIXTURE } from '../support/fixtureCatalogs.js';
 import { uniqueId } from '../support/http.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
 
@@ -27,7 +28,10 @@ const STEP_ACTIVITIES = ['arithmetic#add_one', 'arithmetic#double'];
 
 test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
-  context.api = await startTestApi({ OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url, OTEL_SERVICE_NAME: 'flowgate-under-test' });
+  context.api = await startTestApi(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url, OTEL_SERVICE_NAME: 'flowgate-under-test', DEFAULT_CATALOG: TRACED_FIXTURE.catalog },
+    { catalogs: [TRACED_FIXTURE] },
+  );
 });
 
 test.after(async (context) => {
