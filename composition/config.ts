@@ -23,6 +23,13 @@ const authToken = z
 
 const catalogName = z.string().min(1).max(200);
 
+/** OTEL_EXPORTER_OTLP_ENDPOINT: an http(s) base URL; empty is the same as unset (tracing off). */
+const otlpEndpoint = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()))
+  .refine((value) => value === undefined || /^https?:\/\/[^\s/]+/.test(value), 'must be an http(s) URL, e.g. http://127.0.0.1:4318');
+
 /**
  * Every environment variable flowgate reads, with its default: THE one place defaults live. The API server, the
  * worker, `createFlowgate` (which reads none unless given `env`) and the testing kit all parse through it.
@@ -67,6 +74,8 @@ const envShape = {
   HEADERS_TIMEOUT_MS: positiveInt.default(30_000),
   REQUEST_TIMEOUT_MS: positiveInt.default(60_000),
   IDEMPOTENCY_RETENTION_SECONDS: positiveInt.default(86_400),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint,
+  OTEL_SERVICE_NAME: z.string().min(1).default('flowgate'),
 };
 
 /** The API server's environment (`flowgate serve`, createFlowgate), with the checks across variables it needs. */
@@ -145,6 +154,11 @@ export interface FlowgateConfig {
   };
   /** How long the answer to a request with an Idempotency-Key is kept once final (docs/idempotency.md). @default 86400 */
   idempotencyRetentionSeconds: number;
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT (with OTEL_SERVICE_NAME): spans exported over OTLP/HTTP (docs/operations.md,
+   * Tracing). Undefined: tracing off, and no OpenTelemetry module is loaded.
+   */
+  tracing: { endpoint: string; serviceName: string } | undefined;
 }
 
 /** Raised for invalid configuration; `problems` holds one line per bad variable. */
@@ -210,5 +224,6 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
       maxPipelinedRequests: value.MAX_PIPELINED_REQUESTS,
     },
     idempotencyRetentionSeconds: value.IDEMPOTENCY_RETENTION_SECONDS,
+    tracing: value.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: value.OTEL_SERVICE_NAME } : undefined,
   };
 }

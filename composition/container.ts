@@ -5,7 +5,8 @@ import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
-import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, type Token } from '../ports/index.js';
+import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, TRACING, type Token } from '../ports/index.js';
+import { noTracing, type Tracing } from '../ports/tracing.js';
 import type { CallbackSender } from '../ports/callbackSender.js';
 import type { Clock } from '../ports/clock.js';
 import type { WorkflowEngine } from '../ports/engine.js';
@@ -21,10 +22,11 @@ import { JsonLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
 import { createHttpApp } from '../adapters/http/index.js';
 import type { S3TraceStore } from '../adapters/s3/index.js';
+import type { OtelTracing } from '../adapters/otel/index.js';
 import type { FlowgateConfig } from './config.js';
 import { httpAppSettings } from './httpSettings.js';
 import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
-import { CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, MEMORY_ENGINE, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
+import { CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, MEMORY_ENGINE, OTEL_TRACING, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
 
 /** The parts a caller may bring in place of those the configuration builds, each typed by its port. */
 export interface FlowgateParts {
@@ -47,6 +49,11 @@ export interface FlowgateParts {
   webhookSender?: WebhookSender;
   /** Delivers run callbacks (callbackUrl). @default HTTP POSTs, signed with WEBHOOK_SIGNING_SECRET */
   callbackSender?: CallbackSender;
+  /**
+   * Spans of requests and of the embedded engine's runs and steps. Temporal's interceptors are wired only for the
+   * tracing the configuration builds. @default OpenTelemetry over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none
+   */
+  tracing?: Tracing;
 }
 
 export interface ComposeOptions {
@@ -94,6 +101,14 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
 
+  // Tracing only when configured: the OpenTelemetry SDK is an optional package, and off it is not even loaded.
+  const otel = !parts.tracing && config.tracing
+    ? await importNeeding(() => import('../adapters/otel/index.js'), OPTIONAL_PACKAGES.tracing, 'Tracing (OTEL_EXPORTER_OTLP_ENDPOINT)')
+    : undefined;
+  const ownTracing = otel && config.tracing ? new otel.OtelTracing(config.tracing) : undefined;
+  if (ownTracing) container.register(OTEL_TRACING, { useValue: ownTracing });
+  container.register(TRACING, { useValue: parts.tracing ?? ownTracing ?? noTracing });
+
   // S3 only when configured: @aws-sdk/client-s3 is an optional package.
   const s3 = !parts.remoteTraceStore && config.remoteTraces
     ? await importNeeding(() => import('../adapters/s3/index.js'), OPTIONAL_PACKAGES.s3, 'Remote traces (TRACE_S3_BUCKET)')
@@ -136,7 +151,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     once((c) => parts.callbackSender ?? (parts.webhookSender ? outboundSender() : (resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender))),
   );
   container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
-  if (role === 'worker') return finish(container, config, owned, [LOGGER, CLOCK, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS]);
+  if (role === 'worker') return finish(container, config, owned, [LOGGER, CLOCK, TRACING, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS], ownTracing);
 
   container.register(
     CALLBACK_DELIVERIES,
@@ -152,7 +167,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     ),
   );
   // An engine connected here (Temporal) is closed by close(); one the caller brought stays the caller's to close.
-  const connected = onTemporal ? await connectTemporalEngine(container, config) : undefined;
+  const connected = onTemporal ? await connectTemporalEngine(container, config, ownTracing) : undefined;
   const engine = parts.engine ?? connected;
   if (connected) owned.unshift(connected);
   if (engine) {
@@ -169,6 +184,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
           ids: resolveToken(c, ID_GENERATOR),
           logger,
           webhookSender: resolveToken(c, WEBHOOK_SENDER),
+          tracing: resolveToken(c, TRACING),
           maxClosedRuns: config.memoryMaxClosedRuns,
           maxClosedBytes: config.memoryMaxClosedBytes,
           maxHistoryBytes: config.memoryMaxHistoryBytes,
@@ -213,6 +229,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
         api: resolveToken(c, FLOWGATE_API),
         logger: resolveToken(c, LOGGER),
         ids: resolveToken(c, ID_GENERATOR),
+        tracing: resolveToken(c, TRACING),
         ...httpAppSettings(config),
         ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       }),
@@ -223,6 +240,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     CLOCK,
     ID_GENERATOR,
     DIGEST,
+    TRACING,
     TRACE_STORES,
     TRACE_UPLOADS,
     WEBHOOK_SENDER,
@@ -231,13 +249,23 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     WORKFLOW_ENGINE,
     FLOWGATE_API,
     HTTP_APP,
-  ]);
+  ], ownTracing);
 }
 
 /** Connects to Temporal (the client adapter is loaded only now: the embedded engine never loads the Temporal SDK). */
-async function connectTemporalEngine(container: DependencyContainer, config: FlowgateConfig): Promise<WorkflowEngine & { close(): Promise<void> }> {
+async function connectTemporalEngine(
+  container: DependencyContainer,
+  config: FlowgateConfig,
+  tracing: OtelTracing | undefined,
+): Promise<WorkflowEngine & { close(): Promise<void> }> {
   const temporal = config.temporal!;
   const { TemporalEngine } = await import('../adapters/temporal/index.js');
+  // The request's span is active when the engine starts a run: this interceptor puts it in the run's headers.
+  const clientInterceptors = tracing
+    ? (
+        await importNeeding(() => import('../adapters/temporal/tracing.js'), OPTIONAL_PACKAGES.temporalTracing, 'Tracing on Temporal (OTEL_EXPORTER_OTLP_ENDPOINT)')
+      ).tracingClientInterceptors(tracing.tracer)
+    : undefined;
   const claimChecks = container.isRegistered(CLAIM_CHECKS) ? resolveToken(container, CLAIM_CHECKS) : undefined;
   return TemporalEngine.connect({
     address: temporal.address,
@@ -250,10 +278,17 @@ async function connectTemporalEngine(container: DependencyContainer, config: Flo
     ...(config.pageTokenSecret ? { pageTokenSecret: config.pageTokenSecret } : {}),
     logger: resolveToken(container, LOGGER),
     clock: resolveToken(container, CLOCK),
+    ...(clientInterceptors ? { clientInterceptors } : {}),
   });
 }
 
-function finish(container: DependencyContainer, config: FlowgateConfig, owned: readonly { close(): unknown }[], tokens: Token<unknown>[]): Composition {
+function finish(
+  container: DependencyContainer,
+  config: FlowgateConfig,
+  owned: readonly { close(): unknown }[],
+  tokens: Token<unknown>[],
+  tracing: Tracing | undefined,
+): Composition {
   // Resolve the role's tokens now, so a missing or broken registration fails at boot, not on the first request.
   for (const key of tokens) container.resolve(key);
   const memoryEngine = container.isRegistered(MEMORY_ENGINE) ? resolveToken(container, MEMORY_ENGINE) : undefined;
@@ -272,6 +307,10 @@ function finish(container: DependencyContainer, config: FlowgateConfig, owned: r
         // Trace uploads the embedded engine's runs left running get what is left of the grace period.
         await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, graceMs - (Date.now() - started)));
         for (const part of owned) await part.close();
+        // Last: the spans of everything closed above are sent before it stops.
+        await tracing?.shutdown().catch((error: unknown) =>
+          resolveToken(container, LOGGER).warn('tracing: the last spans could not be sent', { error: error instanceof Error ? error.message : String(error) }),
+        );
       })()),
   };
 }

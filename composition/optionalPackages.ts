@@ -18,6 +18,17 @@ export class MissingPackageError extends Error {
 export const OPTIONAL_PACKAGES = {
   temporalWorker: ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity'],
   s3: ['@aws-sdk/client-s3'],
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the OpenTelemetry SDK and its OTLP/HTTP exporter. */
+  tracing: [
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-trace-base',
+    '@opentelemetry/resources',
+    '@opentelemetry/core',
+    '@opentelemetry/context-async-hooks',
+    '@opentelemetry/exporter-trace-otlp-http',
+  ],
+  /** Tracing on Temporal, API and worker alike: Temporal's OpenTelemetry interceptors. */
+  temporalTracing: ['@temporalio/interceptors-opentelemetry'],
 } as const;
 
 /**

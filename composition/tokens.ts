@@ -5,6 +5,7 @@ import type { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.
 import type { HttpApp } from '../adapters/http/index.js';
 import type { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
+import type { OtelTracing } from '../adapters/otel/index.js';
 
 /** Tokens that exist only in the composition root (the ports' own tokens live in ports/). */
 export const CONFIG = token<FlowgateConfig>('Config');
@@ -21,3 +22,8 @@ export const RUN_WAITS_END = token<AbortController>('RunWaitsEnd');
 export const HTTP_APP = token<HttpApp>('HttpApp');
 /** Large payloads through S3 (Temporal with TRACE_S3_BUCKET): one codec for the API's client and the worker's. */
 export const CLAIM_CHECKS = token<ClaimCheckCodec>('ClaimChecks');
+/**
+ * The OpenTelemetry tracing this composition made (OTEL_EXPORTER_OTLP_ENDPOINT): its tracer and span processor serve
+ * Temporal's interceptors. Registered only then; the TRACING port token holds it too, or noTracing.
+ */
+export const OTEL_TRACING = token<OtelTracing>('OtelTracing');

@@ -36,7 +36,9 @@ import type { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
 import type { Composition } from './container.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
-import { CLAIM_CHECKS, TRACE_UPLOADS } from './tokens.js';
+import { CLAIM_CHECKS, OTEL_TRACING, TRACE_UPLOADS } from './tokens.js';
+import type { OtelTracing } from '../adapters/otel/index.js';
+import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
 
 /** How long a stopping worker waits for trace uploads its closed runs left running (as long as step attempts get). */
 const UPLOADS_SETTLE_MS = 10_000;
@@ -68,6 +70,11 @@ export interface WorkerParts {
    * The API server must have the same store, or it cannot read what the worker offloaded.
    */
   claimChecks?: ClaimCheckCodec;
+  /**
+   * OTEL_EXPORTER_OTLP_ENDPOINT: workflow spans (the bundle's interceptors, through a sink) and a span per step attempt,
+   * in the trace the run's starter put in its headers (docs/operations.md, Tracing).
+   */
+  tracing?: OtelTracing;
 }
 
 /** The worker's parts from a composition made with role `worker`. */
@@ -82,6 +89,7 @@ export function workerParts(composition: Composition): WorkerParts {
     callbackSender: composition.resolve(CALLBACK_SENDER),
     uploads: composition.resolve(TRACE_UPLOADS),
     ...(composition.container.isRegistered(CLAIM_CHECKS) ? { claimChecks: composition.resolve(CLAIM_CHECKS) } : {}),
+    ...(composition.container.isRegistered(OTEL_TRACING) ? { tracing: composition.resolve(OTEL_TRACING) } : {}),
   };
 }
 
@@ -104,7 +112,10 @@ export interface CreateWorkerOptions extends WorkerParts {
   maxPayloadBytes?: number;
   /** @default `<pid>@<host>/<catalog>/<random>` */
   identity?: string;
-  /** A prebuilt bundleCatalog result (tests bundle once and start several workers); with hooks, bundled with `workflowDetailsHeader`. */
+  /**
+   * A prebuilt bundleCatalog result (tests bundle once and start several workers); with hooks, bundled with
+   * `workflowDetailsHeader`; with tracing, with `tracing`.
+   */
   bundle?: CatalogBundle;
   /** Hook files besides those the project's package.json declares (`flowgate.hookFiles` under `projectDir`). */
   hookFiles?: readonly string[];
@@ -140,11 +151,18 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       maxResultBytes: options.maxResultBytes,
       ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
       workflowDetailsHeader: withHooks,
+      tracing: options.tracing !== undefined,
       logger,
     }));
   if (withHooks && !bundle.workflowDetailsHeader) {
     throw new TypeError('createWorker: a worker with hooks needs a bundle built with workflowDetailsHeader: true');
   }
+  if ((bundle.tracing ?? false) !== (options.tracing !== undefined)) {
+    throw new TypeError(`createWorker: the bundle was built with tracing ${bundle.tracing ? 'on' : 'off'}, this worker has it ${options.tracing ? 'on' : 'off'}`);
+  }
+  const tracing = options.tracing
+    ? (await importNeeding(() => import('../adapters/temporal/worker/tracing.js'), OPTIONAL_PACKAGES.temporalTracing, 'Tracing on a Temporal worker (OTEL_EXPORTER_OTLP_ENDPOINT)')).workerTracing(options.tracing)
+    : undefined;
   if (bundle.maxPayloadBytes !== maxPayloadBytes) {
     throw new TypeError(`createWorker: the bundle was built with maxPayloadBytes ${String(bundle.maxPayloadBytes)}, this worker needs ${String(maxPayloadBytes)}`);
   }
@@ -195,8 +213,11 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       activities,
       // Codecs run in the worker's main thread, outside the workflow sandbox: workflow code sees the original values.
       ...dataConverter,
-      sinks: runSinks({ traces, logger, ...(observer ? { observer } : {}) }),
-      ...(observer ? { interceptors: { activity: [details.interceptor] } } : {}),
+      sinks: { ...runSinks({ traces, logger, ...(observer ? { observer } : {}) }), ...tracing?.sinks },
+      interceptors: {
+        // Tracing first: the hooks' attempt runs inside the attempt's span.
+        activity: [...(tracing ? [tracing.activityInterceptor] : []), ...(observer ? [details.interceptor] : [])],
+      },
       // Let in-flight step attempts finish on shutdown (only steps that report progress heartbeat and could see a cancel).
       shutdownGraceTime: '10 seconds',
       defaultHeartbeatThrottleInterval: PROGRESS_HEARTBEAT_INTERVAL,

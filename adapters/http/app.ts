@@ -1,4 +1,5 @@
 import type { Logger } from '../../ports/logger.js';
+import type { TraceSpan, Tracing } from '../../ports/tracing.js';
 import { FlowgateError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
@@ -66,6 +67,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // What the client sent (or, behind a framework that stripped the prefix, what it addressed): logs and messages.
     const shownPath = mount ? `${mount}${path}` : path;
     const state: RequestState = {};
+    const span = requestSpan(config.tracing, request, requestId);
     const logFailure = (error: unknown, status: number) => {
       // A client that hung up mid-request is not a server fault worth an alert.
       const level = clientGone(request) ? 'warn' : 'error';
@@ -76,6 +78,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       logger,
       options: config,
       requestId,
+      ...(span ? { traceId: span.traceId } : {}),
       openApiJson: openApiJson(mount),
       eventStreams,
       describeStreamFailure(error) {
@@ -88,7 +91,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     let response: HttpResponse;
     try {
       // Nobody to answer (a pipelined request whose client left while it waited): not even an error is made.
-      response = clientGone(request) ? errorResponse(CLIENT_CLOSED) : await dispatch(request, path, shownPath, search, state, context);
+      // Inside the request's span: the engine calls it makes (a run started, a signal sent) join its trace.
+      const answer = () => dispatch(request, path, shownPath, search, state, context);
+      response = clientGone(request) ? errorResponse(CLIENT_CLOSED) : await (span ? span.run(answer) : answer());
     } catch (error) {
       if (error instanceof FlowgateError && error.runId !== undefined) state.runId ??= error.runId;
       const answer = answerError(error);
@@ -109,7 +114,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (mount) prefixHandedOutPaths(headers, mount);
     if (request.method === 'HEAD') await withoutBody(response);
 
-    const logAccess = (streamCut: boolean) =>
+    const logAccess = (streamCut: boolean) => {
+      span?.end(requestSpanEnd(request.method, state.route, response.status));
       logger.info('http request', {
         method: request.method,
         path: shownPath,
@@ -118,6 +124,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         requestId,
         ...(aborted || streamCut ? { aborted: true } : {}),
       });
+    };
     if (response.body !== null && typeof response.body !== 'string') {
       // A stream's duration is the stream's: log when it ends, however it ends (a client that leaves cuts it).
       response.body = afterLast(response.body, () => logAccess(clientGone(request)));
@@ -325,6 +332,22 @@ export function queryObject(search: string): Record<string, string | string[]> {
     query[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
   return query;
+}
+
+/** The server span of a request (tracing on), child of its `traceparent` header when that is valid. */
+function requestSpan(tracing: Tracing, request: HttpRequest, requestId: string): TraceSpan | undefined {
+  if (!tracing.enabled) return undefined;
+  const attributes = { 'http.request.method': request.method, 'flowgate.request_id': requestId };
+  return tracing.startSpan(request.method, { kind: 'server', parent: firstHeader(request.headers, 'traceparent'), attributes });
+}
+
+/** Named after the route template (`POST /workflow/run`), never the path: ids would make every span name unique. */
+function requestSpanEnd(method: string, route: Route | undefined, status: number): Parameters<TraceSpan['end']>[0] {
+  return {
+    name: route ? `${method} ${route.path}` : method,
+    attributes: { 'http.response.status_code': status, ...(route ? { 'http.route': route.path } : {}) },
+    ...(status >= 500 ? { error: `HTTP ${status}` } : {}),
+  };
 }
 
 function errorResponse(answer: ReturnType<typeof answerError>): HttpResponse {

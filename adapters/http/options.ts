@@ -1,6 +1,7 @@
 import type { FlowgateApi } from '../../core/api/flowgateApi.js';
 import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
+import { noTracing, type Tracing } from '../../ports/tracing.js';
 
 /** Options of {@link createHttpApp}, also accepted by the node, fetch and server entry points. */
 export interface HttpAppOptions {
@@ -79,6 +80,11 @@ export interface HttpAppOptions {
    * @default the UI the package ships, dist/ui
    */
   uiDir?: string;
+  /**
+   * A span per request (named after its route), child of the request's W3C `traceparent` when it brings one; the
+   * engine calls the request makes run inside it (docs/operations.md, Tracing). @default none
+   */
+  tracing?: Tracing;
 }
 
 export interface ResolvedHttpAppOptions {
@@ -97,6 +103,7 @@ export interface ResolvedHttpAppOptions {
   ui: boolean;
   uiDir: string | undefined;
   basePath: string | undefined;
+  tracing: Tracing;
 }
 
 /**
@@ -138,6 +145,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     ui: options.ui ?? HTTP_APP_DEFAULTS.ui,
     uiDir: options.uiDir,
     basePath: normalizedBasePath(options.basePath, problems),
+    tracing: options.tracing ?? noTracing,
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
     problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);

@@ -52,6 +52,8 @@ export interface RouteContext {
   logger: Logger;
   options: ResolvedHttpAppOptions;
   requestId: string;
+  /** The trace of the request's span, when tracing is on: for log lines that name it. */
+  traceId?: string;
   /** The serialized OpenAPI document (built once at start-up). */
   openApiJson: string;
   /** The cap on open server-sent event streams. */

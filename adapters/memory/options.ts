@@ -4,6 +4,7 @@ import type { ClosedRunRecord } from '../../core/trace/recordTrace.js';
 import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
+import { noTracing, type Tracing } from '../../ports/tracing.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
 import { NonRetryableError } from '../../core/definition/failures.js';
 
@@ -53,6 +54,12 @@ export interface MemoryEngineOptions {
    * closed); a keyed start that does not fit is IdempotencyStoreFullError. @default 67108864 (64 MiB)
    */
   maxIdempotencyBytes?: number;
+  /**
+   * A span per run (`RunWorkflow:<name>`) and per step attempt (`RunActivity:<workflow>#<step>`), in the trace of the
+   * span active when the run was started (an HTTP request's) or of the run that started it (docs/operations.md,
+   * Tracing). @default none
+   */
+  tracing?: Tracing;
 }
 
 export const DEFAULT_MAX_CLOSED_RUNS = 10_000;
@@ -81,13 +88,14 @@ export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed' | 
 /** Fails fast, naming the option that is wrong. */
 export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('MemoryEngine: options must be an object');
-  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback } = options;
+  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, tracing = noTracing } = options;
   const { maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS, maxClosedBytes = DEFAULT_MAX_CLOSED_BYTES, maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES } = options;
   const { historyWarnBytes = Math.floor(maxHistoryBytes / 5) } = options;
   const { idempotencyRetentionMs = DEFAULT_IDEMPOTENCY_RETENTION_MS, maxIdempotencyBytes = DEFAULT_MAX_IDEMPOTENCY_BYTES } = options;
   requireMethods('clock', clock, ['now', 'setTimer']);
   requireMethods('ids', ids, ['uuid']);
   requireMethods('logger', logger, ['info', 'warn', 'error']);
+  requireMethods('tracing', tracing, ['startSpan', 'activeTraceparent']);
   if (webhookSender !== undefined) requireMethods('webhookSender', webhookSender, ['send']);
   if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {
     throw new TypeError('MemoryEngine: options.onRunClosed must be a function when given');
@@ -105,7 +113,7 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
     throw new RangeError(`MemoryEngine: options.historyWarnBytes (${historyWarnBytes}) must not exceed options.maxHistoryBytes (${maxHistoryBytes})`);
   }
   return {
-    ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback },
+    ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback, tracing },
     ...{ maxClosedRuns, maxClosedBytes, maxHistoryBytes, historyWarnBytes, idempotencyRetentionMs, maxIdempotencyBytes },
   };
 }

@@ -1,5 +1,6 @@
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
 import { silentRunObserver } from '../../ports/runObserver.js';
+import type { TraceSpan } from '../../ports/tracing.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
@@ -19,6 +20,8 @@ export interface ExecutionStart {
   replay?: ReplayPlan;
   /** A reset whose copied history holds a cancel request starts cancelled. */
   cancelRequested?: boolean;
+  /** The parent of the run's span (W3C traceparent); absent: the run starts a trace of its own. */
+  traceparent?: string;
 }
 
 /**
@@ -36,6 +39,8 @@ export class RunExecution {
   readonly childWorkflowIds = new Set<string>();
   readonly baseScope: RunScope;
   readonly context: WorkflowContext;
+  /** The run's span: its workflow code runs inside it, its step attempts are its children. Ended when the run closes. */
+  readonly span: TraceSpan;
   cancelRequested: boolean;
   private abandonedFlag = false;
   private readonly cancelHandlers = new Set<() => void>();
@@ -54,6 +59,11 @@ export class RunExecution {
     this.cancelRequested = start.cancelRequested ?? false;
     this.baseScope = { execution: this, shielded: false };
     this.context = createWorkflowContext(this);
+    const { workflowName, workflowId, runId, catalog } = record.description;
+    this.span = host.tracing.startSpan(`RunWorkflow:${workflowName}`, {
+      parent: start.traceparent,
+      attributes: { 'flowgate.workflow_id': workflowId, 'flowgate.run_id': runId, 'flowgate.catalog': catalog },
+    });
   }
 
   get abandoned(): boolean {
@@ -70,9 +80,11 @@ export class RunExecution {
     const observer = this.host.observerFor(this.record.description.catalog);
     // Most workers have no hooks: no details are built for them on this hot path.
     if (!this.isReset && observer !== silentRunObserver) observer.runStarted(this.workflowDetails());
-    this.host.scopes.run(this.baseScope, () => {
-      this.runWorkflow().catch((error: unknown) => this.host.logger.error('memory engine: run failed internally', this.logFields(error)));
-    });
+    this.host.scopes.run(this.baseScope, () =>
+      this.span.run(() => {
+        this.runWorkflow().catch((error: unknown) => this.host.logger.error('memory engine: run failed internally', this.logFields(error)));
+      }),
+    );
   }
 
   /** The run as worker hooks see it (docs/hooks.md: workflowDetails); the embedded engine's namespace is `default`. */

@@ -4,6 +4,7 @@ import type { RelatedRun } from '../../core/domain/run.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { RunObserver } from '../../ports/runObserver.js';
+import type { Tracing } from '../../ports/tracing.js';
 import type { RunClosing } from './closings.js';
 import type { RunExecution } from './runExecution.js';
 import type { RunRecord } from './runRecord.js';
@@ -37,6 +38,8 @@ export interface RunHost {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly timers: TimerRegistry;
+  /** Spans of runs and step attempts (noTracing when tracing is off). */
+  readonly tracing: Tracing;
   readonly scopes: AsyncLocalStorage<RunScope>;
   /** Set while step code runs (outside the run's scope), for progress. */
   readonly stepAttempts: AsyncLocalStorage<StepAttemptProgress>;

@@ -45,6 +45,8 @@ export interface NewRun {
   idempotency?: RunIdempotency;
   /** A rerun: the run it repeats. Kept by the run's continuations and resets, as Temporal keeps its memo. */
   rerunOf?: PinnedRunRef;
+  /** The parent of the run's span (a W3C traceparent). @default the span active where the run is created */
+  traceparent?: string;
 }
 
 /** How a reset run starts: the copied history, the replay plan, and what to add before it begins. */
@@ -62,6 +64,7 @@ export class RunLifecycle implements RunHost {
   readonly webhookStep: ActivityDefinition;
   readonly clock: CheckedOptions['clock'];
   readonly logger: CheckedOptions['logger'];
+  readonly tracing: CheckedOptions['tracing'];
 
   constructor(
     private readonly options: CheckedOptions,
@@ -72,6 +75,7 @@ export class RunLifecycle implements RunHost {
   ) {
     this.clock = options.clock;
     this.logger = options.logger;
+    this.tracing = options.tracing;
     const sender = options.webhookSender;
     this.webhookStep = defineActivity('internal_step', {
       name: 'webhook',
@@ -106,7 +110,10 @@ export class RunLifecycle implements RunHost {
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
     record.chainInput = spec.chainInput ?? spec.input;
     record.callback = spec.callback;
-    record.execution = new RunExecution(record, this, reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {});
+    // The request that starts a run (or the run that starts a child) is the active span here: the run joins its trace.
+    const traceparent = spec.traceparent ?? this.tracing.activeTraceparent();
+    const start = reset ? { replay: reset.replay, cancelRequested: reset.cancelRequested } : {};
+    record.execution = new RunExecution(record, this, { ...start, ...(traceparent ? { traceparent } : {}) });
     // A step handed the run's input keeps no second copy of it.
     record.execution.intern(spec.input);
     if (reset) {
@@ -192,6 +199,10 @@ export class RunLifecycle implements RunHost {
     await this.closeChildren(record, closing.status);
     await this.runClosedHook(record, closing, closedAt);
     this.tellObserver(record, closing);
+    record.execution.span.end({
+      attributes: { 'flowgate.status': closing.status },
+      ...(closing.failure ? { error: closing.failure.message } : {}),
+    });
     if (closing.continueWith) {
       const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf } = record.description;
       const next = this.createRun({
@@ -207,6 +218,8 @@ export class RunLifecycle implements RunHost {
         ...(root ? { root } : {}),
         ...(record.callback ? { callback: record.callback } : {}),
         ...(rerunOf ? { rerunOf } : {}),
+        // The chain stays one trace: each run's span is a child of the run it continues.
+        ...(record.execution.span.traceparent ? { traceparent: record.execution.span.traceparent } : {}),
       });
       record.continuedTo = next;
       const attributes = { newRunId: next.description.runId, input: closing.continueWith.input };

@@ -8,6 +8,7 @@ import type { SerializedFailure } from '../../core/domain/run.js';
 import type { CommandCall, CommandOutcome } from './commandLog.js';
 import { Payload } from './payload.js';
 import { silentRunObserver } from '../../ports/runObserver.js';
+import type { TraceSpan } from '../../ports/tracing.js';
 import type { RunScope } from './runHost.js';
 import { never } from './never.js';
 import type { RunExecution } from './runExecution.js';
@@ -47,6 +48,8 @@ class StepRun {
   private stepEventId = 0;
   private progressSeq = 0;
   private stopBackoff: (() => void) | undefined;
+  /** The span of the attempt in flight (a child of the run's span). */
+  private attemptSpan: TraceSpan | undefined;
   private withdrawCancel: () => void = () => {};
   private deliver: (result: Promise<unknown>) => void = () => {};
 
@@ -91,8 +94,10 @@ class StepRun {
     this.trace.attempt = attempt;
     this.attemptInFlight = true;
     this.execution.append('step_started', { attempt }, this.activity.name);
-    this.attemptOnce().then(
+    const span = this.startAttemptSpan(attempt);
+    this.attemptOnce(span).then(
       (result) => {
+        span.end();
         if (this.finished || this.execution.abandoned) return;
         this.attemptInFlight = false;
         const output = this.execution.intern(result);
@@ -101,6 +106,7 @@ class StepRun {
         this.finish({ ok: true, value: output });
       },
       (error: unknown) => {
+        span.end({ error: error instanceof Error ? error.message : String(error) });
         if (this.finished || this.execution.abandoned) return;
         this.attemptInFlight = false;
         this.attemptFailed(error, attempt);
@@ -108,8 +114,18 @@ class StepRun {
     );
   }
 
-  /** One attempt, outside the run's async context (a step is an activity, not workflow code). */
-  private attemptOnce(): Promise<Payload> {
+  /** Named as Temporal's interceptors name an activity attempt, so a trace reads the same on both engines. */
+  private startAttemptSpan(attempt: number): TraceSpan {
+    const { execution, activity } = this;
+    this.attemptSpan = execution.host.tracing.startSpan(`RunActivity:${this.activityType}`, {
+      parent: execution.span.traceparent,
+      attributes: { 'flowgate.step': activity.name, 'flowgate.attempt': attempt, 'flowgate.activity_id': this.activityId },
+    });
+    return this.attemptSpan;
+  }
+
+  /** One attempt, outside the run's async context (a step is an activity, not workflow code), inside its span. */
+  private attemptOnce(span: TraceSpan): Promise<Payload> {
     const { activity, execution } = this;
     return new Promise((resolve, reject) => {
       const stopTimeout = execution.setTimer(activity.timeoutMs, () =>
@@ -117,8 +133,8 @@ class StepRun {
       );
       const attempt = this.attempt;
       const progress = { publish: (fields: Record<string, unknown>) => this.publishProgress(attempt, fields) };
-      execution.host.scopes
-        .exit(() => execution.host.stepAttempts.run(progress, () => this.observedAttempt(() => runActivity(activity, this.input.value()))))
+      span
+        .run(() => execution.host.scopes.exit(() => execution.host.stepAttempts.run(progress, () => this.observedAttempt(() => runActivity(activity, this.input.value())))))
         .then(
         (output) => {
           stopTimeout();
@@ -189,7 +205,10 @@ class StepRun {
     if (this.finished) return;
     const error = new CancelledError(`Step ${this.activityType} cancelled`);
     const failure = serializeFailure(error);
-    if (this.attemptInFlight) this.execution.append('step_failed', { attempt: this.attempt, error: failure }, this.activity.name);
+    if (this.attemptInFlight) {
+      this.execution.append('step_failed', { attempt: this.attempt, error: failure }, this.activity.name);
+      this.attemptSpan?.end({ error: failure.message });
+    }
     this.trace.error = failure;
     this.finish({ ok: false, error });
   }

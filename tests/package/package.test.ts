@@ -161,8 +161,9 @@ pkg('every link of the README and docs resolves inside the package, or is an abs
   assert.equal(broken, []);
 });
 
-pkg('the embedded use installs without the Temporal worker, the S3 client or TypeScript', async ({ project }) => {
-  for (const name of ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity', '@temporalio/core-bridge', '@aws-sdk/client-s3', 'typescript']) {
+pkg('the embedded use installs without the Temporal worker, the S3 client, the tracing SDK or TypeScript', async ({ project }) => {
+  const tracing = ['@opentelemetry/sdk-trace-base', '@opentelemetry/exporter-trace-otlp-http', '@temporalio/interceptors-opentelemetry'];
+  for (const name of ['@temporalio/worker', '@temporalio/workflow', '@temporalio/activity', '@temporalio/core-bridge', '@aws-sdk/client-s3', 'typescript', ...tracing]) {
     assert.not.ok(existsSync(join(project, 'node_modules', name)), `${name} is not installed`);
   }
 });

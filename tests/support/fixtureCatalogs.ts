@@ -29,3 +29,9 @@ export const FIXTURE_CATALOGS: TestCatalog[] = [
   { catalog: 'other', modules: [fixture('otherCatalog.ts')] },
   IDLE_FIXTURE,
 ];
+
+/**
+ * A catalog only tests/contract/tracing.test.ts serves: on a Temporal server other suites share, a worker of theirs
+ * on `main` (not traced) could take its runs' tasks, and their spans would never be sent.
+ */
+export const TRACED_FIXTURE: TestCatalog = { catalog: 'traced', modules: [fixture('basic.ts')] };

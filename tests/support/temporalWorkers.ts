@@ -12,13 +12,14 @@ const MAX_RESULT_BYTES = 33_554_432;
 const CATALOG_CACHE_MS = 1000;
 
 // Bundling takes seconds; every suite file in this process reuses the same bundles of the fixture catalogs (one per
-// payload limit: the limit is baked into the bundle).
-const bundles = new Map<TestCatalog, Map<number | undefined, Promise<CatalogBundle>>>();
+// payload limit and tracing: both are baked into the bundle).
+const bundles = new Map<TestCatalog, Map<string, Promise<CatalogBundle>>>();
 
-function bundleFor(spec: TestCatalog, logger: Logger, maxPayloadBytes: number | undefined): Promise<CatalogBundle> {
+function bundleFor(spec: TestCatalog, logger: Logger, maxPayloadBytes: number | undefined, tracing: boolean): Promise<CatalogBundle> {
   const fixture = FIXTURE_CATALOGS.includes(spec) || spec.reuseBundle === true;
   const cached = fixture ? (bundles.get(spec) ?? bundles.set(spec, new Map()).get(spec)!) : undefined;
-  let bundle = cached?.get(maxPayloadBytes);
+  const key = `${String(maxPayloadBytes)}/${tracing}`;
+  let bundle = cached?.get(key);
   if (!bundle) {
     bundle = bundleCatalog({
       workflowModules: spec.modules,
@@ -26,9 +27,10 @@ function bundleFor(spec: TestCatalog, logger: Logger, maxPayloadBytes: number | 
       maxResultBytes: MAX_RESULT_BYTES,
       ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
       workflowDetailsHeader: (spec.hookFiles?.length ?? 0) > 0,
+      tracing,
       logger,
     });
-    cached?.set(maxPayloadBytes, bundle);
+    cached?.set(key, bundle);
   }
   return bundle;
 }
@@ -68,7 +70,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
     if (running.has(catalog)) return;
     const spec = options.catalogs.find((candidate) => candidate.catalog === catalog);
     if (!spec) throw new Error(`no test catalog "${catalog}"`);
-    const bundle = await bundleFor(spec, options.logger, maxPayloadBytes);
+    const bundle = await bundleFor(spec, options.logger, maxPayloadBytes, parts.tracing !== undefined);
     const worker = await createWorker({
       temporal: { address, maxMessageBytes: MAX_RESULT_BYTES },
       namespace,

@@ -186,4 +186,21 @@ test('UI: the browser UI is on unless UI is off (any boolean spelling); anything
   assert.throws(() => parseConfig({ UI: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('UI:'));
 });
 
+test('OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on, with OTEL_SERVICE_NAME or flowgate; unset or empty it is off', () => {
+  assert.is(parseConfig({}).tracing, undefined);
+  assert.is(parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing, undefined);
+  assert.equal(parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing, { endpoint: 'http://127.0.0.1:4318', serviceName: 'flowgate' });
+  assert.equal(parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example:4318/', OTEL_SERVICE_NAME: 'api-eu' }).tracing, {
+    endpoint: 'https://otel.example:4318/',
+    serviceName: 'api-eu',
+  });
+  try {
+    parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4318' });
+    assert.unreachable('an endpoint without a scheme is refused');
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.match((error as ConfigError).problems.join('\n'), /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/);
+  }
+});
+
 test.run();

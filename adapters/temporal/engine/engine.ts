@@ -1,4 +1,4 @@
-import { Client, defaultPayloadConverter, type Connection } from '@temporalio/client';
+import { Client, defaultPayloadConverter, type Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { CatalogDescription } from '../../../core/domain/catalog.js';
 import { WorkflowClosedError, WorkflowNotCompletedError } from '../../../core/domain/errors.js';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
@@ -26,7 +26,11 @@ import { FEEDBACK_KEY_HEADER, feedbackDone, keyPayload, terminateDone } from './
 import { decodeFirst } from './values.js';
 
 /** What `connect` needs: the connection's options (connection.ts) and the engine's, minus the client it builds. */
-export type TemporalEngineConnectOptions = TemporalConnectionOptions & Omit<TemporalEngineOptions, 'client'>;
+export type TemporalEngineConnectOptions = TemporalConnectionOptions &
+  Omit<TemporalEngineOptions, 'client'> & {
+    /** Interceptors of the client's workflow calls (tracing: adapters/temporal/tracing.ts). */
+    clientInterceptors?: WorkflowClientInterceptor[];
+  };
 
 /**
  * The WorkflowEngine on a Temporal cluster. The memory engine (adapters/memory) is the reference for semantics; the
@@ -74,7 +78,7 @@ export class TemporalEngine implements WorkflowEngine {
 
   /** Connects (connection.ts: message limits, TLS, API key, connect deadline) and owns the connection it made. */
   static async connect(options: TemporalEngineConnectOptions): Promise<TemporalEngine> {
-    const { address, apiKey, tls, maxMessageBytes, connectTimeoutMs, ...engineOptions } = options;
+    const { address, apiKey, tls, maxMessageBytes, connectTimeoutMs, clientInterceptors, ...engineOptions } = options;
     const connection = await connectTemporal({
       address,
       maxMessageBytes,
@@ -89,6 +93,7 @@ export class TemporalEngine implements WorkflowEngine {
         namespace: options.namespace,
         // Codecs run on every payload the client sends or receives (inputs, results, memos, signals).
         ...(claimChecks ? { dataConverter: { payloadCodecs: [claimChecks] } } : {}),
+        ...(clientInterceptors ? { interceptors: { workflow: clientInterceptors } } : {}),
       });
       const engine = new TemporalEngine({ ...engineOptions, client });
       engine.ownedConnection = connection;

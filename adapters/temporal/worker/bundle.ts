@@ -35,6 +35,11 @@ export interface BundleCatalogOptions {
    * need it, a worker without hooks spares its history the bytes. @default false
    */
   workflowDetailsHeader?: boolean;
+  /**
+   * Workflow spans: the OpenTelemetry workflow interceptors (@temporalio/interceptors-opentelemetry) join the bundle,
+   * for a worker that traces (docs/operations.md, Tracing). @default false
+   */
+  tracing?: boolean;
   /** Scratch directory for the generated entry module. @default os.tmpdir() */
   cacheDir?: string;
   logger?: Logger;
@@ -47,6 +52,8 @@ export interface CatalogBundle {
   activities: Map<string, ActivityDefinition>;
   /** Whether step attempts carry workflowDetails (the option of the same name). */
   workflowDetailsHeader: boolean;
+  /** Whether the bundle makes workflow spans (the option of the same name). @default false */
+  tracing?: boolean;
   /** The option of the same name: the payload limit baked into the bundle (undefined: none, claim checks carry results). */
   maxPayloadBytes?: number | undefined;
 }
@@ -95,7 +102,10 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
     const bundlerLogger = temporalLoggerFor(logger, 'WARN', (message) => errors.push(message));
     const workflowBundle = await bundleWorkflowCode({
       workflowsPath: entryPath,
-      workflowInterceptorModules: options.workflowDetailsHeader ? [runtimeFile('../sandbox/workflowDetailsHeader')] : [],
+      workflowInterceptorModules: [
+        ...(options.workflowDetailsHeader ? [runtimeFile('../sandbox/workflowDetailsHeader')] : []),
+        ...(options.tracing ? [workflowTracingModule()] : []),
+      ],
       logger: bundlerLogger,
       webpackConfigHook: (config) => withStepStubLoader(config, loaderOptions, ownership),
     }).catch((error: unknown) => {
@@ -107,6 +117,7 @@ export async function bundleCatalog(options: BundleCatalogOptions): Promise<Cata
       workflows: workflowExports.map(({ definition }) => definition),
       activities: stepTableOf(stepModules, logger),
       workflowDetailsHeader: options.workflowDetailsHeader ?? false,
+      tracing: options.tracing ?? false,
       maxPayloadBytes: options.maxPayloadBytes,
     };
   } finally {
@@ -146,6 +157,11 @@ function withStepStubLoader(config: WebpackConfig, loaderOptions: StepStubLoader
       ],
     },
   };
+}
+
+/** The sandbox's OpenTelemetry interceptors (inbound, outbound, internals), resolved only for a bundle that traces. */
+function workflowTracingModule(): string {
+  return createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
 }
 
 /** The node_modules directory that holds @temporalio/workflow. */

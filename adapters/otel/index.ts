@@ -1,0 +1,1 @@
+export { OtelTracing, tracesUrl, type OtelTracingOptions } from './otelTracing.js';

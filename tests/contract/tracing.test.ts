@@ -1,0 +1,127 @@
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { expectStatus, http } from '../support/contract.js';
+import { engineUnderTest, startTestApi, type TestApi } from '../support/engines.js';
+import { TRACED_FIXTURE } from '../support/fixtureCatalogs.js';
+import { uniqueId } from '../support/http.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver.js';
+
+/**
+ * Distributed tracing (docs/operations.md, Tracing), against a real OTLP/HTTP receiver: one trace from the request
+ * that brings a W3C traceparent, through the run, to each step attempt, on the engine under test.
+ */
+const test = suite<{ receiver: OtlpReceiver; api: TestApi | undefined; traced: Exchange; untraced: Exchange; malformed: Exchange }>('tracing');
+
+interface Exchange {
+  requestId: string;
+  workflowId: string;
+}
+
+const INCOMING_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const INCOMING_SPAN = '00f067aa0ba902b7';
+const TRACEPARENT = `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01`;
+const STEP_ACTIVITIES = ['arithmetic#add_one', 'arithmetic#double'];
+
+test.before(async (context) => {
+  context.receiver = await startOtlpReceiver();
+  context.api = await startTestApi(
+    { OTEL_EXPORTER_OTLP_ENDPOINT: context.receiver.url, OTEL_SERVICE_NAME: 'flowgate-under-test', DEFAULT_CATALOG: TRACED_FIXTURE.catalog },
+    { catalogs: [TRACED_FIXTURE] },
+  );
+});
+
+test.after(async (context) => {
+  await context.api?.close();
+  await context.receiver?.close();
+});
+
+test('requests with, without and with a malformed traceparent run; closing the API sends every span', async (context) => {
+  const api = context.api!;
+  const run = async (headers: Record<string, string>): Promise<Exchange> => {
+    const workflowId = uniqueId('traced');
+    const response = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'arithmetic', workflowId, input: { n: 4 }, timeout: 30 }, headers });
+    expectStatus(response, 200);
+    assert.equal(response.body.output, { result: 10 });
+    return { requestId: response.headers['x-request-id']!, workflowId };
+  };
+  context.traced = await run({ traceparent: TRACEPARENT });
+  context.untraced = await run({});
+  context.malformed = await run({ traceparent: '00-not-a-trace-01' });
+  // Spans are batched; a closing API (and its workers) sends what it holds before it stops.
+  context.api = undefined;
+  await api.close();
+  assert.equal(context.receiver.refused, [], 'every export decoded');
+});
+
+test('one trace id runs from the HTTP request through the workflow to each step attempt', ({ receiver, traced }) => {
+  const trace = receiver.spans.filter((span) => span.traceId === INCOMING_TRACE);
+  const request = requestSpanOf(receiver, traced.requestId);
+  assert.is(request.traceId, INCOMING_TRACE, 'the request span joins the incoming trace');
+  assert.is(request.parentSpanId, INCOMING_SPAN, 'the request span is a child of the caller\'s span');
+  assert.is(request.name, 'POST /workflow/run', 'named after the route template');
+  assert.is(request.kind, 2, 'a server span');
+  assert.is(request.attributes['http.request.method'], 'POST');
+  assert.is(request.attributes['http.response.status_code'], 200);
+  assert.is(request.serviceName, 'flowgate-under-test');
+
+  const workflows = trace.filter((span) => span.name === 'RunWorkflow:arithmetic');
+  assert.is(workflows.length, 1, `one workflow span in the trace; got ${names(trace)}`);
+  const workflow = workflows[0]!;
+  assert.ok(ancestors(workflow, trace).includes(request), 'the workflow span descends from the request span');
+
+  const attempts = trace.filter((span) => span.name.startsWith('RunActivity:') && STEP_ACTIVITIES.includes(span.name.slice('RunActivity:'.length)));
+  assert.equal(attempts.map((span) => span.name).sort(), STEP_ACTIVITIES.map((name) => `RunActivity:${name}`), `one span per step attempt; got ${names(trace)}`);
+  for (const attempt of attempts) assert.ok(ancestors(attempt, trace).includes(workflow), `${attempt.name} descends from the workflow span`);
+});
+
+test('a request without a traceparent, or with a malformed one, starts a trace of its own with its run in it', ({ receiver, untraced, malformed }) => {
+  for (const [what, exchange] of [['without', untraced], ['malformed', malformed]] as const) {
+    const request = requestSpanOf(receiver, exchange.requestId);
+    assert.is.not(request.traceId, INCOMING_TRACE, `${what}: a new trace`);
+    assert.is(request.parentSpanId, '', `${what}: the request span is the trace's root`);
+    const trace = receiver.spans.filter((span) => span.traceId === request.traceId);
+    const workflow = trace.find((span) => span.name === 'RunWorkflow:arithmetic');
+    assert.ok(workflow, `${what}: the run is in the request's trace; got ${names(trace)}`);
+    assert.ok(ancestors(workflow, trace).includes(request), `${what}: the workflow span descends from the request span`);
+  }
+  assert.is.not(requestSpanOf(receiver, untraced.requestId).traceId, requestSpanOf(receiver, malformed.requestId).traceId);
+});
+
+test('with OTEL_EXPORTER_OTLP_ENDPOINT unset no OpenTelemetry module is loaded', async () => {
+  // The probe's method sees the SDK where it is loaded: in this process, which ran a traced API.
+  assert.ok(loadedOpenTelemetry().some((path) => path.includes('/@opentelemetry/sdk-trace-base/')), 'the SDK is in this process\'s module cache');
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
+  const probe = fileURLToPath(new URL('../support/tracingOffProbe.ts', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', probe], { env: { ...env, FLOWGATE_TEST_ENGINE: engineUnderTest() } });
+  const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: number; loaded: string[] };
+  assert.is(report.status, 200, 'the run completed');
+  assert.equal(report.loaded, [], 'no OpenTelemetry module was imported');
+});
+
+function loadedOpenTelemetry(): string[] {
+  return Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('/@opentelemetry/'));
+}
+
+function requestSpanOf(receiver: OtlpReceiver, requestId: string): ReceivedSpan {
+  const found = receiver.spans.filter((span) => span.attributes['flowgate.request_id'] === requestId);
+  assert.is(found.length, 1, `one span for request ${requestId}; got ${names(receiver.spans)}`);
+  return found[0]!;
+}
+
+/** The span's parent, its parent, ... as far as the trace has them. */
+function ancestors(span: ReceivedSpan, trace: readonly ReceivedSpan[]): ReceivedSpan[] {
+  const byId = new Map(trace.map((candidate) => [candidate.spanId, candidate]));
+  const chain: ReceivedSpan[] = [];
+  for (let parent = byId.get(span.parentSpanId); parent && !chain.includes(parent); parent = byId.get(parent.parentSpanId)) chain.push(parent);
+  return chain;
+}
+
+function names(spans: readonly ReceivedSpan[]): string {
+  return spans.map((span) => `${span.name}(${span.traceId.slice(0, 6)})`).join(', ') || 'none';
+}
+
+test.run();
