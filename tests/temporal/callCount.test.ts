@@ -67,10 +67,12 @@ calls.after(async (context) => {
   if (context.traceDir) await rm(context.traceDir, { recursive: true, force: true });
 });
 
-async function send(context: Context, method: 'GET' | 'POST', path: string, json?: unknown): Promise<{ status: number; body: any }> {
+async function send(context: Context, method: 'GET' | 'POST', path: string, json?: unknown, key?: string): Promise<{ status: number; body: any }> {
   const response = await request(`${context.baseUrl}${path}`, {
     method,
-    ...(json === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) }),
+    ...(json === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) }, body: JSON.stringify(json) }),
   });
   return { status: response.statusCode, body: await response.body.json() };
 }
@@ -121,6 +123,13 @@ calls('POST /workflow/run: the raw execute()\'s two calls and one describe of th
     assert.equal([answer.status, answer.body.status, answer.body.output], [200, 'completed', { message: 'counted' }]);
   });
   assert.equal(made, { DescribeWorkflowExecution: 1, GetWorkflowExecutionHistory: 1, StartWorkflowExecution: 1 });
+});
+
+calls('with an Idempotency-Key (as flowgate/client sends): a look for the key\'s run before the start, a read-back after', async (context) => {
+  const start = await counted(context, async () => assert.is((await send(context, 'POST', '/workflow', echoRun, randomUUID())).status, 200));
+  assert.equal(start, { DescribeWorkflowExecution: 2, StartWorkflowExecution: 1 });
+  const run = await counted(context, async () => assert.is((await send(context, 'POST', '/workflow/run', echoRun, randomUUID())).status, 200));
+  assert.equal(run, { DescribeWorkflowExecution: 3, GetWorkflowExecutionHistory: 1, StartWorkflowExecution: 1 });
 });
 
 calls.run();
