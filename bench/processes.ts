@@ -9,8 +9,8 @@ const nodeArgs = (entry: string): string[] => (entry.endsWith('.mjs') || entry.s
 
 export interface ServerProcess {
   ready: Promise<Record<string, any>>;
-  /** IPC probe of bench/processes/rssProbe.ts. */
-  ask(command: 'rss:reset' | 'rss:read' | 'gc'): Promise<{ peak: number; current: number }>;
+  /** IPC probe of bench/processes/rssProbe.mjs: RSS in bytes, `cpu` the process's CPU time so far in µs. */
+  ask(command: 'rss:reset' | 'rss:read' | 'gc' | 'cpu:read'): Promise<{ peak: number; current: number; cpu: number }>;
   stop(): Promise<void>;
 }
 
@@ -28,7 +28,7 @@ export function startServer(entry: string, env: Record<string, string> = {}, arg
     ask: (command) =>
       new Promise((resolve) => {
         const id = ++nextId;
-        const onMessage = (message: { id: number; peak: number; current: number }) => {
+        const onMessage = (message: { id: number; peak: number; current: number; cpu: number }) => {
           if (message.id !== id) return;
           child.off('message', onMessage);
           resolve(message);
@@ -75,14 +75,27 @@ export function startHelper(entry: string, argument: unknown): { ready: Promise<
   };
 }
 
+/**
+ * The first JSON line; what follows (a server's access log) is read and dropped, so a logging server under load
+ * neither blocks on a full pipe nor costs the bench's own process more than the reading.
+ */
 function firstJsonLine(child: ChildProcess, entry: string): Promise<Record<string, any>> {
   return new Promise((resolve, reject) => {
     let buffered = '';
-    child.stdout!.on('data', (chunk) => {
+    const onData = (chunk: Buffer) => {
       buffered += chunk;
-      const line = buffered.split('\n').find((candidate) => candidate.startsWith('{') && candidate.endsWith('}'));
-      if (line) resolve(JSON.parse(line));
-    });
+      // A server logging at info prints JSON log lines ({time, level, msg, ...}) too: they are not its ready line.
+      const ready = buffered
+        .split('\n')
+        .filter((candidate) => candidate.startsWith('{') && candidate.endsWith('}'))
+        .map((candidate) => JSON.parse(candidate) as Record<string, any>)
+        .find((value) => !('level' in value && 'msg' in value));
+      if (!ready) return;
+      child.stdout!.off('data', onData);
+      child.stdout!.resume();
+      resolve(ready);
+    };
+    child.stdout!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
   });
 }

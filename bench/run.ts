@@ -11,6 +11,7 @@ import type { LoadResult, LoadSpec } from './processes/load.js';
 import { ROOT, runToEnd, startHelper, startServer, type ServerProcess } from './processes.js';
 import { measureUi, uiFigureRows } from './ui.js';
 import { greedyReaders, pipelining } from './greedyClients.js';
+import { cpuFigureRows, measureApiCpu } from './temporalCpu.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -18,7 +19,7 @@ const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8];
+const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 const ONLY = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(Number) : ALL_FIGURES);
 const MiB = 1024 * 1024;
 
@@ -77,6 +78,7 @@ async function figure1and6(traceDir: string): Promise<void> {
     const { url: bareUrl } = await bareServer.ready;
     const { url: contractUrl } = await contractServer.ready;
     await withServer('bench/processes/flowgateServer.mjs', { TRACE_DIR: traceDir, BENCH_STATUS_RUN: 'bench-status' }, async (server, url) => {
+      if (ONLY.has(1)) await figure1WithAutocannon(traceDir, bareUrl);
       await server.ask('gc');
       const idle = await server.ask('rss:reset');
       const statusUrl = `${url}/workflow/bench-status/status`;
@@ -131,6 +133,34 @@ async function figure1and6(traceDir: string): Promise<void> {
   } finally {
     await Promise.all([bareServer.stop(), contractServer.stop()]);
   }
+}
+
+/**
+ * Figure 1 again with autocannon as the load generator and flowgate in its default configuration (access log on,
+ * written to a pipe the bench reads), against the same bare server: alternating rounds, the median ratio.
+ */
+async function figure1WithAutocannon(traceDir: string, bareUrl: string): Promise<void> {
+  const cannon = (url: string, seconds = SECONDS) => runToEnd<LoadResult>('bench/processes/autocannonLoad.mjs', { url, connections: CONNECTIONS, seconds });
+  await withServer('bench/processes/flowgateServer.mjs', { TRACE_DIR: traceDir, BENCH_STATUS_RUN: 'bench-status', BENCH_DEFAULT_CONFIG: '1' }, async (_server, url) => {
+    const statusUrl = `${url}/workflow/bench-status/status`;
+    await cannon(`${bareUrl}/`, WARM_UP_SECONDS);
+    await cannon(statusUrl, WARM_UP_SECONDS);
+    const rounds: { bare: LoadResult; flowgate: LoadResult; ratio: number }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const bare = await cannon(`${bareUrl}/`);
+      const flowgate = await cannon(statusUrl);
+      rounds.push({ bare, flowgate, ratio: flowgate.rps / bare.rps });
+    }
+    const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
+    figures.push({
+      title: `Figure 1b: \`GET /workflow/{id}/status\` on the memory engine, default configuration (access log on), autocannon, ${CONNECTIONS} connections`,
+      table: [LOAD_HEADER, loadRow('bare node:http, same JSON (autocannon)', median.bare), loadRow('flowgate, memory engine, access log on (autocannon)', median.flowgate)],
+      verdict: verdict(
+        median.ratio >= 0.5,
+        `${median.ratio.toFixed(2)} of the bare server (target ≥ 0.5); the median of ${ROUNDS} alternating rounds: ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}`,
+      ),
+    });
+  });
 }
 
 async function figure4(traceDir: string): Promise<void> {
@@ -221,7 +251,7 @@ async function figures2and3(traceDir: string): Promise<void> {
   const worker = startServer('dist/composition/cli/main.js', { ...env, WORKER_CATALOG: 'main', WORKFLOWS_DIR: 'dist/bench/workflows' }, ['worker']);
   worker.ready.catch(() => {}); // it prints nothing at LOG_LEVEL=error; readiness is checked through the API
   try {
-    await withServer('bench/processes/flowgateServer.mjs', env, async (_server, url) => {
+    await withServer('bench/processes/flowgateServer.mjs', env, async (server, url) => {
       log('waiting for the worker');
       await waitUntilServes(url);
       const raw = (mode: 'start' | 'execute', workflowType: string, input: unknown, connections: number) =>
@@ -237,6 +267,17 @@ async function figures2and3(traceDir: string): Promise<void> {
           title: 'Figure 3: latency of a one-step workflow through `POST /workflow/run` on Temporal, one at a time',
           table: [LOAD_HEADER, loadRow('raw @temporalio/client execute()', rawExecute, 'runs/s'), loadRow('POST /workflow/run', runs, 'runs/s')],
           verdict: verdict(overhead < 2, `p50 overhead ${ms(overhead)}, p99 overhead ${ms(runs.p99 - rawExecute.p99)} (target: p50 < 2 ms)`),
+        });
+      }
+      if (ONLY.has(9)) {
+        log('figure 9');
+        await postJson(`${url}/workflow/run`, { workflowName: 'bench_noop', input: {}, workflowId: 'bench-status-temporal' });
+        const setup = { server, url, address: temporal.address, taskQueue: 'main', seconds: SECONDS, rounds: ROUNDS, load };
+        const rows = cpuFigureRows(await measureApiCpu(setup, 'bench-status-temporal'));
+        figures.push({
+          title: 'Figure 9: CPU of the API process per request on Temporal, beside the raw @temporalio/client per call',
+          table: rows.table,
+          verdict: verdict(rows.met, `${rows.verdict}; the median of ${ROUNDS} alternating rounds each, the API's CPU read from its own process over IPC, the raw client's in its own process`),
         });
       }
       if (ONLY.has(2)) {
@@ -314,7 +355,7 @@ try {
     log('figure 8');
     await figure8();
   }
-  if (ONLY.has(2) || ONLY.has(3)) await figures2and3(traceDir);
+  if (ONLY.has(2) || ONLY.has(3) || ONLY.has(9)) await figures2and3(traceDir);
 } finally {
   await rm(traceDir, { recursive: true, force: true });
 }
@@ -324,7 +365,7 @@ const report = `# Performance
 Measured by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)} in ${((Date.now() - began) / 1000).toFixed(0)} s:
 ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${mib(totalmem())} RAM, Node ${process.version}, Temporal CLI dev server
 (scripts/infra). Every figure is measured beside its reference in the same run; each server, the load generator
-(bench/processes/load.ts, undici Pool) and each reference run in their own processes. Each measurement lasts
+(bench/processes/load.ts, undici Pool; autocannon for figure 1b) and each reference run in their own processes. Each measurement lasts
 ${SECONDS} s after a ${WARM_UP_SECONDS} s warm-up that is discarded. Throughput and latency count successful requests only;
 errors are every answer ≥ 400 and every failed request. On a shared 2-core machine the absolute numbers vary between
 runs; the ratios, measured side by side, are the numbers to watch.

@@ -24,6 +24,8 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
+  /** The measuring process's own CPU time over the requests, in µs (the raw client's reference in figure 9). */
+  cpuMicros?: number;
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;

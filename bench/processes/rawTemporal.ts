@@ -1,12 +1,15 @@
-// The references of figures 2 and 3: the raw @temporalio/client, in its own process, at the bench's concurrency.
-// Usage: rawTemporal.ts '{"mode":"start"|"execute","address":...,"taskQueue":...,"workflowType":...,"input":{},
-//   "connections":50,"seconds":5}'   → one JSON line (LoadResult) on stdout.
+// The references of figures 2, 3 and 9: the raw @temporalio/client, in its own process, at the bench's concurrency.
+// Usage: rawTemporal.ts '{"mode":"start"|"execute"|"describe","address":...,"taskQueue":...,"workflowType":...,
+//   "input":{},"workflowId":...,"connections":50,"seconds":5}'   → one JSON line (LoadResult) on stdout, with
+//   `cpuMicros`: this process's CPU time over the calls (connecting excluded), for figure 9's CPU per call.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { latencySummary } from './latencySummary.mjs';
 
 interface RawSpec {
-  mode: 'start' | 'execute';
+  mode: 'start' | 'execute' | 'describe';
+  /** The run `describe` reads. */
+  workflowId?: string;
   address: string;
   namespace?: string;
   taskQueue: string;
@@ -29,6 +32,7 @@ async function worker(): Promise<void> {
     const started = performance.now();
     try {
       if (spec.mode === 'start') await client.workflow.start(spec.workflowType, options);
+      else if (spec.mode === 'describe') await client.workflow.getHandle(spec.workflowId!).describe();
       else await client.workflow.execute(spec.workflowType, options);
       latencies.push(performance.now() - started);
     } catch (error) {
@@ -39,7 +43,9 @@ async function worker(): Promise<void> {
 }
 
 const begun = performance.now();
+const cpuBefore = process.cpuUsage();
 await Promise.all(Array.from({ length: spec.connections }, worker));
+const cpu = process.cpuUsage(cpuBefore);
 const elapsed = (performance.now() - begun) / 1000;
 await connection.close();
-process.stdout.write(`${JSON.stringify(latencySummary(latencies, errors, elapsed))}\n`);
+process.stdout.write(`${JSON.stringify({ ...latencySummary(latencies, errors, elapsed), cpuMicros: cpu.user + cpu.system })}\n`);

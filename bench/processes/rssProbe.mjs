@@ -1,5 +1,6 @@
 // The server side of the bench's memory figures: over IPC, 'rss:reset' starts a new peak, 'rss:read' answers
-// {peak, current} in bytes, 'gc' collects first (the bench runs servers with --expose-gc).
+// {peak, current} in bytes, 'gc' collects first (the bench runs servers with --expose-gc). Every answer also carries
+// `cpu`, the process's CPU time so far in microseconds (user + system, all its threads), for CPU per request.
 const SAMPLE_MS = 10;
 
 export function serveRssProbe() {
@@ -14,7 +15,8 @@ export function serveRssProbe() {
     const current = process.memoryUsage.rss();
     peak = Math.max(peak, current);
     if (message.command === 'rss:reset') peak = current;
-    process.send({ id: message.id, peak, current });
+    const { user, system } = process.cpuUsage();
+    process.send({ id: message.id, peak, current, cpu: user + system });
   });
   process.channel?.unref();
 }
