@@ -49,6 +49,8 @@ test('the timeline has a bar per attempt of each step, with its duration, retrie
   const { page, context: browserContext, problems } = await openUi(context, runPath(ids));
   try {
     await jsonBlock(page, 'Trace').waitFor();
+    // The timeline is drawn once the history has loaded too, which can come after the trace.
+    await timelineRow(page, 'summarise_pages').waitFor();
     const steps = await page.locator('.timeline-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-step')));
     assert.equal(steps, ['fetch_pages', 'parse_pages', 'summarise_pages']);
     for (const step of steps) {
