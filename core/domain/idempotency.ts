@@ -23,4 +23,14 @@ export interface RequestIdempotency {
   fingerprint: string;
   /** How long after the request the engine still answers a retry of it (the retention). */
   retentionMs: number;
+  /**
+   * When this API process took the request (its clock). The engine keeps it with the key: the answer's
+   * Idempotency-Expires counts from it, so every replica that recognises a retry announces the same expiry.
+   */
+  requestedAt: Date;
+  /**
+   * Called by the engine when the key's record shows that an earlier request (through any API process) already did
+   * this one, with that request's `requestedAt`: the answer's expiry counts from it instead.
+   */
+  recognised(earlierRequestedAt: Date): void;
 }

@@ -128,6 +128,7 @@ replicas('keyed feedback is delivered once across both APIs: the same answer and
   for (const answer of answers) {
     expectStatus(answer, 200);
     assert.equal(answer.body, racing);
+    assert.is(answer.headers['idempotency-expires'], answers[0]!.headers['idempotency-expires'], 'one expiry: the one signal delivered carries it');
   }
   await waitForStatus(a, `${wf(racing.workflowId)}/status`, (status) => status === 'completed', 30_000);
   const raceEvents = await historyOf(a, racing.workflowId, racing.runId);
@@ -194,7 +195,7 @@ replicas('a history page token and a run list page token from one API work on th
   for (let page = 0; page === 0 || pageToken; page += 1) {
     const api = page % 2 === 0 ? a : b;
     const query: string = pageToken ? `pageSize=3&pageToken=${encodeURIComponent(pageToken)}` : 'pageSize=3';
-    const response = await call(api, 'GET', `${wf(workflowId, run.body.runId)}/history?${query}`);
+    const response: TestResponse = await call(api, 'GET', `${wf(workflowId, run.body.runId)}/history?${query}`);
     expectStatus(response, 200);
     paged.push(...response.body.events);
     pageToken = response.body.nextPageToken;
@@ -223,7 +224,7 @@ replicas('a history page token and a run list page token from one API work on th
   let listToken: string | null = null;
   for (let page = 0; page === 0 || listToken; page += 1) {
     const api = page % 2 === 0 ? a : b;
-    const response = await call(api, 'GET', `${listPath}&limit=2${listToken ? `&pageToken=${encodeURIComponent(listToken)}` : ''}`);
+    const response: TestResponse = await call(api, 'GET', `${listPath}&limit=2${listToken ? `&pageToken=${encodeURIComponent(listToken)}` : ''}`);
     expectStatus(response, 200);
     listed.push(...response.body.runs.map((listedRun: { runId: string }) => listedRun.runId));
     listToken = response.body.nextPageToken;
