@@ -14,7 +14,7 @@ export interface RunIdempotency {
 /**
  * The Idempotency-Key of a feedback, reset or terminate, handed to an engine that keeps it with what the request did
  * (WorkflowEngine.controlKeys `kept-by-engine`; Temporal: in the signal's header, the terminate's details, the
- * reset's request id), so a retry sent to another API replica is recognised too.
+ * reset's reason), so a retry sent to another API replica is recognised too.
  */
 export interface RequestIdempotency {
   /** Digest of the client's key. */

@@ -29,3 +29,9 @@ export function parseResetReason(text: string): { reason: string; stepName?: str
   if (!match) return { reason: text };
   return { reason: match[1] ?? '', stepName: match[2] ?? '', ...(record ? { record } : {}) };
 }
+
+/** The text without a keyed reset's record (Temporal gives the reset's reason to the run a reset terminates too). */
+export function withoutKeyRecord(text: string): string {
+  const keyed = KEY_SUFFIX.exec(text);
+  return keyed && STEP_SUFFIX.test(keyed[1] ?? '') ? (keyed[1] ?? '') : text;
+}
