@@ -51,7 +51,7 @@ export interface AwaitOptions {
  * process answers retries it sees itself in any case (core/idempotency/localAnswers.ts); the engine's part is the
  * retries that reach another API process, or the same one after a restart.
  * - `kept-by-engine`: the engine keeps the key with what the request did (Temporal: the signal's header, the
- *   terminate's details, the reset's request id), so a retry it already carried out answers as the first time from
+ *   terminate's details, the reset's reason and request id), so a retry it already carried out answers as the first time from
  *   any API process, and the same key with another fingerprint is IdempotencyKeyReusedError. The core hands it the
  *   key's RequestIdempotency.
  * - `kept-by-api-process`: the engine keeps no key; the core never hands it one. Enough for an engine that lives and

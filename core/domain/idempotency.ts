@@ -14,7 +14,7 @@ export interface RunIdempotency {
 /**
  * The Idempotency-Key of a feedback, reset or terminate, handed to an engine that keeps it with what the request did
  * (WorkflowEngine.controlKeys `kept-by-engine`; Temporal: in the signal's header, the terminate's details, the
- * reset's request id), so a retry sent to another API replica is recognised too.
+ * reset's reason), so a retry sent to another API replica is recognised too.
  */
 export interface RequestIdempotency {
   /** Digest of the client's key. */
@@ -23,4 +23,14 @@ export interface RequestIdempotency {
   fingerprint: string;
   /** How long after the request the engine still answers a retry of it (the retention). */
   retentionMs: number;
+  /**
+   * When this API process took the request (its clock). The engine keeps it with the key: the answer's
+   * Idempotency-Expires counts from it, so every replica that recognises a retry announces the same expiry.
+   */
+  requestedAt: Date;
+  /**
+   * Called by the engine when the key's record shows that an earlier request (through any API process) already did
+   * this one, with that request's `requestedAt`: the answer's expiry counts from it instead.
+   */
+  recognised(earlierRequestedAt: Date): void;
 }

@@ -30,12 +30,19 @@ export function createKeyedControl(
   return async (options, request, produce) => {
     const key = options?.idempotencyKey;
     if (key === undefined) return { answer: await produce(undefined) };
+    let since: Date | undefined;
     const idempotency: RequestIdempotency = {
       key: keyDigest(deps.digest, key),
       fingerprint: fingerprintDigest(deps.digest, request),
       retentionMs: deps.idempotencyRetentionMs,
+      requestedAt: new Date(deps.clock.now()),
+      recognised: (earlier) => {
+        since = earlier;
+      },
     };
-    const engineKeeps = deps.engine.controlKeys === 'kept-by-engine';
-    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(engineKeeps ? idempotency : undefined));
+    if (deps.engine.controlKeys !== 'kept-by-engine') return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(undefined));
+    // The engine's record says since when the answer holds (this request's time, or the earlier request's it
+    // recognised), the same on every replica; the process's own clock after the answer would differ from one to the next.
+    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(idempotency), () => since ?? idempotency.requestedAt);
   };
 }

@@ -32,8 +32,12 @@ export class LocalAnswers {
     private readonly maxEntries = MAX_LOCAL_ANSWERS,
   ) {}
 
-  answer<T>(key: string, fingerprint: string, produce: () => Promise<T>): Promise<KeptAnswer<T>> {
+  /** `answeredSince`: when the answer's retention starts, asked once it is produced. @default the time it is produced */
+  answer<T>(key: string, fingerprint: string, produce: () => Promise<T>, answeredSince?: () => Date): Promise<KeptAnswer<T>> {
     this.dropExpired();
+    // Map order is only about expiry order (an answer may count from an earlier request): check this one's own.
+    const found = this.entries.get(key);
+    if (found?.expiresAt !== undefined && found.expiresAt <= this.clock.now()) this.entries.delete(key);
     const existing = this.entries.get(key);
     if (existing) {
       if (existing.fingerprint !== fingerprint) {
@@ -44,7 +48,7 @@ export class LocalAnswers {
     const entry: Entry = { fingerprint, answer: Promise.resolve(undefined as never) };
     entry.answer = produce().then(
       (answer) => {
-        const expiresAt = this.clock.now() + this.retentionMs;
+        const expiresAt = (answeredSince?.().getTime() ?? this.clock.now()) + this.retentionMs;
         entry.expiresAt = expiresAt;
         this.entries.delete(key);
         this.entries.set(key, entry);

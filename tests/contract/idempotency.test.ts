@@ -272,6 +272,7 @@ test('feedback, terminate and reset retried through another API instance (anothe
       expectError(feedbackReused, 409, 'IdempotencyKeyReusedError', { workflowId: null });
       expectStatus(feedbackRetry, 200, 'the same answer, not WorkflowClosedError');
       assert.equal(feedbackRetry.body, delivered.body);
+      assert.is(feedbackRetry.headers['idempotency-expires'], delivered.headers['idempotency-expires'], 'the same expiry from either instance');
       const signals = (await historyEvents(api, workflowId, runId)).filter((event) => event.type === 'signal_received');
       assert.is(signals.length, 1, 'delivered once');
     } else {
@@ -292,6 +293,7 @@ test('feedback, terminate and reset retried through another API instance (anothe
       expectError(terminateReused, 409, 'IdempotencyKeyReusedError', { workflowId: null });
       expectStatus(terminateRetry, 200, 'the same answer, not WorkflowClosedError');
       assert.equal(terminateRetry.body, terminated.body);
+      assert.is(terminateRetry.headers['idempotency-expires'], terminated.headers['idempotency-expires'], 'the same expiry from either instance');
     } else {
       expectError(terminateReused, 404, 'WorkflowNotFoundError', { workflowId: open.workflowId });
       expectError(terminateRetry, 404, 'WorkflowNotFoundError', { workflowId: open.workflowId });
@@ -308,6 +310,9 @@ test('feedback, terminate and reset retried through another API instance (anothe
     if (temporal) {
       expectStatus(resetRetry, 200);
       assert.equal(resetRetry.body, reset.body, 'the run the first reset made, not another reset');
+      assert.is(resetRetry.headers['idempotency-expires'], reset.headers['idempotency-expires'], 'the same expiry from either instance');
+      // The key is in the reason of the reset that made the run: another body is told apart on another instance too.
+      expectError(await http(other, 'POST', resetPath, withKey(resetKey, { stepName: 'double' })), 409, 'IdempotencyKeyReusedError');
     } else {
       expectError(resetRetry, 404, 'WorkflowNotFoundError', { maybeWorkflowId: resetId });
     }

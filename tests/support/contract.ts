@@ -228,7 +228,7 @@ export interface EventStream {
 }
 
 /** Opens a server-sent event stream over a real socket and parses it frame by frame. */
-export async function openEventStream(api: TestApi, path: string, headers: Record<string, string> = {}): Promise<EventStream> {
+export async function openEventStream(api: Pick<TestApi, 'baseUrl'>, path: string, headers: Record<string, string> = {}): Promise<EventStream> {
   const controller = new AbortController();
   const response = await request(`${api.baseUrl}${path}`, {
     method: 'GET',

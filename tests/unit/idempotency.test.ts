@@ -129,11 +129,13 @@ test('keyed control: an engine that keeps keys is handed their digests; one that
   const first = await keeping.terminate('r', 'key-1');
   assert.equal(first, { answer: 'terminated #1', expiresAt: new Date(keeping.clock.now() + 1000) });
   assert.equal(await keeping.terminate('r', 'key-1'), first, 'the retry gets the first answer');
-  assert.equal(keeping.handed, [
+  assert.equal(keeping.handed.map((handed) => handed && { ...handed, recognised: typeof handed.recognised }), [
     {
       key: sha256Digest.uuidOf(['idempotency-key', 'key-1']),
       fingerprint: sha256Digest.uuidOf(['idempotency-fingerprint', canonicalJson(['terminate', 'wf', 'r'])]),
       retentionMs: 1000,
+      requestedAt: new Date(keeping.clock.now()),
+      recognised: 'function',
     },
   ]);
   assert.instance(await rejection(keeping.terminate('another reason', 'key-1')), IdempotencyKeyReusedError);
@@ -144,6 +146,26 @@ test('keyed control: an engine that keeps keys is handed their digests; one that
   assert.equal(await notKeeping.terminate('r', 'key-1'), answered, 'the retry gets the first answer');
   assert.equal(notKeeping.handed, [undefined]);
   assert.instance(await rejection(notKeeping.terminate('another reason', 'key-1')), IdempotencyKeyReusedError);
+});
+
+test('keyed control: an engine that recognises an earlier request (through another replica) makes the expiry count from that request', async () => {
+  const clock = new FakeClock();
+  const keyed = createKeyedControl({ engine: { controlKeys: 'kept-by-engine' }, digest: sha256Digest, clock, idempotencyRetentionMs: 1000 });
+  const earlier = new Date(clock.now() - 400);
+  let engineRecognises = true;
+  const terminate = () =>
+    keyed({ idempotencyKey: 'key-1' }, ['terminate', 'wf', 'r'], async (idempotency) => {
+      await clock.advance(50);
+      if (engineRecognises) idempotency!.recognised(earlier);
+      return engineRecognises ? 'terminated before' : 'terminated now';
+    });
+  const answered = await terminate();
+  assert.equal(answered, { answer: 'terminated before', expiresAt: new Date(earlier.getTime() + 1000) });
+  assert.equal(await terminate(), answered, 'kept for this process too');
+  // Past the earlier request's expiry (but not this process's answer's plus the retention): the key is new again.
+  await clock.advance(600);
+  engineRecognises = false;
+  assert.equal(await terminate(), { answer: 'terminated now', expiresAt: new Date(clock.now() - 50 + 1000) });
 });
 
 test.run();

@@ -22,7 +22,7 @@ import { PageTokens } from './pageTokens.js';
 import { resetToStep } from './reset.js';
 import { isInternalRun, runDescriptionOf } from './runDescription.js';
 import { RunStarter } from './startRun.js';
-import { FEEDBACK_KEY_HEADER, feedbackDone, keyPayload, terminateDone } from './requestKeys.js';
+import { FEEDBACK_KEY_HEADER, feedbackDone, feedbackRecorded, keyPayload, resetDone, terminateDone } from './requestKeys.js';
 import { decodeFirst } from './values.js';
 
 /** What `connect` needs: the connection's options (connection.ts) and the engine's, minus the client it builds. */
@@ -160,9 +160,9 @@ export class TemporalEngine implements WorkflowEngine {
   }
 
   async reset(ref: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
+    if (idempotency) return this.resetWithKey(ref, stepName, reason, idempotency);
     const run = await this.describeRun(ref);
-    // Temporal answers a reset retried with the same request id with the run that reset made.
-    return resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason, idempotency?.key);
+    return resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason);
   }
 
   async deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
@@ -233,6 +233,22 @@ export class TemporalEngine implements WorkflowEngine {
   }
 
   /**
+   * A keyed reset: its key goes into the reset's reason, recorded in the run it makes, and is its request id. A retry
+   * from any API replica finds the record in the latest run of the id and answers with that run (409 for another
+   * body); duplicates racing past that look send the same request id, which Temporal answers with the one run it made.
+   */
+  private async resetWithKey(ref: RunRef, stepName: string, reason: string, idempotency: RequestIdempotency): Promise<PinnedRunRef> {
+    const latest = await this.describeRun({ workflowId: ref.workflowId });
+    const latestRef = { workflowId: latest.workflowId, runId: latest.runId };
+    if (latest.runId !== ref.runId && (await resetDone(this.calls, latestRef, idempotency, this.clock.now()))) return latestRef;
+    const run = ref.runId === undefined ? latest : await this.describeRun(ref);
+    const made = await resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason, idempotency);
+    // A duplicate got the run another request made: the record in it says whether that request was this one.
+    await resetDone(this.calls, made, idempotency, this.clock.now());
+    return made;
+  }
+
+  /**
    * A keyed feedback: the key travels in the signal's header (recorded in history, where a retry finds it even after
    * the reply completed the run) and as its request id (Temporal drops a signal retried with the same one).
    */
@@ -257,6 +273,7 @@ export class TemporalEngine implements WorkflowEngine {
         }),
       { workflowId, runId: run.runId, closedIfGone: true },
     );
+    await feedbackRecorded(this.calls, ref, idempotency, () => this.clock.now());
     return ref;
   }
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import { StepNotCompletedError, StepNotFoundError } from '../../../core/domain/errors.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { TemporalCalls } from './calls.js';
 import { allHistoryEvents } from './historyReader.js';
 import { EventType, type HistoryEvent } from './proto.js';
 import { resetReasonWithStep } from './resetReason.js';
+import { recordOf } from './requestKeys.js';
 import { stepNameOf } from './stepEvents.js';
 import { toNumber } from './values.js';
 
@@ -60,8 +62,12 @@ export async function resetToStep(
   run: PinnedRunRef,
   stepName: string,
   reason: string,
-  /** Set for an Idempotency-Key: a reset retried with it gets the run the first one made. @default a fresh one */
-  requestId: string = randomUUID(),
+  /**
+   * Set for an Idempotency-Key: its record goes into the reason (requestKeys.ts resetDone reads it back), and its
+   * digest is the request id, with which Temporal answers a retried reset with the run the first one made while
+   * that run is the latest of its id.
+   */
+  idempotency?: RequestIdempotency,
 ): Promise<PinnedRunRef> {
   const { workflowId, runId } = run;
   const point = await settledResetPoint(calls, run, stepName);
@@ -77,8 +83,8 @@ export async function resetToStep(
         namespace: calls.namespace,
         workflowExecution: { workflowId, runId },
         workflowTaskFinishEventId: point.workflowTaskFinishEventId ?? null,
-        reason: resetReasonWithStep(reason, stepName),
-        requestId,
+        reason: resetReasonWithStep(reason, stepName, idempotency && recordOf(idempotency)),
+        requestId: idempotency?.key ?? randomUUID(),
         identity: calls.identity,
       }),
     { workflowId, runId },

@@ -1,17 +1,37 @@
 /**
- * Temporal records a reset's reason but not the step it went back to, which flowgate's `workflow_reset` event names.
- * The step travels inside the reason, in a form that still reads well in Temporal's own UI:
- * `<reason> (reset to after step "<step>")`. Step names cannot contain quotes (core/definition/names.ts).
+ * Temporal records a reset's reason but not the step it went back to, which flowgate's `workflow_reset` event names,
+ * nor the Idempotency-Key of a keyed reset, by which another API replica recognises a retry (docs/idempotency.md).
+ * Both travel inside the reason, in a form that still reads well in Temporal's own UI:
+ * `<reason> (reset to after step "<step>")`, then for a keyed reset ` [flowgate idempotency <key> <request> <at>]`
+ * (two digests and an ISO 8601 time: no spaces). Step names cannot contain quotes (core/definition/names.ts).
  */
 const STEP_SUFFIX = /^([\s\S]*) \(reset to after step "([^"]+)"\)$/;
+const KEY_SUFFIX = /^([\s\S]*\)) \[flowgate idempotency (\S+) (\S+) (\S+)\]$/;
 
-export function resetReasonWithStep(reason: string, stepName: string): string {
-  return `${reason} (reset to after step "${stepName}")`;
+/** A keyed reset's record, as the reason carries it. */
+export interface ResetKeyRecord {
+  key: string;
+  fingerprint: string;
+  at: string;
 }
 
-/** The reason and step of a flowgate reset; a reset made elsewhere (Temporal UI, CLI) has only a reason. */
-export function parseResetReason(text: string): { reason: string; stepName?: string } {
-  const match = STEP_SUFFIX.exec(text);
+export function resetReasonWithStep(reason: string, stepName: string, record?: ResetKeyRecord): string {
+  const withStep = `${reason} (reset to after step "${stepName}")`;
+  return record ? `${withStep} [flowgate idempotency ${record.key} ${record.fingerprint} ${record.at}]` : withStep;
+}
+
+/** The reason, step and key record of a flowgate reset; a reset made elsewhere (Temporal UI, CLI) has only a reason. */
+export function parseResetReason(text: string): { reason: string; stepName?: string; record?: ResetKeyRecord } {
+  // The key's suffix follows the step's, so a client's reason can never pass for a record.
+  const keyed = KEY_SUFFIX.exec(text);
+  const record = keyed ? { key: keyed[2] ?? '', fingerprint: keyed[3] ?? '', at: keyed[4] ?? '' } : undefined;
+  const match = STEP_SUFFIX.exec(keyed ? (keyed[1] ?? '') : text);
   if (!match) return { reason: text };
-  return { reason: match[1] ?? '', stepName: match[2] ?? '' };
+  return { reason: match[1] ?? '', stepName: match[2] ?? '', ...(record ? { record } : {}) };
+}
+
+/** The text without a keyed reset's record (Temporal gives the reset's reason to the run a reset terminates too). */
+export function withoutKeyRecord(text: string): string {
+  const keyed = KEY_SUFFIX.exec(text);
+  return keyed && STEP_SUFFIX.test(keyed[1] ?? '') ? (keyed[1] ?? '') : text;
 }

@@ -2,7 +2,7 @@ import type { SerializedFailure } from '../../../core/domain/run.js';
 import { CALLBACK_WORKFLOW_TYPE, FEEDBACK_SIGNAL } from '../protocol.js';
 import { failureOf } from './failures.js';
 import { EventType, enums, type HistoryEvent } from './proto.js';
-import { parseResetReason } from './resetReason.js';
+import { parseResetReason, withoutKeyRecord } from './resetReason.js';
 import type { MappedEvent } from './stepEvents.js';
 import { decodeForDisplay, toMillis } from './values.js';
 
@@ -45,7 +45,8 @@ export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
       return { type: 'workflow_cancelled', attributes: {} };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
-      return { type: 'workflow_terminated', attributes: { reason: raw.workflowExecutionTerminatedEventAttributes?.reason ?? '' } };
+      // A run a reset terminated carries the reset's reason: its key record is flowgate's, not the client's.
+      return { type: 'workflow_terminated', attributes: { reason: withoutKeyRecord(raw.workflowExecutionTerminatedEventAttributes?.reason ?? '') } };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
       return { type: 'workflow_timed_out', attributes: {} };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW: {
