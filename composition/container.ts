@@ -5,7 +5,9 @@ import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
-import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, type Token } from '../ports/index.js';
+import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, METRICS, noMetrics, type Token } from '../ports/index.js';
+import type { ExposedMetrics } from '../ports/metrics.js';
+import { MeteredCallbackSender, MeteredEngine, PromMetrics } from '../adapters/metrics/index.js';
 import type { CallbackSender } from '../ports/callbackSender.js';
 import type { Clock } from '../ports/clock.js';
 import type { WorkflowEngine } from '../ports/engine.js';
@@ -47,6 +49,8 @@ export interface FlowgateParts {
   webhookSender?: WebhookSender;
   /** Delivers run callbacks (callbackUrl). @default HTTP POSTs, signed with WEBHOOK_SIGNING_SECRET */
   callbackSender?: CallbackSender;
+  /** What is observed and served at GET /metrics. @default Prometheus metrics of this composition, unless METRICS=off */
+  metrics?: ExposedMetrics;
 }
 
 export interface ComposeOptions {
@@ -93,6 +97,10 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   container.register(CLOCK, { useValue: parts.clock ?? systemClock });
   container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
+  // A registry per composition: several flowgates in one process (tests, embedding) keep their own counts.
+  const metrics = config.metrics.enabled ? (parts.metrics ?? new PromMetrics()) : undefined;
+  if (metrics) container.register(METRICS, { useValue: metrics });
+  const metered = metrics ?? noMetrics;
 
   // S3 only when configured: @aws-sdk/client-s3 is an optional package.
   const s3 = !parts.remoteTraceStore && config.remoteTraces
@@ -133,7 +141,10 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   // only the addresses webhook calls may.
   container.register(
     CALLBACK_SENDER,
-    once((c) => parts.callbackSender ?? (parts.webhookSender ? outboundSender() : (resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender))),
+    once((c) => {
+      const sender = parts.callbackSender ?? (parts.webhookSender ? outboundSender() : (resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender));
+      return metrics ? new MeteredCallbackSender(sender, metrics) : sender;
+    }),
   );
   container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
   if (role === 'worker') return finish(container, config, owned, [LOGGER, CLOCK, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS]);
@@ -156,7 +167,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   const engine = parts.engine ?? connected;
   if (connected) owned.unshift(connected);
   if (engine) {
-    container.register(WORKFLOW_ENGINE, { useValue: options.decorateEngine ? options.decorateEngine(engine) : engine });
+    container.register(WORKFLOW_ENGINE, { useValue: meteredEngine(options.decorateEngine ? options.decorateEngine(engine) : engine, metrics) });
   } else {
     container.register(
       MEMORY_ENGINE,
@@ -176,12 +187,18 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
           idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
           maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
           // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
-          onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
+          onRunClosed: (closed) => {
+            metered.runClosed(closed.run.workflowName, closed.run.status);
+            return recordTrace(traces, logger, closed, uploads);
+          },
           onRunCallback: (run, target) => void resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
         });
       }),
     );
-    container.register(WORKFLOW_ENGINE, once((c) => (options.decorateEngine ?? ((memory) => memory))(resolveToken(c, MEMORY_ENGINE))));
+    container.register(
+      WORKFLOW_ENGINE,
+      once((c) => meteredEngine((options.decorateEngine ?? ((memory) => memory))(resolveToken(c, MEMORY_ENGINE)), metrics)),
+    );
   }
   // Every waiting POST /workflow/run listens to it: thousands at once are expected, not a leak.
   const runWaitsEnd = new AbortController();
@@ -198,6 +215,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
           ids: resolveToken(c, ID_GENERATOR),
           digest: resolveToken(c, DIGEST),
           logger: resolveToken(c, LOGGER),
+          metrics: metered,
           defaultCatalog: config.defaultCatalog,
           callbackRetryForMs: config.callbackRetryForMs,
           outboundAllowlist: config.outboundAllowlist,
@@ -213,6 +231,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
         api: resolveToken(c, FLOWGATE_API),
         logger: resolveToken(c, LOGGER),
         ids: resolveToken(c, ID_GENERATOR),
+        ...(metrics ? { metrics } : {}),
         ...httpAppSettings(config),
         ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       }),
@@ -232,6 +251,11 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     FLOWGATE_API,
     HTTP_APP,
   ]);
+}
+
+/** Every engine call timed, by operation (adapters/metrics): one decorator, outermost, so it times what the use cases wait for. */
+function meteredEngine(engine: WorkflowEngine, metrics: ExposedMetrics | undefined): WorkflowEngine {
+  return metrics ? new MeteredEngine(engine, metrics) : engine;
 }
 
 /** Connects to Temporal (the client adapter is loaded only now: the embedded engine never loads the Temporal SDK). */

@@ -1,6 +1,7 @@
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
-import { LOGGER, WORKFLOW_ENGINE } from '../ports/index.js';
+import { LOGGER, METRICS, WORKFLOW_ENGINE } from '../ports/index.js';
+import { startMetricsListener, type MetricsListener } from '../adapters/metrics/index.js';
 import type { WorkflowEngine } from '../ports/engine.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { composeFlowgate } from './container.js';
@@ -26,6 +27,8 @@ export interface FlowgateServerOptions {
 
 export interface FlowgateServer {
   url: string;
+  /** METRICS_PORT: where GET /metrics is served without the token. */
+  metricsUrl: string | undefined;
   config: FlowgateConfig;
   api: FlowgateApi;
   engine: WorkflowEngine;
@@ -76,9 +79,19 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     await composition.close(0);
     throw error;
   });
+  let metricsListener: MetricsListener | undefined;
+  if (config.metrics.port !== undefined) {
+    metricsListener = await startMetricsListener(composition.resolve(METRICS), config.host, config.metrics.port).catch(async (error: unknown) => {
+      await http.close(0);
+      await workers?.close();
+      await composition.close(0);
+      throw error;
+    });
+  }
   const engine = composition.resolve(WORKFLOW_ENGINE);
   logger.info('flowgate listening', {
     url: http.url,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     engine: engine.kind,
     catalogs: (workers?.specs ?? []).map((worker) => ({ catalog: worker.catalog, workflows: worker.workflows.map((w) => w.name) })),
   });
@@ -90,6 +103,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
   let closing: Promise<void> | undefined;
   return {
     url: http.url,
+    metricsUrl: metricsListener?.url,
     config,
     api: composition.resolve(FLOWGATE_API),
     engine,
@@ -107,6 +121,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
           clearTimeout(cutOff);
           runWaitsEnd.abort();
         }
+        await metricsListener?.close();
         await workers?.close();
         await composition.close(Math.max(0, config.shutdownGraceMs - (Date.now() - started)));
       })()),

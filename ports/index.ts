@@ -9,3 +9,4 @@ export * from './logger.js';
 export * from './webhookSender.js';
 export * from './callbackSender.js';
 export * from './runObserver.js';
+export * from './metrics.js';

@@ -53,8 +53,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const authenticator = createBearerAuthenticator(config.authToken);
   const openApiDocument = buildOpenApiDocument(routes);
   const openApiJson = JSON.stringify(openApiDocument);
-  const eventStreams = new EventStreamSlots(config.maxEventStreams);
-  const { logger } = config;
+  const { logger, metrics } = config;
+  const eventStreams = new EventStreamSlots(config.maxEventStreams, metrics && ((delta) => metrics.eventStreamsOpen(delta)));
   const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
@@ -78,6 +78,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       requestId,
       openApiJson,
       eventStreams,
+      metrics,
       describeStreamFailure(error) {
         const answer = answerError(error);
         if (answer.serverFault) logFailure(error, answer.status);
@@ -109,15 +110,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (mount) prefixHandedOutPaths(headers, mount);
     if (request.method === 'HEAD') await withoutBody(response);
 
-    const logAccess = (streamCut: boolean) =>
+    const logAccess = (streamCut: boolean) => {
+      const milliseconds = performance.now() - startedAt;
+      metrics?.requestFinished(routeLabel(state.route, ui?.serves(path) === true), request.method, response.status, milliseconds / 1000);
       logger.info('http request', {
         method: request.method,
         path: shownPath,
         status: response.status,
-        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        durationMs: Math.round(milliseconds * 10) / 10,
         requestId,
         ...(aborted || streamCut ? { aborted: true } : {}),
       });
+    };
     if (response.body !== null && typeof response.body !== 'string') {
       // A stream's duration is the stream's: log when it ends, however it ends (a client that leaves cuts it).
       response.body = afterLast(response.body, () => logAccess(clientGone(request)));
@@ -133,6 +137,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const response = errorResponse(answer);
     Object.assign(response.headers, { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
     const known = error instanceof FlowgateError ? error.name : 'InternalError';
+    metrics?.requestFinished(UNMATCHED_ROUTE, target.method ?? 'other', answer.status, 0);
     logger.info('http request', {
       ...(target.method === undefined ? {} : { method: target.method }),
       ...(target.url === undefined ? {} : { path: splitTarget(target.url).path }),
@@ -220,6 +225,8 @@ function toResponse(route: Route, result: RouteResult, state: RequestState, conf
       return { status: 200, headers: { ...result.headers }, body: result.body };
     case 'serialized-json':
       return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: result.body };
+    case 'text':
+      return { status: result.status, headers: { 'content-type': result.contentType }, body: head ? '' : result.body };
     case 'json': {
       if (result.runId !== undefined) state.runId = result.runId;
       if (config.validateResponses) assertDocumentedResponse(route, result.status, result.body);
@@ -274,6 +281,13 @@ function prefixHandedOutPaths(headers: Record<string, string>, basePath: string)
   if (location?.startsWith('/')) headers['location'] = `${basePath}${location}`;
   const link = headers['link'];
   if (link?.startsWith('</')) headers['link'] = `<${basePath}${link.slice(1)}`;
+}
+
+/** The metrics' label of a request: its route's template, never its path (ids would make the label set unbounded). */
+const UNMATCHED_ROUTE = 'unmatched';
+function routeLabel(route: Route | undefined, ui: boolean): string {
+  if (route) return route.path;
+  return ui ? '/ui' : UNMATCHED_ROUTE;
 }
 
 function acceptedRequestId(value: string | undefined): string | undefined {

@@ -10,7 +10,7 @@ export type KeyedControl = <T>(key: string, request: readonly unknown[], produce
  * what the request did, for retries that reach another API replica. `request` names the operation and every value
  * that makes it (its fingerprint).
  */
-export function createKeyedControl(deps: Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs'>): KeyedControl {
+export function createKeyedControl(deps: Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs' | 'metrics'>): KeyedControl {
   const answers = new LocalAnswers(deps.clock, deps.idempotencyRetentionMs);
   return (key, request, produce) => {
     const idempotency: RequestIdempotency = {
@@ -18,6 +18,13 @@ export function createKeyedControl(deps: Pick<CoreDeps, 'digest' | 'clock' | 'id
       fingerprint: deps.digest.uuidOf(['idempotency-fingerprint', canonicalJson(request)]),
       retentionMs: deps.idempotencyRetentionMs,
     };
-    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(idempotency));
+    // LocalAnswers produces at once for a key it does not hold: not producing is answering from the stored copy.
+    let produced = false;
+    const answer = answers.answer(idempotency.key, idempotency.fingerprint, () => {
+      produced = true;
+      return produce(idempotency);
+    });
+    if (!produced) void answer.then(() => deps.metrics?.idempotencyHit(String(request[0])), () => {});
+    return answer;
   };
 }

@@ -186,4 +186,14 @@ test('UI: the browser UI is on unless UI is off (any boolean spelling); anything
   assert.throws(() => parseConfig({ UI: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('UI:'));
 });
 
+
+test('metrics: on by default without a port of their own; METRICS_PORT needs METRICS on', () => {
+  assert.equal(parseConfig({}).metrics, { enabled: true, port: undefined });
+  assert.equal(parseConfig({ METRICS: 'off' }).metrics, { enabled: false, port: undefined });
+  assert.equal(parseConfig({ METRICS_PORT: '9464' }).metrics, { enabled: true, port: 9464 });
+  assert.throws(() => parseConfig({ METRICS: 'off', METRICS_PORT: '9464' }), (error: unknown) =>
+    (error as ConfigError).problems.some((line) => line.startsWith('METRICS_PORT:')));
+  assert.throws(() => parseConfig({ METRICS: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('METRICS:'));
+});
+
 test.run();
