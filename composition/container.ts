@@ -19,7 +19,7 @@ import { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
 import { systemClock, randomIds, sha256Digest } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { shareTraceReads } from '../core/trace/sharedReads.js';
-import { JsonLogger } from '../adapters/log/index.js';
+import { PinoLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
 import { createHttpApp } from '../adapters/http/index.js';
 import type { S3TraceStore } from '../adapters/s3/index.js';
@@ -93,7 +93,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   const resolve = <T>(key: Token<T>): T => resolveToken(container, key);
 
   container.register(CONFIG, { useValue: config });
-  container.register(LOGGER, once(() => parts.logger ?? new JsonLogger({ level: config.logLevel })));
+  container.register(LOGGER, once(() => parts.logger ?? new PinoLogger({ level: config.logLevel })));
   container.register(CLOCK, { useValue: parts.clock ?? systemClock });
   container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
@@ -296,6 +296,8 @@ function finish(container: DependencyContainer, config: FlowgateConfig, owned: r
         // Trace uploads the embedded engine's runs left running get what is left of the grace period.
         await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, graceMs - (Date.now() - started)));
         for (const part of owned) await part.close();
+        // The last lines (the shutdown's own) are written before the process may exit.
+        await resolveToken(container, LOGGER).flush?.();
       })()),
   };
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '../../ports/logger.js';
+import { childLogger, type Logger } from '../../ports/logger.js';
 import { FlowgateError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
@@ -66,14 +66,19 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // What the client sent (or, behind a framework that stripped the prefix, what it addressed): logs and messages.
     const shownPath = mount ? `${mount}${path}` : path;
     const state: RequestState = {};
+    // Made on first use (most requests log nothing but their access line), with what the request knows by then.
+    let requestLogger: Logger | undefined;
+    const scopedLogger = (): Logger => (requestLogger ??= childLogger(logger, requestScope(requestId, state)));
     const logFailure = (error: unknown, status: number) => {
       // A client that hung up mid-request is not a server fault worth an alert.
       const level = clientGone(request) ? 'warn' : 'error';
-      logger[level]('request failed', { requestId, method: request.method, path: shownPath, status, error: causeChain(error) });
+      scopedLogger()[level]('request failed', { method: request.method, path: shownPath, status, error: causeChain(error) });
     };
     const context: RouteContext = {
       api: config.api,
-      logger,
+      get logger() {
+        return scopedLogger();
+      },
       options: config,
       requestId,
       openApiJson,
@@ -118,7 +123,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         path: shownPath,
         status: response.status,
         durationMs: Math.round(milliseconds * 10) / 10,
-        requestId,
+        // The request scope's fields, written out: a child logger for one line would cost more than the line.
+        ...requestScope(requestId, state),
         ...(aborted || streamCut ? { aborted: true } : {}),
       });
     };
@@ -281,6 +287,17 @@ function prefixHandedOutPaths(headers: Record<string, string>, basePath: string)
   if (location?.startsWith('/')) headers['location'] = `${basePath}${location}`;
   const link = headers['link'];
   if (link?.startsWith('</')) headers['link'] = `<${basePath}${link.slice(1)}`;
+}
+
+/**
+ * The fields of every line a request logs: its id, the workflow and run it names when known, and (once requests are
+ * traced) `traceId`.
+ */
+function requestScope(requestId: string, state: RequestState): Record<string, string> {
+  const scope: Record<string, string> = { requestId };
+  if (state.workflowId !== undefined) scope.workflowId = state.workflowId;
+  if (state.runId !== undefined) scope.runId = state.runId;
+  return scope;
 }
 
 /** The metrics' label of a request: its route's template, never its path (ids would make the label set unbounded). */

@@ -13,7 +13,7 @@ export async function readiness(context: RouteContext): Promise<RouteResult> {
     return { kind: 'json', status: 503, body: view, headers: { 'retry-after': READINESS_RETRY_AFTER_SECONDS } };
   } catch (error) {
     // A probe wants a 503 with the readiness shape, not a 500 error body.
-    context.logger.error('readiness check failed', { requestId: context.requestId, error: causeChain(error) });
+    context.logger.error('readiness check failed', { error: causeChain(error) });
     return {
       kind: 'json',
       status: 503,
