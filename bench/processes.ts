@@ -78,10 +78,20 @@ export function startHelper(entry: string, argument: unknown): { ready: Promise<
 function firstJsonLine(child: ChildProcess, entry: string): Promise<Record<string, any>> {
   return new Promise((resolve, reject) => {
     let buffered = '';
+    let found = false;
     child.stdout!.on('data', (chunk) => {
+      // Log lines (a server at LOG_LEVEL=info) keep coming: read and dropped, never kept.
+      if (found) return;
       buffered += chunk;
-      const line = buffered.split('\n').find((candidate) => candidate.startsWith('{') && candidate.endsWith('}'));
-      if (line) resolve(JSON.parse(line));
+      for (const candidate of buffered.split('\n')) {
+        if (!candidate.startsWith('{') || !candidate.endsWith('}')) continue;
+        const parsed = JSON.parse(candidate) as Record<string, any>;
+        if ('msg' in parsed) continue;
+        found = true;
+        buffered = '';
+        resolve(parsed);
+        return;
+      }
     });
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
   });

@@ -34,7 +34,9 @@ export class PromMetrics implements ExposedMetrics {
   constructor(options: PromMetricsOptions = {}) {
     const prefix = options.prefix ?? 'flowgate_';
     const registers = [this.registry];
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix });
+    // The event loop delay is sampled every 100 ms, not prom-client's 10 ms: a timer every 10 ms measurably shifted
+    // when a busy server got to new connections (tests/integration, graceful shutdown).
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix, eventLoopMonitoringPrecision: 100 });
     this.requests = new Histogram({
       name: `${prefix}http_request_duration_seconds`,
       help: 'HTTP requests answered, by route template, method and status, with their duration (streams: until they end).',

@@ -1,9 +1,10 @@
 // flowgate in its own process, as `npm start` runs it: the compiled dist/ under plain node (ENGINE from the
-// environment), serving the bench workflows. Prints {url} when ready and answers the bench's IPC probes.
+// environment), serving the bench workflows; LOG_LEVEL=error unless BENCH_LOG_LEVEL says otherwise (figure 1 loads
+// one at the default, info: the access log on). Prints {url} when ready and answers the bench's IPC probes.
 import { startFlowgateServer } from '../../dist/composition/server.js';
 import { serveRssProbe } from './rssProbe.mjs';
 
-const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', WORKFLOWS_DIR: 'dist/bench/workflows' } });
+const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error', WORKFLOWS_DIR: 'dist/bench/workflows' } });
 if (process.env.BENCH_STATUS_RUN) {
   const result = await server.api.runSync({ workflowName: 'bench_noop', input: {}, workflowId: process.env.BENCH_STATUS_RUN, timeoutSeconds: 30 }, '2');
   if (result.status !== 'completed') throw new Error(`bench setup run ended ${result.status}`);
