@@ -96,6 +96,13 @@ test('runs started and closed, by workflow and status', async (context) => {
     // Closes happen in the engine: the embedded engine is this process; on Temporal a worker sees them.
     const both = await scrapeUntil(context, (now) => closed(now, 'fails_in_step', 'failed') - closed(before, 'fails_in_step', 'failed') === 1, 'the failed close');
     assert.is(closed(both, 'echo', 'completed') - closed(before, 'echo', 'completed'), 1);
+    // Step attempts by workflow, step and outcome: the embedded engine's worker is this process too.
+    const attempts = (exposition: Exposition, workflow: string, outcome: string) =>
+      valueOf(exposition, 'flowgate_step_attempt_duration_seconds_count', { workflow, outcome });
+    assert.is(attempts(both, 'echo', 'success') - attempts(before, 'echo', 'success'), 1, 'echo ran its one step once');
+    assert.ok(attempts(both, 'fails_in_step', 'failure') - attempts(before, 'fails_in_step', 'failure') >= 1, 'the failing step failed');
+    const stepLabels = both.samples.filter((sample) => sample.name === 'flowgate_step_attempt_duration_seconds_count' && sample.labels.workflow === 'echo');
+    assert.ok(stepLabels.every((sample) => sample.labels.step && !sample.labels.step.includes('#')), 'labelled by step name');
   }
 });
 
