@@ -98,7 +98,8 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
   // A registry per composition: several flowgates in one process (tests, embedding) keep their own counts.
-  const metrics = config.metrics.enabled ? (parts.metrics ?? new PromMetrics()) : undefined;
+  // A Temporal worker's metrics are the SDK's own exporter (composition/cli/workerProcess.ts), not these.
+  const metrics = config.metrics.enabled && role === 'api' ? (parts.metrics ?? new PromMetrics()) : undefined;
   if (metrics) container.register(METRICS, { useValue: metrics });
   const metered = metrics ?? noMetrics;
 
