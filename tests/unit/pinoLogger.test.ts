@@ -67,13 +67,15 @@ test('childLogger: a Logger without child gets the fields added by a wrapper', (
   assert.equal(seen, [['hi', { requestId: 'r-3', runId: 'x', status: 1 }]]);
 });
 
-test('secrets are redacted by path, at the top level and one level down; Errors are written with name, message and cause', () => {
+test('secrets are redacted by path: by name at the top level, credentials of a headers object, paths given; Errors are written with name, message and cause', () => {
   const { destination, written } = lines();
   const logger = new PinoLogger({ destination, redact: ['custom.deep.value'] });
   logger.info('call', {
     authorization: 'Bearer abc',
     headers: { authorization: 'Bearer def', accept: 'json' },
-    request: { token: 't', password: 'p', apiKey: 'k' },
+    token: 't',
+    password: 'p',
+    apiKey: 'k',
     custom: { deep: { value: 'v', other: 1 } },
     error: new RangeError('outer', { cause: new Error('inner') }),
     errors: [new TypeError('in a list')],
@@ -83,7 +85,7 @@ test('secrets are redacted by path, at the top level and one level down; Errors 
   for (const secret of ['abc', 'def', '"t"', '"p"', '"k"', '"v"']) assert.not.ok(text.includes(secret), `${secret} is not written`);
   assert.is(line.authorization, REDACTION_CENSOR);
   assert.equal(line.headers, { authorization: REDACTION_CENSOR, accept: 'json' });
-  assert.equal(line.request, { token: REDACTION_CENSOR, password: REDACTION_CENSOR, apiKey: REDACTION_CENSOR });
+  assert.equal([line.token, line.password, line.apiKey], [REDACTION_CENSOR, REDACTION_CENSOR, REDACTION_CENSOR]);
   assert.equal(line.custom, { deep: { value: REDACTION_CENSOR, other: 1 } });
   assert.equal(line.error, { name: 'RangeError', message: 'outer', cause: { name: 'Error', message: 'inner' } });
   assert.equal(line.errors, [{ name: 'TypeError', message: 'in a list' }]);
