@@ -8,6 +8,24 @@ export interface PromMetricsOptions {
   processMetrics?: boolean;
 }
 
+const processRegistries = new Map<string, Registry>();
+
+/**
+ * Node's process metrics (CPU, memory, heap, event loop delay, GC, handles), collected once per process and prefix:
+ * their collectors (an event loop monitor, a GC observer) live as long as the process.
+ */
+function processMetricsRegistry(prefix: string): Registry {
+  let registry = processRegistries.get(prefix);
+  if (!registry) {
+    registry = new Registry();
+    // The event loop delay is sampled every 100 ms, not prom-client's 10 ms: a timer every 10 ms measurably shifted
+    // when a busy server got to new connections (tests/integration, graceful shutdown).
+    collectDefaultMetrics({ register: registry, prefix, eventLoopMonitoringPrecision: 100 });
+    processRegistries.set(prefix, registry);
+  }
+  return registry;
+}
+
 /** Seconds: from a status read (milliseconds) to a run-and-wait (up to an hour). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600];
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -18,6 +36,8 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
  */
 export class PromMetrics implements ExposedMetrics {
   readonly registry = new Registry();
+  /** The process's own metrics, shared by every PromMetrics of the process (they describe one process). */
+  private readonly processRegistry: Registry | undefined;
   private readonly requests: Histogram<'route' | 'method' | 'status'>;
   private readonly engineCalls: Histogram<'operation'>;
   private readonly engineErrors: Counter<'operation'>;
@@ -34,9 +54,7 @@ export class PromMetrics implements ExposedMetrics {
   constructor(options: PromMetricsOptions = {}) {
     const prefix = options.prefix ?? 'flowgate_';
     const registers = [this.registry];
-    // The event loop delay is sampled every 100 ms, not prom-client's 10 ms: a timer every 10 ms measurably shifted
-    // when a busy server got to new connections (tests/integration, graceful shutdown).
-    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix, eventLoopMonitoringPrecision: 100 });
+    this.processRegistry = (options.processMetrics ?? true) ? processMetricsRegistry(prefix) : undefined;
     this.requests = new Histogram({
       name: `${prefix}http_request_duration_seconds`,
       help: 'HTTP requests answered, by route template, method and status, with their duration (streams: until they end).',
@@ -98,8 +116,9 @@ export class PromMetrics implements ExposedMetrics {
     return this.registry.contentType;
   }
 
-  exposition(): Promise<string> {
-    return this.registry.metrics();
+  async exposition(): Promise<string> {
+    const own = await this.registry.metrics();
+    return this.processRegistry ? `${own}\n${await this.processRegistry.metrics()}` : own;
   }
 
   requestFinished(route: string, method: string, status: number, seconds: number): void {

@@ -39,6 +39,7 @@ test('GET /metrics needs the token; METRICS_PORT serves the same metrics without
   expectError(await http(api, 'GET', '/metrics'), 401, 'UnauthorizedError');
   const withToken = await scrape(context);
   assert.is(withToken.types.get(REQUESTS), 'histogram');
+  assert.is(withToken.types.get('flowgate_process_cpu_user_seconds_total'), 'counter', "the process's own metrics");
   assert.ok(api.metricsUrl, 'METRICS_PORT=0 started a listener of its own');
   const own = await call({ baseUrl: api.metricsUrl! }, 'GET', '/metrics');
   assert.is(own.status, 200);
