@@ -2,11 +2,13 @@ import * as assert from 'uvu/assert';
 import { call, uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectStatus, http, openEventStream, wf, type ContractContext } from '../support/contract.js';
 import { parseExposition, valueOf, type Exposition } from '../support/prometheus.js';
+import { startCallbackReceiver } from '../support/callbackReceiver.js';
 
 /** GET /metrics and METRICS_PORT (docs/operations.md, Metrics): what a scrape shows after real requests. */
 const TOKEN = 'metrics-Secret-t0ken_41c9';
 const auth = { authorization: `Bearer ${TOKEN}` };
-const test = contractSuite('metrics', { API_AUTH_TOKEN: TOKEN, METRICS_PORT: '0' });
+// The callback receiver listens on loopback, which outbound calls refuse unless the allow-list opens it.
+const test = contractSuite('metrics', { API_AUTH_TOKEN: TOKEN, METRICS_PORT: '0', OUTBOUND_ALLOWLIST: '127.0.0.1' });
 
 const REQUESTS = 'flowgate_http_request_duration_seconds';
 
@@ -144,6 +146,29 @@ test('idempotency hits: a keyed retry answered from its key, by operation', asyn
   assert.is(hits(after, 'start') - hits(before, 'start'), 1);
   assert.is(hits(after, 'feedback') - hits(before, 'feedback'), 1);
   assert.is(valueOf(after, 'flowgate_runs_started_total', { workflow: 'awaits_feedback' }) - valueOf(before, 'flowgate_runs_started_total', { workflow: 'awaits_feedback' }), 1, 'one run started');
+});
+
+test('callback attempts: delivered and failed, counted where the callbacks are sent (the API process on the embedded engine)', async (context) => {
+  const { api } = context;
+  const receiver = await startCallbackReceiver();
+  try {
+    const attempts = (exposition: Exposition, outcome: string) => valueOf(exposition, 'flowgate_callback_attempts_total', { outcome });
+    const before = await scrape(context);
+    const path = `/flaky/${uniqueId('metrics-callback')}`;
+    await runSync(context, { workflowName: 'echo', input: { message: 'call me' }, callbackUrl: receiver.url(path) });
+    // The flaky receiver answers 500 twice, then 200.
+    await receiver.waitForCalls(path, 3);
+    if (api.engine === 'memory') {
+      const after = await scrapeUntil(context, (now) => attempts(now, 'delivered') - attempts(before, 'delivered') === 1, 'the delivery');
+      assert.is(attempts(after, 'failed') - attempts(before, 'failed'), 2);
+    } else {
+      // On Temporal a worker delivers: the API's counters stay where they were.
+      const after = await scrape(context);
+      assert.is(attempts(after, 'delivered') + attempts(after, 'failed'), attempts(before, 'delivered') + attempts(before, 'failed'));
+    }
+  } finally {
+    await receiver.close();
+  }
 });
 
 test.run();
