@@ -82,20 +82,21 @@ export function startHelper(entry: string, argument: unknown): { ready: Promise<
 function firstJsonLine(child: ChildProcess, entry: string): Promise<Record<string, any>> {
   return new Promise((resolve, reject) => {
     let buffered = '';
-    const onData = (chunk: Buffer) => {
+    let found = false;
+    child.stdout!.on('data', (chunk) => {
+      // Log lines (a server at LOG_LEVEL=info) keep coming: read and dropped, never kept.
+      if (found) return;
       buffered += chunk;
-      // A server logging at info prints JSON log lines ({time, level, msg, ...}) too: they are not its ready line.
-      const ready = buffered
-        .split('\n')
-        .filter((candidate) => candidate.startsWith('{') && candidate.endsWith('}'))
-        .map((candidate) => JSON.parse(candidate) as Record<string, any>)
-        .find((value) => !('level' in value && 'msg' in value));
-      if (!ready) return;
-      child.stdout!.off('data', onData);
-      child.stdout!.resume();
-      resolve(ready);
-    };
-    child.stdout!.on('data', onData);
+      for (const candidate of buffered.split('\n')) {
+        if (!candidate.startsWith('{') || !candidate.endsWith('}')) continue;
+        const parsed = JSON.parse(candidate) as Record<string, any>;
+        if ('msg' in parsed) continue;
+        found = true;
+        buffered = '';
+        resolve(parsed);
+        return;
+      }
+    });
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before it was ready`)));
   });
 }

@@ -74,21 +74,25 @@ async function figure1and6(traceDir: string): Promise<void> {
   // minutes, so each ratio compares neighbours, and the median round is reported.
   const bareServer = startServer('bench/processes/bareServer.mjs');
   const contractServer = startServer('bench/processes/bareServer.mjs', { BARE_CONTRACT_HEADERS: '1' });
+  // The default configuration writes an access line per request (LOG_LEVEL=info): loaded beside the quiet one.
+  const loggingServer = startServer('bench/processes/flowgateServer.mjs', { TRACE_DIR: traceDir, BENCH_STATUS_RUN: 'bench-status-logged', BENCH_LOG_LEVEL: 'info' });
   try {
     const { url: bareUrl } = await bareServer.ready;
     const { url: contractUrl } = await contractServer.ready;
+    const { url: loggingUrl } = await loggingServer.ready;
     await withServer('bench/processes/flowgateServer.mjs', { TRACE_DIR: traceDir, BENCH_STATUS_RUN: 'bench-status' }, async (server, url) => {
       if (ONLY.has(1)) await figure1WithAutocannon(traceDir, bareUrl);
       await server.ask('gc');
       const idle = await server.ask('rss:reset');
       const statusUrl = `${url}/workflow/bench-status/status`;
-      const rounds: { bare: LoadResult; contract: LoadResult; flowgate: LoadResult; ratio: number }[] = [];
+      const rounds: { bare: LoadResult; contract: LoadResult; flowgate: LoadResult; logged: LoadResult; ratio: number }[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const measure = round === 0 ? warmThenLoad : load;
         const bare = await measure({ url: `${bareUrl}/` });
         const contract = await measure({ url: `${contractUrl}/` });
         const flowgate = await measure({ url: statusUrl });
-        rounds.push({ bare, contract, flowgate, ratio: flowgate.rps / bare.rps });
+        const logged = ONLY.has(1) ? await measure({ url: `${loggingUrl}/workflow/bench-status-logged/status` }) : flowgate;
+        rounds.push({ bare, contract, flowgate, logged, ratio: flowgate.rps / bare.rps });
       }
       const underLoad = await server.ask('rss:read');
       const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
@@ -99,12 +103,13 @@ async function figure1and6(traceDir: string): Promise<void> {
             LOAD_HEADER,
             loadRow('bare node:http, same JSON', median.bare),
             loadRow("bare node:http, same JSON and the contract's response headers", median.contract),
-            loadRow('flowgate, memory engine', median.flowgate),
+            loadRow('flowgate, memory engine, LOG_LEVEL=error', median.flowgate),
+            loadRow('flowgate, memory engine, default configuration (LOG_LEVEL=info: an access line per request)', median.logged),
           ],
-          verdict: verdict(
+          verdict: `${verdict(
             median.ratio >= 0.85,
             `${median.ratio.toFixed(2)} of the bare server (target ≥ 0.85), ${(median.flowgate.rps / median.contract.rps).toFixed(2)} of the bare server with the contract's headers; the median of ${ROUNDS} alternating rounds, whose ratios to the bare server were ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}`,
-          ),
+          )}; ${loggingVerdict(rounds)}`,
         });
       }
       if (!ONLY.has(6)) return;
@@ -131,7 +136,7 @@ async function figure1and6(traceDir: string): Promise<void> {
       });
     });
   } finally {
-    await Promise.all([bareServer.stop(), contractServer.stop()]);
+    await Promise.all([bareServer.stop(), contractServer.stop(), loggingServer.stop()]);
   }
 }
 
@@ -161,6 +166,13 @@ async function figure1WithAutocannon(traceDir: string, bareUrl: string): Promise
       ),
     });
   });
+}
+
+/** The access log's cost: the default configuration within 10 % of LOG_LEVEL=error, round by round. */
+function loggingVerdict(rounds: { flowgate: LoadResult; logged: LoadResult }[]): string {
+  const ratios = rounds.map((round) => round.logged.rps / round.flowgate.rps).sort((a, b) => a - b);
+  const median = ratios[Math.floor(ratios.length / 2)]!;
+  return verdict(median >= 0.9, `the default configuration (access log on) at ${median.toFixed(2)} of LOG_LEVEL=error (target ≥ 0.90; per round ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
 }
 
 async function figure4(traceDir: string): Promise<void> {

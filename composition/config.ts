@@ -62,6 +62,8 @@ const envShape = {
   WORKFLOWS_DIR: z.string().min(1).default('./workflows'),
   PROJECT_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
+  METRICS: envBoolean.default(true),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
   MEMORY_MAX_CLOSED_BYTES: positiveInt.default(268_435_456),
@@ -87,6 +89,9 @@ export const envSchema = z
     }
     if (env.NODE_ENV === 'production' && env.API_AUTH_TOKEN === undefined) {
       context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
+    }
+    if (env.METRICS_PORT !== undefined && !env.METRICS) {
+      context.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'serves metrics, which METRICS=off switches off; set one or the other' });
     }
     if (env.ENGINE === 'temporal' && !env.TEMPORAL_ADDRESS) {
       context.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: 'must be set when ENGINE=temporal' });
@@ -134,6 +139,11 @@ export interface FlowgateConfig {
   /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
   projectDir: string;
   logLevel: 'info' | 'warn' | 'error' | 'silent';
+  /**
+   * METRICS, METRICS_PORT (docs/operations.md, Metrics): whether metrics are kept and served at GET /metrics (behind
+   * the token), and a port of their own where they are served without it (on HOST; 0 picks one).
+   */
+  metrics: { enabled: boolean; port: number | undefined };
   shutdownGraceMs: number;
   memoryMaxClosedRuns: number;
   /** Bytes the embedded engine's closed runs may keep together before the oldest are forgotten. @default 256 MiB */
@@ -210,6 +220,7 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
     workerCatalog: value.WORKER_CATALOG ?? value.DEFAULT_CATALOG,
     projectDir: value.PROJECT_DIR ?? process.cwd(),
     logLevel: value.LOG_LEVEL,
+    metrics: { enabled: value.METRICS, port: value.METRICS_PORT },
     shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
     memoryMaxClosedRuns: value.MEMORY_MAX_CLOSED_RUNS,
     memoryMaxClosedBytes: value.MEMORY_MAX_CLOSED_BYTES,

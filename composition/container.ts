@@ -5,8 +5,10 @@ import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
-import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, TRACING, type Token } from '../ports/index.js';
+import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, TRACING, METRICS, noMetrics, type Token } from '../ports/index.js';
 import { noTracing, type Tracing } from '../ports/tracing.js';
+import type { ExposedMetrics } from '../ports/metrics.js';
+import { MeteredCallbackSender, MeteredEngine, PromMetrics } from '../adapters/metrics/index.js';
 import type { CallbackSender } from '../ports/callbackSender.js';
 import type { Clock } from '../ports/clock.js';
 import type { WorkflowEngine } from '../ports/engine.js';
@@ -18,7 +20,7 @@ import { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
 import { systemClock, randomIds, sha256Digest } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { shareTraceReads } from '../core/trace/sharedReads.js';
-import { JsonLogger } from '../adapters/log/index.js';
+import { PinoLogger } from '../adapters/log/index.js';
 import { FetchWebhookSender } from '../adapters/webhook/index.js';
 import { createHttpApp } from '../adapters/http/index.js';
 import type { S3TraceStore } from '../adapters/s3/index.js';
@@ -54,6 +56,8 @@ export interface FlowgateParts {
    * tracing the configuration builds. @default OpenTelemetry over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none
    */
   tracing?: Tracing;
+  /** What is observed and served at GET /metrics. @default Prometheus metrics of this composition, unless METRICS=off */
+  metrics?: ExposedMetrics;
 }
 
 export interface ComposeOptions {
@@ -96,10 +100,15 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   const resolve = <T>(key: Token<T>): T => resolveToken(container, key);
 
   container.register(CONFIG, { useValue: config });
-  container.register(LOGGER, once(() => parts.logger ?? new JsonLogger({ level: config.logLevel })));
+  container.register(LOGGER, once(() => parts.logger ?? new PinoLogger({ level: config.logLevel })));
   container.register(CLOCK, { useValue: parts.clock ?? systemClock });
   container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
+  // A registry per composition: several flowgates in one process (tests, embedding) keep their own counts.
+  // A Temporal worker's metrics are the SDK's own exporter (composition/cli/workerProcess.ts), not these.
+  const metrics = config.metrics.enabled && role === 'api' ? (parts.metrics ?? new PromMetrics()) : undefined;
+  if (metrics) container.register(METRICS, { useValue: metrics });
+  const metered = metrics ?? noMetrics;
 
   // Tracing only when configured: the OpenTelemetry SDK is an optional package, and off it is not even loaded.
   const otel = !parts.tracing && config.tracing
@@ -148,7 +157,10 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   // only the addresses webhook calls may.
   container.register(
     CALLBACK_SENDER,
-    once((c) => parts.callbackSender ?? (parts.webhookSender ? outboundSender() : (resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender))),
+    once((c) => {
+      const sender = parts.callbackSender ?? (parts.webhookSender ? outboundSender() : (resolveToken(c, WEBHOOK_SENDER) as FetchWebhookSender));
+      return metrics ? new MeteredCallbackSender(sender, metrics) : sender;
+    }),
   );
   container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
   if (role === 'worker') return finish(container, config, owned, [LOGGER, CLOCK, TRACING, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS], ownTracing);
@@ -171,7 +183,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   const engine = parts.engine ?? connected;
   if (connected) owned.unshift(connected);
   if (engine) {
-    container.register(WORKFLOW_ENGINE, { useValue: options.decorateEngine ? options.decorateEngine(engine) : engine });
+    container.register(WORKFLOW_ENGINE, { useValue: meteredEngine(options.decorateEngine ? options.decorateEngine(engine) : engine, metrics) });
   } else {
     container.register(
       MEMORY_ENGINE,
@@ -192,12 +204,18 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
           idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
           maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
           // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
-          onRunClosed: (closed) => recordTrace(traces, logger, closed, uploads),
+          onRunClosed: (closed) => {
+            metered.runClosed(closed.run.workflowName, closed.run.status);
+            return recordTrace(traces, logger, closed, uploads);
+          },
           onRunCallback: (run, target) => void resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
         });
       }),
     );
-    container.register(WORKFLOW_ENGINE, once((c) => (options.decorateEngine ?? ((memory) => memory))(resolveToken(c, MEMORY_ENGINE))));
+    container.register(
+      WORKFLOW_ENGINE,
+      once((c) => meteredEngine((options.decorateEngine ?? ((memory) => memory))(resolveToken(c, MEMORY_ENGINE)), metrics)),
+    );
   }
   // Every waiting POST /workflow/run listens to it: thousands at once are expected, not a leak.
   const runWaitsEnd = new AbortController();
@@ -214,6 +232,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
           ids: resolveToken(c, ID_GENERATOR),
           digest: resolveToken(c, DIGEST),
           logger: resolveToken(c, LOGGER),
+          metrics: metered,
           defaultCatalog: config.defaultCatalog,
           callbackRetryForMs: config.callbackRetryForMs,
           outboundAllowlist: config.outboundAllowlist,
@@ -230,6 +249,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
         logger: resolveToken(c, LOGGER),
         ids: resolveToken(c, ID_GENERATOR),
         tracing: resolveToken(c, TRACING),
+        ...(metrics ? { metrics } : {}),
         ...httpAppSettings(config),
         ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       }),
@@ -250,6 +270,11 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     FLOWGATE_API,
     HTTP_APP,
   ], ownTracing);
+}
+
+/** Every engine call timed, by operation (adapters/metrics): one decorator, outermost, so it times what the use cases wait for. */
+function meteredEngine(engine: WorkflowEngine, metrics: ExposedMetrics | undefined): WorkflowEngine {
+  return metrics ? new MeteredEngine(engine, metrics) : engine;
 }
 
 /** Connects to Temporal (the client adapter is loaded only now: the embedded engine never loads the Temporal SDK). */
@@ -311,6 +336,8 @@ function finish(
         await tracing?.shutdown().catch((error: unknown) =>
           resolveToken(container, LOGGER).warn('tracing: the last spans could not be sent', { error: error instanceof Error ? error.message : String(error) }),
         );
+        // The last lines (the shutdown's own) are written before the process may exit.
+        await resolveToken(container, LOGGER).flush?.();
       })()),
   };
 }

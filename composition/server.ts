@@ -1,6 +1,8 @@
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
-import { LOGGER, WORKFLOW_ENGINE } from '../ports/index.js';
+import { LOGGER, METRICS, WORKFLOW_ENGINE } from '../ports/index.js';
+import { meteredRunObserver, startMetricsListener, type MetricsListener } from '../adapters/metrics/index.js';
+import type { Metrics } from '../ports/metrics.js';
 import type { WorkflowEngine } from '../ports/engine.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { composeFlowgate } from './container.js';
@@ -26,6 +28,8 @@ export interface FlowgateServerOptions {
 
 export interface FlowgateServer {
   url: string;
+  /** METRICS_PORT: where GET /metrics is served without the token. */
+  metricsUrl: string | undefined;
   config: FlowgateConfig;
   api: FlowgateApi;
   engine: WorkflowEngine;
@@ -60,7 +64,8 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
       const specs = options.workers ?? [
         await loadEmbeddedWorker({ catalog: config.defaultCatalog, workflowsDir: config.workflowsDir, projectDir: config.projectDir, logger }),
       ];
-      workers = new EmbeddedWorkers(memoryEngine, specs);
+      const metrics = config.metrics.enabled ? composition.resolve(METRICS) : undefined;
+      workers = new EmbeddedWorkers(memoryEngine, metrics ? specs.map((spec) => meteredWorker(spec, metrics)) : specs);
       workers.startAll();
     }
   } catch (error) {
@@ -76,9 +81,19 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     await composition.close(0);
     throw error;
   });
+  let metricsListener: MetricsListener | undefined;
+  if (config.metrics.port !== undefined) {
+    metricsListener = await startMetricsListener(composition.resolve(METRICS), config.host, config.metrics.port).catch(async (error: unknown) => {
+      await http.close(0);
+      await workers?.close();
+      await composition.close(0);
+      throw error;
+    });
+  }
   const engine = composition.resolve(WORKFLOW_ENGINE);
   logger.info('flowgate listening', {
     url: http.url,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     engine: engine.kind,
     catalogs: (workers?.specs ?? []).map((worker) => ({ catalog: worker.catalog, workflows: worker.workflows.map((w) => w.name) })),
   });
@@ -90,6 +105,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
   let closing: Promise<void> | undefined;
   return {
     url: http.url,
+    metricsUrl: metricsListener?.url,
     config,
     api: composition.resolve(FLOWGATE_API),
     engine,
@@ -107,8 +123,15 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
           clearTimeout(cutOff);
           runWaitsEnd.abort();
         }
+        await metricsListener?.close();
         await workers?.close();
         await composition.close(Math.max(0, config.shutdownGraceMs - (Date.now() - started)));
       })()),
   };
+}
+
+/** An embedded worker whose step attempts are counted (adapters/metrics), its own hooks kept; closed with the worker. */
+function meteredWorker(spec: WorkerSpec, metrics: Metrics): WorkerSpec {
+  const hooks = spec.observer;
+  return { ...spec, observer: Object.assign(meteredRunObserver(hooks, metrics), { close: async () => hooks?.close() }) };
 }

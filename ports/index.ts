@@ -10,3 +10,4 @@ export * from './webhookSender.js';
 export * from './callbackSender.js';
 export * from './runObserver.js';
 export * from './tracing.js';
+export * from './metrics.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../ports/logger.js';
+import { childLogger, type Logger } from '../../ports/logger.js';
 import type { TraceSpan, Tracing } from '../../ports/tracing.js';
 import { FlowgateError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
@@ -54,8 +54,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const authenticator = createBearerAuthenticator(config.authToken);
   const openApiDocument = buildOpenApiDocument(routes);
   const openApiJson = openApiJsonByMount(openApiDocument);
-  const eventStreams = new EventStreamSlots(config.maxEventStreams);
-  const { logger } = config;
+  const { logger, metrics } = config;
+  const eventStreams = new EventStreamSlots(config.maxEventStreams, metrics && ((delta) => metrics.eventStreamsOpen(delta)));
   const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
@@ -68,19 +68,25 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const shownPath = mount ? `${mount}${path}` : path;
     const state: RequestState = {};
     const span = requestSpan(config.tracing, request, requestId);
+    // Made on first use (most requests log nothing but their access line), with what the request knows by then.
+    let requestLogger: Logger | undefined;
+    const scopedLogger = (): Logger => (requestLogger ??= childLogger(logger, requestScope(requestId, state, span?.traceId)));
     const logFailure = (error: unknown, status: number) => {
       // A client that hung up mid-request is not a server fault worth an alert.
       const level = clientGone(request) ? 'warn' : 'error';
-      logger[level]('request failed', { requestId, method: request.method, path: shownPath, status, error: causeChain(error) });
+      scopedLogger()[level]('request failed', { method: request.method, path: shownPath, status, error: causeChain(error) });
     };
     const context: RouteContext = {
       api: config.api,
-      logger,
+      get logger() {
+        return scopedLogger();
+      },
       options: config,
       requestId,
       ...(span ? { traceId: span.traceId } : {}),
       openApiJson: openApiJson(mount),
       eventStreams,
+      metrics,
       describeStreamFailure(error) {
         const answer = answerError(error);
         if (answer.serverFault) logFailure(error, answer.status);
@@ -116,12 +122,15 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
     const logAccess = (streamCut: boolean) => {
       span?.end(requestSpanEnd(request.method, state.route, response.status));
+      const milliseconds = performance.now() - startedAt;
+      metrics?.requestFinished(routeLabel(state.route, ui?.serves(path) === true), request.method, response.status, milliseconds / 1000);
       logger.info('http request', {
         method: request.method,
         path: shownPath,
         status: response.status,
-        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-        requestId,
+        durationMs: Math.round(milliseconds * 10) / 10,
+        // The request scope's fields, written out: a child logger for one line would cost more than the line.
+        ...requestScope(requestId, state, span?.traceId),
         ...(aborted || streamCut ? { aborted: true } : {}),
       });
     };
@@ -140,6 +149,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const response = errorResponse(answer);
     Object.assign(response.headers, { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
     const known = error instanceof FlowgateError ? error.name : 'InternalError';
+    metrics?.requestFinished(UNMATCHED_ROUTE, target.method ?? 'other', answer.status, 0);
     logger.info('http request', {
       ...(target.method === undefined ? {} : { method: target.method }),
       ...(target.url === undefined ? {} : { path: splitTarget(target.url).path }),
@@ -227,6 +237,8 @@ function toResponse(route: Route, result: RouteResult, state: RequestState, conf
       return { status: 200, headers: { ...result.headers }, body: result.body };
     case 'serialized-json':
       return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: result.body };
+    case 'text':
+      return { status: result.status, headers: { 'content-type': result.contentType }, body: head ? '' : result.body };
     case 'json': {
       if (result.runId !== undefined) state.runId = result.runId;
       if (config.validateResponses) assertDocumentedResponse(route, result.status, result.body);
@@ -302,6 +314,25 @@ function prefixHandedOutPaths(headers: Record<string, string>, basePath: string)
   if (location?.startsWith('/')) headers['location'] = `${basePath}${location}`;
   const link = headers['link'];
   if (link?.startsWith('</')) headers['link'] = `<${basePath}${link.slice(1)}`;
+}
+
+/**
+ * The fields of every line a request logs: its id, the workflow and run it names when known, and (once requests are
+ * traced) `traceId`.
+ */
+function requestScope(requestId: string, state: RequestState, traceId: string | undefined): Record<string, string> {
+  const scope: Record<string, string> = { requestId };
+  if (traceId !== undefined) scope.traceId = traceId;
+  if (state.workflowId !== undefined) scope.workflowId = state.workflowId;
+  if (state.runId !== undefined) scope.runId = state.runId;
+  return scope;
+}
+
+/** The metrics' label of a request: its route's template, never its path (ids would make the label set unbounded). */
+const UNMATCHED_ROUTE = 'unmatched';
+function routeLabel(route: Route | undefined, ui: boolean): string {
+  if (route) return route.path;
+  return ui ? '/ui' : UNMATCHED_ROUTE;
 }
 
 function acceptedRequestId(value: string | undefined): string | undefined {

@@ -4,7 +4,11 @@ import { ServerBusyError } from './transportErrors.js';
 export class EventStreamSlots {
   private open = 0;
 
-  constructor(private readonly max: number) {}
+  /** `onChange`: told +1 when a slot is taken and -1 when it is released (the open-streams gauge). */
+  constructor(
+    private readonly max: number,
+    private readonly onChange?: (delta: 1 | -1) => void,
+  ) {}
 
   get openStreams(): number {
     return this.open;
@@ -16,11 +20,13 @@ export class EventStreamSlots {
       throw new ServerBusyError(`Too many open event streams (limit ${this.max}); retry shortly or read the history as JSON pages.`);
     }
     this.open += 1;
+    this.onChange?.(1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.open -= 1;
+      this.onChange?.(-1);
     };
   }
 }

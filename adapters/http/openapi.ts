@@ -192,6 +192,7 @@ function responseObject(route: Route, status: number, doc: ResponseDoc, componen
   if (route.deprecated) for (const name of ['Deprecation', 'Sunset', 'Link'] as const) headerNames.add(name);
   const content: JsonObject = {};
   if (doc.schema) content['application/json'] = { schema: components.reference(doc.schema) };
+  if (doc.text !== undefined) content['text/plain'] = { schema: { type: 'string', description: doc.text } };
   if (doc.eventStream) {
     const events = Object.entries(doc.eventStream.events ?? {}).map(([name, schema]) => [name, components.reference(schema)]);
     content['text/event-stream'] = {

@@ -2,6 +2,7 @@ import type { FlowgateApi } from '../../core/api/flowgateApi.js';
 import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
 import { noTracing, type Tracing } from '../../ports/tracing.js';
+import type { ExposedMetrics } from '../../ports/metrics.js';
 
 /** Options of {@link createHttpApp}, also accepted by the node, fetch and server entry points. */
 export interface HttpAppOptions {
@@ -11,6 +12,11 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Generates request ids when a request brings no valid `X-Request-Id`. */
   ids: IdGenerator;
+  /**
+   * Observes every request (by route template, method and status) and open event streams, and is what GET /metrics
+   * exposes. @default none: nothing observed, GET /metrics answers 404
+   */
+  metrics?: ExposedMetrics;
   /**
    * Bearer token every endpoint except GET /ready, /health and /openapi.json requires. Omit it to accept
    * unauthenticated requests (local development only); an empty string is refused as a likely misconfiguration.
@@ -91,6 +97,7 @@ export interface ResolvedHttpAppOptions {
   api: FlowgateApi;
   logger: Logger;
   ids: IdGenerator;
+  metrics: ExposedMetrics | undefined;
   authToken: string | undefined;
   maxBodyBytes: number;
   runTimeoutMaxSeconds: number;
@@ -133,6 +140,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     api: options.api,
     logger: options.logger,
     ids: options.ids,
+    metrics: options.metrics,
     authToken: options.authToken,
     maxBodyBytes: options.maxBodyBytes,
     runTimeoutMaxSeconds: options.runTimeoutMaxSeconds,

@@ -5,6 +5,7 @@ import type { ResolvedHttpAppOptions } from './options.js';
 import { NoParamsSchema, NoQuerySchema } from './schemas/requests.js';
 import type { RequestHeaders } from './types.js';
 import type { EventStreamSlots } from './eventStreamSlots.js';
+import type { ExposedMetrics } from '../../ports/metrics.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -22,6 +23,8 @@ export interface ResponseDoc {
     events?: Readonly<Record<string, z.ZodType>>;
   };
   headers?: readonly DocumentedHeader[];
+  /** A plain-text body (the metrics exposition), documented as `text/plain` with this description. */
+  text?: string;
 }
 
 export interface RequestHeaderDoc {
@@ -58,6 +61,8 @@ export interface RouteContext {
   openApiJson: string;
   /** The cap on open server-sent event streams. */
   eventStreams: EventStreamSlots;
+  /** What GET /metrics exposes; undefined when the app was given none (the route answers 404). */
+  metrics: ExposedMetrics | undefined;
   /** Body of the final SSE `error` event for a failure after streaming started; logs 5xx like any error. */
   describeStreamFailure(error: unknown): { error: string; message: string };
 }
@@ -72,6 +77,7 @@ export type RouteResult =
       runId?: string;
     }
   | { kind: 'serialized-json'; status: number; body: string; headers?: Record<string, string> }
+  | { kind: 'text'; status: number; body: string; contentType: string }
   | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> };
 
 export interface BodySpec<B extends z.ZodType> {

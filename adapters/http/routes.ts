@@ -1,7 +1,7 @@
 import { getHistory } from './handlers/history.js';
 import { bulkControl, resetRun, stopRun, terminateRun } from './handlers/control.js';
 import { getInput, getResult, getStatus, getTraceLog, listRuns } from './handlers/runs.js';
-import { health, openApiDocument, readiness } from './handlers/system.js';
+import { health, metricsExposition, openApiDocument, readiness } from './handlers/system.js';
 import { bulkRerun, rerunRun } from './handlers/rerun.js';
 import { BulkRerunResponseSchema, RerunResponseSchema } from './schemas/operations.js';
 import { BulkRerunBodySchema, RerunBodySchema } from './schemas/requests.js';
@@ -304,6 +304,20 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       public: true,
       responses: { 200: success(OpenApiDocumentSchema, 'The OpenAPI document.') },
       handle: (_input, context) => openApiDocument(context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/metrics',
+      operationId: 'metrics',
+      summary: 'Metrics in Prometheus text format',
+      description:
+        'Requests, engine calls, runs, event streams, callbacks and idempotency hits of this API process (docs/operations.md, Metrics). Needs the token like every call; METRICS_PORT serves the same text without it on a port of its own.',
+      tags: ['system'],
+      responses: {
+        200: { description: 'The metrics.', text: 'Prometheus text exposition format 0.0.4.' },
+        404: failure('NotFoundError: metrics are switched off (METRICS=off).'),
+      },
+      handle: (_input, context) => metricsExposition(context),
     }),
   ];
 }

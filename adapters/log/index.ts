@@ -1,1 +1,1 @@
-export { JsonLogger, type JsonLoggerOptions, type LogLevel } from './jsonLogger.js';
+export { PinoLogger, REDACTED_PATHS, REDACTION_CENSOR, type PinoLoggerOptions, type LogLevel } from './pinoLogger.js';

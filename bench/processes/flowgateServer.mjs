@@ -1,10 +1,12 @@
 // flowgate in its own process, as `npm start` runs it: the compiled dist/ under plain node (ENGINE from the
 // environment), serving the bench workflows. Prints {url} when ready and answers the bench's IPC probes.
-// LOG_LEVEL is `error` (no access log) unless BENCH_DEFAULT_CONFIG=1: then it is the default, access log on.
+// LOG_LEVEL=error (no access log) unless BENCH_DEFAULT_CONFIG=1 (the default configuration, access log on) or
+// BENCH_LOG_LEVEL says otherwise.
 import { startFlowgateServer } from '../../dist/composition/server.js';
 import { serveRssProbe } from './rssProbe.mjs';
 
-const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', ...(process.env.BENCH_DEFAULT_CONFIG === '1' ? {} : { LOG_LEVEL: 'error' }), WORKFLOWS_DIR: 'dist/bench/workflows' } });
+const logLevel = process.env.BENCH_DEFAULT_CONFIG === '1' ? {} : { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error' };
+const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', ...logLevel, WORKFLOWS_DIR: 'dist/bench/workflows' } });
 if (process.env.BENCH_STATUS_RUN) {
   const { answer: result } = await server.api.runSync({ workflowName: 'bench_noop', input: {}, workflowId: process.env.BENCH_STATUS_RUN, timeoutSeconds: 30 }, '2');
   if (result.status !== 'completed') throw new Error(`bench setup run ended ${result.status}`);

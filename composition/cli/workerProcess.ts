@@ -12,7 +12,14 @@ export async function startWorkerProcess(config: WorkerConfig): Promise<{ identi
   const composition = await composeFlowgate(config, {}, { role: 'worker' });
   const parts = workerParts(composition);
   // Our own signal handling: the SDK's default would stop the worker before the catalog hears about it.
-  Runtime.install({ logger: temporalLoggerFor(parts.logger, 'WARN'), shutdownSignals: [] });
+  // METRICS_PORT: Temporal's own worker metrics (task slots, poll and schedule latencies, sticky cache, activity and
+  // workflow task outcomes) in Prometheus' text format at /metrics (docs/operations.md).
+  const metricsPort = config.metrics.enabled ? config.metrics.port : undefined;
+  Runtime.install({
+    logger: temporalLoggerFor(parts.logger, 'WARN'),
+    shutdownSignals: [],
+    ...(metricsPort === undefined ? {} : { telemetryOptions: { metrics: { prometheus: { bindAddress: bindAddress(config.host, metricsPort) } } } }),
+  });
   const worker = await createWorker({
     ...parts,
     temporal: {
@@ -34,4 +41,9 @@ export async function startWorkerProcess(config: WorkerConfig): Promise<{ identi
   parts.logger.info('flowgate worker starting', { catalog: config.catalog, identity: worker.identity, workflowsDir: config.workflowsDir, projectDir: config.projectDir });
   const running = worker.run().finally(() => composition.close(0));
   return { identity: worker.identity, running, shutdown: () => worker.shutdown() };
+}
+
+/** `host:port`, an IPv6 host in brackets. */
+function bindAddress(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }

@@ -24,7 +24,7 @@ export type KeyedControl = <T>(
  * keeps none (memory, which lives in this process) is never handed them.
  */
 export function createKeyedControl(
-  deps: { engine: Pick<WorkflowEngine, 'controlKeys'> } & Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs'>,
+  deps: { engine: Pick<WorkflowEngine, 'controlKeys'> } & Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs' | 'metrics'>,
 ): KeyedControl {
   const answers = new LocalAnswers(deps.clock, deps.idempotencyRetentionMs);
   return async (options, request, produce) => {
@@ -40,9 +40,26 @@ export function createKeyedControl(
         since = earlier;
       },
     };
-    if (deps.engine.controlKeys !== 'kept-by-engine') return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(undefined));
-    // The engine's record says since when the answer holds (this request's time, or the earlier request's it
-    // recognised), the same on every replica; the process's own clock after the answer would differ from one to the next.
-    return answers.answer(idempotency.key, idempotency.fingerprint, () => produce(idempotency), () => since ?? idempotency.requestedAt);
+    // LocalAnswers produces at once for a key it does not hold: not producing is answering from the stored copy.
+    let produced = false;
+    const answer =
+      deps.engine.controlKeys !== 'kept-by-engine'
+        ? answers.answer(idempotency.key, idempotency.fingerprint, () => {
+            produced = true;
+            return produce(undefined);
+          })
+        : // The engine's record says since when the answer holds (this request's time, or the earlier request's it
+          // recognised), the same on every replica; the process's own clock after the answer would differ from one to the next.
+          answers.answer(
+            idempotency.key,
+            idempotency.fingerprint,
+            () => {
+              produced = true;
+              return produce(idempotency);
+            },
+            () => since ?? idempotency.requestedAt,
+          );
+    if (!produced) void answer.then(() => deps.metrics?.idempotencyHit(String(request[0])), () => {});
+    return answer;
   };
 }

@@ -31,7 +31,7 @@ export interface KeyedStart {
  * which the engine deduplicates. Once the stored answer expired, the key starts a new run like a fresh request.
  */
 export async function startOnce(
-  deps: Pick<CoreDeps, 'engine' | 'digest' | 'clock' | 'defaultCatalog'>,
+  deps: Pick<CoreDeps, 'engine' | 'digest' | 'clock' | 'defaultCatalog' | 'metrics'>,
   keyed: KeyedStart,
   startRun: StartKeyedRun,
 ): Promise<RunDescription> {
@@ -62,7 +62,11 @@ export async function startOnce(
   for (let attempt = 0; ; attempt += 1) {
     const latest = await latestRun(deps.engine, workflowId);
     const stored = latest && (await runCarryingKey(deps.engine, latest, keyId));
-    if (stored && !isExpired(keyed.expiresAt(stored, latest), deps.clock.now())) return mustMatch(stored);
+    if (stored && !isExpired(keyed.expiresAt(stored, latest), deps.clock.now())) {
+      const answer = mustMatch(stored);
+      deps.metrics?.idempotencyHit(operation);
+      return answer;
+    }
     // Duplicates that saw the same latest run send the same request id: the engine starts once and returns that run to each.
     const requestId = deps.digest.uuidOf(['idempotency-start', keyId, workflowId, latest?.runId ?? '']);
     const idempotency: RunIdempotency = { key: keyId, fingerprint, requestId };

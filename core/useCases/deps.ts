@@ -4,6 +4,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/ids.js';
 import type { Digest } from '../../ports/digest.js';
 import type { Logger } from '../../ports/logger.js';
+import type { Metrics } from '../../ports/metrics.js';
 import type { OutboundAllowlist } from '../domain/outboundAddress.js';
 
 /** The ports every use case draws from. Each use case takes only what it needs (a Pick of this). */
@@ -25,6 +26,8 @@ export interface CoreDeps {
   shutdownSignal?: AbortSignal;
   /** CALLBACK_RETRY_MAX_SECONDS: how long a run's callback is retried after the close. @default an hour */
   callbackRetryForMs?: number;
+  /** Counts what only the use cases see (idempotency hits). @default noMetrics */
+  metrics?: Metrics;
   /** OUTBOUND_ALLOWLIST: a callbackUrl naming an address the rules refuse is a 400 unless this opens it. @default empty */
   outboundAllowlist?: OutboundAllowlist;
 }

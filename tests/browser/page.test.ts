@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { startFlowgateServer } from '../../composition/server.js';
 import { createFlowgate } from '../../composition/embed/index.js';
-import { JsonLogger } from '../../adapters/log/index.js';
+import { PinoLogger } from '../../adapters/log/index.js';
 import * as basic from '../fixtures/workflows/basic.js';
 import { engineUnderTest } from '../support/engines.js';
 import { call, uniqueId } from '../support/http.js';
@@ -144,7 +144,7 @@ if (engineUnderTest() === 'memory') {
 
   test('mounted in Express under /flows, the embeddable handler serves the UI there and the page calls /flows/...', async (context) => {
     const traceDir = await mkdtemp(join(tmpdir(), 'fg-ui-express-'));
-    const flowgate = await createFlowgate({ workflows: Object.values(basic), logger: new JsonLogger({ level: 'silent' }), env: { TRACE_DIR: traceDir } });
+    const flowgate = await createFlowgate({ workflows: Object.values(basic), logger: new PinoLogger({ level: 'silent' }), env: { TRACE_DIR: traceDir } });
     const app = express();
     // Express strips the prefix and keeps it in req.baseUrl: the handler needs no basePath of its own here.
     app.use('/flows', flowgate.nodeHandler);

@@ -47,6 +47,8 @@ const ENDPOINTS: [string, string][] = [
   ['get', '/ready'],
   ['get', '/health'],
   ['get', '/openapi.json'],
+  // Metrics in Prometheus text format (docs/operations.md).
+  ['get', '/metrics'],
 ];
 
 test('GET /openapi.json: OpenAPI 3.1.0, info.version 1.0.0, an operation for every endpoint', async ({ api }) => {

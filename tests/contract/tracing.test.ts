@@ -51,6 +51,9 @@ test('requests with, without and with a malformed traceparent run; closing the A
   context.traced = await run({ traceparent: TRACEPARENT });
   context.untraced = await run({});
   context.malformed = await run({ traceparent: '00-not-a-trace-01' });
+  // The access line of a traced request carries its trace id, so a log line leads to its trace.
+  const access = api.logs.find((line) => line.msg === 'http request' && line.requestId === context.traced.requestId);
+  assert.is(access?.traceId, INCOMING_TRACE, 'the access line names the trace');
   // Spans are batched; a closing API (and its workers) sends what it holds before it stops.
   context.api = undefined;
   await api.close();
@@ -91,7 +94,7 @@ test('a request without a traceparent, or with a malformed one, starts a trace o
   assert.is.not(requestSpanOf(receiver, untraced.requestId).traceId, requestSpanOf(receiver, malformed.requestId).traceId);
 });
 
-test('with OTEL_EXPORTER_OTLP_ENDPOINT unset no OpenTelemetry module is loaded', async () => {
+test('with OTEL_EXPORTER_OTLP_ENDPOINT unset no OpenTelemetry SDK, exporter or interceptor module is loaded', async () => {
   // The probe's method sees the SDK where it is loaded: in this process, which ran a traced API.
   assert.ok(loadedOpenTelemetry().some((path) => path.includes('/@opentelemetry/sdk-trace-base/')), 'the SDK is in this process\'s module cache');
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
@@ -99,7 +102,7 @@ test('with OTEL_EXPORTER_OTLP_ENDPOINT unset no OpenTelemetry module is loaded',
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', probe], { env: { ...env, FLOWGATE_TEST_ENGINE: engineUnderTest() } });
   const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as { status: number; loaded: string[] };
   assert.is(report.status, 200, 'the run completed');
-  assert.equal(report.loaded, [], 'no OpenTelemetry module was imported');
+  assert.equal(report.loaded, [], 'no OpenTelemetry SDK, exporter or interceptor module was imported');
 });
 
 function loadedOpenTelemetry(): string[] {

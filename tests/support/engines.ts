@@ -24,6 +24,8 @@ export function engineUnderTest(): EngineName {
 export interface TestApi {
   engine: EngineName;
   baseUrl: string;
+  /** METRICS_PORT's listener, when the API was started with one. */
+  metricsUrl: string | undefined;
   traceDir: string;
   /** Every line the server logged, for assertions (access log, the token never appearing). */
   logs: LogLine[];
@@ -107,6 +109,7 @@ export async function startTestApi(
   return {
     engine,
     baseUrl: running.url,
+    metricsUrl: running.metricsUrl,
     traceDir,
     logs,
     stopWorker: (catalog) => control.stop(catalog),

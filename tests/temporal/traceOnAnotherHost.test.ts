@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, sep } from 'node:path';
 import { startFlowgateServer, type FlowgateServer } from '../../composition/server.js';
-import { JsonLogger } from '../../adapters/log/index.js';
+import { PinoLogger } from '../../adapters/log/index.js';
 import { startTestApi, type TestApi } from '../support/engines.js';
 import { call, uniqueId, waitForEvent, waitForStatus } from '../support/http.js';
 
@@ -21,7 +21,7 @@ hosts.before(async (context) => {
   // A second API server on the same Temporal whose TRACE_DIR is the workers' (one host, or a shared volume).
   context.sameDirApi = await startFlowgateServer({
     env: { HOST: '127.0.0.1', PORT: '0', ENGINE: 'temporal', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, TRACE_DIR: context.api.traceDir, DEFAULT_CATALOG: 'main' },
-    logger: new JsonLogger({ level: 'silent' }),
+    logger: new PinoLogger({ level: 'silent' }),
   });
 });
 

@@ -7,6 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { Client, Connection } from '@temporalio/client';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
 import { ConfigError } from '../../composition/config.js';
@@ -89,8 +91,18 @@ main.after(async (context) => {
   if (context.traceDir) await rm(context.traceDir, { recursive: true, force: true });
 });
 
-main('serves the example workflows, and on SIGTERM leaves the catalog and exits 0', async ({ server, traceDir }) => {
-  const { child, exited } = startWorkerProcess({ TEMPORAL_ADDRESS: server.address, TRACE_DIR: traceDir, LOG_LEVEL: 'warn' }, [
+/** A port nothing listens on now (Temporal's metrics exporter needs a fixed one). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+main('serves the example workflows and Temporal\'s worker metrics on METRICS_PORT, and on SIGTERM leaves the catalog and exits 0', async ({ server, traceDir }) => {
+  const metricsPort = await freePort();
+  const { child, exited } = startWorkerProcess({ TEMPORAL_ADDRESS: server.address, TRACE_DIR: traceDir, LOG_LEVEL: 'warn', METRICS_PORT: String(metricsPort) }, [
     '--workflows',
     'examples/workflows',
     '--catalog',
@@ -110,6 +122,12 @@ main('serves the example workflows, and on SIGTERM leaves the catalog and exits 
     assert.equal((await memo())!.workflows.map((workflow) => workflow.name).sort(), ['approval', 'countdown', 'digest', 'nap', 'summarise', 'unreliable']);
     const summary = await client.workflow.execute('summarise', { taskQueue: 'examples', workflowId: `summarise-${Date.now()}`, args: [{ text: 'one two three' }] });
     assert.equal(summary, { summary: 'one two three', wordCount: 3, coverage: 1 });
+    // The SDK's exporter: the worker's own view of its task queue, in Prometheus' text format.
+    const scrape = await request(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.is(scrape.statusCode, 200);
+    const text = await scrape.body.text();
+    assert.match(text, /^# (HELP|TYPE) temporal_/m);
+    assert.match(text, /^temporal_workflow_completed\{[^}]*task_queue="examples"[^}]*\} [1-9]/m, 'the completed run, by task queue');
 
     child.kill('SIGTERM');
     const exit = await exited;

@@ -203,4 +203,13 @@ test('OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on, with OTEL_SERVICE_NAME or fl
   }
 });
 
+test('metrics: on by default without a port of their own; METRICS_PORT needs METRICS on', () => {
+  assert.equal(parseConfig({}).metrics, { enabled: true, port: undefined });
+  assert.equal(parseConfig({ METRICS: 'off' }).metrics, { enabled: false, port: undefined });
+  assert.equal(parseConfig({ METRICS_PORT: '9464' }).metrics, { enabled: true, port: 9464 });
+  assert.throws(() => parseConfig({ METRICS: 'off', METRICS_PORT: '9464' }), (error: unknown) =>
+    (error as ConfigError).problems.some((line) => line.startsWith('METRICS_PORT:')));
+  assert.throws(() => parseConfig({ METRICS: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('METRICS:'));
+});
+
 test.run();

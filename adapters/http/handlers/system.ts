@@ -1,5 +1,6 @@
 import type { RouteContext, RouteResult } from '../route.js';
 import { causeChain } from '../errors.js';
+import { NotFoundError } from '../transportErrors.js';
 
 /** Seconds a load balancer should wait before probing an unready instance again. */
 const READINESS_RETRY_AFTER_SECONDS = '5';
@@ -12,7 +13,7 @@ export async function readiness(context: RouteContext): Promise<RouteResult> {
     return { kind: 'json', status: 503, body: view, headers: { 'retry-after': READINESS_RETRY_AFTER_SECONDS } };
   } catch (error) {
     // A probe wants a 503 with the readiness shape, not a 500 error body.
-    context.logger.error('readiness check failed', { requestId: context.requestId, error: causeChain(error) });
+    context.logger.error('readiness check failed', { error: causeChain(error) });
     return {
       kind: 'json',
       status: 503,
@@ -30,4 +31,11 @@ export async function health(): Promise<RouteResult> {
 /** GET /openapi.json */
 export async function openApiDocument(context: RouteContext): Promise<RouteResult> {
   return { kind: 'serialized-json', status: 200, body: context.openApiJson, headers: { 'cache-control': 'public, max-age=300' } };
+}
+
+/** GET /metrics: the Prometheus text exposition (docs/operations.md, Metrics). */
+export async function metricsExposition(context: RouteContext): Promise<RouteResult> {
+  const { metrics } = context;
+  if (!metrics) throw new NotFoundError('Metrics are not enabled on this server (METRICS=off, or an app made without `metrics`).');
+  return { kind: 'text', status: 200, body: await metrics.exposition(), contentType: metrics.contentType };
 }

@@ -57,6 +57,8 @@ const ENDPOINTS = [
   'GET /ready',
   'GET /health',
   'GET /openapi.json',
+  // Metrics in Prometheus text format (docs/operations.md).
+  'GET /metrics',
 ];
 const PUBLIC = ['GET /ready', 'GET /health', 'GET /openapi.json'];
 const DEPRECATED = ['PATCH /workflow/{id}/stop', 'POST /workflow/{id}/reset'];
@@ -102,6 +104,11 @@ test('every documented status has a JSON schema that resolves; errors use the er
       const where = `${method} ${path} ${status}`;
       assert.ok(response.description, `${where} has a description`);
       assert.ok(response.headers['X-Request-Id'], `${where} documents X-Request-Id`);
+      // The metrics are Prometheus' text format: their 200 is the one body that is not JSON.
+      if (path === '/metrics' && status === '200') {
+        assert.equal(Object.keys(response.content), ['text/plain'], `${where} is plain text`);
+        continue;
+      }
       const reference = response.content?.['application/json']?.schema?.$ref as string | undefined;
       assert.ok(reference, `${where} has a JSON schema`);
       assert.ok(resolve(reference), `${where}: ${reference} resolves`);

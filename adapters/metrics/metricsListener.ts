@@ -1,0 +1,46 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MetricsExposition } from '../../ports/metrics.js';
+
+export interface MetricsListener {
+  /** `http://host:port`, with the port actually bound. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A listener of its own for GET /metrics (METRICS_PORT): a Prometheus scraper on a private network reads it without
+ * the API token, and a scrape never queues behind API traffic. Anything else is a 404; no other route is served here.
+ */
+export async function startMetricsListener(metrics: MetricsExposition, host: string, port: number): Promise<MetricsListener> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /metrics is served on this port.\n');
+      return;
+    }
+    metrics.exposition().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : text),
+      () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected.\n'),
+    );
+  });
+  // Scrapes are short: an idle keep-alive connection is not held open past a scrape interval's worth.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+import { token } from './token.js';
+
+/** What a step attempt cost, from the hooks' aggregations (docs/hooks.md). */
+export interface StepAttemptMetering {
+  workflow: string;
+  step: string;
+  outcome: 'success' | 'failure';
+  seconds: number;
+  totalCost: number;
+  tokens: number;
+  httpCalls: number;
+}
+
+/**
+ * What the API and the workers observe, named by what happened (docs/operations.md, Metrics). Labels are bounded sets:
+ * route templates (never paths), operation names, workflow names and statuses. Calls never throw.
+ */
+export interface Metrics {
+  /** An HTTP request answered: `route` is the matched route's template (`/workflow/{id}/status`) or `unmatched`. */
+  requestFinished(route: string, method: string, status: number, seconds: number): void;
+  /** A call of the WorkflowEngine port, by method name. */
+  engineCall(operation: string, seconds: number, failed: boolean): void;
+  runStarted(workflow: string): void;
+  runClosed(workflow: string, status: string): void;
+  /** A server-sent event stream opened (+1) or ended (-1). */
+  eventStreamsOpen(delta: 1 | -1): void;
+  /** One attempt of a run callback's POST (docs/callbacks.md) answered 2xx, or failed. */
+  callbackDelivered(): void;
+  callbackFailed(): void;
+  /** A keyed request answered from what its key stored (docs/idempotency.md), by operation. */
+  idempotencyHit(operation: string): void;
+  /** A worker's step (or evaluator) attempt ended. */
+  stepAttempt(attempt: StepAttemptMetering): void;
+}
+
+/** Metrics that can be read back in a scrape format (Prometheus text). */
+export interface MetricsExposition {
+  readonly contentType: string;
+  exposition(): Promise<string>;
+}
+
+export type ExposedMetrics = Metrics & MetricsExposition;
+
+/** Observes nothing: the default of every part that takes Metrics. */
+export const noMetrics: Metrics = {
+  requestFinished: () => {},
+  engineCall: () => {},
+  runStarted: () => {},
+  runClosed: () => {},
+  eventStreamsOpen: () => {},
+  callbackDelivered: () => {},
+  callbackFailed: () => {},
+  idempotencyHit: () => {},
+  stepAttempt: () => {},
+};
+
+export const METRICS = token<ExposedMetrics>('Metrics');

@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { PinoLogger, REDACTION_CENSOR } from '../../adapters/log/index.js';
+import { childLogger, type LogFields, type Logger } from '../../ports/logger.js';
+
+/** A destination that keeps each written line, parsed. */
+function lines(): { destination: { write(line: string): void }; written: LogFields[] } {
+  const written: LogFields[] = [];
+  return { written, destination: { write: (line: string) => void written.push(JSON.parse(line) as LogFields) } };
+}
+
+test('one JSON object per line with the field names the logs have always had: level, time (ISO 8601), msg, the fields', () => {
+  const { destination, written } = lines();
+  const logger = new PinoLogger({ destination });
+  logger.info('http request', { method: 'GET', path: '/health', status: 200, durationMs: 0.4, requestId: 'r-1' });
+  logger.warn('careful');
+  assert.is(written.length, 2);
+  const [line, warning] = written as [LogFields, LogFields];
+  assert.equal(Object.keys(line).sort(), ['durationMs', 'level', 'method', 'msg', 'path', 'requestId', 'status', 'time']);
+  assert.is(line.level, 'info');
+  assert.is(line.msg, 'http request');
+  assert.match(String(line.time), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  assert.equal({ method: line.method, status: line.status, durationMs: line.durationMs }, { method: 'GET', status: 200, durationMs: 0.4 });
+  assert.equal(Object.keys(warning).sort(), ['level', 'msg', 'time'], 'no pid or hostname');
+  assert.is(warning.level, 'warn');
+});
+
+test('LOG_LEVEL: lines below the level are not written; silent writes nothing; an unknown level is refused', () => {
+  const { destination, written } = lines();
+  const logger = new PinoLogger({ level: 'warn', destination });
+  logger.info('dropped');
+  logger.warn('kept');
+  logger.error('kept too');
+  assert.equal(written.map((line) => line.level), ['warn', 'error']);
+  const silent = lines();
+  const quiet = new PinoLogger({ level: 'silent', destination: silent.destination });
+  quiet.error('nothing');
+  assert.is(silent.written.length, 0);
+  assert.throws(() => new PinoLogger({ level: 'debug' as never, destination }), /level must be one of info, warn, error, silent/);
+});
+
+test('child loggers carry their fields on every line, nested children all of them; base fields on every line', () => {
+  const { destination, written } = lines();
+  const logger = new PinoLogger({ destination, base: { service: 'api' } });
+  const request = logger.child({ requestId: 'r-2', workflowId: 'wf-1' });
+  request.error('request failed', { status: 500 });
+  request.child!({ runId: 'run-1' }).info('deeper');
+  logger.info('outside');
+  assert.equal(
+    written.map(({ time: _time, ...rest }) => rest),
+    [
+      { level: 'error', service: 'api', requestId: 'r-2', workflowId: 'wf-1', status: 500, msg: 'request failed' },
+      { level: 'info', service: 'api', requestId: 'r-2', workflowId: 'wf-1', runId: 'run-1', msg: 'deeper' },
+      { level: 'info', service: 'api', msg: 'outside' },
+    ],
+  );
+});
+
+test('childLogger: a Logger without child gets the fields added by a wrapper', () => {
+  const seen: [string, LogFields | undefined][] = [];
+  const plain: Logger = { info: (m, f) => seen.push([m, f]), warn: (m, f) => seen.push([m, f]), error: (m, f) => seen.push([m, f]) };
+  childLogger(childLogger(plain, { requestId: 'r-3' }), { runId: 'x' }).warn('hi', { status: 1 });
+  assert.equal(seen, [['hi', { requestId: 'r-3', runId: 'x', status: 1 }]]);
+});
+
+test('secrets are redacted by path: by name at the top level, credentials of a headers object, paths given; Errors are written with name, message and cause', () => {
+  const { destination, written } = lines();
+  const logger = new PinoLogger({ destination, redact: ['custom.deep.value'] });
+  logger.info('call', {
+    authorization: 'Bearer abc',
+    headers: { authorization: 'Bearer def', accept: 'json' },
+    token: 't',
+    password: 'p',
+    apiKey: 'k',
+    custom: { deep: { value: 'v', other: 1 } },
+    error: new RangeError('outer', { cause: new Error('inner') }),
+    errors: [new TypeError('in a list')],
+  });
+  const line = written[0]!;
+  const text = JSON.stringify(line);
+  for (const secret of ['abc', 'def', '"t"', '"p"', '"k"', '"v"']) assert.not.ok(text.includes(secret), `${secret} is not written`);
+  assert.is(line.authorization, REDACTION_CENSOR);
+  assert.equal(line.headers, { authorization: REDACTION_CENSOR, accept: 'json' });
+  assert.equal([line.token, line.password, line.apiKey], [REDACTION_CENSOR, REDACTION_CENSOR, REDACTION_CENSOR]);
+  assert.equal(line.custom, { deep: { value: REDACTION_CENSOR, other: 1 } });
+  assert.equal(line.error, { name: 'RangeError', message: 'outer', cause: { name: 'Error', message: 'inner' } });
+  assert.equal(line.errors, [{ name: 'TypeError', message: 'in a list' }]);
+});
+
+test('flush: the lines of an asynchronous destination are in the file once flush resolves', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'flowgate-pino-'));
+  try {
+    const file = join(dir, 'log.ndjson');
+    const destination = pino.destination({ dest: file, sync: false, mkdir: true });
+    const logger = new PinoLogger({ destination });
+    for (let i = 0; i < 2000; i += 1) logger.info('line', { i });
+    await logger.flush();
+    const written = (await readFile(file, 'utf8')).trim().split('\n');
+    assert.is(written.length, 2000);
+    assert.is(JSON.parse(written.at(-1)!).i, 1999);
+    destination.end();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
