@@ -78,8 +78,8 @@ export class PinoLogger implements Logger {
   }
 
   /**
-   * Resolves once every line logged so far is written: the buffered ones synchronously, then the write already on
-   * its way. Other destinations are asked to flush (pino's flush).
+   * Resolves once every line logged so far is written: the writes on their way first, then what is still buffered,
+   * synchronously. Other destinations are asked to flush (pino's flush).
    */
   async flush(): Promise<void> {
     const boom = this.destination as Partial<AsyncDestination>;
@@ -90,9 +90,12 @@ export class PinoLogger implements Logger {
     const destination = boom as AsyncDestination;
     if (destination.destroyed) return;
     if (destination.fd < 0) await once(destination, 'ready');
-    destination.flushSync();
-    // sonic-boom's own flag for an asynchronous write in progress; it has no public one.
+    // sonic-boom's own flag for an asynchronous write in progress; it has no public one. Each finished write starts the
+    // next one (what came in meanwhile) before its 'write' event is seen here, so this waits out the whole queue. A
+    // flushSync while a write is in flight would race it for the file offset and lose lines.
     while (destination._writing) await once(destination, 'write');
+    // Nothing in flight now: what a minimum write length held back goes out synchronously.
+    destination.flushSync();
   }
 }
 
