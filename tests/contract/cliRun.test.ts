@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../../composition/cli/run.js';
 import { contractSuite, UUID } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
 
@@ -224,6 +225,29 @@ test('follow a run that fails: exit 1; --json is the same lines', async ({ api }
   const events = followed.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: string; data: any });
   assert.equal(events.at(-1), { event: 'done', data: { status: 'failed' } });
   assert.ok(events.some((event) => event.event === 'history' && event.data.type === 'step_failed' && event.data.stepName === 'reject_invoice'));
+});
+
+test('follow on a terminal: the step table redrawn in place, the last frame the closed run', async ({ api }) => {
+  const workflowId = uniqueId('cli-follow-tty');
+  await flowgate(api.baseUrl, ['run', 'arithmetic', '--input', '{"n":2}', '--id', workflowId]);
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(['follow', workflowId], {
+    env: { FLOWGATE_URL: api.baseUrl, FLOWGATE_TOKEN: TOKEN },
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    entry: { execPath: process.execPath, execArgv: ['--import', 'tsx'], script: 'composition/cli/main.ts' },
+    version: '0.0.0-test',
+    stdoutIsTTY: true,
+    terminalColumns: 200,
+  });
+  assert.is(code, 0, stderr);
+  assert.is(stderr, '');
+  const frames = stdout.split(/\x1b\[\d+A\r\x1b\[J/);
+  assert.ok(frames.length > 2, 'redrawn per event');
+  assert.not.match(stdout, /^\{/m, 'no JSON lines on a terminal');
+  const last = frames.at(-1)!;
+  assert.match(last, new RegExp(`^${workflowId}  run [0-9a-f-]{36}  arithmetic  completed  \\S+\\nSTEP +STATE +ATTEMPT +DURATION +PROGRESS\\nadd_one +completed +1 +\\S+\\ndouble +completed +1 +\\S+\\n$`));
 });
 
 test('trace: the steps as a timeline with durations; --json is the trace log', async ({ api }) => {

@@ -79,7 +79,7 @@ export function renderFollowView(view: FollowView, now: number = Date.now()): st
     step.startedAt || step.endedAt ? duration(between(step.startedAt ?? step.scheduledAt, step.endedAt, now)) : '-',
     step.progress ? shortJson(step.progress, 50) : '',
   ]);
-  const steps = rows.length === 0 ? 'no steps yet\n' : table(['STEP', 'STATE', 'ATTEMPT', 'DURATION', 'PROGRESS'], rows);
+  const steps = rows.length === 0 ? (view.closedAs ? 'no steps\n' : 'no steps yet\n') : table(['STEP', 'STATE', 'ATTEMPT', 'DURATION', 'PROGRESS'], rows);
   const last = view.lastEvent && !view.closedAs ? `last event: ${view.lastEvent}\n` : '';
   return `${head}\n${steps}${last}`;
 }
