@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createFlowgateClient } from '../../adapters/client/index.js';
 import { runCli } from '../../composition/cli/run.js';
 import { contractSuite, UUID } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
@@ -41,6 +42,24 @@ function flowgate(baseUrl: string, args: string[], options: { env?: Record<strin
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/**
+ * What the API says, asked until `ready` holds (at most 10 s): on Temporal the run list lags behind a start, and a
+ * run's worker may still be writing its trace file when the result is out.
+ */
+async function eventually<T>(baseUrl: string, read: (client: ReturnType<typeof createFlowgateClient>) => Promise<T>, ready: (value: T) => boolean): Promise<T> {
+  const client = createFlowgateClient({ baseUrl, token: TOKEN });
+  try {
+    let value = await read(client);
+    for (let tries = 0; !ready(value) && tries < 100; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      value = await read(client);
+    }
+    return value;
+  } finally {
+    await client.close();
+  }
 }
 
 /** Exit `code`, and stderr exactly one line matching `line` (no stack). */
@@ -146,6 +165,7 @@ test('list, start, status, input, runs, history: a table or fields, and --json',
   const [, runId] = started.trim().split(' ');
   assert.match(runId!, UUID);
   assert.is(started, `${workflowId} ${runId}\n`);
+  await eventually(api.baseUrl, (client) => client.listRuns({ workflowName: 'sleeper', status: 'running', limit: 1000 }), (list) => list.runs.some((run) => run.runId === runId));
   const [status, statusJson, input, inputJson, runs, runsJson, history, historyJson] = await Promise.all([
     flowgate(api.baseUrl, ['status', workflowId]),
     flowgate(api.baseUrl, ['status', workflowId, '--run', runId!, '--json']),
@@ -253,6 +273,7 @@ test('follow on a terminal: the step table redrawn in place, the last frame the 
 test('trace: the steps as a timeline with durations; --json is the trace log', async ({ api }) => {
   const workflowId = uniqueId('cli-trace');
   const run = parse(await flowgate(api.baseUrl, ['run', 'arithmetic', '--input', '{"n":1}', '--id', workflowId, '--json']));
+  await eventually(api.baseUrl, (client) => client.traceLog(workflowId, run.runId), (log) => log.data !== undefined);
   const timeline = succeeds(await flowgate(api.baseUrl, ['trace', workflowId]));
   const lines = timeline.trimEnd().split('\n');
   assert.match(lines[0]!, new RegExp(`^arithmetic  ${workflowId}  run ${run.runId}  \\S+  closed$`));
