@@ -16,6 +16,7 @@ import type {
   Readiness,
   ResetRequest,
   ResetResponse,
+  RerunResponse,
   RunList,
   RunStatusView,
   StartResponse,
@@ -131,6 +132,13 @@ export class FlowgateClient {
   reset(workflowId: string, request: ResetRequest, options: KeyedCallOptions & { runId?: string } = {}): Promise<ResetResponse> {
     const { idempotencyKey, runId, ...call } = options;
     return this.keyed({ method: 'POST', path: `${runPath(workflowId, runId)}/reset`, body: request, ...call }, idempotencyKey);
+  }
+
+  /** POST /workflow/{id}/runs/{rid}/rerun: a new run of the same workflow with the run's input (`newWorkflowId`: its id). */
+  rerun(workflowId: string, runId: string, options: CallOptions & { newWorkflowId?: string; callbackUrl?: string } = {}): Promise<RerunResponse> {
+    const { newWorkflowId, callbackUrl, ...call } = options;
+    const body = { ...(newWorkflowId === undefined ? {} : { workflowId: newWorkflowId }), ...(callbackUrl === undefined ? {} : { callbackUrl }) };
+    return this.write(`${runPath(workflowId, runId)}/rerun`, body, call);
   }
 
   /** POST /workflow/runs/terminate: every run a filter matches (docs/bulk.md). */

@@ -75,6 +75,23 @@ export type Health = z.output<typeof HealthSchema>;
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
 export type ValidationIssue = z.output<typeof ValidationIssueSchema>;
 
+/**
+ * POST /workflow/{id}/runs/{rid}/rerun (docs/api.md): written out here until the server's RerunBodySchema and
+ * RerunResponseSchema are in adapters/http/schemas, then inferred from them like the types above.
+ */
+export interface RerunRequest {
+  /** The new run's id; a new one is generated without it. */
+  workflowId?: string;
+  callbackUrl?: string;
+}
+export interface RerunResponse {
+  workflowId: string;
+  runId: string;
+  status: 'running';
+  /** The run the new one repeats. */
+  rerunOf: { workflowId: string; runId: string };
+}
+
 /** What every call takes besides its own fields. */
 export interface CallOptions {
   /** Aborts the call, its retries and waits; the promise rejects with the signal's reason. */

@@ -19,6 +19,12 @@ export interface CliContext {
   /** The `flowgate` executable's own entry, for commands that start more of themselves (dev). */
   entry: { execPath: string; execArgv: readonly string[]; script: string };
   version: string;
+  /** All of standard input as text (`--input -`); absent where there is none to read. */
+  readStdin?: () => Promise<string>;
+  /** stdout is a terminal: `follow` redraws in place instead of writing JSON lines. */
+  stdoutIsTTY?: boolean;
+  /** The terminal's width, when stdout is one: `follow` cuts its lines to it so a redraw stays in place. */
+  terminalColumns?: number;
 }
 
 /**
@@ -33,20 +39,36 @@ export interface Command {
   /** Paragraphs of --help after the usage line and before the options. */
   description: string;
   options: Record<string, OptionSpec>;
+  /** The positional arguments it takes, all required, by their placeholders (`WORKFLOW_ID`); none without it. */
+  arguments?: readonly string[];
   /** Resolves with the exit code when the command is done (a server: once it has shut down). */
-  run(values: Record<string, string | boolean | undefined>, context: CliContext): Promise<number>;
+  run(values: Record<string, string | boolean | undefined>, context: CliContext, args: readonly string[]): Promise<number>;
 }
 
-/** The command's options, every mistake a UsageError naming the option. */
-export function parseOptions(command: Command, args: readonly string[]): Record<string, string | boolean | undefined> {
+export interface ParsedCommandLine {
+  values: Record<string, string | boolean | undefined>;
+  args: string[];
+}
+
+/** The command's options and arguments, every mistake a UsageError naming the option or the argument. */
+export function parseOptions(command: Command, args: readonly string[]): ParsedCommandLine {
   const options = Object.fromEntries(
     Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}) }]),
   ) as NonNullable<ParseArgsConfig['options']>;
+  const wanted = command.arguments ?? [];
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: wanted.length > 0 });
   } catch (error) {
     throw new UsageError(`${describeParseError(error)} (flowgate ${command.name} --help lists the options)`);
   }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help) return { values, args: parsed.positionals };
+  if (parsed.positionals.length < wanted.length) {
+    throw new UsageError(`missing ${wanted.slice(parsed.positionals.length).join(' ')} (usage: flowgate ${command.name} ${command.synopsis})`);
+  }
+  if (parsed.positionals.length > wanted.length) throw new UsageError(`unexpected argument ${parsed.positionals[wanted.length]} (usage: flowgate ${command.name} ${command.synopsis})`);
+  return { values, args: parsed.positionals };
 }
 
 const HELP_OPTION: OptionSpec = { type: 'boolean', short: 'h', description: 'print this help' };

@@ -1,11 +1,17 @@
 import { ConfigError } from '../config.js';
 import { MissingPackageError } from '../optionalPackages.js';
 import { WorkflowsDirectoryError } from '../../adapters/workflowSources/errors.js';
+import { FlowgateApiError } from '../../adapters/client/index.js';
 import { UsageError } from './command.js';
+import { ApiUnreachableError } from './commands/api.js';
 
-/** Exit codes: 1 something failed, 2 the command or its configuration was wrong (no point retrying as it is). */
+/**
+ * Exit codes: 1 something failed (a run that did not complete), 2 the command or its configuration was wrong (no
+ * point retrying as it is), 3 the API answered an error or could not be reached.
+ */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+export const EXIT_API_ERROR = 3;
 
 /**
  * What the user reads about a failure: one line per mistake, never a stack (the cause of an unexpected failure is
@@ -15,6 +21,8 @@ export function describeFailure(error: unknown): { lines: string[]; exitCode: nu
   if (error instanceof ConfigError) return { lines: error.problems.map((problem) => `invalid configuration: ${problem}`), exitCode: EXIT_USAGE };
   if (error instanceof UsageError || error instanceof WorkflowsDirectoryError) return { lines: [error.message], exitCode: EXIT_USAGE };
   if (error instanceof MissingPackageError) return { lines: [error.message], exitCode: EXIT_FAILURE };
+  if (error instanceof FlowgateApiError) return { lines: [describeApiError(error)], exitCode: EXIT_API_ERROR };
+  if (error instanceof ApiUnreachableError) return { lines: [error.message], exitCode: EXIT_API_ERROR };
   const { code, message, address, port } = (error ?? {}) as { code?: unknown; message?: unknown; address?: unknown; port?: unknown };
   if (code === 'EADDRINUSE') {
     return { lines: [`${String(address)}:${String(port)} is already in use (give another --port, or --port 0 for a free one)`], exitCode: EXIT_FAILURE };
@@ -24,4 +32,11 @@ export function describeFailure(error: unknown): { lines: string[]; exitCode: nu
   }
   const text = typeof message === 'string' && message !== '' ? message : String(error);
   return { lines: [text.split('\n')[0]!], exitCode: EXIT_FAILURE };
+}
+
+/** `WorkflowNotFoundError: ... (HTTP 404, request id R)`, with what to do about a missing or wrong token. */
+function describeApiError(error: FlowgateApiError): string {
+  const firstLine = error.message.split('\n')[0]!;
+  const hint = error.status === 401 ? '; give the token with --token or FLOWGATE_TOKEN' : '';
+  return `${firstLine} (HTTP ${error.status}${error.requestId ? `, request id ${error.requestId}` : ''})${hint}`;
 }

@@ -10,6 +10,13 @@ const context: CliContext = {
   stderr: (text) => void process.stderr.write(text),
   entry: { execPath: process.execPath, execArgv: process.execArgv, script: fileURLToPath(import.meta.url) },
   version: ownVersion(),
+  readStdin: async () => {
+    let text = '';
+    for await (const chunk of process.stdin) text += String(chunk);
+    return text;
+  },
+  stdoutIsTTY: process.stdout.isTTY === true,
+  ...(process.stdout.columns ? { terminalColumns: process.stdout.columns } : {}),
 };
 
 // Exit once the command is done (a server: once it has shut down), whatever handle a library may still hold open;

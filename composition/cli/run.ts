@@ -3,9 +3,32 @@ import { describeFailure, EXIT_USAGE } from './failures.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 import { devCommand } from './dev.js';
+import { resultCommand, runCommand, startCommand } from './commands/runs.js';
+import { historyCommand, inputCommand, listCommand, runsCommand, statusCommand, traceCommand } from './commands/reads.js';
+import { followCommand } from './commands/follow.js';
+import { feedbackCommand, rerunCommand, resetCommand, stopCommand, terminateCommand } from './commands/controls.js';
 
-/** Every `flowgate` subcommand, in the order --help lists them. */
-export const COMMANDS: readonly Command[] = [serveCommand, workerCommand, devCommand];
+/** Every `flowgate` subcommand, in the order --help lists them: the server's, then those over the API (docs/cli.md). */
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  workerCommand,
+  devCommand,
+  runCommand,
+  startCommand,
+  statusCommand,
+  resultCommand,
+  inputCommand,
+  listCommand,
+  runsCommand,
+  followCommand,
+  historyCommand,
+  traceCommand,
+  stopCommand,
+  terminateCommand,
+  resetCommand,
+  feedbackCommand,
+  rerunCommand,
+];
 
 /** Runs one command line; resolves with the exit code. Every mistake is one line on stderr, never a stack. */
 export async function runCli(args: readonly string[], context: CliContext, commands: readonly Command[] = COMMANDS): Promise<number> {
@@ -28,12 +51,12 @@ export async function runCli(args: readonly string[], context: CliContext, comma
     return EXIT_USAGE;
   }
   try {
-    const values = parseOptions(command, rest);
+    const { values, args: commandArgs } = parseOptions(command, rest);
     if (values.help) {
       context.stdout(helpText(command));
       return 0;
     }
-    return await command.run(values, context);
+    return await command.run(values, context, commandArgs);
   } catch (error) {
     const { lines, exitCode } = describeFailure(error);
     for (const line of lines) context.stderr(`flowgate ${command.name}: ${line}\n`);

@@ -1,4 +1,3 @@
-import { startFlowgateServer } from '../server.js';
 import { portOption, textOption, type Command } from './command.js';
 import { untilSignal } from './signals.js';
 
@@ -25,6 +24,8 @@ export const serveCommand: Command = {
       HOST: textOption(values.host, 'host'),
     };
     const env = { ...context.env, ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) };
+    // Loaded here, not with the command table: the commands that only call the API start without the server's modules.
+    const { startFlowgateServer } = await import('../server.js');
     const server = await startFlowgateServer({ env });
     const onTemporal = server.engine.kind === 'temporal';
     context.stderr(`flowgate: serving on ${server.url} (${onTemporal ? `Temporal at ${server.config.temporal?.address}` : 'embedded engine'})\n`);

@@ -70,7 +70,7 @@ usage('--help on each command: its usage line and every option', async () => {
 
 usage('an unknown command, an unknown option, a missing value, a stray argument, a bad port: one line each, exit 2', async () => {
   const cases: [string[], RegExp][] = [
-    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev; flowgate --help\)$/],
+    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev, run, start, status, result, input, list, runs, follow, history, trace, stop, terminate, reset, feedback, rerun; flowgate --help\)$/],
     [['serve', '--prot', '1'], /^flowgate serve: unknown option --prot \(flowgate serve --help lists the options\)$/],
     [['serve', '--port'], /^flowgate serve: option --port needs a value/],
     [['serve', 'workflows'], /^flowgate serve: unexpected argument workflows/],
@@ -82,6 +82,30 @@ usage('an unknown command, an unknown option, a missing value, a stray argument,
     assert.is(code, 2, args.join(' '));
     assert.match(oneLine(stderr), expected);
   }
+});
+
+usage('--help on each run command: its usage line, its arguments and the --url, --token and --json options', async () => {
+  const commands: [string, string][] = [
+    ['run', 'WORKFLOW'], ['start', 'WORKFLOW'], ['status', 'WORKFLOW_ID'], ['result', 'WORKFLOW_ID'], ['input', 'WORKFLOW_ID'], ['list', '[--catalog C]'],
+    ['runs', '[--workflow NAME]'], ['follow', 'WORKFLOW_ID'], ['history', 'WORKFLOW_ID'], ['trace', 'WORKFLOW_ID'], ['stop', 'WORKFLOW_ID'],
+    ['terminate', 'WORKFLOW_ID'], ['reset', 'WORKFLOW_ID --step NAME'], ['feedback', 'WORKFLOW_ID --payload'], ['rerun', 'WORKFLOW_ID'],
+  ];
+  for (const [name, synopsis] of commands) {
+    const { code, stdout, stderr } = await cli([name, '--help']);
+    assert.is(code, 0, name);
+    assert.is(stderr, '');
+    assert.ok(stdout.startsWith(`Usage: flowgate ${name} ${synopsis}`), stdout);
+    for (const option of ['--url URL', '--token T', '--json']) assert.ok(stdout.includes(option), `${name} --help names ${option}`);
+  }
+});
+
+usage('a run command with a URL that is not http(s): exit 2, one line naming where it came from', async () => {
+  const flag = await cli(['status', 'w', '--url', 'ftp://example.test']);
+  assert.is(flag.code, 2);
+  assert.is(oneLine(flag.stderr), 'flowgate status: --url must be an http or https URL, got "ftp://example.test"');
+  const variable = await cli(['list'], { FLOWGATE_URL: 'not a url' });
+  assert.is(variable.code, 2);
+  assert.is(oneLine(variable.stderr), 'flowgate list: FLOWGATE_URL must be an http or https URL, got "not a url"');
 });
 
 usage.run();

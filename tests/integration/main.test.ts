@@ -40,6 +40,24 @@ main('the README walk-through works as written', async ({ server }) => {
   assert.match(stdout, /event: workflow/);
 });
 
+main('the README CLI walk-through works as written', async ({ server }) => {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const block = readme.match(/```sh cli-walkthrough\n([\s\S]*?)```/)?.[1];
+  assert.ok(block, 'README has a cli-walkthrough block');
+  const { code, stdout, stderr } = await runCommand('bash', ['-e', '-c', block], { FG: server!.url, FLOWGATE_URL: '', FLOWGATE_TOKEN: '' });
+  assert.is(code, 0, `CLI walk-through failed:\n${stdout}\n${stderr}`);
+  assert.match(stdout, /^WORKFLOW +DESCRIPTION\n/);
+  assert.match(stdout, /\ncompleted  cli-summary  run [0-9a-f-]{36}\n\{\n  "summary": /);
+  assert.match(stdout, /\nstatus: +completed\n/);
+  assert.match(stdout, /\nsplit_words +\|[ █]+\| /);
+  assert.match(stdout, /\nreset to after split_words: cli-summary new run /);
+  assert.match(stdout, /\n\{"event":"done","data":\{"status":"completed"\}\}\n/);
+  assert.match(stdout, /\ncancellation requested: cli-nap run /);
+  assert.match(stdout, /\nterminated: cli-nap-2 run /);
+  assert.match(stdout, /\nfailed  \S+  run \S+\nerror: UpstreamUnavailableError: .*\nexit status 1\n/);
+  assert.match(stdout, /\nWORKFLOW ID +RUN ID +WORKFLOW +STATUS +STARTED +DURATION\ncli-nap-2 +/);
+});
+
 main('an access-log line per request, without the Authorization header', async ({ server }) => {
   await request(`${server!.url}/health`, { headers: { authorization: 'Bearer never-logged-123', 'x-request-id': 'trace-me-1' } });
   await new Promise((resolve) => setTimeout(resolve, 100));

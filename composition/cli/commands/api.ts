@@ -1,0 +1,146 @@
+import { readFile } from 'node:fs/promises';
+import { createFlowgateClient, FlowgateApiError, type FlowgateClient } from '../../../adapters/client/index.js';
+import { textOption, UsageError, type CliContext, type Command, type OptionSpec } from '../command.js';
+
+/** Where the API is when neither --url nor FLOWGATE_URL says: `flowgate serve`'s default address. */
+export const DEFAULT_API_URL = 'http://127.0.0.1:3001';
+
+/** The options every command that calls the API takes. */
+export const API_OPTIONS: Record<string, OptionSpec> = {
+  url: { type: 'string', value: 'URL', description: `the API's address (FLOWGATE_URL; default ${DEFAULT_API_URL})` },
+  token: { type: 'string', value: 'T', description: "the API's bearer token (FLOWGATE_TOKEN)" },
+  json: { type: 'boolean', description: "print the API's JSON answer, one line, for scripts" },
+};
+
+/** The API could not be reached at all (refused, unknown host, reset): exit 3 like an error answer. */
+export class ApiUnreachableError extends Error {
+  override name = 'ApiUnreachableError';
+}
+
+export type Values = Record<string, string | boolean | undefined>;
+
+/** What a command over the API gets: the client, whether to print JSON, and how to print it. */
+export interface ApiSession {
+  client: FlowgateClient;
+  json: boolean;
+  print(text: string): void;
+  printJson(value: unknown): void;
+}
+
+/**
+ * A command over the API: its options plus --url, --token and --json, a client for its run, closed afterwards. An
+ * error answer with --json is also printed as the server's JSON body on stdout; a connection that fails is an
+ * ApiUnreachableError naming the URL.
+ */
+export function apiCommand(
+  command: Omit<Command, 'run'> & { run(session: ApiSession, values: Values, args: readonly string[], context: CliContext): Promise<number> },
+): Command {
+  return {
+    ...command,
+    options: { ...command.options, ...API_OPTIONS },
+    async run(values, context, args) {
+      const url = textOption(values.url, 'url') ?? nonEmpty(context.env.FLOWGATE_URL) ?? DEFAULT_API_URL;
+      const token = textOption(values.token, 'token') ?? nonEmpty(context.env.FLOWGATE_TOKEN);
+      let client: FlowgateClient;
+      try {
+        client = createFlowgateClient({ baseUrl: url, ...(token === undefined ? {} : { token }) });
+      } catch {
+        throw new UsageError(`${values.url !== undefined ? '--url' : 'FLOWGATE_URL'} must be an http or https URL, got ${JSON.stringify(url)}`);
+      }
+      const json = values.json === true;
+      const session: ApiSession = {
+        client,
+        json,
+        print: (text) => context.stdout(text.endsWith('\n') ? text : `${text}\n`),
+        printJson: (value) => context.stdout(`${JSON.stringify(value)}\n`),
+      };
+      try {
+        return await command.run(session, values, args, context);
+      } catch (error) {
+        if (error instanceof FlowgateApiError) {
+          if (json && error.body !== undefined && typeof error.body === 'object') session.printJson(error.body);
+          throw error;
+        }
+        const code = connectionFailure(error);
+        if (code !== undefined) throw new ApiUnreachableError(`cannot reach the API at ${url} (${code}); is the server running? (--url or FLOWGATE_URL)`);
+        throw error;
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** The code of an error that means the connection failed (node's or undici's), else undefined. */
+function connectionFailure(error: unknown): string | undefined {
+  const seen = [error, (error as { cause?: unknown })?.cause, ...(((error as { errors?: unknown[] })?.errors) ?? [])];
+  for (const candidate of seen) {
+    const code = (candidate as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && (/^E[A-Z]+$/.test(code) || code.startsWith('UND_ERR'))) return code;
+  }
+  return undefined;
+}
+
+/**
+ * A JSON value given on the command line: the text itself, `@FILE` for a file's content, `-` for standard input.
+ * Every mistake is a UsageError naming the option.
+ */
+export async function jsonArgument(value: string | boolean | undefined, option: string, context: CliContext): Promise<unknown> {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${option} needs a value: JSON, @FILE or -`);
+  let text = value;
+  let source = `--${option}`;
+  if (value === '-') {
+    if (!context.readStdin) throw new UsageError(`--${option} -: there is no standard input to read`);
+    text = await context.readStdin();
+    source = `--${option} - (standard input)`;
+  } else if (value.startsWith('@')) {
+    const path = value.slice(1);
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      throw new UsageError(`--${option} ${value}: ${code === 'ENOENT' ? 'no such file' : `cannot read the file (${code ?? String(error)})`}`);
+    }
+    source = `--${option} ${value}`;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+/** A whole number option within bounds, or a UsageError naming it. */
+export function integerOption(value: string | boolean | undefined, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** A number of seconds (fractions allowed), or a UsageError naming the option. */
+export function secondsOption(value: string | boolean | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d+(\.\d+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`--${name} must be a positive number of seconds, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** The run --run names, or the latest run of the workflow id (asked from its status). */
+export async function runIdOf(session: ApiSession, workflowId: string, values: Values): Promise<string> {
+  const runId = textOption(values.run, 'run');
+  if (runId !== undefined) return runId;
+  return (await session.client.status(workflowId)).runId;
+}
+
+export const RUN_OPTION: OptionSpec = { type: 'string', value: 'RID', description: 'the run (default: the latest run of the workflow id)' };
+
+/** Exit status of a closed run: 0 completed, 1 anything else (failed, cancelled, terminated, timed out). */
+export function exitCodeOf(status: string): number {
+  return status === 'completed' ? 0 : 1;
+}
