@@ -134,11 +134,14 @@ export class FlowgateClient {
     return this.keyed({ method: 'POST', path: `${runPath(workflowId, runId)}/reset`, body: request, ...call }, idempotencyKey);
   }
 
-  /** POST /workflow/{id}/runs/{rid}/rerun: a new run of the same workflow with the run's input (`newWorkflowId`: its id). */
-  rerun(workflowId: string, runId: string, options: CallOptions & { newWorkflowId?: string; callbackUrl?: string } = {}): Promise<RerunResponse> {
-    const { newWorkflowId, callbackUrl, ...call } = options;
+  /**
+   * POST /workflow/{id}/runs/{rid}/rerun: a new run of the same workflow with the run's input (`newWorkflowId`: its
+   * id). Keyed like a start, so a retry after a dropped connection joins the first rerun.
+   */
+  rerun(workflowId: string, runId: string, options: KeyedCallOptions & { newWorkflowId?: string; callbackUrl?: string } = {}): Promise<RerunResponse> {
+    const { idempotencyKey, newWorkflowId, callbackUrl, ...call } = options;
     const body = { ...(newWorkflowId === undefined ? {} : { workflowId: newWorkflowId }), ...(callbackUrl === undefined ? {} : { callbackUrl }) };
-    return this.write(`${runPath(workflowId, runId)}/rerun`, body, call);
+    return this.keyed({ method: 'POST', path: `${runPath(workflowId, runId)}/rerun`, body, ...call }, idempotencyKey);
   }
 
   /** POST /workflow/runs/terminate: every run a filter matches (docs/bulk.md). */

@@ -165,6 +165,20 @@ test('stop (pinned and latest), terminate, reset, bulk cancel and terminate', (c
     await client.terminate(open.workflowId, open.runId);
   }));
 
+test('rerun starts the same workflow with the run\'s input once per key: a retried rerun joins the first', (context) =>
+  withClient(context, async (client) => {
+    const original = await client.run(echo, { message: 'again' });
+    const idempotencyKey = `client-rerun-${uniqueId('k')}`;
+    const rerun = await client.rerun(original.workflowId, original.runId!, { idempotencyKey });
+    assert.equal(rerun.rerunOf, { workflowId: original.workflowId, runId: original.runId });
+    const retried = await client.rerun(original.workflowId, original.runId!, { idempotencyKey });
+    assert.equal(retried, rerun, 'the same key answers the same new run');
+    const named = await client.rerun(original.workflowId, original.runId!, { newWorkflowId: uniqueId('client-rerun') });
+    assert.is.not(named.runId, rerun.runId, 'another call (its own generated key) is another rerun');
+    const result = await client.result(rerun.workflowId, { runId: rerun.runId, wait: 30 });
+    assert.equal(result.output, { message: 'again' });
+  }));
+
 test('errors: one class with the server\'s name, status, workflowId, issues and request id', (context) =>
   withClient(context, async (client) => {
     const missing = await rejection(client.start('no_such_workflow', {}, { requestId: 'client-test-1' }));
