@@ -166,6 +166,8 @@ test('list, start, status, input, runs, history: a table or fields, and --json',
   assert.match(runId!, UUID);
   assert.is(started, `${workflowId} ${runId}\n`);
   await eventually(api.baseUrl, (client) => client.listRuns({ workflowName: 'sleeper', status: 'running', limit: 1000 }), (list) => list.runs.some((run) => run.runId === runId));
+  // Two events at least (the start and the timer), so a page of one has a next page.
+  await eventually(api.baseUrl, (client) => client.history(workflowId, { runId: runId! }), (page) => page.events.length >= 2);
   const [status, statusJson, input, inputJson, runs, runsJson, history, historyJson] = await Promise.all([
     flowgate(api.baseUrl, ['status', workflowId]),
     flowgate(api.baseUrl, ['status', workflowId, '--run', runId!, '--json']),
