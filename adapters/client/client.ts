@@ -17,6 +17,8 @@ import type {
   ResetRequest,
   ResetResponse,
   RerunResponse,
+  BulkRerunRequest,
+  BulkRerunResponse,
   RunList,
   RunStatusView,
   StartResponse,
@@ -142,6 +144,11 @@ export class FlowgateClient {
     const { idempotencyKey, newWorkflowId, callbackUrl, ...call } = options;
     const body = { ...(newWorkflowId === undefined ? {} : { workflowId: newWorkflowId }), ...(callbackUrl === undefined ? {} : { callbackUrl }) };
     return this.keyed({ method: 'POST', path: `${runPath(workflowId, runId)}/rerun`, body, ...call }, idempotencyKey);
+  }
+
+  /** POST /workflow/runs/rerun: every run a filter matches, each rerun under a new id; `dryRun` lists them (docs/bulk.md). */
+  rerunRuns(request: BulkRerunRequest, options: CallOptions = {}): Promise<BulkRerunResponse> {
+    return this.write('/workflow/runs/rerun', request, options);
   }
 
   /** POST /workflow/runs/terminate: every run a filter matches (docs/bulk.md). */

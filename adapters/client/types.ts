@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type {
   BulkCancelBodySchema,
+  BulkRerunBodySchema,
+  BulkRerunResponseSchema,
   BulkControlResponseSchema,
   BulkTerminateBodySchema,
   createRunWorkflowBodySchema,
@@ -15,6 +17,8 @@ import type {
   InputViewSchema,
   ListRunsQuerySchema,
   ReadinessSchema,
+  RerunBodySchema,
+  RerunResponseSchema,
   ResetBodySchema,
   ResetResponseSchema,
   RunListSchema,
@@ -75,22 +79,11 @@ export type Health = z.output<typeof HealthSchema>;
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
 export type ValidationIssue = z.output<typeof ValidationIssueSchema>;
 
-/**
- * POST /workflow/{id}/runs/{rid}/rerun (docs/api.md): written out here until the server's RerunBodySchema and
- * RerunResponseSchema are in adapters/http/schemas, then inferred from them like the types above.
- */
-export interface RerunRequest {
-  /** The new run's id; a new one is generated without it. */
-  workflowId?: string;
-  callbackUrl?: string;
-}
-export interface RerunResponse {
-  workflowId: string;
-  runId: string;
-  status: 'running';
-  /** The run the new one repeats. */
-  rerunOf: { workflowId: string; runId: string };
-}
+/** POST /workflow/{id}/runs/{rid}/rerun and POST /workflow/runs/rerun (docs/api.md, docs/bulk.md). */
+export type RerunRequest = z.input<typeof RerunBodySchema>;
+export type RerunResponse = z.output<typeof RerunResponseSchema>;
+export type BulkRerunRequest = z.input<typeof BulkRerunBodySchema>;
+export type BulkRerunResponse = z.output<typeof BulkRerunResponseSchema>;
 
 /** What every call takes besides its own fields. */
 export interface CallOptions {

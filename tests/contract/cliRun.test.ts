@@ -220,6 +220,21 @@ test('terminate and reset, normal and --json; result of an open run is exit 3', 
   assert.match(resetJson.runId, UUID);
 });
 
+test('rerun: a new run with the same input, under a new id or the one given; --json names the run it repeats', async ({ api }) => {
+  const originalId = uniqueId('cli-rerun');
+  const original = parse(await flowgate(api.baseUrl, ['run', 'arithmetic', '--input', '{"n":2}', '--id', originalId, '--json']));
+  const printed = succeeds(await flowgate(api.baseUrl, ['rerun', originalId]));
+  const [newId, newRunId] = printed.trim().split(' ');
+  assert.ok(newId && newId !== originalId, printed);
+  assert.match(newRunId ?? '', UUID);
+  const rerunResult = parse(await flowgate(api.baseUrl, ['result', newId!, '--run', newRunId!, '--wait', '20', '--json']));
+  assert.equal([rerunResult.status, rerunResult.input, rerunResult.output], ['completed', { n: 2 }, original.output]);
+  const namedId = uniqueId('cli-rerun-named');
+  const named = parse(await flowgate(api.baseUrl, ['rerun', originalId, '--run', original.runId, '--new-id', namedId, '--json']));
+  assert.equal([named.workflowId, named.rerunOf], [namedId, { workflowId: originalId, runId: original.runId }]);
+  failsWith(await flowgate(api.baseUrl, ['rerun', uniqueId('cli-rerun-missing')]), 3, /^flowgate rerun: WorkflowNotFoundError: /);
+});
+
 test('follow, piped: one JSON line per event until done, exit 0; feedback resumes the run', async ({ api }) => {
   const workflowId = uniqueId('cli-follow');
   succeeds(await flowgate(api.baseUrl, ['start', 'awaits_feedback', '--id', workflowId]));

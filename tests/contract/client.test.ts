@@ -177,6 +177,11 @@ test('rerun starts the same workflow with the run\'s input once per key: a retri
     assert.is.not(named.runId, rerun.runId, 'another call (its own generated key) is another rerun');
     const result = await client.result(rerun.workflowId, { runId: rerun.runId, wait: 30 });
     assert.equal(result.output, { message: 'again' });
+    // The bulk form, as a dry run only: a real one would rerun other tests' runs too.
+    const dry = await client.rerunRuns({ workflowName: 'echo', dryRun: true });
+    assert.is(dry.action, 'rerun');
+    assert.is(dry.dryRun, true);
+    assert.equal(dry.started, []);
   }));
 
 test('errors: one class with the server\'s name, status, workflowId, issues and request id', (context) =>
