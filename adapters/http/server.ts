@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { createHttpApp, type HttpApp } from './app.js';
+import { listenOn } from './listen.js';
 import { toNodeHandler } from './node.js';
 import type { HttpAppOptions } from './options.js';
 
@@ -98,15 +99,7 @@ export async function startHttpServer(options: HttpServerOptions | (HttpServerSe
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listenOn(server, port, host);
 
   let closing: Promise<void> | undefined;
   const close = (graceMs: number): Promise<void> =>
@@ -121,5 +114,5 @@ export async function startHttpServer(options: HttpServerOptions | (HttpServerSe
       });
     }));
 
-  return { url: `http://${urlHost}:${address.port}`, server, close };
+  return { url, server, close };
 }

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../http/listen.js';
 import type { MetricsExposition } from '../../ports/metrics.js';
 
 export interface MetricsListener {
@@ -26,17 +26,9 @@ export async function startMetricsListener(metrics: MetricsExposition, host: str
   });
   // Scrapes are short: an idle keep-alive connection is not held open past a scrape interval's worth.
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = await listenOn(server, port, host);
   return {
-    url: `http://${urlHost}:${address.port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
