@@ -1,4 +1,4 @@
-// Figure 9 (issue 22): what the API process spends per request on Temporal, beside what the raw @temporalio/client
+// Figure 9: what the API process spends per request on Temporal, beside what the raw @temporalio/client
 // spends per call doing the same thing in the same run. CPU, not throughput: on a shared 2-core machine throughput
 // follows whatever else runs, while the CPU a process spends per request depends only on what it does.
 import type { LoadResult, LoadSpec } from './processes/load.js';

@@ -21,7 +21,7 @@ import {
 } from '../support/contract.js';
 import type { TestApi } from '../support/engines.js';
 
-/** POST /workflow/{id}/runs/{rid}/rerun and POST /workflow/runs/rerun (issue 19). */
+/** POST /workflow/{id}/runs/{rid}/rerun and POST /workflow/runs/rerun. */
 const test = contractSuite('rerun');
 
 const rerunPath = (run: Started): string => `${wf(run.workflowId, run.runId)}/rerun`;

@@ -7,7 +7,7 @@ import { RUN_ID, statusView } from './fakeApi.js';
 import { accessLog, rawClient, serverSockets, startHarness, waitFor } from './socketHarness.js';
 
 /*
- * Greedy clients (issue 16, items 6 and 7; docs/reliability.md): a client that does not read its answers, or
+ * Greedy clients (docs/reliability.md): a client that does not read its answers, or
  * pipelines requests without reading, holds a bounded amount of the server, and an answer nobody waits for any
  * more is not built. Over real sockets; the scene with figures is tests/long/greedyClients.test.ts.
  */

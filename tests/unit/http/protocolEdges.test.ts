@@ -9,7 +9,7 @@ import { MemoryLogger, RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js'
 import { accessLog, rawClient, startHarness, waitFor } from './socketHarness.js';
 
 /*
- * HTTP at its edges (issue 16, items 10, 12, 13, 14 and 16): repeated credentials, HEAD, Expect: 100-continue, the
+ * HTTP at its edges (docs/reliability.md): repeated credentials, HEAD, Expect: 100-continue, the
  * refusals node:http makes below the app, and requests their clients abandon. Over raw sockets where an HTTP
  * library would hide what is on the wire.
  */
