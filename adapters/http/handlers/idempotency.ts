@@ -5,7 +5,7 @@ import { IdempotencyKeySchema } from '../schemas/requests.js';
 import type { RequestHeaders } from '../types.js';
 import { parseRequestPart } from '../validation.js';
 
-/** The request header of POST /workflow, /workflow/run, /workflow/feedback, reset and terminate (docs/idempotency.md). */
+/** The request header of POST /workflow, /workflow/run, /workflow/feedback, reset, terminate and rerun (docs/idempotency.md). */
 export const IDEMPOTENCY_KEY_HEADER: RequestHeaderDoc = {
   name: 'Idempotency-Key',
   description: IdempotencyKeySchema.meta()?.description ?? '',
