@@ -84,7 +84,10 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       options: config,
       requestId,
       ...(span ? { traceId: span.traceId } : {}),
-      openApiJson: openApiJson(mount),
+      // Only GET /openapi.json reads it: no other request pays for serializing the document for a new mount.
+      get openApiJson() {
+        return openApiJson(mount);
+      },
       eventStreams,
       metrics,
       describeStreamFailure(error) {

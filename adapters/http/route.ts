@@ -57,7 +57,7 @@ export interface RouteContext {
   requestId: string;
   /** The trace of the request's span, when tracing is on: for log lines that name it. */
   traceId?: string;
-  /** The serialized OpenAPI document (built once at start-up). */
+  /** The serialized OpenAPI document (once per mount prefix, when first asked for). */
   openApiJson: string;
   /** The cap on open server-sent event streams. */
   eventStreams: EventStreamSlots;
