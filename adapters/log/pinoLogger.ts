@@ -20,8 +20,9 @@ export interface PinoLoggerOptions {
   /** Lowest level written. @default 'info' */
   level?: LogLevel;
   /**
-   * Where lines go. @default standard output through an asynchronous buffered writer: lines queue while a write is
-   * on its way, so logging never blocks a request on the terminal or pipe (flushed at exit and by flush()).
+   * Where lines go. @default standard output through an asynchronous buffered writer: the lines of one event-loop turn
+   * go out in one write after it, and lines queue while a write is on its way, so logging never blocks a request on
+   * the terminal or pipe (flushed at exit and by flush()).
    */
   destination?: DestinationStream;
   /** Fields added to every line. */
@@ -38,16 +39,25 @@ export interface PinoLoggerOptions {
 export class PinoLogger implements Logger {
   private readonly pino: Pino;
   private readonly destination: DestinationStream;
+  /** Writes what the turn logged once the turn is over; absent for a destination given in the options. */
+  private readonly turnFlush: TurnFlush | undefined;
 
-  constructor(options: PinoLoggerOptions = {}, parent?: { pino: Pino; destination: DestinationStream }) {
+  constructor(options: PinoLoggerOptions = {}, parent?: { pino: Pino; destination: DestinationStream; turnFlush: TurnFlush | undefined }) {
     if (parent) {
       this.pino = parent.pino;
       this.destination = parent.destination;
+      this.turnFlush = parent.turnFlush;
       return;
     }
     const level = options.level ?? 'info';
     if (!LEVELS.includes(level)) throw new TypeError(`PinoLogger: options.level must be one of ${LEVELS.join(', ')}`);
-    this.destination = options.destination ?? pino.destination({ dest: 1, sync: false });
+    if (options.destination) {
+      this.destination = options.destination;
+    } else {
+      const batched = pino.destination({ dest: 1, sync: false, minLength: TURN_BATCH_BYTES });
+      this.destination = batched;
+      this.turnFlush = new TurnFlush(batched as unknown as AsyncDestination);
+    }
     this.pino = pino(
       {
         level,
@@ -63,18 +73,21 @@ export class PinoLogger implements Logger {
 
   info(message: string, fields?: LogFields): void {
     this.pino.info(fields ?? {}, message);
+    this.turnFlush?.request();
   }
 
   warn(message: string, fields?: LogFields): void {
     this.pino.warn(fields ?? {}, message);
+    this.turnFlush?.request();
   }
 
   error(message: string, fields?: LogFields): void {
     this.pino.error(fields ?? {}, message);
+    this.turnFlush?.request();
   }
 
   child(fields: LogFields): Logger {
-    return new PinoLogger({}, { pino: this.pino.child(fields), destination: this.destination });
+    return new PinoLogger({}, { pino: this.pino.child(fields), destination: this.destination, turnFlush: this.turnFlush });
   }
 
   /**
@@ -104,7 +117,38 @@ interface AsyncDestination extends EventEmitter {
   fd: number;
   destroyed: boolean;
   _writing: boolean;
+  /** Bytes buffered, not yet handed to a write. */
+  _len: number;
   flushSync(): void;
+  flush(): void;
+}
+
+/**
+ * Below this many bytes the default writer holds lines back until the event-loop turn that logged them is over
+ * (TurnFlush); above, it writes at once. Under load one turn answers many requests, and one write for all their access
+ * lines costs the thread pool one task instead of one per line (docs/performance.md, figure 1). Under sonic-boom's
+ * largest write (16 KiB).
+ */
+const TURN_BATCH_BYTES = 8 * 1024;
+
+/** Asks the writer to write what it holds once the current event-loop turn is over, once per turn. */
+class TurnFlush {
+  private scheduled = false;
+
+  constructor(private readonly destination: AsyncDestination) {}
+
+  /** After a line was logged: a line below the level, or one already written, holds nothing back. */
+  request(): void {
+    if (this.scheduled || this.destination._len === 0) return;
+    this.scheduled = true;
+    setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    // sonic-boom writes an empty buffer when asked with nothing held (a write since): only ask when something is.
+    if (!this.destination.destroyed && this.destination._len > 0) this.destination.flush();
+  };
 }
 
 /** Errors have no enumerable fields: JSON would write `{}`. Copies only the objects that hold one. */

@@ -2,6 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PinoLogger, REDACTION_CENSOR } from '../../adapters/log/index.js';
@@ -106,6 +108,42 @@ test('flush: the lines of an asynchronous destination are in the file once flush
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+/**
+ * A child process logging to its standard output (the default destination) as `script` says, with the chunks its pipe
+ * delivered up to the line `done`; the child is killed when that line arrives, so nothing is flushed by an exit.
+ */
+async function stdoutChunks(script: string): Promise<string[]> {
+  const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
+  const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};\nconst logger = new PinoLogger();\n${script}\nsetInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const chunks: string[] = [];
+  try {
+    return await new Promise<string[]>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no line "done" within 20 s; got ${JSON.stringify(chunks)}`)), 20_000);
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        chunks.push(chunk);
+        if (chunks.join('').includes('"msg":"done"')) {
+          clearTimeout(timer);
+          resolve(chunks);
+        }
+      });
+      child.on('error', reject);
+    });
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+test('the default writer: the lines of one event-loop turn go out in one write once the turn is over, without waiting for more', async () => {
+  const chunks = await stdoutChunks(`
+    for (let i = 0; i < 5; i += 1) logger.info('line', { i });
+    setTimeout(() => logger.info('done'), 200);
+  `);
+  const first = chunks[0]!.trim().split('\n').map((line) => JSON.parse(line) as LogFields);
+  assert.equal(first.map((line) => line.i), [0, 1, 2, 3, 4], 'the five lines of the first turn arrive together');
+  assert.equal(chunks.slice(1).join('').trim().split('\n').map((line) => (JSON.parse(line) as LogFields).msg), ['done'], 'the lone line of a later turn is written too');
 });
 
 test.run();
