@@ -104,9 +104,9 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   container.register(CLOCK, { useValue: parts.clock ?? systemClock });
   container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
-  // A registry per composition: several flowgates in one process (tests, embedding) keep their own counts.
-  // A Temporal worker's metrics are the SDK's own exporter (composition/cli/workerProcess.ts), not these.
-  const metrics = config.metrics.enabled && role === 'api' ? (parts.metrics ?? new PromMetrics()) : undefined;
+  // A registry per composition: several flowgates in one process (tests, embedding) keep their own counts. A Temporal
+  // worker keeps its own too (step attempts, callbacks), served beside the SDK's (composition/cli/workerProcess.ts).
+  const metrics = config.metrics.enabled ? (parts.metrics ?? new PromMetrics()) : undefined;
   if (metrics) container.register(METRICS, { useValue: metrics });
   const metered = metrics ?? noMetrics;
 
@@ -163,7 +163,9 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     }),
   );
   container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
-  if (role === 'worker') return finish(container, config, owned, [LOGGER, CLOCK, TRACING, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS], ownTracing);
+  if (role === 'worker') {
+    return finish(container, config, owned, [LOGGER, CLOCK, TRACING, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS, ...(metrics ? [METRICS] : [])], ownTracing);
+  }
 
   container.register(
     CALLBACK_DELIVERIES,
@@ -197,6 +199,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
           logger,
           webhookSender: resolveToken(c, WEBHOOK_SENDER),
           tracing: resolveToken(c, TRACING),
+          metrics: metered,
           maxClosedRuns: config.memoryMaxClosedRuns,
           maxClosedBytes: config.memoryMaxClosedBytes,
           maxHistoryBytes: config.memoryMaxHistoryBytes,

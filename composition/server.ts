@@ -1,8 +1,7 @@
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
 import { LOGGER, METRICS, WORKFLOW_ENGINE } from '../ports/index.js';
-import { meteredRunObserver, startMetricsListener, type MetricsListener } from '../adapters/metrics/index.js';
-import type { Metrics } from '../ports/metrics.js';
+import { startMetricsListener, type MetricsListener } from '../adapters/metrics/index.js';
 import type { WorkflowEngine } from '../ports/engine.js';
 import { startHttpServer } from '../adapters/http/index.js';
 import { composeFlowgate } from './container.js';
@@ -64,8 +63,8 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
       const specs = options.workers ?? [
         await loadEmbeddedWorker({ catalog: config.defaultCatalog, workflowsDir: config.workflowsDir, projectDir: config.projectDir, logger }),
       ];
-      const metrics = config.metrics.enabled ? composition.resolve(METRICS) : undefined;
-      workers = new EmbeddedWorkers(memoryEngine, metrics ? specs.map((spec) => meteredWorker(spec, metrics)) : specs);
+      // Their step attempts are counted by the engine itself (its metrics option).
+      workers = new EmbeddedWorkers(memoryEngine, specs);
       workers.startAll();
     }
   } catch (error) {
@@ -128,10 +127,4 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
         await composition.close(Math.max(0, config.shutdownGraceMs - (Date.now() - started)));
       })()),
   };
-}
-
-/** An embedded worker whose step attempts are counted (adapters/metrics), its own hooks kept; closed with the worker. */
-function meteredWorker(spec: WorkerSpec, metrics: Metrics): WorkerSpec {
-  const hooks = spec.observer;
-  return { ...spec, observer: Object.assign(meteredRunObserver(hooks, metrics), { close: async () => hooks?.close() }) };
 }

@@ -31,7 +31,8 @@ import type { Clock } from '../ports/clock.js';
 import type { TraceStores } from '../ports/traceStore.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
 import type { CallbackSender } from '../ports/callbackSender.js';
-import { CALLBACK_SENDER, CLOCK, LOGGER, TRACE_STORES, WEBHOOK_SENDER } from '../ports/index.js';
+import { CALLBACK_SENDER, CLOCK, LOGGER, METRICS, TRACE_STORES, WEBHOOK_SENDER } from '../ports/index.js';
+import type { ExposedMetrics } from '../ports/metrics.js';
 import type { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
 import type { Composition } from './container.js';
@@ -75,6 +76,8 @@ export interface WorkerParts {
    * in the trace the run's starter put in its headers (docs/operations.md, Tracing).
    */
   tracing?: OtelTracing;
+  /** Counts step attempts (with the hooks' aggregations); absent with METRICS=off. Callbacks count in callbackSender. */
+  metrics?: ExposedMetrics;
 }
 
 /** The worker's parts from a composition made with role `worker`. */
@@ -90,6 +93,7 @@ export function workerParts(composition: Composition): WorkerParts {
     uploads: composition.resolve(TRACE_UPLOADS),
     ...(composition.container.isRegistered(CLAIM_CHECKS) ? { claimChecks: composition.resolve(CLAIM_CHECKS) } : {}),
     ...(composition.container.isRegistered(OTEL_TRACING) ? { tracing: composition.resolve(OTEL_TRACING) } : {}),
+    ...(composition.container.isRegistered(METRICS) ? { metrics: composition.resolve(METRICS) } : {}),
   };
 }
 
@@ -189,6 +193,7 @@ async function assembleWorker(options: CreateWorkerOptions, logger: Logger, obse
       progress,
       ...(observer ? { hooks: { observer, details } } : {}),
       ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     // Every step the bundle's workflows can reach must have its activity, or runs would fail at the first call.
     assertEveryStepRegistered(stepRegistration, activities);

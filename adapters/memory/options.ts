@@ -5,6 +5,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
 import { noTracing, type Tracing } from '../../ports/tracing.js';
+import { noMetrics, type Metrics } from '../../ports/metrics.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
 import { NonRetryableError } from '../../core/definition/failures.js';
 
@@ -60,6 +61,11 @@ export interface MemoryEngineOptions {
    * Tracing). @default none
    */
   tracing?: Tracing;
+  /**
+   * Where step and evaluator attempts are counted, with their duration, outcome and the hooks' aggregations
+   * (docs/operations.md, Metrics). @default none
+   */
+  metrics?: Metrics;
 }
 
 export const DEFAULT_MAX_CLOSED_RUNS = 10_000;
@@ -88,7 +94,7 @@ export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed' | 
 /** Fails fast, naming the option that is wrong. */
 export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('MemoryEngine: options must be an object');
-  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, tracing = noTracing } = options;
+  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, tracing = noTracing, metrics = noMetrics } = options;
   const { maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS, maxClosedBytes = DEFAULT_MAX_CLOSED_BYTES, maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES } = options;
   const { historyWarnBytes = Math.floor(maxHistoryBytes / 5) } = options;
   const { idempotencyRetentionMs = DEFAULT_IDEMPOTENCY_RETENTION_MS, maxIdempotencyBytes = DEFAULT_MAX_IDEMPOTENCY_BYTES } = options;
@@ -96,6 +102,7 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   requireMethods('ids', ids, ['uuid']);
   requireMethods('logger', logger, ['info', 'warn', 'error']);
   requireMethods('tracing', tracing, ['startSpan', 'activeTraceparent']);
+  requireMethods('metrics', metrics, ['stepAttempt']);
   if (webhookSender !== undefined) requireMethods('webhookSender', webhookSender, ['send']);
   if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {
     throw new TypeError('MemoryEngine: options.onRunClosed must be a function when given');
@@ -113,7 +120,7 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
     throw new RangeError(`MemoryEngine: options.historyWarnBytes (${historyWarnBytes}) must not exceed options.maxHistoryBytes (${maxHistoryBytes})`);
   }
   return {
-    ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback, tracing },
+    ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback, tracing, metrics },
     ...{ maxClosedRuns, maxClosedBytes, maxHistoryBytes, historyWarnBytes, idempotencyRetentionMs, maxIdempotencyBytes },
   };
 }

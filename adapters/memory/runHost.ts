@@ -5,6 +5,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { RunObserver } from '../../ports/runObserver.js';
 import type { Tracing } from '../../ports/tracing.js';
+import type { Metrics } from '../../ports/metrics.js';
 import type { RunClosing } from './closings.js';
 import type { RunExecution } from './runExecution.js';
 import type { RunRecord } from './runRecord.js';
@@ -40,6 +41,8 @@ export interface RunHost {
   readonly timers: TimerRegistry;
   /** Spans of runs and step attempts (noTracing when tracing is off). */
   readonly tracing: Tracing;
+  /** Where step attempts are counted (noMetrics when metrics are off). */
+  readonly metrics: Metrics;
   readonly scopes: AsyncLocalStorage<RunScope>;
   /** Set while step code runs (outside the run's scope), for progress. */
   readonly stepAttempts: AsyncLocalStorage<StepAttemptProgress>;

@@ -65,6 +65,7 @@ export class RunLifecycle implements RunHost {
   readonly clock: CheckedOptions['clock'];
   readonly logger: CheckedOptions['logger'];
   readonly tracing: CheckedOptions['tracing'];
+  readonly metrics: CheckedOptions['metrics'];
 
   constructor(
     private readonly options: CheckedOptions,
@@ -76,6 +77,7 @@ export class RunLifecycle implements RunHost {
     this.clock = options.clock;
     this.logger = options.logger;
     this.tracing = options.tracing;
+    this.metrics = options.metrics;
     const sender = options.webhookSender;
     this.webhookStep = defineActivity('internal_step', {
       name: 'webhook',

@@ -8,6 +8,7 @@ import type { SerializedFailure } from '../../core/domain/run.js';
 import type { CommandCall, CommandOutcome } from './commandLog.js';
 import { Payload } from './payload.js';
 import { silentRunObserver } from '../../ports/runObserver.js';
+import { meteredStepAttempt } from '../metrics/meteredStepAttempt.js';
 import type { TraceSpan } from '../../ports/tracing.js';
 import type { RunScope } from './runHost.js';
 import { never } from './never.js';
@@ -167,19 +168,26 @@ class StepRun {
     });
   }
 
-  /** The attempt inside the worker's hooks, when it has any (most workers do not: nothing is built for them). */
+  /**
+   * The attempt counted (adapters/metrics), inside the worker's hooks when it has any (most workers do not: nothing is
+   * built for them).
+   */
   private observedAttempt(run: () => Promise<unknown>): Promise<unknown> {
     const { activity, execution } = this;
     const observer = execution.host.observerFor(execution.record.description.catalog);
-    if (observer === silentRunObserver) return run();
+    const labels = { workflow: execution.record.description.workflowName, step: activity.name };
+    if (observer === silentRunObserver) return meteredStepAttempt(execution.host.metrics, labels, run);
     const attempt = {
       workflowDetails: execution.workflowDetails(),
       activityInfo: { activityId: this.activityId, activityType: this.activityType, name: activity.name, attempt: this.attempt },
       outputActivityKind: activity.kind,
     };
-    return observer.activityAttempt(attempt, run, (aggregations) => {
-      this.trace.aggregations = addAggregations(this.trace.aggregations, aggregations);
-    });
+    return meteredStepAttempt(execution.host.metrics, labels, (report) =>
+      observer.activityAttempt(attempt, run, (aggregations) => {
+        report(aggregations);
+        this.trace.aggregations = addAggregations(this.trace.aggregations, aggregations);
+      }),
+    );
   }
 
   private attemptFailed(error: unknown, attempt: number): void {

@@ -5,6 +5,8 @@ import { runActivity } from '../../../core/definition/runActivity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { Aggregations } from '../../../core/definition/hooks.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
+import { noMetrics, type Metrics } from '../../../ports/metrics.js';
+import { meteredStepAttempt } from '../../metrics/meteredStepAttempt.js';
 import { activityTypeFor, payloadLimitMessage, RESULT_TOO_LARGE_ERROR } from '../protocol.js';
 import { stepAttemptFailure } from './activityFailure.js';
 import type { HeartbeatProgress } from './heartbeatProgress.js';
@@ -29,6 +31,8 @@ export interface ActivityRegistration {
    * (ResultTooLargeError) instead of its completion being refused by Temporal and the attempt timing out again and again.
    */
   maxPayloadBytes?: number;
+  /** Where step attempts are counted, with the hooks' aggregations (docs/operations.md, Metrics). @default none */
+  metrics?: Metrics;
 }
 
 /**
@@ -39,13 +43,13 @@ export function catalogActivities(registration: ActivityRegistration): Record<st
   const activities: Record<string, ActivityFunction> = {};
   const steps = [...registration.steps.values(), registration.webhookStep];
   for (const workflow of registration.workflows) {
-    for (const step of steps) activities[activityTypeFor(workflow.name, step.name)] = stepAttempt(step, registration);
+    for (const step of steps) activities[activityTypeFor(workflow.name, step.name)] = stepAttempt(workflow.name, step, registration);
   }
   return activities;
 }
 
 /** Fails with every activity type a workflow can schedule that has no implementation, by name. */
-export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces' | 'hooks' | 'progress'>, activities: Record<string, unknown>): void {
+export function assertEveryStepRegistered(registration: Omit<ActivityRegistration, 'traces' | 'hooks' | 'progress' | 'metrics'>, activities: Record<string, unknown>): void {
   const steps = [...registration.steps.keys(), registration.webhookStep.name];
   const missing = registration.workflows.flatMap((workflow) =>
     steps.map((step) => activityTypeFor(workflow.name, step)).filter((type) => typeof activities[type] !== 'function'),
@@ -58,9 +62,11 @@ export function assertEveryStepRegistered(registration: Omit<ActivityRegistratio
  * per run with the attempt's aggregations, failures as ApplicationFailure.
  */
 function stepAttempt(
+  workflowName: string,
   definition: ActivityDefinition,
-  { traces, hooks, progress, maxPayloadBytes }: Pick<ActivityRegistration, 'traces' | 'hooks' | 'progress' | 'maxPayloadBytes'>,
+  { traces, hooks, progress, maxPayloadBytes, metrics = noMetrics }: Pick<ActivityRegistration, 'traces' | 'hooks' | 'progress' | 'maxPayloadBytes' | 'metrics'>,
 ): ActivityFunction {
+  const labels = { workflow: workflowName, step: definition.name };
   return async (input) => {
     const context = Context.current();
     const { info } = context;
@@ -76,19 +82,22 @@ function stepAttempt(
     try {
       const workflowDetails = hooks ? await hooks.details.detailsOf(context) : undefined;
       const run = (): Promise<unknown> => progress.run(context, () => runActivity(definition, input));
-      const output = hooks && workflowDetails
-        ? await hooks.observer.activityAttempt(
-            {
-              workflowDetails,
-              activityInfo: { activityId: info.activityId, activityType: info.activityType, name: definition.name, attempt: info.attempt },
-              outputActivityKind: definition.kind,
-            },
-            run,
-            (measured) => {
-              aggregations = measured;
-            },
-          )
-        : await run();
+      const output = await meteredStepAttempt(metrics, labels, (report) =>
+        hooks && workflowDetails
+          ? hooks.observer.activityAttempt(
+              {
+                workflowDetails,
+                activityInfo: { activityId: info.activityId, activityType: info.activityType, name: definition.name, attempt: info.attempt },
+                outputActivityKind: definition.kind,
+              },
+              run,
+              (measured) => {
+                aggregations = measured;
+                report(measured);
+              },
+            )
+          : run(),
+      );
       if (maxPayloadBytes !== undefined) checkStepResultSize(definition.name, output, maxPayloadBytes);
       attemptEnded({ output }, aggregations);
       return output;

@@ -14,3 +14,4 @@ export { WorkerLifecycle, type WorkerHandle } from './workerLifecycle.js';
 export { nativeConnectionOptions } from './nativeConnection.js';
 export { temporalLoggerFor } from './temporalLogger.js';
 export { workflowModulesIn } from '../../workflowSources/localModules.js';
+export { loopbackExporterAddress, sdkMetricsSource } from './sdkMetrics.js';
