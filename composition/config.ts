@@ -90,19 +90,26 @@ export const envSchema = z
     if (env.NODE_ENV === 'production' && env.API_AUTH_TOKEN === undefined) {
       context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
     }
-    if (env.METRICS_PORT !== undefined && !env.METRICS) {
-      context.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'serves metrics, which METRICS=off switches off; set one or the other' });
-    }
+    refuseMetricsPortWithoutMetrics(env, context);
     if (env.ENGINE === 'temporal' && !env.TEMPORAL_ADDRESS) {
       context.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: 'must be set when ENGINE=temporal' });
     }
   });
 
 /** A worker's environment: the same variables, with a Temporal frontend to serve. */
-export const workerEnvSchema = z.object({
-  ...envShape,
-  TEMPORAL_ADDRESS: z.string({ error: 'is required (host:port of the Temporal frontend)' }).min(1, 'is required (host:port of the Temporal frontend)'),
-});
+export const workerEnvSchema = z
+  .object({
+    ...envShape,
+    TEMPORAL_ADDRESS: z.string({ error: 'is required (host:port of the Temporal frontend)' }).min(1, 'is required (host:port of the Temporal frontend)'),
+  })
+  .superRefine(refuseMetricsPortWithoutMetrics);
+
+/** API servers and workers alike: a port for metrics that are not kept is a contradiction, not a default. */
+function refuseMetricsPortWithoutMetrics(env: { METRICS: boolean; METRICS_PORT?: number | undefined }, context: z.RefinementCtx): void {
+  if (env.METRICS_PORT !== undefined && !env.METRICS) {
+    context.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'serves metrics, which METRICS=off switches off; set one or the other' });
+  }
+}
 
 export type EnvInput = Record<string, string | undefined>;
 

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import * as assert from 'uvu/assert';
 import { contractSuite, expectStatus, http, keys, waitUntil } from '../support/contract.js';
 import { recorded } from '../fixtures/hooks/recordingHooks.js';
+import { parseExposition, valueOf, type Exposition } from '../support/prometheus.js';
+import type { TestApi } from '../support/engines.js';
 
 /*
  * Worker hooks through the HTTP API, on both engines: lifecycle hooks, http:request events from real HTTP calls to a
@@ -181,6 +183,32 @@ test('a throwing hook and a hanging hook: the run completes, and each is reporte
   const messages = runtime.map((event) => event.error.message).sort().join('\n');
   assert.match(messages, /hook exploded/);
   assert.match(messages, /hook onActivityEnd did not finish within 200 ms/);
+});
+
+/** What counts step attempts: the API process on the embedded engine, the workers on Temporal (docs/operations.md). */
+async function stepMetrics(api: TestApi): Promise<Exposition> {
+  if (api.engine === 'temporal') {
+    assert.ok(api.scrapeWorkers, 'the Temporal workers keep metrics');
+    return parseExposition(await api.scrapeWorkers());
+  }
+  const response = await http(api, 'GET', '/metrics');
+  expectStatus(response, 200);
+  return parseExposition(response.text);
+}
+
+test("the aggregations as metrics: cost, tokens and HTTP calls by workflow and step, where the steps run", async ({ api }) => {
+  const labels = { workflow: 'metered', step: 'call_apis' };
+  const counted = (exposition: Exposition) =>
+    ['flowgate_step_cost_total', 'flowgate_step_tokens_total', 'flowgate_step_http_calls_total'].map((name) => valueOf(exposition, name, labels));
+  const attempts = (exposition: Exposition) => valueOf(exposition, 'flowgate_step_attempt_duration_seconds_count', { ...labels, outcome: 'success' });
+  const before = await stepMetrics(api);
+  const response = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'metered', input: { urls: [`${targetUrl}/ok`, `${targetUrl}/missing`] } } });
+  expectStatus(response, 200);
+  assert.is(response.body.status, 'completed');
+  const after = await stepMetrics(api);
+  const grown = counted(after).map((value, index) => value - counted(before)[index]!);
+  assert.equal(grown, [0.875, 150, 2], 'one attempt: two LLM costs (0.875, 150 tokens), two HTTP calls');
+  assert.is(attempts(after) - attempts(before), 1);
 });
 
 test.run();

@@ -99,13 +99,24 @@ test('runs started and closed, by workflow and status', async (context) => {
     // Closes happen in the engine: the embedded engine is this process; on Temporal a worker sees them.
     const both = await scrapeUntil(context, (now) => closed(now, 'fails_in_step', 'failed') - closed(before, 'fails_in_step', 'failed') === 1, 'the failed close');
     assert.is(closed(both, 'echo', 'completed') - closed(before, 'echo', 'completed'), 1);
-    // Step attempts by workflow, step and outcome: the embedded engine's worker is this process too.
-    const attempts = (exposition: Exposition, workflow: string, outcome: string) =>
-      valueOf(exposition, 'flowgate_step_attempt_duration_seconds_count', { workflow, outcome });
-    assert.is(attempts(both, 'echo', 'success') - attempts(before, 'echo', 'success'), 1, 'echo ran its one step once');
-    assert.ok(attempts(both, 'fails_in_step', 'failure') - attempts(before, 'fails_in_step', 'failure') >= 1, 'the failing step failed');
-    const stepLabels = both.samples.filter((sample) => sample.name === 'flowgate_step_attempt_duration_seconds_count' && sample.labels.workflow === 'echo');
-    assert.ok(stepLabels.every((sample) => sample.labels.step && !sample.labels.step.includes('#')), 'labelled by step name');
+  }
+});
+
+test('step attempts by workflow, step and outcome, counted where the steps run (the API process on the embedded engine, the workers on Temporal)', async (context) => {
+  const where = stepCounter(context);
+  const attempts = (exposition: Exposition, workflow: string, outcome: string) =>
+    valueOf(exposition, 'flowgate_step_attempt_duration_seconds_count', { workflow, outcome });
+  const before = await where.scrape();
+  assert.is((await runSync(context, { workflowName: 'echo', input: { message: 'one' } })).status, 'completed');
+  assert.is((await runSync(context, { workflowName: 'fails_in_step', input: { reason: 'no' } })).status, 'failed');
+  const after = await where.scrape();
+  assert.is(attempts(after, 'echo', 'success') - attempts(before, 'echo', 'success'), 1, 'echo ran its one step once');
+  assert.ok(attempts(after, 'fails_in_step', 'failure') - attempts(before, 'fails_in_step', 'failure') >= 1, 'the failing step failed');
+  const stepLabels = after.samples.filter((sample) => sample.name === 'flowgate_step_attempt_duration_seconds_count' && sample.labels.workflow === 'echo');
+  assert.ok(stepLabels.length > 0 && stepLabels.every((sample) => sample.labels.step && !sample.labels.step.includes('#')), 'labelled by step name');
+  if (context.api.engine === 'temporal') {
+    const api = await scrape(context);
+    assert.is(api.samples.filter((sample) => sample.name === 'flowgate_step_attempt_duration_seconds_count').length, 0, 'the API process runs no steps');
   }
 });
 
@@ -148,28 +159,50 @@ test('idempotency hits: a keyed retry answered from its key, by operation', asyn
   assert.is(valueOf(after, 'flowgate_runs_started_total', { workflow: 'awaits_feedback' }) - valueOf(before, 'flowgate_runs_started_total', { workflow: 'awaits_feedback' }), 1, 'one run started');
 });
 
-test('callback attempts: delivered and failed, counted where the callbacks are sent (the API process on the embedded engine)', async (context) => {
-  const { api } = context;
+test('callback attempts: delivered and failed, counted where the callbacks are sent (the API process on the embedded engine, the workers on Temporal)', async (context) => {
   const receiver = await startCallbackReceiver();
   try {
+    const where = stepCounter(context);
     const attempts = (exposition: Exposition, outcome: string) => valueOf(exposition, 'flowgate_callback_attempts_total', { outcome });
-    const before = await scrape(context);
+    const before = await where.scrape();
+    const apiBefore = await scrape(context);
     const path = `/flaky/${uniqueId('metrics-callback')}`;
     await runSync(context, { workflowName: 'echo', input: { message: 'call me' }, callbackUrl: receiver.url(path) });
     // The flaky receiver answers 500 twice, then 200.
     await receiver.waitForCalls(path, 3);
-    if (api.engine === 'memory') {
-      const after = await scrapeUntil(context, (now) => attempts(now, 'delivered') - attempts(before, 'delivered') === 1, 'the delivery');
-      assert.is(attempts(after, 'failed') - attempts(before, 'failed'), 2);
-    } else {
-      // On Temporal a worker delivers: the API's counters stay where they were.
-      const after = await scrape(context);
-      assert.is(attempts(after, 'delivered') + attempts(after, 'failed'), attempts(before, 'delivered') + attempts(before, 'failed'));
+    const after = await where.until((now) => attempts(now, 'delivered') - attempts(before, 'delivered') === 1, 'the delivery');
+    assert.is(attempts(after, 'failed') - attempts(before, 'failed'), 2);
+    if (context.api.engine === 'temporal') {
+      // A worker delivers: the API's counters stay where they were.
+      const api = await scrape(context);
+      assert.is(attempts(api, 'delivered') + attempts(api, 'failed'), attempts(apiBefore, 'delivered') + attempts(apiBefore, 'failed'));
     }
   } finally {
     await receiver.close();
   }
 });
+
+/** Where steps run and callbacks are sent: the API process on the embedded engine, the workers on Temporal. */
+function stepCounter(context: ContractContext): { scrape(): Promise<Exposition>; until(holds: (exposition: Exposition) => boolean, what: string): Promise<Exposition> } {
+  const workers = context.api.scrapeWorkers;
+  if (context.api.engine === 'memory' || !workers) {
+    assert.is(context.api.engine, 'memory', 'Temporal workers with metrics on can be scraped');
+    return { scrape: () => scrape(context), until: (holds, what) => scrapeUntil(context, holds, what) };
+  }
+  const scrapeWorkers = async () => parseExposition(await workers());
+  return {
+    scrape: scrapeWorkers,
+    async until(holds, what) {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const exposition = await scrapeWorkers();
+        if (holds(exposition)) return exposition;
+        if (Date.now() > deadline) throw new Error(`never scraped ${what} from the workers`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+}
 
 test.run();
 

@@ -26,6 +26,11 @@ export interface TestApi {
   baseUrl: string;
   /** METRICS_PORT's listener, when the API was started with one. */
   metricsUrl: string | undefined;
+  /**
+   * On Temporal, the workers' own metrics (step attempts, callback attempts), as `flowgate worker` serves them; on the
+   * embedded engine they are the API process's (its /metrics), and this is undefined. Absent with METRICS=off.
+   */
+  scrapeWorkers: (() => Promise<string>) | undefined;
   traceDir: string;
   /** Every line the server logged, for assertions (access log, the token never appearing). */
   logs: LogLine[];
@@ -39,6 +44,7 @@ interface WorkerControl {
   stop(catalog: string): Promise<void>;
   start(catalog: string): Promise<void>;
   close(): Promise<void>;
+  scrape?: () => Promise<string>;
 }
 
 function embeddedWorkers(server: FlowgateServer): WorkerControl {
@@ -110,6 +116,7 @@ export async function startTestApi(
     engine,
     baseUrl: running.url,
     metricsUrl: running.metricsUrl,
+    scrapeWorkers: control.scrape,
     traceDir,
     logs,
     stopWorker: (catalog) => control.stop(catalog),

@@ -128,5 +128,7 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
     await closeAll();
     throw failure.reason;
   }
-  return { start, stop, close: closeAll };
+  // What the workers counted (step attempts, callbacks), as `flowgate worker` serves it at METRICS_PORT.
+  const metrics = parts.metrics;
+  return { start, stop, close: closeAll, ...(metrics ? { scrape: () => metrics.exposition() } : {}) };
 }

@@ -14,6 +14,7 @@ import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } fro
 import { ConfigError } from '../../composition/config.js';
 import { parseWorkerConfig } from '../../composition/workerConfig.js';
 import { CATALOG_MEMO_KEY, catalogWorkflowId, type CatalogMemo } from '../../adapters/temporal/protocol.js';
+import { parseExposition } from '../support/prometheus.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'composition', 'cli', 'main.ts');
@@ -100,7 +101,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-main('serves the example workflows and Temporal\'s worker metrics on METRICS_PORT, and on SIGTERM leaves the catalog and exits 0', async ({ server, traceDir }) => {
+main('serves the example workflows, its own and Temporal\'s worker metrics in one scrape on METRICS_PORT, and on SIGTERM leaves the catalog and exits 0', async ({ server, traceDir }) => {
   const metricsPort = await freePort();
   const { child, exited } = startWorkerProcess({ TEMPORAL_ADDRESS: server.address, TRACE_DIR: traceDir, LOG_LEVEL: 'warn', METRICS_PORT: String(metricsPort) }, [
     '--workflows',
@@ -122,12 +123,24 @@ main('serves the example workflows and Temporal\'s worker metrics on METRICS_POR
     assert.equal((await memo())!.workflows.map((workflow) => workflow.name).sort(), ['approval', 'countdown', 'digest', 'nap', 'summarise', 'unreliable']);
     const summary = await client.workflow.execute('summarise', { taskQueue: 'examples', workflowId: `summarise-${Date.now()}`, args: [{ text: 'one two three' }] });
     assert.equal(summary, { summary: 'one two three', wordCount: 3, coverage: 1 });
-    // The SDK's exporter: the worker's own view of its task queue, in Prometheus' text format.
+    // One scrape: flowgate's own worker metrics (the steps it ran), then the SDK's view of its task queue.
     const scrape = await request(`http://127.0.0.1:${metricsPort}/metrics`);
     assert.is(scrape.statusCode, 200);
+    assert.match(String(scrape.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     const text = await scrape.body.text();
+    const exposition = parseExposition(text);
+    assert.is(exposition.types.get('flowgate_step_attempt_duration_seconds'), 'histogram');
+    const summariseSteps = exposition.samples.filter(
+      (sample) => sample.name === 'flowgate_step_attempt_duration_seconds_count' && sample.labels.workflow === 'summarise' && sample.labels.outcome === 'success',
+    );
+    assert.ok(summariseSteps.length > 0 && summariseSteps.every((sample) => sample.value >= 1 && !sample.labels.step?.includes('#')), 'the run\'s steps, by step name');
+    assert.is(exposition.types.get('flowgate_process_cpu_user_seconds_total'), 'counter', "the worker process's own metrics");
     assert.match(text, /^# (HELP|TYPE) temporal_/m);
     assert.match(text, /^temporal_workflow_completed\{[^}]*task_queue="examples"[^}]*\} [1-9]/m, 'the completed run, by task queue');
+    assert.not.match(text, /could not be read/);
+    const other = await request(`http://127.0.0.1:${metricsPort}/workflow/list`);
+    await other.body.dump();
+    assert.is(other.statusCode, 404, 'the metrics port serves nothing else');
 
     child.kill('SIGTERM');
     const exit = await exited;

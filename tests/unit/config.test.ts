@@ -1,3 +1,4 @@
+import { parseWorkerConfig } from '../../composition/workerConfig.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig, ConfigError } from '../../composition/config.js';
@@ -210,6 +211,10 @@ test('metrics: on by default without a port of their own; METRICS_PORT needs MET
   assert.throws(() => parseConfig({ METRICS: 'off', METRICS_PORT: '9464' }), (error: unknown) =>
     (error as ConfigError).problems.some((line) => line.startsWith('METRICS_PORT:')));
   assert.throws(() => parseConfig({ METRICS: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('METRICS:'));
+  const worker = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };
+  assert.equal(parseWorkerConfig({ ...worker, METRICS_PORT: '9464' }).metrics, { enabled: true, port: 9464 });
+  assert.throws(() => parseWorkerConfig({ ...worker, METRICS: 'off', METRICS_PORT: '9464' }), (error: unknown) =>
+    (error as ConfigError).problems.some((line) => line.startsWith('METRICS_PORT:')), 'a worker refuses it too');
 });
 
 test.run();
