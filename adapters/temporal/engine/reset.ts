@@ -15,6 +15,8 @@ export type ResetPoint =
   | { kind: 'not_completed' }
   /** The step completed, but the workflow task that sees its result has not ended yet (a reset point needs one). */
   | { kind: 'completion_not_seen_yet' }
+  /** The step completed, but the run closed before a workflow task saw its result: there is no point after it. */
+  | { kind: 'completion_never_seen' }
   /** `workflowTaskFinishEventId`: the raw event id (a Long), passed back to Temporal as it came. */
   | { kind: 'found'; workflowTaskFinishEventId: HistoryEvent['eventId']; completedEventId: number };
 
@@ -23,6 +25,16 @@ const WORKFLOW_TASK_ENDS: ReadonlySet<number> = new Set([
   EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
   EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED,
   EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+]);
+
+// The events that close a run: after one, no workflow task will end any more.
+const RUN_CLOSES: ReadonlySet<number> = new Set([
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW,
 ]);
 
 /**
@@ -49,7 +61,7 @@ export function findResetPoint(events: readonly HistoryEvent[], stepName: string
   }
   if (scheduled.size === 0) return { kind: 'not_found' };
   if (completedEventId === undefined) return { kind: 'not_completed' };
-  if (!finish) return { kind: 'completion_not_seen_yet' };
+  if (!finish) return RUN_CLOSES.has(events.at(-1)?.eventType ?? 0) ? { kind: 'completion_never_seen' } : { kind: 'completion_not_seen_yet' };
   return { kind: 'found', workflowTaskFinishEventId: finish.eventId, completedEventId };
 }
 
@@ -76,6 +88,13 @@ export async function resetToStep(
   }
   if (point.kind === 'not_completed' || point.kind === 'completion_not_seen_yet') {
     throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+  }
+  if (point.kind === 'completion_never_seen') {
+    throw new StepNotCompletedError(
+      `Step "${stepName}" completed in run ${runId} of workflow ${workflowId}, but the run closed before the workflow saw its result: ` +
+        'there is no point after the step to reset to (reset to an earlier step instead)',
+      { workflowId, runId },
+    );
   }
   const response = await calls.call(
     () =>

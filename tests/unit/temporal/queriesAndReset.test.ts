@@ -106,6 +106,9 @@ test('reset point: the workflow task that ended after the last completion of the
   ];
   assert.equal(findResetPoint(neverCompleted, 's'), { kind: 'not_completed' });
   assert.equal(findResetPoint(history.slice(0, 7), 'add_one'), { kind: 'completion_not_seen_yet' }, 'completed, but no workflow task saw it yet');
+  // Terminated between the completion and the workflow task that would have seen it: waiting would not help.
+  const closedFirst = [...history.slice(0, 7), rawEvent(8, 'EVENT_TYPE_WORKFLOW_TASK_SCHEDULED'), rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED')];
+  assert.equal(findResetPoint(closedFirst, 'add_one'), { kind: 'completion_never_seen' });
 });
 
 test('the reset reason carries the step and reads back; foreign reasons are kept whole', () => {
