@@ -56,6 +56,21 @@ async function expectOneOpenRun(api: TestApi, workflowId: string, expectedRuns: 
   }
 }
 
+/**
+ * An open run of a new id whose workflow has seen its step's result. On Temporal a run closed (terminated, stopped)
+ * after the step completed but before its workflow saw the result has no point after the step to reset to (409); a
+ * reset of the open run waits until the workflow saw it, and the run it makes holds that point however soon it closes.
+ * Two runs of the id exist after this: the first, terminated by the reset, and the one returned.
+ */
+async function runPastItsStep(api: TestApi, prefix: string): Promise<{ workflowId: string; runId: string }> {
+  const workflowId = uniqueId(prefix);
+  const first = await start(api, WORKFLOW, { n: 1 }, workflowId);
+  await waitForEvent(api, workflowId, 'step_completed');
+  const reset = await http(api, 'POST', `${wf(workflowId, first.runId)}/reset`, { json: { stepName: 'add_one' } });
+  expectStatus(reset, 200, 'the reset before the race');
+  return { workflowId, runId: reset.body.runId };
+}
+
 function answeredRunIds(responses: TestResponse[]): string[] {
   return responses.filter((response) => response.status === 200).map((response) => response.body.runId as string);
 }
@@ -78,9 +93,8 @@ test('20 parallel resets of an open run: all 200, each a new run; one run stays 
 });
 
 test('resets, starts, stops and terminates of one id at once: one open run, every loser a documented 409', async ({ api }) => {
-  const workflowId = uniqueId('one-open-mix');
-  const first = await start(api, WORKFLOW, { n: 1 }, workflowId);
-  await waitForEvent(api, workflowId, 'step_completed');
+  const { workflowId, runId } = await runPastItsStep(api, 'one-open-mix');
+  const first = { runId };
   const resetBody = (index: number) => ({ json: { stepName: 'add_one', reason: `mix ${index}` } });
   const keyed = { json: { stepName: 'add_one', reason: 'keyed' }, headers: { 'idempotency-key': uniqueId('one-open-key') } };
 
@@ -113,18 +127,11 @@ test('resets, starts, stops and terminates of one id at once: one open run, ever
   }
   assert.is(keyedRuns.size, 1, 'the resets sharing an Idempotency-Key made one run and all got it');
 
-  await expectOneOpenRun(api, workflowId, made.size + 1, made);
+  await expectOneOpenRun(api, workflowId, made.size + 2, made);
 });
 
 test('resets and starts racing on an id with no open run: one open run', async ({ api }) => {
-  const workflowId = uniqueId('one-open-closed');
-  const first = await start(api, WORKFLOW, { n: 1 }, workflowId);
-  await waitForEvent(api, workflowId, 'step_completed');
-  // A run terminated before its workflow saw the step's result has no point after the step on Temporal (409). A reset
-  // of the open run waits until the workflow saw it, and the run it makes holds that point however soon it is closed.
-  const reset = await http(api, 'POST', `${wf(workflowId, first.runId)}/reset`, { json: { stepName: 'add_one' } });
-  expectStatus(reset, 200, 'the reset before the race');
-  const closed: string = reset.body.runId;
+  const { workflowId, runId: closed } = await runPastItsStep(api, 'one-open-closed');
   expectStatus(await http(api, 'POST', `${wf(workflowId, closed)}/terminate`, { json: { reason: 'before the race' } }), 200);
   await waitUntil(api, workflowId, 'terminated', closed);
 
