@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expectStatus, http } from '../support/contract.js';
+import { expectStatus, http, waitUntil } from '../support/contract.js';
 import { engineUnderTest, startTestApi, type TestApi } from '../support/engines.js';
 import { TRACED_FIXTURE } from '../support/fixtureCatalogs.js';
 import { uniqueId } from '../support/http.js';
@@ -14,7 +14,7 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../supp
  * Distributed tracing (docs/operations.md, Tracing), against a real OTLP/HTTP receiver: one trace from the request
  * that brings a W3C traceparent, through the run, to each step attempt, on the engine under test.
  */
-const test = suite<{ receiver: OtlpReceiver; api: TestApi | undefined; traced: Exchange; untraced: Exchange; malformed: Exchange }>('tracing');
+const test = suite<{ receiver: OtlpReceiver; api: TestApi | undefined; traced: Exchange; untraced: Exchange; malformed: Exchange; feedback: Exchange }>('tracing');
 
 interface Exchange {
   requestId: string;
@@ -25,6 +25,8 @@ const INCOMING_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const INCOMING_SPAN = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01`;
 const STEP_ACTIVITIES = ['arithmetic#add_one', 'arithmetic#double'];
+const FEEDBACK_TRACE = '5ce0e9a56015fec5aadfa328ae398115';
+const FEEDBACK_PARENT = `00-${FEEDBACK_TRACE}-b7ad6b7169203331-01`;
 
 test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
@@ -51,6 +53,16 @@ test('requests with, without and with a malformed traceparent run; closing the A
   context.traced = await run({ traceparent: TRACEPARENT });
   context.untraced = await run({});
   context.malformed = await run({ traceparent: '00-not-a-trace-01' });
+  // A keyed feedback: on Temporal its signal is sent through the raw service call, for its request id.
+  const waiting = uniqueId('traced-feedback');
+  expectStatus(await http(api, 'POST', '/workflow', { json: { workflowName: 'awaits_feedback', workflowId: waiting, input: {} } }), 200);
+  const feedback = await http(api, 'POST', '/workflow/feedback', {
+    json: { workflowId: waiting, payload: { approved: true } },
+    headers: { traceparent: FEEDBACK_PARENT, 'idempotency-key': uniqueId('traced-key') },
+  });
+  expectStatus(feedback, 200);
+  context.feedback = { requestId: feedback.headers['x-request-id']!, workflowId: waiting };
+  await waitUntil(api, waiting, 'completed');
   // The access line of a traced request carries its trace id, so a log line leads to its trace.
   const access = api.logs.find((line) => line.msg === 'http request' && line.requestId === context.traced.requestId);
   assert.is(access?.traceId, INCOMING_TRACE, 'the access line names the trace');
@@ -79,6 +91,18 @@ test('one trace id runs from the HTTP request through the workflow to each step 
   const attempts = trace.filter((span) => span.name.startsWith('RunActivity:') && STEP_ACTIVITIES.includes(span.name.slice('RunActivity:'.length)));
   assert.equal(attempts.map((span) => span.name).sort(), STEP_ACTIVITIES.map((name) => `RunActivity:${name}`), `one span per step attempt; got ${names(trace)}`);
   for (const attempt of attempts) assert.ok(ancestors(attempt, trace).includes(workflow), `${attempt.name} descends from the workflow span`);
+});
+
+test('a keyed feedback joins its request\'s trace; on Temporal its signal carries the trace into the workflow', ({ receiver, feedback }) => {
+  const request = requestSpanOf(receiver, feedback.requestId);
+  assert.is(request.traceId, FEEDBACK_TRACE);
+  assert.is(request.name, 'POST /workflow/feedback');
+  if (engineUnderTest() !== 'temporal') return;
+  const trace = receiver.spans.filter((span) => span.traceId === FEEDBACK_TRACE);
+  const sent = trace.find((span) => span.name === 'SignalWorkflow:flowgate.feedback');
+  assert.ok(sent && ancestors(sent, trace).includes(request), `the signal's client span descends from the request span; got ${names(trace)}`);
+  const handled = trace.find((span) => span.name === 'HandleSignal:flowgate.feedback');
+  assert.ok(handled && ancestors(handled, trace).includes(sent), `the workflow's handling of the signal descends from it; got ${names(trace)}`);
 });
 
 test('a request without a traceparent, or with a malformed one, starts a trace of its own with its run in it', ({ receiver, untraced, malformed }) => {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client, Connection, WorkflowSignalInput } from '@temporalio/client';
 import { EngineUnavailableError } from '../../../core/domain/errors.js';
 import { translateError, type CallContext } from './errors.js';
 import type { WorkflowService } from './proto.js';
@@ -47,6 +47,21 @@ export class TemporalCalls {
   /** Who the requests come from, in Temporal's records (the client's identity). */
   get identity(): string | undefined {
     return this.client.options.identity;
+  }
+
+  /**
+   * A signal sent through the raw service call (`send`: for what the client's signal cannot carry, a request id), with
+   * the client's workflow interceptors around it as the client's own signal has them: with tracing on, the signal's
+   * span and the trace context in its headers (docs/operations.md, Tracing). `send` sends the headers it is given.
+   */
+  async interceptedSignal(input: WorkflowSignalInput, send: (input: WorkflowSignalInput) => Promise<void>): Promise<void> {
+    const { interceptors } = this.client.workflow.options;
+    // The deprecated factory form (`{ calls }`) is never given by flowgate's composition.
+    const chain = (Array.isArray(interceptors) ? interceptors : []).reduceRight<(input: WorkflowSignalInput) => Promise<void>>(
+      (next, interceptor) => (interceptor.signal ? (signal) => interceptor.signal!(signal, next) : next),
+      send,
+    );
+    await chain(input);
   }
 
   get closed(): boolean {

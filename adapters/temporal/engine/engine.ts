@@ -257,21 +257,25 @@ export class TemporalEngine implements WorkflowEngine {
     const ref = { workflowId, runId: run.runId };
     if (await feedbackDone(this.calls, ref, idempotency, this.clock.now())) return ref;
     if (run.status !== 'running') throw runClosed(workflowId, run.runId, run.status);
-    // Signalled through the raw service, so the claim-check codec is applied here, as the client applies it otherwise.
+    // Signalled through the raw service (for the request id), so the claim-check codec is applied here, as the client
+    // applies it otherwise, and the client's interceptors (tracing) are run around it.
     const raw = defaultPayloadConverter.toPayload(payload);
     const [encoded] = this.calls.claimChecks ? await this.calls.claimChecks.encode([raw]) : [raw];
-    await this.calls.call(
-      () =>
-        this.calls.service.signalWorkflowExecution({
-          namespace: this.calls.namespace,
-          workflowExecution: ref,
-          signalName: FEEDBACK_SIGNAL,
-          input: { payloads: [encoded!] },
-          header: { fields: { [FEEDBACK_KEY_HEADER]: keyPayload(idempotency) } },
-          requestId: idempotency.key,
-          identity: this.calls.identity ?? '',
-        }),
-      { workflowId, runId: run.runId, closedIfGone: true },
+    const signal = { signalName: FEEDBACK_SIGNAL, args: [payload], workflowExecution: ref, headers: { [FEEDBACK_KEY_HEADER]: keyPayload(idempotency) } };
+    await this.calls.interceptedSignal(signal, ({ headers }) =>
+      this.calls.call(
+        () =>
+          this.calls.service.signalWorkflowExecution({
+            namespace: this.calls.namespace,
+            workflowExecution: ref,
+            signalName: FEEDBACK_SIGNAL,
+            input: { payloads: [encoded!] },
+            header: { fields: { ...headers } },
+            requestId: idempotency.key,
+            identity: this.calls.identity ?? '',
+          }),
+        { workflowId, runId: run.runId, closedIfGone: true },
+      ).then(() => {}),
     );
     await feedbackRecorded(this.calls, ref, idempotency, () => this.clock.now());
     return ref;
