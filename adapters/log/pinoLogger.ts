@@ -38,15 +38,16 @@ export interface PinoLoggerOptions {
  */
 export class PinoLogger implements Logger {
   private readonly pino: Pino;
+  /** Where pino's lines end up: the given destination, or the default asynchronous writer. */
   private readonly destination: DestinationStream;
-  /** Writes what the turn logged once the turn is over; absent for a destination given in the options. */
-  private readonly turnFlush: TurnFlush | undefined;
+  /** Holds the lines of a turn for the default writer; absent for a destination given in the options. */
+  private readonly batch: TurnBatch | undefined;
 
-  constructor(options: PinoLoggerOptions = {}, parent?: { pino: Pino; destination: DestinationStream; turnFlush: TurnFlush | undefined }) {
+  constructor(options: PinoLoggerOptions = {}, parent?: { pino: Pino; destination: DestinationStream; batch: TurnBatch | undefined }) {
     if (parent) {
       this.pino = parent.pino;
       this.destination = parent.destination;
-      this.turnFlush = parent.turnFlush;
+      this.batch = parent.batch;
       return;
     }
     const level = options.level ?? 'info';
@@ -54,40 +55,37 @@ export class PinoLogger implements Logger {
     if (options.destination) {
       this.destination = options.destination;
     } else {
-      const batched = pino.destination({ dest: 1, sync: false, minLength: TURN_BATCH_BYTES });
-      this.destination = batched;
-      this.turnFlush = new TurnFlush(batched as unknown as AsyncDestination);
+      const writer = pino.destination({ dest: 1, sync: false, minLength: TURN_BATCH_BYTES });
+      this.destination = writer;
+      this.batch = new TurnBatch(writer as unknown as AsyncDestination);
     }
     this.pino = pino(
       {
         level,
         base: options.base ?? null,
         messageKey: 'msg',
-        timestamp: pino.stdTimeFunctions.isoTime,
+        timestamp: isoTimeOfTheMillisecond,
         formatters: { level: (label) => ({ level: label }), log: withPlainErrors },
         redact: { paths: [...REDACTED_PATHS, ...(options.redact ?? [])], censor: REDACTION_CENSOR },
       },
-      this.destination,
+      this.batch ?? this.destination,
     );
   }
 
   info(message: string, fields?: LogFields): void {
     this.pino.info(fields ?? {}, message);
-    this.turnFlush?.request();
   }
 
   warn(message: string, fields?: LogFields): void {
     this.pino.warn(fields ?? {}, message);
-    this.turnFlush?.request();
   }
 
   error(message: string, fields?: LogFields): void {
     this.pino.error(fields ?? {}, message);
-    this.turnFlush?.request();
   }
 
   child(fields: LogFields): Logger {
-    return new PinoLogger({}, { pino: this.pino.child(fields), destination: this.destination, turnFlush: this.turnFlush });
+    return new PinoLogger({}, { pino: this.pino.child(fields), destination: this.destination, batch: this.batch });
   }
 
   /**
@@ -95,6 +93,7 @@ export class PinoLogger implements Logger {
    * synchronously. Other destinations are asked to flush (pino's flush).
    */
   async flush(): Promise<void> {
+    this.batch?.handOver();
     const boom = this.destination as Partial<AsyncDestination>;
     if (typeof boom.flushSync !== 'function' || typeof boom.once !== 'function') {
       await new Promise<void>((resolve) => this.pino.flush(() => resolve()));
@@ -119,36 +118,97 @@ interface AsyncDestination extends EventEmitter {
   _writing: boolean;
   /** Bytes buffered, not yet handed to a write. */
   _len: number;
+  write(text: string): boolean;
   flushSync(): void;
   flush(): void;
 }
 
 /**
- * Below this many bytes the default writer holds lines back until the event-loop turn that logged them is over
- * (TurnFlush); above, it writes at once. Under load one turn answers many requests, and one write for all their access
- * lines costs the thread pool one task instead of one per line (docs/performance.md, figure 1). Under sonic-boom's
- * largest write (16 KiB).
+ * Below this many bytes the default writer holds what it was handed until it is asked to flush, once the event-loop
+ * turn is over (TurnBatch); above, it writes at once. Under load one turn answers many requests, and one write for all
+ * their access lines costs the thread pool one task instead of one per line (docs/performance.md, figure 1). Under
+ * sonic-boom's largest write (16 KiB).
  */
 const TURN_BATCH_BYTES = 8 * 1024;
 
-/** Asks the writer to write what it holds once the current event-loop turn is over, once per turn. */
-class TurnFlush {
+/**
+ * The default writer's front: it keeps pino's lines in a list while the event-loop turn that logs them runs, then
+ * hands them to the writer as one string and asks it to write what it holds. Handed one line at a time, sonic-boom
+ * appends each to the string it holds and measures that string again (Buffer.byteLength), which flattens it: a copy of
+ * up to 16 KiB per line, under load the largest allocation of a request (docs/performance.md, figure 1b).
+ */
+class TurnBatch implements DestinationStream {
+  private lines: string[] = [];
   private scheduled = false;
 
-  constructor(private readonly destination: AsyncDestination) {}
-
-  /** After a line was logged: a line below the level, or one already written, holds nothing back. */
-  request(): void {
-    if (this.scheduled || this.destination._len === 0) return;
-    this.scheduled = true;
-    setImmediate(this.flush);
+  constructor(private readonly writer: AsyncDestination) {
+    // A write that ends leaves what came in meanwhile held when that is under the minimum length: written now, not
+    // whenever a later line asks.
+    writer.on('drain', this.writeHeld);
   }
 
-  private readonly flush = (): void => {
+  write(line: string): void {
+    this.lines.push(line);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    heldBatches.add(this);
+    holdUntilExitAtMost();
+    setImmediate(this.endOfTurn);
+  }
+
+  /** Hands the lines held to the writer (which holds them below its minimum write length). */
+  handOver(): void {
+    if (this.lines.length === 0) return;
+    const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
+    this.lines = [];
+    if (!this.writer.destroyed) this.writer.write(text);
+  }
+
+  private readonly endOfTurn = (): void => {
     this.scheduled = false;
-    // sonic-boom writes an empty buffer when asked with nothing held (a write since): only ask when something is.
-    if (!this.destination.destroyed && this.destination._len > 0) this.destination.flush();
+    heldBatches.delete(this);
+    this.handOver();
+    this.writeHeld();
   };
+
+  private readonly writeHeld = (): void => {
+    // sonic-boom writes an empty buffer when asked with nothing held: only ask when something is. While a write is on
+    // its way, flush() does nothing; its end comes back here through 'drain'.
+    if (!this.writer.destroyed && !this.writer._writing && this.writer._len > 0) this.writer.flush();
+  };
+}
+
+/** The batches holding lines of the current turn: handed over if the process exits before the turn is over. */
+const heldBatches = new Set<TurnBatch>();
+let exitHookInstalled = false;
+
+/**
+ * A process that exits within the turn that logged (process.exit after a last error line) still writes those lines:
+ * they are handed to the writer before pino's own exit hook writes out what the writer holds, synchronously.
+ */
+function holdUntilExitAtMost(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.prependListener('exit', () => {
+    for (const batch of heldBatches) batch.handOver();
+    heldBatches.clear();
+  });
+}
+
+let timeMs = Number.NaN;
+let timeField = '';
+
+/**
+ * pino's isoTime, made once per millisecond: under load a millisecond logs several access lines, and building the
+ * ISO string was a tenth of a line's cost (docs/performance.md, figure 1b).
+ */
+function isoTimeOfTheMillisecond(): string {
+  const now = Date.now();
+  if (now !== timeMs) {
+    timeMs = now;
+    timeField = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return timeField;
 }
 
 /** Errors have no enumerable fields: JSON would write `{}`. Copies only the objects that hold one. */

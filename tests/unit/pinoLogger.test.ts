@@ -146,4 +146,50 @@ test('the default writer: the lines of one event-loop turn go out in one write o
   assert.equal(chunks.slice(1).join('').trim().split('\n').map((line) => (JSON.parse(line) as LogFields).msg), ['done'], 'the lone line of a later turn is written too');
 });
 
+test('the default writer: lines logged just before process.exit in the same turn are written', async () => {
+  const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
+  const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};
+    const logger = new PinoLogger();
+    for (let i = 0; i < 3; i += 1) logger.info('line', { i });
+    logger.error('last words');
+    process.exit(3);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const code = await new Promise((resolve) => child.once('close', resolve));
+  assert.is(code, 3);
+  assert.equal(output.trim().split('\n').map((line) => (JSON.parse(line) as LogFields).msg), ['line', 'line', 'line', 'last words']);
+});
+
+test('the default writer: a line logged while an earlier write is on its way is written once that write is done, without a later line', async () => {
+  // The parent reads nothing until the child says it logged "done": the first 600 KB fill the pipe and the parent's
+  // buffer, so their write is still on its way when "done" is logged.
+  const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
+  const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};
+    const logger = new PinoLogger();
+    for (let i = 0; i < 2000; i += 1) logger.info('line', { i, padding: 'x'.repeat(250) });
+    setTimeout(() => { logger.info('done'); setTimeout(() => process.stderr.write('logged\\n'), 50); }, 100);
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    child.stdout.pause();
+    await new Promise<void>((resolve) => child.stderr.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('logged') && resolve()));
+    const output = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const timer = setTimeout(() => reject(new Error(`no line "done" within 20 s; got ${text.length} characters`)), 20_000);
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+        if (text.includes('"msg":"done"')) {
+          clearTimeout(timer);
+          resolve(text);
+        }
+      });
+      child.stdout.resume();
+    });
+    assert.is(output.trim().split('\n').length, 2001);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
 test.run();
