@@ -28,6 +28,17 @@ interface SceneServer {
   stop(): Promise<void>;
 }
 
+/** The path of an access-log line (`"msg":"http request"`), whatever the order of its fields; undefined for other lines. */
+function accessLinePath(line: string): string | undefined {
+  if (!line.includes('"msg":"http request"')) return undefined;
+  try {
+    const { path } = JSON.parse(line) as { path?: unknown };
+    return typeof path === 'string' ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function startServer(traceDir: string): Promise<SceneServer> {
   // The embedded engine, whatever Temporal the test runner started for other suites.
   const { TEMPORAL_ADDRESS: _ignored, ...inherited } = process.env;
@@ -53,7 +64,7 @@ async function startServer(traceDir: string): Promise<SceneServer> {
           clearTimeout(timer);
           resolve(JSON.parse(line).url);
         }
-        const path = /"msg":"http request".*"path":"([^"]+)"/.exec(line)?.[1];
+        const path = accessLinePath(line);
         if (path) counts.set(path, (counts.get(path) ?? 0) + 1);
       }
     });
