@@ -85,14 +85,15 @@ async function figure1and6(traceDir: string): Promise<void> {
       await server.ask('gc');
       const idle = await server.ask('rss:reset');
       const statusUrl = `${url}/workflow/bench-status/status`;
-      const rounds: { bare: LoadResult; contract: LoadResult; flowgate: LoadResult; logged: LoadResult; ratio: number }[] = [];
+      const rounds: LoggingRound[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const measure = round === 0 ? warmThenLoad : load;
         const bare = await measure({ url: `${bareUrl}/` });
         const contract = await measure({ url: `${contractUrl}/` });
-        const flowgate = await measure({ url: statusUrl });
-        const logged = ONLY.has(1) ? await measure({ url: `${loggingUrl}/workflow/bench-status-logged/status` }) : flowgate;
-        rounds.push({ bare, contract, flowgate, logged, ratio: flowgate.rps / bare.rps });
+        const flowgate = await withCpu(server, () => measure({ url: statusUrl }));
+        const logged = ONLY.has(1) ? await withCpu(loggingServer, () => measure({ url: `${loggingUrl}/workflow/bench-status-logged/status` })) : flowgate;
+        // The first round's CPU includes its warm-up's requests, which the load does not count.
+        rounds.push({ bare, contract, flowgate, logged, ratio: flowgate.rps / bare.rps, cpuCounted: round > 0 });
       }
       const underLoad = await server.ask('rss:read');
       const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
@@ -168,11 +169,37 @@ async function figure1WithAutocannon(traceDir: string, bareUrl: string): Promise
   });
 }
 
-/** The access log's cost: the default configuration within 10 % of LOG_LEVEL=error, round by round. */
-function loggingVerdict(rounds: { flowgate: LoadResult; logged: LoadResult }[]): string {
+interface LoggingRound {
+  bare: LoadResult;
+  contract: LoadResult;
+  flowgate: LoadResult & { cpuMicros: number };
+  logged: LoadResult & { cpuMicros: number };
+  ratio: number;
+  cpuCounted: boolean;
+}
+
+/** A load and the server's own CPU over it (all its threads, from its IPC probe), as `cpuMicros`. */
+async function withCpu(server: ServerProcess, run: () => Promise<LoadResult>): Promise<LoadResult & { cpuMicros: number }> {
+  const before = (await server.ask('cpu:read')).cpu;
+  const result = await run();
+  return { ...result, cpuMicros: (await server.ask('cpu:read')).cpu - before };
+}
+
+/**
+ * The access log's cost: the default configuration within 10 % of LOG_LEVEL=error, round by round. Beside the
+ * throughput ratio, each server's own CPU per request: it depends less on what else the 2 cores run.
+ */
+function loggingVerdict(rounds: LoggingRound[]): string {
   const ratios = rounds.map((round) => round.logged.rps / round.flowgate.rps).sort((a, b) => a - b);
   const median = ratios[Math.floor(ratios.length / 2)]!;
-  return verdict(median >= 0.9, `the default configuration (access log on) at ${median.toFixed(2)} of LOG_LEVEL=error (target ≥ 0.90; per round ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
+  const perRequest = (result: LoadResult & { cpuMicros: number }) => result.cpuMicros / result.requests;
+  const counted = rounds.filter((round) => round.cpuCounted);
+  const cpu = counted.map((round) => `${perRequest(round.flowgate).toFixed(0)} → ${perRequest(round.logged).toFixed(0)} µs`).join(', ');
+  return verdict(
+    median >= 0.9,
+    `the default configuration (access log on) at ${median.toFixed(2)} of LOG_LEVEL=error (target ≥ 0.90; per round ${ratios.map((r) => r.toFixed(2)).join(', ')}); ` +
+      `server CPU per request, LOG_LEVEL=error → default, in the rounds after the first: ${cpu}`,
+  );
 }
 
 async function figure4(traceDir: string): Promise<void> {
