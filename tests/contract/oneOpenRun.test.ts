@@ -94,7 +94,6 @@ test('20 parallel resets of an open run: all 200, each a new run; one run stays 
 
 test('resets, starts, stops and terminates of one id at once: one open run, every loser a documented 409', async ({ api }) => {
   const { workflowId, runId } = await runPastItsStep(api, 'one-open-mix');
-  const first = { runId };
   const resetBody = (index: number) => ({ json: { stepName: 'add_one', reason: `mix ${index}` } });
   const keyed = { json: { stepName: 'add_one', reason: 'keyed' }, headers: { 'idempotency-key': uniqueId('one-open-key') } };
 
@@ -102,11 +101,11 @@ test('resets, starts, stops and terminates of one id at once: one open run, ever
   for (let index = 0; index < 24; index += 1) {
     const kind = ['reset', 'start', 'reset', 'stop', 'reset', 'terminate', 'keyed reset', 'reset'][index % 8]!;
     const response =
-      kind === 'reset' ? http(api, 'POST', `${wf(workflowId, first.runId)}/reset`, resetBody(index))
-      : kind === 'keyed reset' ? http(api, 'POST', `${wf(workflowId, first.runId)}/reset`, keyed)
+      kind === 'reset' ? http(api, 'POST', `${wf(workflowId, runId)}/reset`, resetBody(index))
+      : kind === 'keyed reset' ? http(api, 'POST', `${wf(workflowId, runId)}/reset`, keyed)
       : kind === 'start' ? http(api, 'POST', '/workflow', { json: { workflowName: WORKFLOW, workflowId, input: { n: index } } })
-      : kind === 'stop' ? http(api, 'PATCH', `${wf(workflowId, first.runId)}/stop`)
-      : http(api, 'POST', `${wf(workflowId, first.runId)}/terminate`, { json: { reason: `mix ${index}` } });
+      : kind === 'stop' ? http(api, 'PATCH', `${wf(workflowId, runId)}/stop`)
+      : http(api, 'POST', `${wf(workflowId, runId)}/terminate`, { json: { reason: `mix ${index}` } });
     requests.push({ kind, response });
   }
   const answers = await Promise.all(requests.map(async ({ kind, response }) => ({ kind, response: await response })));
