@@ -13,6 +13,8 @@ import {
   minutesFromEnv,
   runSuiteProcess,
   coverageMeasured,
+  failureExcerpt,
+  parseSummary,
   suiteCounts,
   suiteLine,
   suiteTimeLimit,
@@ -27,6 +29,8 @@ const SUITE_LIMIT_MS = minutesFromEnv(process.env.FLOWGATE_SUITE_LIMIT_MINUTES, 
 // CI stops the whole job at 90 minutes without a word; the runner stops first (npm ci and the coverage report fit in
 // the rest), so the report is always printed.
 const RUN_BUDGET_MS = minutesFromEnv(process.env.FLOWGATE_TEST_BUDGET_MINUTES, 85);
+/** Failing suites whose words the closing report repeats. */
+const MAX_EXCERPTS = 8;
 /** The c8 report takes under a minute; it runs after the budget, in what is left of CI's time. */
 const COVERAGE_LIMIT_MS = 3 * 60_000;
 
@@ -75,6 +79,9 @@ async function main() {
   mkdirSync(coverageTemp, { recursive: true });
   const totals = { passed: 0, failed: 0, skipped: 0 };
   const lines = [];
+  /** What failing suites said, repeated above the closing lines: CI shows only the end of the log. */
+  /** @type {string[]} */
+  const excerpts = [];
 
   /** @type {{ address: string, namespace: string, stop: () => Promise<void> } | undefined} */
   let temporal;
@@ -85,6 +92,12 @@ async function main() {
     temporal = undefined;
   };
   const report = () => {
+    if (excerpts.length > 0) {
+      const shown = excerpts.slice(0, MAX_EXCERPTS);
+      const more = excerpts.length - shown.length;
+      process.stdout.write(`\n=== what the failing suites said (the first failure, or the last lines) ===\n${shown.join('\n\n')}\n`);
+      if (more > 0) process.stdout.write(`(and ${more} more failing suites, above)\n`);
+    }
     lines.push(`whole run: ${formatDuration(Date.now() - runStartedAt)}`);
     process.stdout.write(`\n${lines.join('\n')}\n`);
     process.stdout.write(`${totalLine(totals)}\n`);
@@ -182,7 +195,14 @@ async function main() {
       env: { ...process.env, NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },
       timeLimitMs,
     });
-    record(suiteCounts(outcome), outcome.stopped ? `(ended by the runner: ${outcome.stopped})` : undefined);
+    const excerpt = failureExcerpt(outcome);
+    if (excerpt !== undefined) excerpts.push(`--- ${suite.name} ---\n${excerpt}`);
+    const note = outcome.stopped
+      ? `(ended by the runner: ${outcome.stopped})`
+      : parseSummary(outcome.output) === undefined
+        ? `(exited with code ${outcome.code} before uvu's summary)`
+        : undefined;
+    record(suiteCounts(outcome), note);
   }
 
   // The signal handler reports and exits.

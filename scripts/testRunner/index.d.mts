@@ -10,6 +10,7 @@ export function stripAnsi(text: string): string;
 export function parseSummary(output: string): Counts | undefined;
 export function hasUvuSummary(text: string): boolean;
 export function suiteCounts(outcome: { output: string; code: number; stopped?: string }): Counts;
+export function failureExcerpt(outcome: { output: string; code: number; stopped?: string }): string | undefined;
 export function formatDuration(ms: number): string;
 export function suiteLine(name: string, counts: Counts, ms: number, note?: string): string;
 export function totalLine(totals: Counts): string;

@@ -56,6 +56,28 @@ export function suiteCounts({ output, code, stopped }) {
   return counts;
 }
 
+/** Lines of a failing suite's output the closing report repeats. */
+const EXCERPT_LINES = 30;
+
+/**
+ * What a failing suite said, for the closing report: CI shows only the end of a long log, and a suite's own output
+ * is far above it. The first failure uvu reported (its FAIL line and the assertion under it), or, when there is none
+ * (a crash, an unhandled rejection, a time limit), the suite's last lines. Undefined for a suite that passed.
+ * @param {{ output: string, code: number, stopped?: string }} outcome output without ANSI colours
+ * @returns {string | undefined}
+ */
+export function failureExcerpt(outcome) {
+  if (suiteCounts(outcome).failed === 0) return undefined;
+  const lines = outcome.output.split('\n').map((line) => line.trimEnd());
+  const firstFailure = lines.findIndex((line) => /^\s*FAIL\s/.test(line));
+  const excerpt =
+    firstFailure >= 0
+      ? lines.slice(firstFailure).filter((line) => !line.includes('/node_modules/uvu/')).slice(0, EXCERPT_LINES)
+      : lines.filter((line) => line.trim() !== '').slice(-EXCERPT_LINES);
+  while (excerpt.length > 0 && excerpt.at(-1) === '') excerpt.pop();
+  return excerpt.join('\n');
+}
+
 /** @param {number} ms */
 export function formatDuration(ms) {
   const seconds = Math.round(ms / 1000);

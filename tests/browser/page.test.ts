@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Request } from 'playwright-core';
 import express from 'express';
 import { startFlowgateServer } from '../../composition/server.js';
 import { createFlowgate } from '../../composition/embed/index.js';
@@ -82,14 +83,24 @@ test(`the first load transfers under ${FIRST_LOAD_LIMIT_BYTES / 1024} KB`, async
   const browserContext = await context.browser.newContext();
   const page = await browserContext.newPage();
   try {
-    const sizes: Promise<{ url: string; bytes: number }>[] = [];
-    page.on('requestfinished', (request) => {
-      sizes.push(request.sizes().then((size) => ({ url: request.url(), bytes: size.responseBodySize + size.responseHeadersSize })));
-    });
+    // Requests are kept, not a sizes() call per event: one finishing after the measurement would leave a call that
+    // fails when the context closes, an unhandled rejection that ends the whole suite process without its summary.
+    const finished: Request[] = [];
+    page.on('requestfinished', (request) => finished.push(request));
+    // Chromium asks for the icon once the document has loaded, at times after the list is drawn: it is the last file.
+    const iconLoaded = page.waitForEvent('requestfinished', (request) => new URL(request.url()).pathname.endsWith('.svg'));
+    iconLoaded.catch(() => {}); // awaited below; a test failing before that closes the context, which rejects it
     await page.goto(`${context.ui}runs?catalog=ui`);
     await page.getByRole('status').filter({ hasText: /runs on this page|No runs/ }).waitFor();
-    const loaded = await Promise.all(sizes);
-    const files = loaded.filter((entry) => entry.url.includes('/ui'));
+    await iconLoaded;
+    const files = await Promise.all(
+      finished
+        .filter((request) => new URL(request.url()).pathname.includes('/ui'))
+        .map(async (request) => {
+          const size = await request.sizes();
+          return { url: request.url(), bytes: size.responseBodySize + size.responseHeadersSize };
+        }),
+    );
     const fileBytes = files.reduce((sum, entry) => sum + entry.bytes, 0);
     assert.is(files.length, 4, files.map((entry) => entry.url).join('\n'));
     assert.ok(fileBytes < FIRST_LOAD_LIMIT_BYTES, `the page's files are ${fileBytes} bytes`);

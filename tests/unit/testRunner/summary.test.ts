@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { coverageMeasured, minutesFromEnv, parseSummary, suiteCounts, suiteLine, suiteTimeLimit, totalLine } from '../../../scripts/testRunner/index.mjs';
+import { coverageMeasured, failureExcerpt, minutesFromEnv, parseSummary, suiteCounts, suiteLine, suiteTimeLimit, totalLine } from '../../../scripts/testRunner/index.mjs';
 
 const UVU_SUMMARY = '\n  Total:     12\n  Passed:    10\n  Skipped:   1\n  Duration:  3.2ms\n';
 
@@ -19,6 +19,34 @@ test('a suite that crashed, printed no summary or was stopped for time counts a 
   assert.equal(suiteCounts({ output: 'Error: ENOENT', code: 0 }), { passed: 0, failed: 1, skipped: 0 });
   // Failures the suite reported are kept as they are, not doubled.
   assert.equal(suiteCounts({ output: UVU_SUMMARY, code: 1 }), { passed: 10, failed: 1, skipped: 1 });
+});
+
+test("the closing report repeats a failing suite's first failure, or a crashed suite's last lines", () => {
+  const failed = [
+    'page.test.ts',
+    ' UI: the page  ✘   (0 / 1)',
+    '',
+    '  FAIL  UI: the page  "the first load transfers under 200 KB"',
+    '    Expected 4, got 3  (is)',
+    '    at Object.handler (/repo/tests/browser/page.test.ts:94:12)',
+    '    at async Number.runner (file:///repo/node_modules/uvu/dist/index.mjs:78:5)',
+    '',
+    '  Total:     1',
+    '  Passed:    0',
+    '  Skipped:   0',
+  ].join('\n');
+  const excerpt = failureExcerpt({ output: failed, code: 1 })!;
+  assert.ok(excerpt.startsWith('  FAIL  UI: the page  "the first load transfers under 200 KB"'), excerpt);
+  assert.match(excerpt, /page\.test\.ts:94:12/);
+  assert.not.match(excerpt, /node_modules\/uvu/, "uvu's own frames say nothing");
+
+  // An unhandled rejection ends the process before any summary: its last lines say why.
+  const crashed = ['actions.test.ts', ' UI: actions  • • •', ...Array.from({ length: 40 }, (_, i) => `log line ${i}`), 'Error: Target page, context or browser has been closed', '    at Request.sizes', ''].join('\n');
+  const tail = failureExcerpt({ output: crashed, code: 1 })!.split('\n');
+  assert.is(tail.length, 30);
+  assert.is(tail.at(-2), 'Error: Target page, context or browser has been closed');
+
+  assert.is(failureExcerpt({ output: UVU_SUMMARY.replace('Passed:    10', 'Passed:    11'), code: 0 }), undefined, 'a green suite says nothing');
 });
 
 test('each suite line carries its time, and the last line is the totals', () => {
