@@ -200,7 +200,7 @@ async function main() {
     const note = outcome.stopped
       ? `(ended by the runner: ${outcome.stopped})`
       : parseSummary(outcome.output) === undefined
-        ? `(exited with code ${outcome.code} before uvu's summary)`
+        ? `(${outcome.signal ? `killed by ${outcome.signal}` : `exited with code ${outcome.code}`} before uvu's summary)`
         : undefined;
     record(suiteCounts(outcome), note);
   }

@@ -27,4 +27,4 @@ export function runSuiteProcess(options: {
   timeLimitMs: number;
   exitAfterSummaryMs?: number;
   echo?: boolean;
-}): Promise<{ code: number; output: string; stopped?: string }>;
+}): Promise<{ code: number; output: string; signal?: string; stopped?: string }>;

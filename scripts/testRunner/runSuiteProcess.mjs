@@ -41,7 +41,8 @@ export function killRunningSuites() {
  * @param {number} options.timeLimitMs
  * @param {number} [options.exitAfterSummaryMs] how long the process may go on once uvu has printed its summary.
  * @param {boolean} [options.echo] copy its output to this process's (true by default).
- * @returns {Promise<{ code: number, output: string, stopped?: string }>} output without ANSI colours; `stopped` says
+ * @returns {Promise<{ code: number, output: string, signal?: string, stopped?: string }>} output without ANSI colours;
+ *   `signal` the one that ended it (code is then 1: an out-of-memory kill leaves no word of its own); `stopped` says
  *   why the runner ended it (its time limit, or not exiting after its summary), or that it could not be started.
  */
 export function runSuiteProcess({ command, args, cwd, env, timeLimitMs, exitAfterSummaryMs = EXIT_AFTER_SUMMARY_MS, echo = true }) {
@@ -60,8 +61,8 @@ export function runSuiteProcess({ command, args, cwd, env, timeLimitMs, exitAfte
     const timers = [];
     const later = (/** @type {() => void} */ action, /** @type {number} */ ms) => void timers.push(setTimeout(action, ms));
     let finished = false;
-    /** @param {{ code: number, stopped?: string }} outcome */
-    const finish = ({ code, stopped: why }) => {
+    /** @param {{ code: number, signal?: string, stopped?: string }} outcome */
+    const finish = ({ code, signal, stopped: why }) => {
       if (finished) return;
       finished = true;
       for (const timer of timers) clearTimeout(timer);
@@ -70,7 +71,7 @@ export function runSuiteProcess({ command, args, cwd, env, timeLimitMs, exitAfte
         signalGroup(pid, 'SIGKILL');
         runningGroups.delete(pid);
       }
-      resolvePromise({ code, output: stripAnsi(output), ...(why ? { stopped: why } : {}) });
+      resolvePromise({ code, output: stripAnsi(output), ...(signal ? { signal } : {}), ...(why ? { stopped: why } : {}) });
     };
     // Without a pid the spawn failed (EAGAIN, EMFILE, ENOENT): 'error' follows, 'close' may not.
     child.once('error', (error) => {
@@ -103,6 +104,6 @@ export function runSuiteProcess({ command, args, cwd, env, timeLimitMs, exitAfte
     later(() => end(`ran past its time limit of ${Math.round(timeLimitMs / 1000)} s`), timeLimitMs);
     // 'close' waits for the pipes, which a grandchild may hold open after the suite's own process has gone.
     child.once('exit', () => later(() => signalGroup(pid, 'SIGKILL'), AFTER_EXIT_GRACE_MS));
-    child.once('close', (code, signal) => finish({ code: code ?? (signal ? 1 : 0), ...(stopped ? { stopped } : {}) }));
+    child.once('close', (code, signal) => finish({ code: code ?? (signal ? 1 : 0), ...(signal ? { signal } : {}), ...(stopped ? { stopped } : {}) }));
   });
 }

@@ -83,7 +83,11 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
       ...(spec.hookTimeoutMs ? { hookTimeoutMs: spec.hookTimeoutMs } : {}),
       ...(maxPayloadBytes === undefined ? {} : { maxPayloadBytes }),
     });
-    running.set(catalog, { worker, done: worker.run() });
+    const done = worker.run();
+    // Said at once, not only when the suite stops it: a worker that dies mid-suite must not end the process unheard
+    // (an unhandled rejection) before the tests waiting on it fail. stop() and closeAll() still throw it.
+    done.catch((error: unknown) => process.stderr.write(`the test worker of catalog ${catalog} failed: ${error instanceof Error ? error.stack : String(error)}\n`));
+    running.set(catalog, { worker, done });
     await waitForAvailability(catalog, true, settle);
   };
 
@@ -110,12 +114,15 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
   const closeAll = async (): Promise<void> => {
     const entries = [...running.values()];
     running.clear();
-    await Promise.all(entries.map(async ({ worker, done }) => {
+    // Every worker stopped and everything closed even when one of them failed; then its failure is thrown.
+    const stopped = await Promise.allSettled(entries.map(async ({ worker, done }) => {
       await worker.shutdown();
       await done;
     }));
     await probe.close();
     await composition.close(0);
+    const failure = stopped.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
   };
 
   // All at once, and before the API server exists, so no wait for its catalog cache. Settled, not raced: a worker

@@ -53,6 +53,9 @@ export class WorkerLifecycle implements WorkerHandle {
   private async runOnce(): Promise<void> {
     // Poll first, so the publication signal (and any waiting task) is picked up at once.
     const polling = this.worker.run();
+    // A fatal worker error can come while the publication is awaited, before `polling` is: handled now, so Node does
+    // not end the process on it; it is still thrown below.
+    polling.catch(() => undefined);
     try {
       this.publication = this.publisher.publish();
       await this.publication;

@@ -24,6 +24,18 @@ test('a suite that finishes gives its exit code and its output without colours',
   assert.equal(outcome, { code: 3, output: 'green\n' });
 });
 
+test('a suite killed by a signal says which (an out-of-memory kill leaves no word of its own)', async () => {
+  const outcome = await runSuiteProcess({
+    command: process.execPath,
+    args: ['-e', "process.stdout.write('  UI: the page  • •'); process.kill(process.pid, 'SIGKILL')"],
+    cwd: process.cwd(),
+    env: process.env,
+    echo: false,
+    timeLimitMs: 30_000,
+  });
+  assert.equal(outcome, { code: 1, signal: 'SIGKILL', output: '  UI: the page  • •' });
+});
+
 test('a suite that cannot be started is a failure with the reason, not an exception that kills the runner', async () => {
   const outcome = await runSuiteProcess({ command: '/nonexistent/uvu', args: [], cwd: process.cwd(), env: process.env, echo: false, timeLimitMs: 5_000 });
   assert.is(outcome.code, 1);
