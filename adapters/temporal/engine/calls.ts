@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Client, Connection, WorkflowSignalInput } from '@temporalio/client';
 import { EngineUnavailableError } from '../../../core/domain/errors.js';
-import { translateError, type CallContext } from './errors.js';
+import { isThrottled, translateError, type CallContext } from './errors.js';
 import type { WorkflowService } from './proto.js';
 import type { ClaimCheckCodec } from '../claimCheckCodec.js';
 
@@ -14,7 +14,8 @@ export interface CallOptions {
 
 /**
  * Every request to Temporal goes through here: it gets a deadline (nothing hangs a request forever), is cancelled
- * when its caller gives up or the engine closes, and its errors leave as the core's named errors.
+ * when its caller gives up or the engine closes, is sent again when Temporal's rate limits turned it away and the
+ * deadline leaves room, and its errors leave as the core's named errors.
  */
 export class TemporalCalls {
   // Every call in flight listens to it (and stops when it settles): hundreds at once under load are not a leak.
@@ -84,7 +85,17 @@ export class TemporalCalls {
     for (const source of sources) source.addEventListener('abort', abort, { once: true });
     const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
     try {
-      return await this.inCallContext(deadline, controller.signal, request);
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return await this.inCallContext(deadline, controller.signal, request);
+        } catch (error) {
+          // Turned away by Temporal's rate limits, the call was not acted on: sent again after a pause while its
+          // deadline leaves room, so a burst (a bulk operation's pages beside other traffic) is slowed, not failed.
+          const pause = throttlePauseMs(attempt);
+          if (!isThrottled(error) || controller.signal.aborted || Date.now() + pause + MIN_ATTEMPT_MS > deadline) throw error;
+          await pauseFor(pause, controller.signal);
+        }
+      }
     } catch (error) {
       // A cancelled request fails with gRPC CANCELLED; the caller wants its own reason, not an engine error.
       const aborted = sources.find((source) => source.aborted);
@@ -105,6 +116,32 @@ export class TemporalCalls {
     if (!storage) return this.client.withDeadline(deadline, () => this.client.withAbortSignal(signal, request));
     return storage.run({ ...storage.getStore(), deadline, abortSignal: signal }, request);
   }
+}
+
+/** Time a throttled call's next attempt needs at least, or it is not sent. */
+const MIN_ATTEMPT_MS = 250;
+const FIRST_THROTTLE_PAUSE_MS = 100;
+const MAX_THROTTLE_PAUSE_MS = 2000;
+
+/** Doubling from 100 ms to at most 2 s, each between 80 and 100 % of that, so callers throttled together spread out. */
+export function throttlePauseMs(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(MAX_THROTTLE_PAUSE_MS, FIRST_THROTTLE_PAUSE_MS * 2 ** attempt);
+  return Math.round(ceiling * (0.8 + 0.2 * random()));
+}
+
+/** Resolves after `ms`; rejects at once when `signal` aborts, leaving no timer behind. */
+function pauseFor(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const aborted = (): void => {
+      clearTimeout(timer);
+      reject(reasonOf(signal));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', aborted);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', aborted, { once: true });
+  });
 }
 
 function closedError(): Error {

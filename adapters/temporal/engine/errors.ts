@@ -48,6 +48,11 @@ const HISTORY_TOO_LARGE = /\bWorkflow history size exceeds limit\b/i;
 // Errors Node raises for a socket that cannot reach the server, and grpc-js's own name for a broken transport.
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE']);
 const MAX_CAUSE_DEPTH = 5;
+// grpc-js's own RESOURCE_EXHAUSTED for an answer over the channel's size limit: no retry makes it smaller.
+const MESSAGE_TOO_LARGE = /\blarger than max\b/i;
+// The server's rate limiters, when one trips inside another read it reports as UNAVAILABLE ("Unable to read search
+// attributes types: System Persistence Max QPS Reached.").
+const RATE_LIMITED = /\bMax QPS Reached\b|\brate limit exceeded\b/i;
 
 export function translateError(error: unknown, context: CallContext = {}): FlowgateError {
   if (error instanceof FlowgateError) return error;
@@ -85,6 +90,20 @@ export function translateError(error: unknown, context: CallContext = {}): Flowg
       if (isConnectionError(error)) return unavailable(error);
   }
   return new EngineError(GENERIC_MESSAGE, { cause: error, ...ids(context) });
+}
+
+/**
+ * Whether Temporal turned the call away under its rate limits before acting on it (RESOURCE_EXHAUSTED, or a rate
+ * limiter's UNAVAILABLE), so the same call may be sent again. Not a run that is closing (BUSY_WORKFLOW: a retry finds
+ * it closed) or an answer too large for the channel.
+ */
+export function isThrottled(error: unknown): boolean {
+  const code = grpcCodeOf(error);
+  if (code === GrpcCode.RESOURCE_EXHAUSTED) {
+    const messages = messageChain(error);
+    return !WORKFLOW_CLOSING.test(messages) && !MESSAGE_TOO_LARGE.test(messages);
+  }
+  return code === GrpcCode.UNAVAILABLE && RATE_LIMITED.test(messageChain(error));
 }
 
 /** The gRPC status code of the error or of an error in its cause chain (the client wraps them in ServiceError). */

@@ -1,0 +1,93 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Metadata, status } from '@grpc/grpc-js';
+import { throttlePauseMs } from '../../../adapters/temporal/engine/calls.js';
+import { isThrottled } from '../../../adapters/temporal/engine/errors.js';
+import { rejection } from '../../support/rejection.js';
+import { FakeClient } from './fakeClient.js';
+
+/** A gRPC error as @grpc/grpc-js builds it: `<code> <NAME>: <details>`, code, details, metadata. */
+function grpcError(code: status, details: string): Error {
+  return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() });
+}
+
+// What Temporal's rate limiters answer, as seen from the dev server under a bulk operation beside other traffic.
+const PERSISTENCE_LIMIT = grpcError(status.UNAVAILABLE, 'Unable to read search attributes types: System Persistence Max QPS Reached.');
+const NAMESPACE_LIMIT = grpcError(status.RESOURCE_EXHAUSTED, 'namespace rate limit exceeded');
+const LIST_ANSWER = { executions: [], nextPageToken: new Uint8Array() };
+
+/** A listWorkflowExecutions that fails with `failures` in turn, then answers. */
+function failingThen(failures: Error[]): FakeClient {
+  let calls = 0;
+  return new FakeClient({
+    listWorkflowExecutions: async () => {
+      const failure = failures[calls++];
+      if (failure) throw failure;
+      return LIST_ANSWER;
+    },
+  });
+}
+
+const list = (client: FakeClient, calls = client.calls()) => calls.call(() => calls.service.listWorkflowExecutions({ namespace: 'default', query: '' }));
+
+test('a call turned away by the rate limits is sent again after a pause, within its deadline, and answers', async () => {
+  const client = failingThen([NAMESPACE_LIMIT, PERSISTENCE_LIMIT]);
+  const startedAt = Date.now();
+  assert.equal(await list(client), LIST_ANSWER);
+  assert.is(client.count('listWorkflowExecutions'), 3);
+  const elapsed = Date.now() - startedAt;
+  assert.ok(elapsed >= 80 + 160 && elapsed < 900, `two pauses of about 100 and 200 ms, took ${elapsed} ms`);
+});
+
+test('throttled past its deadline: the caller gets EngineUnavailableError, after a bounded number of attempts', async () => {
+  const client = failingThen(Array.from({ length: 100 }, () => NAMESPACE_LIMIT));
+  const startedAt = Date.now();
+  const error = await rejection(list(client));
+  const elapsed = Date.now() - startedAt;
+  assert.is(error.name, 'EngineUnavailableError');
+  assert.is(error.cause, NAMESPACE_LIMIT);
+  // Deadline 1000 ms: attempts at about 0, 100, 300 and 700 ms; a fifth could not finish before it.
+  assert.is(client.count('listWorkflowExecutions'), 4);
+  assert.ok(elapsed < 1000, `gave up before the deadline, after ${elapsed} ms`);
+});
+
+test('what is not a throttle is answered at once: a server that cannot be reached, a closing run, an answer too large', async () => {
+  const unreachable = grpcError(status.UNAVAILABLE, 'No connection established. Last error: connect ECONNREFUSED 127.0.0.1:7233');
+  const closing = grpcError(status.RESOURCE_EXHAUSTED, 'workflow operation can not be applied because workflow is closing');
+  const tooLarge = grpcError(status.RESOURCE_EXHAUSTED, 'Received message larger than max (9000000 vs. 4194304)');
+  for (const failure of [unreachable, closing, tooLarge]) {
+    assert.not.ok(isThrottled(failure), failure.message);
+    const client = failingThen([failure]);
+    const startedAt = Date.now();
+    await rejection(list(client));
+    assert.is(client.count('listWorkflowExecutions'), 1, failure.message);
+    assert.ok(Date.now() - startedAt < 50, 'no pause');
+  }
+  assert.ok(isThrottled(PERSISTENCE_LIMIT));
+  assert.ok(isThrottled(NAMESPACE_LIMIT));
+});
+
+test('an engine closed while a throttled call pauses: the call ends at once with the close, and is not sent again', async () => {
+  const client = failingThen(Array.from({ length: 100 }, () => NAMESPACE_LIMIT));
+  const calls = client.calls();
+  const pending = list(client, calls);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const closedAt = Date.now();
+  calls.close();
+  const error = await rejection(pending);
+  assert.ok(Date.now() - closedAt < 50, 'not after the pause');
+  assert.is(error.name, 'EngineUnavailableError');
+  assert.match(error.message, /closed/);
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.is(client.count('listWorkflowExecutions'), 1);
+});
+
+test('pauses double from 100 ms to at most 2 s, each 80 to 100 % of that', () => {
+  assert.is(throttlePauseMs(0, () => 0), 80);
+  assert.is(throttlePauseMs(0, () => 1), 100);
+  assert.is(throttlePauseMs(3, () => 1), 800);
+  assert.is(throttlePauseMs(5, () => 1), 2000);
+  assert.is(throttlePauseMs(40, () => 0.5), 1800);
+});
+
+test.run();
