@@ -58,11 +58,14 @@ export function suiteCounts({ output, code, stopped }) {
 
 /** Lines of a failing suite's output the closing report repeats. */
 const EXCERPT_LINES = 30;
+/** Of a longer failure, its first lines (what failed) and its last (where a long message ends: the server's log). */
+const EXCERPT_HEAD_LINES = 8;
 
 /**
  * What a failing suite said, for the closing report: CI shows only the end of a long log, and a suite's own output
- * is far above it. The first failure uvu reported (its FAIL line and the assertion under it), or, when there is none
- * (a crash, an unhandled rejection, a time limit), the suite's last lines. Undefined for a suite that passed.
+ * is far above it. The first failure uvu reported (its FAIL line and the message under it, without uvu's own stack
+ * frames; a long one cut in the middle), or, when there is none (a crash, an unhandled rejection, a time limit), the
+ * suite's last lines. Undefined for a suite that passed.
  * @param {{ output: string, code: number, stopped?: string }} outcome output without ANSI colours
  * @returns {string | undefined}
  */
@@ -70,12 +73,14 @@ export function failureExcerpt(outcome) {
   if (suiteCounts(outcome).failed === 0) return undefined;
   const lines = outcome.output.split('\n').map((line) => line.trimEnd());
   const firstFailure = lines.findIndex((line) => /^\s*FAIL\s/.test(line));
-  const excerpt =
-    firstFailure >= 0
-      ? lines.slice(firstFailure).filter((line) => !line.includes('/node_modules/uvu/')).slice(0, EXCERPT_LINES)
-      : lines.filter((line) => line.trim() !== '').slice(-EXCERPT_LINES);
-  while (excerpt.length > 0 && excerpt.at(-1) === '') excerpt.pop();
-  return excerpt.join('\n');
+  if (firstFailure < 0) return lines.filter((line) => line.trim() !== '').slice(-EXCERPT_LINES).join('\n');
+  const rest = lines.slice(firstFailure + 1);
+  const end = rest.findIndex((line) => /^\s*FAIL\s/.test(line) || /^\s*Total:\s+\d+/.test(line));
+  const block = [lines[firstFailure], ...(end < 0 ? rest : rest.slice(0, end))].filter((line) => !line.includes('/node_modules/uvu/'));
+  while (block.length > 1 && block.at(-1)?.trim() === '') block.pop();
+  if (block.length <= EXCERPT_LINES) return block.join('\n');
+  const tail = block.slice(-(EXCERPT_LINES - EXCERPT_HEAD_LINES - 1));
+  return [...block.slice(0, EXCERPT_HEAD_LINES), `    … ${block.length - EXCERPT_HEAD_LINES - tail.length} lines …`, ...tail].join('\n');
 }
 
 /** @param {number} ms */

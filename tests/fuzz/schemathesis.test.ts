@@ -234,7 +234,9 @@ test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx; documented statuses, content
       // A 5xx is logged by the server with its cause chain and request id: what a finding needs to be understood.
       const serverErrors = api.logs.filter((line) => line.level === 'error').map((line) => JSON.stringify(line));
       const logs = serverErrors.length > 0 ? `\nserver error log (${serverErrors.length} lines):\n${serverErrors.slice(0, 20).join('\n')}` : '';
-      throw new Error(`schemathesis ${why} on the ${api.engine} engine (seed ${SEED}):\n${result.output}${logs}`);
+      // The findings first (operation, check, answer, curl), as a report's end shows only the start of a long message.
+      const findings = /^=+ FAILURES =+$[\s\S]*?(?=^=+ [A-Z]+ =+$)/m.exec(result.output)?.[0] ?? '';
+      throw new Error(`schemathesis ${why} on the ${api.engine} engine (seed ${SEED}):\n${findings}\nits whole output:\n${result.output}${logs}`);
     }
   } finally {
     await api?.close();

@@ -46,6 +46,14 @@ test("the closing report repeats a failing suite's first failure, or a crashed s
   assert.is(tail.length, 30);
   assert.is(tail.at(-2), 'Error: Target page, context or browser has been closed');
 
+  // A long failure message (a fuzzer's whole report, then the server's error log) keeps its start and its end.
+  const long = ['  FAIL  "schemathesis: no 5xx"', '    schemathesis exited with 1', ...Array.from({ length: 200 }, (_, i) => `    progress ${i}`), '    server error log (1 lines):', '    {"level":"error","status":503}', '    at Object.handler (/repo/tests/fuzz/schemathesis.test.ts:237:13)', '', '  Total:     1', '  Passed:    0'].join('\n');
+  const cut = failureExcerpt({ output: long, code: 1 })!.split('\n');
+  assert.is(cut.length, 30);
+  assert.is(cut[0], '  FAIL  "schemathesis: no 5xx"');
+  assert.match(cut[8]!, /… \d+ lines …/);
+  assert.is(cut.at(-2), '    {"level":"error","status":503}');
+
   assert.is(failureExcerpt({ output: UVU_SUMMARY.replace('Passed:    10', 'Passed:    11'), code: 0 }), undefined, 'a green suite says nothing');
 });
 
