@@ -16,7 +16,7 @@ import type { IdGenerator } from '../ports/ids.js';
 import type { Logger } from '../ports/logger.js';
 import type { TraceStore, TraceStores } from '../ports/traceStore.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
-import { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
+import { CallbackDeliveries, EmbeddedEngine } from '../adapters/embedded/index.js';
 import { systemClock, randomIds, sha256Digest } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
 import { shareTraceReads } from '../core/trace/sharedReads.js';
@@ -28,7 +28,7 @@ import type { OtelTracing } from '../adapters/otel/index.js';
 import type { FlowgateConfig } from './config.js';
 import { httpAppSettings } from './httpSettings.js';
 import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
-import { CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, MEMORY_ENGINE, OTEL_TRACING, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
+import { CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, EMBEDDED_ENGINE, OTEL_TRACING, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
 
 /** The parts a caller may bring in place of those the configuration builds, each typed by its port. */
 export interface FlowgateParts {
@@ -75,7 +75,7 @@ export interface Composition {
   readonly container: DependencyContainer;
   resolve<T>(key: Token<T>): T;
   /** The embedded engine when it is the one in use (its workers are registered on it). */
-  readonly memoryEngine: MemoryEngine | undefined;
+  readonly embeddedEngine: EmbeddedEngine | undefined;
   /** Releases what the parts hold: deliveries, engines, connections; waits for trace uploads up to `graceMs`. */
   close(graceMs: number): Promise<void>;
 }
@@ -188,12 +188,12 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     container.register(WORKFLOW_ENGINE, { useValue: meteredEngine(options.decorateEngine ? options.decorateEngine(engine) : engine, metrics) });
   } else {
     container.register(
-      MEMORY_ENGINE,
+      EMBEDDED_ENGINE,
       once((c) => {
         const traces = resolveToken(c, TRACE_STORES);
         const logger = resolveToken(c, LOGGER);
         const uploads = resolveToken(c, TRACE_UPLOADS);
-        return new MemoryEngine({
+        return new EmbeddedEngine({
           clock: resolveToken(c, CLOCK),
           ids: resolveToken(c, ID_GENERATOR),
           logger,
@@ -217,7 +217,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     );
     container.register(
       WORKFLOW_ENGINE,
-      once((c) => meteredEngine((options.decorateEngine ?? ((memory) => memory))(resolveToken(c, MEMORY_ENGINE)), metrics)),
+      once((c) => meteredEngine((options.decorateEngine ?? ((memory) => memory))(resolveToken(c, EMBEDDED_ENGINE)), metrics)),
     );
   }
   // Every waiting POST /workflow/run listens to it: thousands at once are expected, not a leak.
@@ -319,19 +319,19 @@ function finish(
 ): Composition {
   // Resolve the role's tokens now, so a missing or broken registration fails at boot, not on the first request.
   for (const key of tokens) container.resolve(key);
-  const memoryEngine = container.isRegistered(MEMORY_ENGINE) ? resolveToken(container, MEMORY_ENGINE) : undefined;
+  const embeddedEngine = container.isRegistered(EMBEDDED_ENGINE) ? resolveToken(container, EMBEDDED_ENGINE) : undefined;
   let closing: Promise<void> | undefined;
   return {
     config,
     container,
-    memoryEngine,
+    embeddedEngine,
     resolve: (key) => resolveToken(container, key),
     close: (graceMs) =>
       (closing ??= (async () => {
         const started = Date.now();
         if (container.isRegistered(RUN_WAITS_END)) resolveToken(container, RUN_WAITS_END).abort();
         if (container.isRegistered(CALLBACK_DELIVERIES)) resolveToken(container, CALLBACK_DELIVERIES).close();
-        memoryEngine?.close();
+        embeddedEngine?.close();
         // Trace uploads the embedded engine's runs left running get what is left of the grace period.
         await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, graceMs - (Date.now() - started)));
         for (const part of owned) await part.close();

@@ -1,4 +1,4 @@
-import type { MemoryEngine, WorkerHandle } from '../adapters/memory/index.js';
+import type { EmbeddedEngine, WorkerHandle } from '../adapters/embedded/index.js';
 import type { WorkerSpec } from './embeddedWorker.js';
 
 /** The embedded engine's workers of one flowgate: started together, each stoppable by catalog, closed with it. */
@@ -6,7 +6,7 @@ export class EmbeddedWorkers {
   private readonly running = new Map<string, WorkerHandle>();
 
   constructor(
-    private readonly engine: MemoryEngine,
+    private readonly engine: EmbeddedEngine,
     readonly specs: readonly WorkerSpec[],
   ) {}
 

@@ -5,4 +5,4 @@ export { parseConfig, envSchema, workerEnvSchema, ConfigError, type FlowgateConf
 export { parseWorkerConfig, type WorkerConfig } from './workerConfig.js';
 export { loadEmbeddedWorker, type EmbeddedWorkerOptions } from './embeddedWorker.js';
 export { MissingPackageError } from './optionalPackages.js';
-export { CONFIG, FLOWGATE_API, MEMORY_ENGINE, HTTP_APP, TRACE_UPLOADS, CALLBACK_DELIVERIES, RUN_WAITS_END, CLAIM_CHECKS } from './tokens.js';
+export { CONFIG, FLOWGATE_API, EMBEDDED_ENGINE, HTTP_APP, TRACE_UPLOADS, CALLBACK_DELIVERIES, RUN_WAITS_END, CLAIM_CHECKS } from './tokens.js';

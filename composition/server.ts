@@ -58,13 +58,13 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
   const logger = composition.resolve(LOGGER);
   let workers: EmbeddedWorkers | undefined;
   try {
-    const memoryEngine = composition.memoryEngine;
-    if (memoryEngine) {
+    const embeddedEngine = composition.embeddedEngine;
+    if (embeddedEngine) {
       const specs = options.workers ?? [
         await loadEmbeddedWorker({ catalog: config.defaultCatalog, workflowsDir: config.workflowsDir, projectDir: config.projectDir, logger }),
       ];
       // Their step attempts are counted by the engine itself (its metrics option).
-      workers = new EmbeddedWorkers(memoryEngine, specs);
+      workers = new EmbeddedWorkers(embeddedEngine, specs);
       workers.startAll();
     }
   } catch (error) {

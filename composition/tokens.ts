@@ -1,7 +1,7 @@
 import { token } from '../ports/token.js';
 import type { FlowgateConfig } from './config.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
-import type { CallbackDeliveries, MemoryEngine } from '../adapters/memory/index.js';
+import type { CallbackDeliveries, EmbeddedEngine } from '../adapters/embedded/index.js';
 import type { HttpApp } from '../adapters/http/index.js';
 import type { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
@@ -11,7 +11,7 @@ import type { OtelTracing } from '../adapters/otel/index.js';
 export const CONFIG = token<FlowgateConfig>('Config');
 export const FLOWGATE_API = token<FlowgateApi>('FlowgateApi');
 /** The concrete memory engine, for registering workers (the port token hides it behind WorkflowEngine). */
-export const MEMORY_ENGINE = token<MemoryEngine>('MemoryEngine');
+export const EMBEDDED_ENGINE = token<EmbeddedEngine>('EmbeddedEngine');
 /** Remote trace uploads still running after their run closed (embedded engine), for the shutdown to wait on. */
 export const TRACE_UPLOADS = token<TraceUploads>('TraceUploads');
 /** The embedded engine's run callbacks, delivered from this process (Temporal's are delivered by its workers). */

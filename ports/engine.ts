@@ -61,7 +61,7 @@ export interface AwaitOptions {
 export type ControlKeys = 'kept-by-engine' | 'kept-by-api-process';
 
 /**
- * The workflow engine as the core needs it. Implementations: adapters/memory (in-process) and adapters/temporal.
+ * The workflow engine as the core needs it. Implementations: adapters/embedded (in-process) and adapters/temporal.
  *
  * Errors: implementations throw the core's named errors (WorkflowNotFoundError for an unknown id or run,
  * WorkflowClosedError, WorkflowAlreadyStartedError, StepNotFoundError, StepNotCompletedError, WorkflowNotCompletedError,

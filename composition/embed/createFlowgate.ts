@@ -70,10 +70,10 @@ export async function composeEmbedded(
   const composition = await composeFlowgate(config, parts, { ...compose, ...(basePath === undefined ? {} : { basePath }) });
   let workers: EmbeddedWorkers | undefined;
   try {
-    const memoryEngine = composition.memoryEngine;
-    if (memoryEngine) {
+    const embeddedEngine = composition.embeddedEngine;
+    if (embeddedEngine) {
       const spec = withObserver(await workerSpec(options, catalog ?? config.defaultCatalog, composition), compose.observe);
-      workers = new EmbeddedWorkers(memoryEngine, [spec]);
+      workers = new EmbeddedWorkers(embeddedEngine, [spec]);
       workers.startAll();
     } else if (workflows || workflowsDir || steps) {
       throw new TypeError('createFlowgate: workflows, workflowsDir and steps are for the embedded engine; with another engine, its workers serve the workflows');

@@ -8,7 +8,7 @@ import { LocalAnswers } from '../../core/idempotency/localAnswers.js';
 import { createKeyedControl } from '../../core/idempotency/keyedControl.js';
 import type { RequestIdempotency } from '../../core/domain/idempotency.js';
 import type { ControlKeys } from '../../ports/engine.js';
-import { FakeClock } from './memory/support.js';
+import { FakeClock } from './embedded/support.js';
 
 /** What the promise rejects with; fails the test when it resolves. */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

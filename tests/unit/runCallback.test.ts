@@ -11,10 +11,10 @@ import {
 } from '../../core/domain/callback.js';
 import { deliverRunCallback } from '../../core/useCases/runCallback.js';
 import { FetchWebhookSender } from '../../adapters/webhook/index.js';
-import { CallbackDeliveries } from '../../adapters/memory/index.js';
+import { CallbackDeliveries } from '../../adapters/embedded/index.js';
 import { parseOutboundAllowlist } from '../../core/domain/outboundAddress.js';
 import { startCallbackReceiver } from '../support/callbackReceiver.js';
-import { flush, harness } from './memory/support.js';
+import { flush, harness } from './embedded/support.js';
 
 /** The receivers of these tests listen on loopback, which outbound calls refuse unless the allow-list opens it. */
 const LOOPBACK = parseOutboundAllowlist('127.0.0.0/8').allowlist;

@@ -5,7 +5,7 @@ import { locateTrace, TRACE_LOOKUP_WAIT_MS } from '../../core/trace/locateTrace.
 import { TraceUploads } from '../../core/trace/traceUploads.js';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import type { TraceStore } from '../../ports/traceStore.js';
-import { CapturingLogger, FakeClock, flush } from './memory/support.js';
+import { CapturingLogger, FakeClock, flush } from './embedded/support.js';
 
 /** A store whose calls wait until the test lets them go. */
 class HeldStore implements TraceStore {

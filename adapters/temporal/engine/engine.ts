@@ -33,7 +33,7 @@ export type TemporalEngineConnectOptions = TemporalConnectionOptions &
   };
 
 /**
- * The WorkflowEngine on a Temporal cluster. The memory engine (adapters/memory) is the reference for semantics; the
+ * The WorkflowEngine on a Temporal cluster. The memory engine (adapters/embedded) is the reference for semantics; the
  * differences Temporal forces are noted where they arise. Every request has a deadline or is cancelled with its
  * caller (calls.ts), and every Temporal error leaves as a core error (errors.ts).
  */

@@ -8,7 +8,7 @@ import { callStep } from './stepActivity.js';
 import { WEBHOOK_STEP_META } from './webhookStepMeta.js';
 
 /**
- * ctx.waitForWebhook, as on the memory engine (adapters/memory/webhookWait.ts): with a `url`, the internal step
+ * ctx.waitForWebhook, as on the memory engine (adapters/embedded/webhookWait.ts): with a `url`, the internal step
  * `webhook` first sends the call (activity `<workflow>#webhook`, retried like any step); then the run waits for a
  * FEEDBACK_SIGNAL reply, oldest buffered reply first.
  */

@@ -6,7 +6,7 @@ import { continueAsNewKeepingMemo } from './continueAsNew.js';
 import type { RunState } from './runState.js';
 import { waitForWebhook } from './webhookWait.js';
 
-/** The ctx handed to a workflow function on Temporal; mirrors adapters/memory/workflowContext.ts. */
+/** The ctx handed to a workflow function on Temporal; mirrors adapters/embedded/workflowContext.ts. */
 export function createWorkflowContext(run: RunState): WorkflowContext {
   return {
     info: run.info,

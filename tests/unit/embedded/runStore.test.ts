@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { RunStore, type StoredRun } from '../../../adapters/memory/runStore.js';
+import { RunStore, type StoredRun } from '../../../adapters/embedded/runStore.js';
 import type { RunDescription } from '../../../core/domain/run.js';
 
 /** The store's eviction, on plain runs of a known size. */

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { MemoryEngine } from '../../../adapters/memory/index.js';
+import { EmbeddedEngine } from '../../../adapters/embedded/index.js';
 import { randomIds, systemClock } from '../../../adapters/system/index.js';
 import { step, workflow } from '../../../core/definition/index.js';
 import { CapturingLogger, RecordingWebhookSender } from './support.js';
@@ -16,7 +16,7 @@ const trivial = workflow({
 });
 
 test('2000 trivial runs complete on the real clock', async () => {
-  const engine = new MemoryEngine({ clock: systemClock, ids: randomIds, logger: new CapturingLogger(), webhookSender: new RecordingWebhookSender() });
+  const engine = new EmbeddedEngine({ clock: systemClock, ids: randomIds, logger: new CapturingLogger(), webhookSender: new RecordingWebhookSender() });
   engine.registerWorker({ catalog: 'main', workflows: [trivial] });
   const runs = await Promise.all(
     Array.from({ length: 2000 }, (_v, i) => engine.start({ workflowName: 'trivial', catalog: 'main', workflowId: `t-${i}`, input: { n: i } })),

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '../../core/domain/errors.js';
 import type { RunRef } from '../../core/domain/run.js';
 import type { RunRecord } from './runRecord.js';
 
-/** What the store holds (MemoryEngine.usage). */
+/** What the store holds (EmbeddedEngine.usage). */
 export interface StoreUsage {
   openRuns: number;
   closedRuns: number;

@@ -9,7 +9,7 @@ import { noMetrics, type Metrics } from '../../ports/metrics.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
 import { NonRetryableError } from '../../core/definition/failures.js';
 
-export interface MemoryEngineOptions {
+export interface EmbeddedEngineOptions {
   clock: Clock;
   /** Run ids (UUIDs). */
   ids: IdGenerator;
@@ -84,16 +84,16 @@ const refusingWebhookSender: WebhookSender = {
   send: async (call: WebhookCall) => {
     throw new WebhookSenderMissingError(
       `workflow ${call.workflowName} called ctx.waitForWebhook({ url: ${JSON.stringify(call.url)} }), but this engine has no webhook sender: ` +
-        'give one (the webhookSender option of MemoryEngine, createFlowgate or createTestEnvironment)',
+        'give one (the webhookSender option of EmbeddedEngine, createFlowgate or createTestEnvironment)',
     );
   },
 };
 
-export type CheckedOptions = Required<Omit<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>> & Pick<MemoryEngineOptions, 'onRunClosed' | 'onRunCallback'>;
+export type CheckedOptions = Required<Omit<EmbeddedEngineOptions, 'onRunClosed' | 'onRunCallback'>> & Pick<EmbeddedEngineOptions, 'onRunClosed' | 'onRunCallback'>;
 
 /** Fails fast, naming the option that is wrong. */
-export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('MemoryEngine: options must be an object');
+export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('EmbeddedEngine: options must be an object');
   const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, tracing = noTracing, metrics = noMetrics } = options;
   const { maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS, maxClosedBytes = DEFAULT_MAX_CLOSED_BYTES, maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES } = options;
   const { historyWarnBytes = Math.floor(maxHistoryBytes / 5) } = options;
@@ -105,10 +105,10 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   requireMethods('metrics', metrics, ['stepAttempt']);
   if (webhookSender !== undefined) requireMethods('webhookSender', webhookSender, ['send']);
   if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {
-    throw new TypeError('MemoryEngine: options.onRunClosed must be a function when given');
+    throw new TypeError('EmbeddedEngine: options.onRunClosed must be a function when given');
   }
   if (onRunCallback !== undefined && typeof onRunCallback !== 'function') {
-    throw new TypeError('MemoryEngine: options.onRunCallback must be a function when given');
+    throw new TypeError('EmbeddedEngine: options.onRunCallback must be a function when given');
   }
   requirePositiveInteger('maxClosedRuns', maxClosedRuns);
   requirePositiveInteger('maxClosedBytes', maxClosedBytes);
@@ -117,7 +117,7 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
   requirePositiveInteger('idempotencyRetentionMs', idempotencyRetentionMs);
   requirePositiveInteger('maxIdempotencyBytes', maxIdempotencyBytes);
   if (historyWarnBytes > maxHistoryBytes) {
-    throw new RangeError(`MemoryEngine: options.historyWarnBytes (${historyWarnBytes}) must not exceed options.maxHistoryBytes (${maxHistoryBytes})`);
+    throw new RangeError(`EmbeddedEngine: options.historyWarnBytes (${historyWarnBytes}) must not exceed options.maxHistoryBytes (${maxHistoryBytes})`);
   }
   return {
     ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback, tracing, metrics },
@@ -127,13 +127,13 @@ export function checkOptions(options: MemoryEngineOptions): CheckedOptions {
 
 function requirePositiveInteger(option: string, value: unknown): void {
   if (!Number.isInteger(value) || (value as number) < 1) {
-    throw new RangeError(`MemoryEngine: options.${option} must be an integer >= 1, got ${String(value)}`);
+    throw new RangeError(`EmbeddedEngine: options.${option} must be an integer >= 1, got ${String(value)}`);
   }
 }
 
 function requireMethods(option: string, value: unknown, methods: string[]): void {
   const missing = methods.filter((method) => typeof (value as Record<string, unknown> | null)?.[method] !== 'function');
   if (missing.length > 0) {
-    throw new TypeError(`MemoryEngine: options.${option} must have ${methods.map((m) => `${m}()`).join(', ')} (missing ${missing.join(', ')})`);
+    throw new TypeError(`EmbeddedEngine: options.${option} must have ${methods.map((m) => `${m}()`).join(', ')} (missing ${missing.join(', ')})`);
   }
 }

@@ -7,7 +7,7 @@ import type { CallbackSender } from '../../ports/callbackSender.js';
 export const DEFAULT_MAX_PENDING_CALLBACKS = 10_000;
 
 /**
- * The embedded engine's run callbacks, delivered from this process (MemoryEngineOptions.onRunCallback): its runs live
+ * The embedded engine's run callbacks, delivered from this process (EmbeddedEngineOptions.onRunCallback): its runs live
  * no longer than the process, and neither do their deliveries. close() ends the retries still waiting. At most
  * `maxPending` deliveries are in progress: a receiver that is down for long must not make the process hold every
  * result of the meantime; a run closing beyond that is not delivered, and the log says so.

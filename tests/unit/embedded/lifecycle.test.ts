@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { MemoryEngine } from '../../../adapters/memory/index.js';
+import { EmbeddedEngine } from '../../../adapters/embedded/index.js';
 import { step, workflow } from '../../../core/definition/index.js';
 import { CatalogNotAvailableError, FlowgateError } from '../../../core/domain/errors.js';
 import { eventTypes, flush, harness } from './support.js';
@@ -256,7 +256,7 @@ test('health answers until close(); close releases waiters and is idempotent', a
   assert.is((await rejection(h.engine.start({ workflowName: 'forever', catalog: 'main', workflowId: 'g', input: {} }))).name, 'EngineUnavailableError');
   const aborted = new AbortController();
   aborted.abort(new Error('gone'));
-  const other = new MemoryEngine({ clock: h.clock, ids: { uuid: () => 'x' }, logger: h.logger, webhookSender: h.webhooks });
+  const other = new EmbeddedEngine({ clock: h.clock, ids: { uuid: () => 'x' }, logger: h.logger, webhookSender: h.webhooks });
   try {
     await other.health(aborted.signal);
     assert.unreachable();

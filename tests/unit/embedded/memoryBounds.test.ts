@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { step, workflow } from '../../../core/definition/index.js';
 import type { FlowgateError } from '../../../core/domain/errors.js';
-import { MemoryEngine } from '../../../adapters/memory/index.js';
+import { EmbeddedEngine } from '../../../adapters/embedded/index.js';
 import { eventTypes, flush, harness } from './support.js';
 import { rejection } from '../../support/rejection.js';
 
@@ -136,7 +136,7 @@ test('the byte limits are checked: each a positive integer, the warning below th
     [{ historyWarnBytes: -1 }, /options\.historyWarnBytes/],
     [{ maxHistoryBytes: 1000, historyWarnBytes: 2000 }, /historyWarnBytes.*maxHistoryBytes/],
   ] as const) {
-    assert.throws(() => new MemoryEngine({ ...base, ...override }), pattern);
+    assert.throws(() => new EmbeddedEngine({ ...base, ...override }), pattern);
   }
 });
 

@@ -1,5 +1,5 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
-import { MemoryEngine, type ClosedRunRecord, type MemoryEngineOptions } from '../../../adapters/memory/index.js';
+import { EmbeddedEngine, type ClosedRunRecord, type EmbeddedEngineOptions } from '../../../adapters/embedded/index.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunOutcome } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
@@ -86,7 +86,7 @@ export class RecordingWebhookSender implements WebhookSender {
 }
 
 export interface Harness {
-  engine: MemoryEngine;
+  engine: EmbeddedEngine;
   clock: FakeClock;
   logger: CapturingLogger;
   webhooks: RecordingWebhookSender;
@@ -102,13 +102,13 @@ let idCounter = 0;
 
 export function harness(
   workflows: WorkflowDefinition<any, any>[],
-  overrides: Partial<MemoryEngineOptions> = {},
+  overrides: Partial<EmbeddedEngineOptions> = {},
 ): Harness {
   const clock = new FakeClock();
   const logger = new CapturingLogger();
   const webhooks = new RecordingWebhookSender();
   const closedRuns: ClosedRunRecord[] = [];
-  const engine = new MemoryEngine({
+  const engine = new EmbeddedEngine({
     clock,
     ids: new SequentialIds(),
     logger,
@@ -145,7 +145,7 @@ export function harness(
 }
 
 /** The event types of a run's history, in order. */
-export async function eventTypes(engine: MemoryEngine, ref: { workflowId: string; runId: string }): Promise<string[]> {
+export async function eventTypes(engine: EmbeddedEngine, ref: { workflowId: string; runId: string }): Promise<string[]> {
   const { page } = await engine.historyPage(ref, { pageSize: 200 });
   return page.events.map((event) => event.type);
 }

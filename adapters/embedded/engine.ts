@@ -10,7 +10,7 @@ import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
 import { KeyRecords } from './keyRecords.js';
 import { listRuns } from './listRuns.js';
-import { checkOptions, type MemoryEngineOptions } from './options.js';
+import { checkOptions, type EmbeddedEngineOptions } from './options.js';
 import { PageTokens } from './pageTokens.js';
 import { resetRun } from './reset.js';
 import { payloadOf, RunLifecycle } from './runLifecycle.js';
@@ -24,7 +24,7 @@ import { waitClock } from '../system/systemClock.js';
  * The embedded engine: runs registered workflow definitions in this process with a real event history, mirroring
  * Temporal's semantics closely enough to stand in for the Temporal adapter in tests.
  */
-export class MemoryEngine implements WorkflowEngine {
+export class EmbeddedEngine implements WorkflowEngine {
   readonly kind = 'memory';
   /**
    * Feedback, terminate and reset take no Idempotency-Key: the engine lives and ends with the one API process, whose
@@ -49,7 +49,7 @@ export class MemoryEngine implements WorkflowEngine {
   private readonly removeProgressSink: () => void;
   private closed = false;
 
-  constructor(options: MemoryEngineOptions) {
+  constructor(options: EmbeddedEngineOptions) {
     const checked = checkOptions(options);
     this.catalogs = new CatalogRegistry(checked.logger);
     this.store = new RunStore(checked.maxClosedRuns, checked.maxClosedBytes);
@@ -255,7 +255,7 @@ export class MemoryEngine implements WorkflowEngine {
   }
 }
 
-/** What MemoryEngine.usage() reports. */
+/** What EmbeddedEngine.usage() reports. */
 export type EngineUsage = StoreUsage & { keyRecords: number; keyRecordBytes: number };
 
 function closedError({ workflowId, runId, status }: RunDescription): FlowgateError {

@@ -1,16 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemoryEngine, type MemoryEngineOptions } from '../../../adapters/memory/index.js';
+import { EmbeddedEngine, type EmbeddedEngineOptions } from '../../../adapters/embedded/index.js';
 import { randomIds, systemClock } from '../../../adapters/system/index.js';
 import { runIdProblem } from '../../../core/domain/ids.js';
 import { CapturingLogger, FakeClock, RecordingWebhookSender, SequentialIds } from './support.js';
 
-function validOptions(): MemoryEngineOptions {
+function validOptions(): EmbeddedEngineOptions {
   return { clock: new FakeClock(), ids: new SequentialIds(), logger: new CapturingLogger(), webhookSender: new RecordingWebhookSender() };
 }
 
 test('the constructor names the option that is wrong', () => {
-  const cases: [Partial<Record<keyof MemoryEngineOptions, unknown>>, RegExp][] = [
+  const cases: [Partial<Record<keyof EmbeddedEngineOptions, unknown>>, RegExp][] = [
     [{ clock: { now: () => 0 } }, /options\.clock.*setTimer/],
     [{ ids: {} }, /options\.ids.*uuid/],
     [{ logger: { info() {}, warn() {} } }, /options\.logger.*error/],
@@ -20,10 +20,10 @@ test('the constructor names the option that is wrong', () => {
     [{ maxClosedRuns: 1.5 }, /options\.maxClosedRuns/],
   ];
   for (const [override, pattern] of cases) {
-    assert.throws(() => new MemoryEngine({ ...validOptions(), ...override } as MemoryEngineOptions), pattern);
+    assert.throws(() => new EmbeddedEngine({ ...validOptions(), ...override } as EmbeddedEngineOptions), pattern);
   }
-  assert.throws(() => new MemoryEngine(undefined as unknown as MemoryEngineOptions), /options must be an object/);
-  new MemoryEngine(validOptions()).close();
+  assert.throws(() => new EmbeddedEngine(undefined as unknown as EmbeddedEngineOptions), /options must be an object/);
+  new EmbeddedEngine(validOptions()).close();
 });
 
 test('systemClock fires unref\'d timers and cancels them', async () => {
