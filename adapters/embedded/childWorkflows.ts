@@ -2,10 +2,10 @@ import type { ChildWorkflowOptions } from '../../core/definition/context.js';
 import { CancelledError, ChildWorkflowFailedError, childWorkflowNotFound } from '../../core/definition/failures.js';
 import { UnsupportedWorkflowError } from '../../core/domain/errors.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
+import type { CommandCall } from './commandLog.js';
 import { Payload } from './payload.js';
-import type { RunScope } from './runHost.js';
+import type { RunScope } from './runCommands.js';
 import { never } from './never.js';
-import type { RunRecord } from './runRecord.js';
 
 /**
  * ctx.executeChild: starts the child (default id `<parent id>/<child name>-<n>`, the parent's catalog) and waits
@@ -18,61 +18,73 @@ export async function executeChild(
   input: unknown,
   options: ChildWorkflowOptions = {},
 ): Promise<unknown> {
-  const { execution } = scope;
+  const { commands } = scope;
   const childName = typeof workflow === 'string' ? workflow : workflow?.name;
   if (typeof childName !== 'string' || childName.length === 0) {
     throw new TypeError('executeChild: expected a workflow definition or a workflow name');
   }
-  const ordinal = execution.nextOrdinal('child');
-  const call = execution.call('child', childName);
+  const ordinal = commands.nextOrdinal('child');
+  const call = commands.call('child', childName);
   if (!call) return never();
-  if (call.replayed) return execution.replay(call.record);
-  if (execution.isCancelled(scope)) return execution.settle(call, execution.cancelledOutcome(`Child workflow ${childName} not started: the run is cancelled`));
+  if (call.mode === 'replayed') return commands.replayed(call);
+  const progress = call.record.progress;
+  // After a restart the child started before is waited for again, never started a second time.
+  if (call.mode === 'resumed' && progress?.kind === 'child') {
+    commands.childStarted(progress.childWorkflowId);
+    return awaitChild(scope, call, progress.childWorkflowId, progress.childRunId);
+  }
+  if (commands.isCancelled(scope)) return commands.settle(call, commands.cancelledOutcome(`Child workflow ${childName} not started: the run is cancelled`));
 
-  const parent = execution.record.description;
+  const parent = commands.run;
   const workflowId = options.workflowId ?? `${parent.workflowId}/${childName}-${ordinal}`;
   const catalog = options.catalog ?? parent.catalog;
-  let child: RunRecord;
+  let childRunId: string;
   try {
-    child = execution.host.startChild({
+    childRunId = commands.services.startChild({
       workflowName: childName,
       catalog,
       workflowId,
       input,
       parent: { workflowId: parent.workflowId, runId: parent.runId },
       root: parent.root ?? { workflowId: parent.workflowId, runId: parent.runId },
-    });
+    }).runId;
   } catch (error) {
-    if (!(error instanceof UnsupportedWorkflowError)) return execution.settle(call, { ok: false, error });
+    if (!(error instanceof UnsupportedWorkflowError)) return commands.settle(call, { ok: false, error });
     // As on Temporal, where the child's run fails at once: the parent sees a failed child that does not exist.
     const failure = childWorkflowNotFound(childName, catalog);
-    execution.append('child_failed', { childWorkflowId: workflowId, status: 'failed', error: failure });
-    return execution.settle(call, { ok: false, error: new ChildWorkflowFailedError(workflowId, '', 'failed', failure) });
+    commands.append('child_failed', { childWorkflowId: workflowId, status: 'failed', error: failure });
+    return commands.settle(call, { ok: false, error: new ChildWorkflowFailedError(workflowId, '', 'failed', failure) });
   }
-  execution.childWorkflowIds.add(workflowId);
-  execution.append('child_started', { workflowName: childName, childWorkflowId: workflowId, childRunId: child.description.runId });
+  commands.childStarted(workflowId);
+  commands.append('child_started', { workflowName: childName, childWorkflowId: workflowId, childRunId });
+  commands.progressed(call, { kind: 'child', childWorkflowId: workflowId, childRunId });
+  return awaitChild(scope, call, workflowId, childRunId);
+}
 
+async function awaitChild(scope: RunScope, call: CommandCall, workflowId: string, childRunId: string): Promise<unknown> {
+  const { commands } = scope;
+  const parentRunId = commands.run.runId;
   let cancelledByParent = false;
-  const withdrawCancel = execution.onCancel(scope, () => {
+  const withdrawCancel = commands.onCancel(scope, () => {
     cancelledByParent = true;
-    execution.host.cancelChild(workflowId, parent.runId);
+    commands.services.cancelChild(workflowId, parentRunId);
   });
-  const last = await execution.host.chainEnd(child);
+  const end = await commands.services.awaitChild(workflowId, childRunId);
   withdrawCancel();
-  if (execution.abandoned) return never();
+  if (commands.abandoned) return never();
 
-  const { status, runId: childRunId } = last.description;
+  const { status, runId: lastRunId } = end;
   if (status === 'completed') {
     // The child's own payload, shared: the parent's history shows it without a copy.
-    const output = last.output ?? Payload.UNDEFINED;
-    execution.append('child_completed', { childWorkflowId: workflowId, childRunId, output });
-    return execution.settle(call, { ok: true, value: output });
+    const output = end.output ?? Payload.UNDEFINED;
+    commands.append('child_completed', { childWorkflowId: workflowId, childRunId: lastRunId, output });
+    return commands.settle(call, { ok: true, value: output });
   }
-  execution.append('child_failed', { childWorkflowId: workflowId, childRunId, status, error: last.failure });
+  commands.append('child_failed', { childWorkflowId: workflowId, childRunId: lastRunId, status, error: end.failure });
   // The parent asked for this cancel, so its code sees a cancellation it can let propagate to end as cancelled.
   const error =
     cancelledByParent && status === 'cancelled'
       ? new CancelledError(`Child workflow ${workflowId} was cancelled`)
-      : new ChildWorkflowFailedError(workflowId, childRunId, status, last.failure);
-  return execution.settle(call, { ok: false, error });
+      : new ChildWorkflowFailedError(workflowId, lastRunId, status, end.failure);
+  return commands.settle(call, { ok: false, error });
 }

@@ -8,31 +8,42 @@ import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } f
 import type { AwaitOptions, ControlKeys, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
-import { KeyRecords } from './keyRecords.js';
-import { listRuns } from './listRuns.js';
-import { checkOptions, type EmbeddedEngineOptions } from './options.js';
+import { LiveRuns } from './liveRuns.js';
+import { checkOptions, type CheckedOptions, type EmbeddedEngineOptions } from './options.js';
 import { PageTokens } from './pageTokens.js';
 import { resetRun } from './reset.js';
 import { payloadOf, RunLifecycle } from './runLifecycle.js';
-import type { RunRecord } from './runRecord.js';
-import { RunStore, type StoreUsage } from './runStore.js';
+import { RunRecord } from './runRecord.js';
 import { executeStep } from './stepExecution.js';
 import { TimerRegistry } from './timers.js';
 import { waitClock } from '../system/systemClock.js';
+import type { EngineStore, RunState, StoredRun } from './store/engineStore.js';
+import { StoreWriteError } from './store/engineStore.js';
+import { MemoryStore } from './store/memoryStore.js';
+
+/** How long a run that a failed write left behind waits before it is restored from the store again. */
+const RESTORE_RETRY_MS = { first: 1_000, max: 30_000 };
+/** How often a caller waiting on a run that is open in the store but not live (a failed write) looks again. */
+const STORED_RUN_POLL_MS = 500;
 
 /**
  * The embedded engine: runs registered workflow definitions in this process with a real event history, mirroring
- * Temporal's semantics closely enough to stand in for the Temporal adapter in tests.
+ * Temporal's semantics closely enough to stand in for the Temporal adapter in tests. Its runs are kept in a store
+ * (store/engineStore.ts): in memory, or durable in SQLite, where a restart resumes the runs that were open
+ * (docs/architecture.md, The embedded engine's store).
  */
 export class EmbeddedEngine implements WorkflowEngine {
-  readonly kind = 'memory';
+  /** `embedded` on the durable store, `memory` on the in-memory one: reported by /ready. */
+  readonly kind: string;
   /**
-   * Feedback, terminate and reset take no Idempotency-Key: the engine lives and ends with the one API process, whose
-   * own answers (core/idempotency/localAnswers.ts) are all a retry can reach.
+   * Feedback, terminate and reset take no Idempotency-Key: the engine lives with the one API process, whose own
+   * answers (core/idempotency/localAnswers.ts) are all a retry can reach.
    */
   readonly controlKeys: ControlKeys = 'kept-by-api-process';
+  private readonly options: CheckedOptions;
   private readonly catalogs: CatalogRegistry;
-  private readonly store: RunStore;
+  private readonly store: EngineStore;
+  private readonly live = new LiveRuns();
   private readonly timers: TimerRegistry;
   /**
    * The time limits of callers' waits (awaitOutcome's timeoutMs) run on real time, not on the engine's clock: a test
@@ -41,28 +52,43 @@ export class EmbeddedEngine implements WorkflowEngine {
    */
   private readonly waitTimers = new TimerRegistry(waitClock);
   private readonly lifecycle: RunLifecycle;
-  /** What keyed starts need once their runs are forgotten (keyRecords.ts). */
-  private readonly keys: KeyRecords;
-  private readonly tokens = new PageTokens();
+  private readonly tokens: PageTokens;
   private readonly awaiterShutdowns = new Set<() => void>();
   private readonly removeStepRouter: () => void;
   private readonly removeProgressSink: () => void;
+  /** Runs a failed write left behind, restored from the store when the next retry comes. */
+  private readonly toRestore = new Map<string, PinnedRunRef>();
+  /** The records a failed write took out of the live set, so their waiters move to the restored copies. */
+  private readonly replaced = new Map<string, RunRecord>();
+  private restoreDelayMs = RESTORE_RETRY_MS.first;
+  private restoreTimer: (() => void) | undefined;
   private closed = false;
 
   constructor(options: EmbeddedEngineOptions) {
     const checked = checkOptions(options);
+    this.options = checked;
+    this.store =
+      checked.store ??
+      new MemoryStore({
+        clock: checked.clock,
+        maxClosedRuns: checked.maxClosedRuns,
+        maxClosedBytes: checked.maxClosedBytes,
+        idempotencyRetentionMs: checked.idempotencyRetentionMs,
+        maxIdempotencyBytes: checked.maxIdempotencyBytes,
+      });
+    this.kind = this.store.durable ? 'embedded' : 'memory';
+    this.tokens = new PageTokens(this.store.pageTokenKey);
     this.catalogs = new CatalogRegistry(checked.logger);
-    this.store = new RunStore(checked.maxClosedRuns, checked.maxClosedBytes);
     this.timers = new TimerRegistry(checked.clock);
-    this.keys = new KeyRecords(checked.clock, checked.idempotencyRetentionMs, checked.maxIdempotencyBytes);
-    this.lifecycle = new RunLifecycle(checked, this.store, this.catalogs, this.timers, this.keys);
+    this.lifecycle = new RunLifecycle(checked, this.store, this.live, this.catalogs, this.timers);
+    this.store.onWriteFailed((records, error) => this.writeFailed(records, error));
     const scopes = this.lifecycle.scopes;
     // Only calls made inside one of this engine's runs are ours; anything else is left to other routers.
     this.removeStepRouter = addStepRouter({
       route: (activity, input) => {
         const scope = scopes.getStore();
         if (!scope) return undefined;
-        return executeStep(scope, this.catalogs.stepFor(scope.execution.record.description.catalog, activity), input);
+        return executeStep(scope, this.catalogs.stepFor(scope.commands.run.catalog, activity), input);
       },
     });
     const attempts = this.lifecycle.stepAttempts;
@@ -73,11 +99,33 @@ export class EmbeddedEngine implements WorkflowEngine {
         return attempt !== undefined;
       },
     });
+    // Runs open when the store was last closed are live again at once (readable, stoppable, taking feedback); their
+    // code runs again when a worker serves their workflow (registerWorker).
+    for (const state of this.store.openRuns()) this.lifecycle.restore(state);
+    // Callbacks whose delivery had not ended are sent again, once whoever delivers them can read this engine.
+    const pending = this.store.pendingCallbacks();
+    if (pending.length > 0) queueMicrotask(() => {
+      for (const { run, target } of pending) if (!this.closed) this.lifecycle.callbackDue({ description: { ...run } as RunDescription }, target);
+    });
   }
 
-  /** A worker serving a catalog (Temporal: polling a task queue) with these workflows. */
+  /** The store's kind and, for the durable one, what it holds. */
+  get storeKind(): EngineStore['kind'] {
+    return this.store.kind;
+  }
+
+  /** Runs open now (running, or waiting for a worker that serves their workflow). */
+  get openRunCount(): number {
+    let open = 0;
+    for (const record of this.live.all()) if (!record.closed) open += 1;
+    return open;
+  }
+
+  /** A worker serving a catalog (Temporal: polling a task queue) with these workflows; restored runs it serves resume. */
   registerWorker(registration: WorkerRegistration): WorkerHandle {
-    return this.catalogs.register(registration);
+    const handle = this.catalogs.register(registration);
+    if (!this.closed) for (const record of [...this.live.all()]) if (record.description.catalog === registration.catalog) this.lifecycle.resume(record);
+    return handle;
   }
 
   async start(command: StartCommand): Promise<RunDescription> {
@@ -85,59 +133,79 @@ export class EmbeddedEngine implements WorkflowEngine {
     assertWorkflowId(command.workflowId);
     const { idempotency } = command;
     // A retried keyed start (Temporal: the same request id) gets the run it started, open, closed or forgotten.
-    const latest = this.store.latest(command.workflowId);
     if (idempotency) {
-      const started = latest ? latest.snapshot() : this.keys.keyedRun(command.workflowId);
-      if (started?.idempotency?.requestId === idempotency.requestId) return started;
+      const live = this.live.latest(command.workflowId);
+      if (live) {
+        if (live.description.idempotency?.requestId === idempotency.requestId) {
+          // The first start's answer may still wait for its commit: the retry answers no sooner.
+          if (!live.committed) await this.stored(this.store.commit());
+          return live.snapshot();
+        }
+      } else {
+        const started = this.store.keyedStart(command.workflowId, idempotency.requestId);
+        if (started) return started;
+      }
     }
     const definition = this.catalogs.definitionFor(command.catalog, command.workflowName);
     this.lifecycle.assertIdFree(command.workflowId);
-    if (idempotency) this.keys.admit(command.workflowId);
+    if (idempotency) this.store.admitKey(command.workflowId);
     const input = payloadOf(command.input, 'input');
     const callback = command.callback ? { url: command.callback.url, retryForMs: command.callback.retryForMs } : undefined;
-    return this.lifecycle
-      .createRun({
-        definition,
-        workflowId: command.workflowId,
-        catalog: command.catalog,
-        input,
-        ...(callback ? { callback } : {}),
-        ...(idempotency ? { idempotency: { ...idempotency } } : {}),
-        ...(command.rerunOf ? { rerunOf: { workflowId: command.rerunOf.workflowId, runId: command.rerunOf.runId } } : {}),
-      })
-      .snapshot();
+    const record = this.lifecycle.createRun({
+      definition,
+      workflowId: command.workflowId,
+      workflowName: command.workflowName,
+      catalog: command.catalog,
+      input,
+      ...(callback ? { callback } : {}),
+      ...(idempotency ? { idempotency: { ...idempotency } } : {}),
+      ...(command.rerunOf ? { rerunOf: { workflowId: command.rerunOf.workflowId, runId: command.rerunOf.runId } } : {}),
+    });
+    await this.stored(this.lifecycle.launch(record));
+    return record.snapshot();
   }
 
   async awaitOutcome(run: PinnedRunRef, options: AwaitOptions): Promise<RunOutcome | undefined> {
     const followChain = options.followChain ?? true;
-    // A forgotten run: its chain's runs still kept, or what its key record answers with.
-    const record = this.store.lookup(run) ?? (followChain ? this.keptRunOfChain(run) : undefined);
-    if (!record) return this.keys.outcome(run, { chainEnd: followChain }) ?? this.store.notFound(run);
-    if (this.closed) return record.closed ? record.outcome() : undefined;
-    return awaitChainOutcome(record, this.waitTimers, options, this.awaiterShutdowns);
+    let found = this.find(run);
+    // A forgotten first run (or one known only by its key record): its chain's runs still kept answer for it.
+    if (followChain && (!found || (found.description.status === 'continued_as_new' && !found.continuedToRunId))) {
+      found = this.store.latestOfChain(run.workflowId, run.runId) ?? found;
+    }
+    if (!found) return notFound(run);
+    while (followChain && found.closed && found.continuedToRunId) {
+      const next = this.find({ workflowId: run.workflowId, runId: found.continuedToRunId });
+      if (!next) break;
+      found = next;
+    }
+    if (found.closed) return found.outcome();
+    if (this.closed) return undefined;
+    if (found instanceof RunRecord) return awaitChainOutcome(found, this.waitTimers, options, this.awaiterShutdowns);
+    return this.pollStoredRun(found.description, options);
   }
 
   async describe(run: RunRef): Promise<RunDescription> {
-    return this.store.lookup(run)?.snapshot() ?? this.keys.describe(run) ?? this.store.notFound(run);
+    return (this.find(run) ?? notFound(run)).snapshot();
   }
 
   async getOutcome(run: RunRef): Promise<RunOutcome> {
-    const record = this.store.lookup(run);
-    if (!record) return this.keys.outcome(run) ?? this.store.notFound(run);
-    if (!record.closed) {
-      const { workflowId, runId } = record.description;
+    const found = this.find(run) ?? notFound(run);
+    if (!found.closed) {
+      const { workflowId, runId } = found.description;
       throw new WorkflowNotCompletedError(`Workflow ${workflowId} run ${runId} is still running`, { workflowId, runId });
     }
-    return record.outcome();
+    return found.outcome();
   }
 
   async getInput(run: PinnedRunRef): Promise<unknown> {
-    const record = this.store.lookup(run);
-    if (record) return record.input.value();
-    // A chain's first run may be forgotten while later runs of its chain are kept: they carry its input.
-    const laterRun = this.store.runsOf(run.workflowId).find((kept) => kept.description.firstRunId === run.runId);
-    if (laterRun) return laterRun.chainInput.value();
-    return this.store.find(run).input.value();
+    try {
+      return (this.find(run) ?? notFound(run)).inputValue();
+    } catch (error) {
+      // A chain's first run may be forgotten while later runs of its chain are kept: they carry its input.
+      const laterRun = this.store.latestOfChain(run.workflowId, run.runId);
+      if (laterRun && error instanceof WorkflowNotFoundError) return laterRun.chainInputValue();
+      throw error;
+    }
   }
 
   async historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
@@ -146,59 +214,79 @@ export class EmbeddedEngine implements WorkflowEngine {
       const message = 'pageSize must be an integer from 1 to 200';
       throw new ValidationError(message, { issues: [{ code: 'invalid_page_size', path: ['pageSize'], message }] });
     }
-    const record = this.store.find(run);
-    const { workflowId, runId } = record.description;
+    const found = this.find(run) ?? notFound(run);
+    const { workflowId, runId } = found.description;
     const scope = JSON.stringify(['history', workflowId, runId]);
     const offset = pageToken === undefined ? 0 : (this.tokens.read(scope, pageToken).o ?? 0);
-    const events = record.history.page(offset, pageSize);
+    const { events, visibleCount } = found.historyPage(offset, pageSize);
     const end = offset + events.length;
-    const nextPageToken = end < record.history.lastEventId ? this.tokens.issue(scope, { o: end }) : null;
-    return { run: record.snapshot(), page: { events, nextPageToken } };
+    const nextPageToken = end < visibleCount ? this.tokens.issue(scope, { o: end }) : null;
+    return { run: found.snapshot(), page: { events, nextPageToken } };
   }
 
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {
-    return this.store.find(run).history.follow(afterEventId, signal, () => this.closed);
+    return (this.find(run) ?? notFound(run)).follow(afterEventId, signal, () => this.closed);
   }
 
   async listRuns(query: ListRunsQuery): Promise<RunList> {
-    return listRuns(this.store.all(), this.tokens, query);
+    const { limit } = query;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw new ValidationError('limit must be an integer from 1 to 1000', {
+        issues: [{ code: 'invalid_limit', path: ['limit'], message: 'limit must be an integer from 1 to 1000' }],
+      });
+    }
+    // The token holds the position of the last run returned, bound to the filter it was issued for.
+    const scope = JSON.stringify(['runs', query.workflowName ?? null, query.catalog ?? null, query.status ?? null]);
+    const position = query.pageToken === undefined ? undefined : this.tokens.read(scope, query.pageToken);
+    const page = this.store.listRuns({
+      ...(query.workflowName === undefined ? {} : { workflowName: query.workflowName }),
+      ...(query.catalog === undefined ? {} : { catalog: query.catalog }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+      limit,
+      ...(position ? { after: { startedAt: position.t ?? Number.POSITIVE_INFINITY, sequence: position.q ?? Number.POSITIVE_INFINITY } } : {}),
+    });
+    const last = page.runs.at(-1);
+    const nextPageToken = page.more && last ? this.tokens.issue(scope, { t: last.description.startedAt.getTime(), q: last.sequence }) : null;
+    return { runs: page.runs.map(({ description }) => description), nextPageToken };
   }
 
   async cancel(run: RunRef): Promise<RunDescription> {
     const record = this.openRun(run);
     this.lifecycle.requestCancel(record);
+    await this.stored(this.store.commit());
     return record.snapshot();
   }
 
   async terminate(run: RunRef, reason: string): Promise<RunDescription> {
     const record = this.openRun(run);
-    await this.lifecycle.terminate(record, reason);
+    await this.stored(this.lifecycle.terminate(record, reason));
     return record.snapshot();
   }
 
   async reset(run: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
     this.assertOpen();
-    return resetRun({ store: this.store, lifecycle: this.lifecycle, catalogs: this.catalogs }, run, stepName, reason);
+    const deps = {
+      live: this.live,
+      lifecycle: this.lifecycle,
+      catalogs: this.catalogs,
+      stateOf: (ref: RunRef): RunState => this.stateOf(ref),
+    };
+    return this.stored(resetRun(deps, run, stepName, reason));
   }
 
   async deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef> {
-    const latest = this.store.latest(workflowId);
-    if (!latest) {
-      const kept = this.keys.describe({ workflowId });
-      if (kept) throw closedError(kept);
-      throw new WorkflowNotFoundError(`Workflow ${workflowId} not found`, { workflowId });
-    }
-    const record = this.openRun({ workflowId, runId: latest.description.runId });
+    const record = this.openRun({ workflowId });
     const value = record.execution.intern(payloadOf(payload, 'payload'));
     // Past MEMORY_MAX_HISTORY_BYTES this append closes the run (recorded, then terminated, as on Temporal).
     const event = record.history.append('signal_received', { signalName: 'feedback', payload: value });
     record.execution.inbox.deliver(value, event.eventId);
+    await this.stored(this.store.commit());
     return { workflowId, runId: record.description.runId };
   }
 
-  /** What the engine holds now: runs open and closed, the bytes the closed ones keep, key records (docs/reliability.md). */
+  /** What the engine holds now: runs open and closed, what the store keeps (docs/reliability.md). */
   usage(): EngineUsage {
-    return { ...this.store.usage(), ...this.keys.usage };
+    return this.store.usage() as EngineUsage;
   }
 
   async describeCatalog(catalog: string): Promise<CatalogDescription | undefined> {
@@ -216,7 +304,8 @@ export class EmbeddedEngine implements WorkflowEngine {
 
   /**
    * Stops the engine: timers cleared, step router removed, waiting callers released (awaitOutcome resolves
-   * undefined, history followers end). Open runs stay open and make no more progress. Safe to call twice.
+   * undefined, history followers end), the store written and closed. Open runs stay open and make no more progress;
+   * on the durable store the next engine on it resumes them. Safe to call twice.
    */
   close(): void {
     if (this.closed) return;
@@ -225,38 +314,137 @@ export class EmbeddedEngine implements WorkflowEngine {
     this.removeProgressSink();
     this.timers.closeAll();
     this.waitTimers.closeAll();
+    this.restoreTimer?.();
     for (const giveUp of [...this.awaiterShutdowns]) giveUp();
-    for (const record of this.store.open()) {
+    // What the last turn changed is committed before the runs stop: less to replay at the next start.
+    this.store.close();
+    for (const record of this.live.all()) {
       // Steps still in flight finish into the void instead of resuming workflow code on a stopped engine.
       record.execution.abandon();
       record.history.wake();
     }
   }
 
-  private assertOpen(): void {
-    if (this.closed) throw new EngineUnavailableError('The memory engine is closed');
-  }
-
-  /** The run, which must still be open: WorkflowClosedError once its close is decided (or it is only a key record). */
-  private openRun(run: RunRef): RunRecord {
-    const record = this.store.lookup(run);
-    if (!record) {
-      const kept = this.keys.describe(run);
-      if (kept) throw closedError(kept);
-      this.store.notFound(run);
+  /**
+   * The store could not commit a write (disk full, I/O error): what it held is not done. Runs it started never
+   * existed; the others are behind the store, so they are restored from it (as after a restart) and go on from what
+   * it has: nothing acknowledged is lost, a step under way runs again.
+   */
+  writeFailed(records: readonly RunRecord[], error: unknown): void {
+    this.options.logger.error('embedded engine: the store could not commit a write; the runs it touched are restored from the store', {
+      runs: records.length,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    for (const record of records) {
+      record.execution.abandon();
+      this.live.remove(record);
+      if (record.committed) this.toRestore.set(record.description.runId, { workflowId: record.description.workflowId, runId: record.description.runId });
+      else record.history.wake();
+      this.replaced.set(record.description.runId, record);
     }
-    if (record.closing) throw closedError(record.description);
-    return record;
+    this.scheduleRestore(0);
   }
 
-  /** The latest run kept of the chain that `run` began (when `run` itself is forgotten). */
-  private keptRunOfChain(run: PinnedRunRef): RunRecord | undefined {
-    return this.store.runsOf(run.workflowId).findLast((kept) => kept.description.firstRunId === run.runId);
+  private scheduleRestore(delayMs: number): void {
+    if (this.restoreTimer || this.closed) return;
+    this.restoreTimer = this.waitTimers.set(delayMs, () => {
+      this.restoreTimer = undefined;
+      this.restoreLeftBehind();
+    });
+  }
+
+  private restoreLeftBehind(): void {
+    for (const [runId, ref] of this.toRestore) {
+      let state: RunState | undefined;
+      try {
+        state = this.store.loadState(ref);
+      } catch (error) {
+        this.restoreDelayMs = Math.min(this.restoreDelayMs * 2, RESTORE_RETRY_MS.max);
+        this.scheduleRestore(this.restoreDelayMs);
+        return;
+      }
+      this.toRestore.delete(runId);
+      const old = this.replaced.get(runId);
+      this.replaced.delete(runId);
+      if (!state || this.live.get(runId)) continue;
+      const restored = this.lifecycle.restore(state);
+      if (old) {
+        old.moveListenersTo(restored);
+        old.history.wake();
+      }
+      this.lifecycle.resume(restored);
+    }
+    this.restoreDelayMs = RESTORE_RETRY_MS.first;
+    for (const [runId, old] of this.replaced) {
+      if (this.toRestore.has(runId)) continue;
+      this.replaced.delete(runId);
+      old.history.wake();
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EngineUnavailableError('The embedded engine is closed');
+  }
+
+  /** What a reader finds: a live run whose start is committed, else what the store keeps. */
+  private find(ref: RunRef): StoredRun | undefined {
+    if (ref.runId === undefined) return this.live.latestCommitted(ref.workflowId) ?? this.store.lookup(ref);
+    const record = this.live.get(ref.runId);
+    if (record?.committed && record.description.workflowId === ref.workflowId) return record;
+    return this.store.lookup(ref);
+  }
+
+  /** The run, which must still be open and live: WorkflowClosedError once its close is decided. */
+  private openRun(ref: RunRef): RunRecord {
+    this.assertOpen();
+    const found = this.find(ref) ?? notFound(ref);
+    if (found instanceof RunRecord) {
+      if (found.closing) throw closedError(found.description);
+      return found;
+    }
+    if (found.closed) throw closedError(found.description);
+    throw new EngineUnavailableError('The run is being restored after a write to the store failed; retry shortly');
+  }
+
+  /** The old run of a reset as stored: the live run's own state, or the store's. */
+  private stateOf(ref: RunRef): RunState {
+    const found = this.find(ref) ?? notFound(ref);
+    if (found instanceof RunRecord) return found.state();
+    const { workflowId, runId } = found.description;
+    return this.store.loadState({ workflowId, runId }) ?? notFound(ref);
+  }
+
+  /** A store write that failed answers as an engine out of service (503): what needed it is not done. */
+  private async stored<T>(work: Promise<T> | undefined): Promise<T> {
+    try {
+      return (await work) as T;
+    } catch (error) {
+      if (error instanceof StoreWriteError) throw new EngineUnavailableError(`The embedded engine could not write its store: ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** Waits for a run that is open in the store but not live (a failed write left it to be restored). */
+  private async pollStoredRun(run: RunDescription, options: AwaitOptions): Promise<RunOutcome | undefined> {
+    const deadline = Date.now() + options.timeoutMs;
+    while (Date.now() < deadline && !this.closed) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      await new Promise<void>((resolve) => this.waitTimers.set(Math.min(STORED_RUN_POLL_MS, Math.max(0, deadline - Date.now())), resolve));
+      const found = this.find({ workflowId: run.workflowId, runId: run.runId });
+      if (found instanceof RunRecord) return awaitChainOutcome(found, this.waitTimers, { ...options, timeoutMs: Math.max(0, deadline - Date.now()) }, this.awaiterShutdowns);
+      if (found?.closed) return this.awaitOutcome({ workflowId: run.workflowId, runId: run.runId }, { ...options, timeoutMs: 0 });
+    }
+    return undefined;
   }
 }
 
 /** What EmbeddedEngine.usage() reports. */
-export type EngineUsage = StoreUsage & { keyRecords: number; keyRecordBytes: number };
+export type EngineUsage = { openRuns: number; closedRuns: number; closedBytes: number; keyRecords: number; keyRecordBytes: number };
+
+function notFound(ref: RunRef): never {
+  if (ref.runId === undefined) throw new WorkflowNotFoundError(`Workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId });
+  throw new WorkflowNotFoundError(`Run ${ref.runId} of workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId, runId: ref.runId });
+}
 
 function closedError({ workflowId, runId, status }: RunDescription): FlowgateError {
   return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${status})`, { workflowId, runId });

@@ -35,12 +35,30 @@ export interface HistoryLimits {
   onExceeded(bytes: number): void;
 }
 
+/** How a history meets its run's store. */
+export interface HistoryJournal {
+  /** Called after every append: the store writes the new events at its next commit. */
+  onAppend(): void;
+  /**
+   * Readers see only the events the store has committed (the durable store), or every event at once (the memory
+   * store: nothing to wait for). @default false
+   */
+  gated: boolean;
+  /** Events already stored when the history is made (a run restored after a restart). @default 0 */
+  committed: number;
+}
+
+const UNGATED: HistoryJournal = { onAppend: () => {}, gated: false, committed: 0 };
+
 /**
  * One run's event history: ids 1, 2, 3… and listeners woken on every append (followers never poll). Beside it,
  * outside the history, the latest progress of each step (PROGRESS_BUFFER_SIZE per step call).
  *
  * Attributes hold payloads (payload.ts) as the engine keeps them; readers get events with the payloads decoded
  * (`page`, the followers). The history counts its bytes as it grows (historySize.ts).
+ *
+ * On the durable store readers see an event only once it is committed (`visibleCount`): nothing a reader was shown
+ * can be lost in a crash. The engine itself works with every event (`events`, `lastEventId`).
  */
 export class RunHistory {
   private readonly list: HistoryEvent[];
@@ -58,14 +76,39 @@ export class RunHistory {
   private warned = false;
   private exceeded = false;
 
-  /** `prefix`: events copied from another run (reset); they keep their ids, times and attributes. */
+  private committed: number;
+
+  /**
+   * `prefix`: events copied from another run (reset), or the run's own stored events (restart); they keep their ids,
+   * times and attributes.
+   */
   constructor(
     private readonly clock: Clock,
     prefix: readonly HistoryEvent[] = [],
     private readonly limits?: HistoryLimits,
+    private readonly journal: HistoryJournal = UNGATED,
   ) {
     this.list = prefix.map((event) => ({ ...event }));
     for (const event of this.list) this.count(event);
+    this.committed = journal.committed;
+    this.closed = this.list.some((event) => isClosingEventType(event.type));
+  }
+
+  /** How many events readers may see: the committed ones. */
+  get visibleCount(): number {
+    return this.journal.gated ? this.committed : this.list.length;
+  }
+
+  /** The store committed the first `count` events: readers see them now. */
+  markCommitted(count: number): void {
+    if (count <= this.committed) return;
+    this.committed = count;
+    this.wake();
+  }
+
+  /** Whether readers have seen the end: the closing event is appended and visible. */
+  get closedVisibly(): boolean {
+    return this.closed && this.visibleCount === this.list.length;
   }
 
   /** The events as the engine keeps them (payloads not decoded): for the engine itself, never for a reader. */
@@ -73,9 +116,9 @@ export class RunHistory {
     return this.list;
   }
 
-  /** Events `offset` to `offset + size`, payloads decoded. */
+  /** Visible events `offset` to `offset + size`, payloads decoded. */
   page(offset: number, size: number): HistoryEvent[] {
-    return this.list.slice(offset, offset + size).map(materialize);
+    return this.list.slice(offset, Math.min(offset + size, this.visibleCount)).map(materialize);
   }
 
   /** The history as JSON, each event in full: what the cap is checked against. */
@@ -113,7 +156,8 @@ export class RunHistory {
     } else {
       this.checkLimits();
     }
-    this.wake();
+    this.journal.onAppend();
+    if (!this.journal.gated) this.wake();
     return event;
   }
 

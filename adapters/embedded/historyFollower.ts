@@ -31,13 +31,13 @@ export class HistoryFollower implements AsyncIterableIterator<RunStreamItem> {
         this.lastOrdinal = entry.ordinal;
         return { value: { kind: 'progress', progress: entry.progress, runningSteps: entry.runningSteps }, done: false };
       }
-      const event = this.history.events[this.nextIndex];
+      const event = this.nextIndex < this.history.visibleCount ? this.history.events[this.nextIndex] : undefined;
       if (event) {
         this.nextIndex += 1;
         if (isClosingEventType(event.type)) this.finished = true;
         return { value: { kind: 'history', event: materialize(event) }, done: false };
       }
-      if (this.history.isClosed || this.signal.aborted || this.stopped()) break;
+      if (this.history.closedVisibly || this.signal.aborted || this.stopped()) break;
       await this.waitForChange();
     }
     this.finished = true;

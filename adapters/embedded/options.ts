@@ -8,8 +8,15 @@ import { noTracing, type Tracing } from '../../ports/tracing.js';
 import { noMetrics, type Metrics } from '../../ports/metrics.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
 import { NonRetryableError } from '../../core/definition/failures.js';
+import type { EngineStore } from './store/engineStore.js';
 
 export interface EmbeddedEngineOptions {
+  /**
+   * Where runs are kept: a durable store (`openSqliteStore`, flowgate/adapters/embedded) survives restarts and the
+   * engine resumes the runs it held open; the engine closes it with itself. @default in memory, bounded by maxClosedRuns
+   * and maxClosedBytes (runs live and end with the process)
+   */
+  store?: EngineStore;
   clock: Clock;
   /** Run ids (UUIDs). */
   ids: IdGenerator;
@@ -27,10 +34,12 @@ export interface EmbeddedEngineOptions {
   onRunClosed?: (closed: ClosedRunRecord) => Promise<void>;
   /**
    * Called once the close of a run started with a callback is visible (not for a run that continued as new: its
-   * chain's last run reports). Not awaited: delivery takes as long as its retries (docs/callbacks.md).
+   * chain's last run reports). Not awaited: delivery takes as long as its retries (docs/callbacks.md). The promise it
+   * returns settles when the delivery ended; until then a durable store keeps the callback, and a restart delivers it
+   * again.
    */
-  onRunCallback?: (run: PinnedRunRef, target: RunCallbackTarget) => void;
-  /** Closed runs kept in memory; the oldest closed ones are forgotten beyond this. @default 10000 */
+  onRunCallback?: (run: PinnedRunRef, target: RunCallbackTarget) => void | Promise<void>;
+  /** Closed runs kept in memory (the memory store); the oldest closed ones are forgotten beyond this. @default 10000 */
   maxClosedRuns?: number;
   /**
    * Bytes the closed runs kept in memory may hold together (each run's history with every payload once, its
@@ -89,12 +98,12 @@ const refusingWebhookSender: WebhookSender = {
   },
 };
 
-export type CheckedOptions = Required<Omit<EmbeddedEngineOptions, 'onRunClosed' | 'onRunCallback'>> & Pick<EmbeddedEngineOptions, 'onRunClosed' | 'onRunCallback'>;
+export type CheckedOptions = Required<Omit<EmbeddedEngineOptions, 'onRunClosed' | 'onRunCallback' | 'store'>> & Pick<EmbeddedEngineOptions, 'onRunClosed' | 'onRunCallback' | 'store'>;
 
 /** Fails fast, naming the option that is wrong. */
 export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('EmbeddedEngine: options must be an object');
-  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, tracing = noTracing, metrics = noMetrics } = options;
+  const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, tracing = noTracing, metrics = noMetrics, store } = options;
   const { maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS, maxClosedBytes = DEFAULT_MAX_CLOSED_BYTES, maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES } = options;
   const { historyWarnBytes = Math.floor(maxHistoryBytes / 5) } = options;
   const { idempotencyRetentionMs = DEFAULT_IDEMPOTENCY_RETENTION_MS, maxIdempotencyBytes = DEFAULT_MAX_IDEMPOTENCY_BYTES } = options;
@@ -103,6 +112,7 @@ export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
   requireMethods('logger', logger, ['info', 'warn', 'error']);
   requireMethods('tracing', tracing, ['startSpan', 'activeTraceparent']);
   requireMethods('metrics', metrics, ['stepAttempt']);
+  if (store !== undefined) requireMethods('store', store, ['runAdded', 'runChanged', 'commandChanged', 'commit', 'lookup', 'listRuns', 'openRuns']);
   if (webhookSender !== undefined) requireMethods('webhookSender', webhookSender, ['send']);
   if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {
     throw new TypeError('EmbeddedEngine: options.onRunClosed must be a function when given');
@@ -120,7 +130,7 @@ export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
     throw new RangeError(`EmbeddedEngine: options.historyWarnBytes (${historyWarnBytes}) must not exceed options.maxHistoryBytes (${maxHistoryBytes})`);
   }
   return {
-    ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback, tracing, metrics },
+    ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback, tracing, metrics, store },
     ...{ maxClosedRuns, maxClosedBytes, maxHistoryBytes, historyWarnBytes, idempotencyRetentionMs, maxIdempotencyBytes },
   };
 }

@@ -4,11 +4,12 @@ import { ValidationError } from '../../core/domain/errors.js';
 const INVALID_MESSAGE = 'pageToken is invalid or stale';
 
 /**
- * Opaque page tokens: a position plus the query it belongs to, HMAC-signed with a key that lives only as long as
- * this engine. A forged or garbled token, or one replayed against another query or run, is a ValidationError.
+ * Opaque page tokens: a position plus the query it belongs to, HMAC-signed with the store's key (random per process
+ * for the memory store, kept with the runs by the durable one, so a token outlives a restart). A forged or garbled
+ * token, or one replayed against another query or run, is a ValidationError.
  */
 export class PageTokens {
-  private readonly key = randomBytes(32);
+  constructor(private readonly key: Buffer = randomBytes(32)) {}
 
   issue(scope: string, position: Record<string, number>): string {
     const body = Buffer.from(JSON.stringify({ s: scope, p: position })).toString('base64url');

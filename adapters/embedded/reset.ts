@@ -1,31 +1,36 @@
 import { StepNotCompletedError, StepNotFoundError } from '../../core/domain/errors.js';
 import type { PinnedRunRef, RunRef } from '../../core/domain/run.js';
 import type { CatalogRegistry } from './catalogs.js';
+import { resetTargetOf } from './commandLog.js';
+import type { LiveRuns } from './liveRuns.js';
+import { Payload } from './payload.js';
 import type { RunLifecycle } from './runLifecycle.js';
 import type { RunRecord } from './runRecord.js';
-import type { RunStore } from './runStore.js';
+import type { RunState } from './store/engineStore.js';
 
 export interface ResetDeps {
-  store: RunStore;
+  live: LiveRuns;
   lifecycle: RunLifecycle;
   catalogs: CatalogRegistry;
+  /** The old run as stored (a live run's own state, or the store's copy of a closed one). */
+  stateOf(ref: RunRef): RunState;
 }
 
 /**
  * Temporal's reset to "just after step X completed": a new run of the same workflow id whose history is the old
- * one up to X's last completion, replaying every command completed by then and running the rest for real.
- * The open run of the id, if any, is terminated first. Replies received after the point are delivered again.
+ * one up to X's last completion, replaying every command completed by then (in the order they completed, replay.ts)
+ * and running the rest for real. The open run of the id, if any, is terminated first. Replies received after the
+ * point are delivered again.
  *
- * At most one run of an id is open (docs/api.md, reset). Temporal terminates the current run and starts the new one
- * in one transaction; here a terminate takes time (its trace is written), so after every wait the id is looked at
- * again, and the new run is created in the same synchronous step that found no open run: no start, and no other
- * reset, can open a run in between. Concurrent resets thus each succeed, one after the other, each terminating the
- * run the one before made, as on Temporal.
+ * At most one run of an id is open (docs/api.md, reset). As on Temporal, the terminate of the open run and the start
+ * of the new one are one commit: the new run is made inside the terminate's close (its successor). A close already
+ * under way (another reset, a stop) is waited for and the id looked at again, so concurrent resets each succeed, one
+ * after the other, each terminating the run the one before made, as on Temporal.
  */
 export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
-  const old = deps.store.find(ref);
-  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root, rerunOf } = old.description;
-  const target = old.execution.commands.resetTarget(stepName);
+  const old = deps.stateOf(ref);
+  const { workflowId, runId } = old.description;
+  const target = resetTargetOf(old.commands, stepName);
   if (target.kind === 'not_found') {
     throw new StepNotFoundError(`Step "${stepName}" never ran in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
   }
@@ -33,18 +38,34 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
     throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
   }
   const terminateReason = `Reset to after step "${stepName}" of run ${runId}${reason ? `: ${reason}` : ''}`;
-  // The check that finds no open run and the creation of the new run below share one synchronous step.
-  for (let open = openRun(deps.store, workflowId); open; open = openRun(deps.store, workflowId)) {
-    await closeRun(deps, open, terminateReason);
+  const create = (): RunRecord => createResetRun(deps, old, target.record.completion ?? 0, target.record.completionEventId ?? 0, stepName, reason);
+  for (;;) {
+    const open = openRun(deps.live, workflowId);
+    if (!open) break;
+    if (open.closing) {
+      await new Promise<void>((resolve) => open.onClosed(resolve));
+      continue;
+    }
+    let made: RunRecord | undefined;
+    await deps.lifecycle.terminate(open, terminateReason, () => (made = create()));
+    if (made) return { workflowId, runId: made.description.runId };
   }
+  // No run open: the new run stands alone.
+  const next = create();
+  await deps.lifecycle.launch(next);
+  return { workflowId, runId: next.description.runId };
+}
 
-  const point = target.record.completion ?? 0;
-  const pointEventId = target.record.completionEventId ?? 0;
-  const events = old.history.events.slice(0, pointEventId);
-  const next = deps.lifecycle.createRun(
+function createResetRun(deps: ResetDeps, old: RunState, point: number, pointEventId: number, stepName: string, reason: string): RunRecord {
+  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root, rerunOf } = old.description;
+  const events = old.events.slice(0, pointEventId);
+  const live = deps.live.get(runId);
+  return deps.lifecycle.createRun(
     {
-      definition: deps.catalogs.liveDefinition(catalog, workflowName) ?? old.definition,
+      // The code a worker serves now; the old run's own when none does (a reset of a run whose worker is gone waits).
+      definition: deps.catalogs.liveDefinition(catalog, workflowName) ?? live?.definition,
       workflowId,
+      workflowName,
       catalog,
       input: old.input,
       chainInput: old.chainInput,
@@ -57,32 +78,24 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
     },
     {
       events,
-      replay: { commands: [...old.execution.commands.records], point },
+      replay: { reason: 'reset', commands: old.commands, point },
       cancelRequested: events.some((event) => event.type === 'workflow_cancel_requested'),
       seed: (record) => {
         record.history.addAttributes(1, { resetFromRunId: runId });
         record.history.append('workflow_reset', { reason, stepName, resetFromRunId: runId });
-        for (const reply of old.execution.inbox.received) {
-          const eventId =
-            reply.eventId <= pointEventId
-              ? reply.eventId
-              : record.history.append('signal_received', { signalName: 'feedback', payload: reply.payload }).eventId;
-          record.execution.inbox.deliver(reply.payload, eventId);
+        for (const event of old.events) {
+          const payload = event.attributes.payload;
+          if (event.type !== 'signal_received' || !(payload instanceof Payload)) continue;
+          const eventId = event.eventId <= pointEventId ? event.eventId : record.history.append('signal_received', { signalName: 'feedback', payload }).eventId;
+          record.execution.inbox.deliver(payload, eventId);
         }
       },
     },
   );
-  return { workflowId, runId: next.description.runId };
 }
 
 /** The run of the id that is open (closing included): a reset must close it before its own run opens. */
-function openRun(store: RunStore, workflowId: string): RunRecord | undefined {
-  const latest = store.latest(workflowId);
+function openRun(live: LiveRuns, workflowId: string): RunRecord | undefined {
+  const latest = live.latest(workflowId);
   return latest && !latest.closed ? latest : undefined;
-}
-
-/** Terminates the run, or waits for the close already under way (which may continue it as new: the caller looks again). */
-async function closeRun(deps: ResetDeps, run: RunRecord, reason: string): Promise<void> {
-  if (run.closing) await new Promise<void>((resolve) => run.onClosed(resolve));
-  else await deps.lifecycle.terminate(run, reason);
 }

@@ -1,52 +1,72 @@
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
+import type { HistoryEventType } from '../../core/domain/history.js';
+import type { ProgressEvent } from '../../core/domain/progress.js';
+import type { RunDescription } from '../../core/domain/run.js';
 import { silentRunObserver } from '../../ports/runObserver.js';
 import type { TraceSpan } from '../../ports/tracing.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
-import type { HistoryEventType } from '../../core/domain/history.js';
 import { invalidInputFailure, invalidOutputFailure, outputNotJsonFailure } from '../../core/definition/runRules.js';
 import { closings, ContinueAsNewRequest, type RunClosing } from './closings.js';
-import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandRecord, type ReplayPlan } from './commandLog.js';
+import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandProgress, type CommandRecord, type ReplayPlan } from './commandLog.js';
 import { FeedbackInbox } from './feedbackInbox.js';
 import { never } from './never.js';
 import { Payload, PayloadPool } from './payload.js';
-import type { RunHost, RunScope } from './runHost.js';
+import { ReplayDelivery } from './replay.js';
+import type { CommandServices, RunCommands, RunScope } from './runCommands.js';
+import type { RunHost } from './runHost.js';
 import type { RunRecord } from './runRecord.js';
 import type { StepTrace } from './stepTrace.js';
 import { createWorkflowContext } from './workflowContext.js';
 
-
 export interface ExecutionStart {
+  /** A reset or a restart: the commands to replay (replay.ts). */
   replay?: ReplayPlan;
-  /** A reset whose copied history holds a cancel request starts cancelled. */
+  /** A reset whose copied history holds a cancel request, or a restored run that had one, starts cancelled. */
   cancelRequested?: boolean;
   /** The parent of the run's span (W3C traceparent); absent: the run starts a trace of its own. */
   traceparent?: string;
+  /** A restored run's trace so far (its steps' entries, in call order). */
+  trace?: StepTrace[];
+  /** A restored run's children (they are terminated if still open when it closes). */
+  childWorkflowIds?: Iterable<string>;
+}
+
+/** A timer whose due time passed while the process was down, waiting for its turn. */
+interface OverdueTimer {
+  dueAt: number;
+  callback: () => void;
+  cancelled: boolean;
 }
 
 /**
- * The live side of one run: the workflow function, its pending operations, cancellation and command log.
+ * The live side of one run: the workflow function, its pending operations, cancellation and command log. It is what
+ * the run's commands see of it (RunCommands, runCommands.ts).
  * Once the run closes (or is terminated) the execution is abandoned: its timers stop, nothing more is recorded,
  * and every pending or new operation stays pending forever, as workflow code on a closed Temporal run never resumes.
  */
-export class RunExecution {
+export class RunExecution implements RunCommands {
   readonly commands: CommandLog;
-  readonly trace: StepTrace[] = [];
+  readonly trace: StepTrace[];
   /** The run's large payloads by content, so a value met again is kept once (payload.ts). */
   private readonly payloads = new PayloadPool();
   readonly inbox = new FeedbackInbox();
   /** Children this run started; they are terminated if still open when it closes. */
-  readonly childWorkflowIds = new Set<string>();
+  readonly childWorkflowIds: Set<string>;
   readonly baseScope: RunScope;
   readonly context: WorkflowContext;
   /** The run's span: its workflow code runs inside it, its step attempts are its children. Ended when the run closes. */
   readonly span: TraceSpan;
+  readonly services: CommandServices;
   cancelRequested: boolean;
   private abandonedFlag = false;
   private readonly cancelHandlers = new Set<() => void>();
   private readonly timerCancellers = new Set<() => void>();
-  /** A reset run replays the original's code up to the reset point: its hooks already fired for the original. */
-  private readonly isReset: boolean;
+  /** Hands replayed outcomes back in completion order (reset, restart). */
+  private readonly replay: ReplayDelivery | undefined;
+  private readonly replayReason: ReplayPlan['reason'] | undefined;
+  private overdue: OverdueTimer[] = [];
+  private overdueScheduled = false;
   private readonly ordinals: Record<'timer' | 'webhook' | 'child' | 'activity', number> = { timer: 0, webhook: 0, child: 0, activity: 0 };
 
   constructor(
@@ -54,11 +74,17 @@ export class RunExecution {
     readonly host: RunHost,
     start: ExecutionStart = {},
   ) {
-    this.commands = new CommandLog(start.replay);
-    this.isReset = start.replay !== undefined;
+    this.services = host.services;
+    this.commands = new CommandLog(start.replay, (command) => host.commandChanged(record, command));
+    this.replayReason = start.replay?.reason;
+    this.replay = start.replay
+      ? new ReplayDelivery(start.replay, (expected) => this.replayStalled(expected))
+      : undefined;
+    this.trace = start.trace ?? [];
+    this.childWorkflowIds = new Set(start.childWorkflowIds);
     this.cancelRequested = start.cancelRequested ?? false;
-    this.baseScope = { execution: this, shielded: false };
-    this.context = createWorkflowContext(this);
+    this.baseScope = { commands: this, shielded: false };
+    this.context = createWorkflowContext(this, () => this.cancelRequested);
     const { workflowName, workflowId, runId, catalog } = record.description;
     this.span = host.tracing.startSpan(`RunWorkflow:${workflowName}`, {
       parent: start.traceparent,
@@ -66,25 +92,36 @@ export class RunExecution {
     });
   }
 
+  get run(): Readonly<RunDescription> {
+    return this.record.description;
+  }
+
   get abandoned(): boolean {
     return this.abandonedFlag;
   }
 
-  /** Runs the workflow function; called in a microtask after the run was registered. */
+  get traceparent(): string | undefined {
+    return this.span.traceparent;
+  }
+
+  /** Runs the workflow function; called once the run's start is stored and its definition is known. */
   begin(): void {
-    if (this.record.closing) return;
-    const { runTimeoutMs } = this.record.definition;
+    const { definition } = this.record;
+    if (this.record.closing || this.abandonedFlag || !definition) return;
+    const { runTimeoutMs } = definition;
     if (runTimeoutMs !== undefined) {
-      this.setTimer(runTimeoutMs, () => void this.host.close(this.record, closings.timedOut(runTimeoutMs)));
+      // From the run's start, also for a run restored after a restart.
+      this.timerAt(this.record.description.startedAt.getTime() + runTimeoutMs, () => void this.host.close(this.record, closings.timedOut(runTimeoutMs)));
     }
-    const observer = this.host.observerFor(this.record.description.catalog);
-    // Most workers have no hooks: no details are built for them on this hot path.
-    if (!this.isReset && observer !== silentRunObserver) observer.runStarted(this.workflowDetails());
-    this.host.scopes.run(this.baseScope, () =>
+    const observer = this.services.observerFor(this.record.description.catalog);
+    // A replaying run's hooks already heard of its start. Most workers have no hooks: nothing is built for them.
+    if (!this.replay && observer !== silentRunObserver) observer.runStarted(this.workflowDetails());
+    this.services.scopes.run(this.baseScope, () =>
       this.span.run(() => {
-        this.runWorkflow().catch((error: unknown) => this.host.logger.error('memory engine: run failed internally', this.logFields(error)));
+        this.runWorkflow().catch((error: unknown) => this.host.logger.error('embedded engine: run failed internally', this.logFields(error)));
       }),
     );
+    this.replay?.start();
   }
 
   /** The run as worker hooks see it (docs/hooks.md: workflowDetails); the embedded engine's namespace is `default`. */
@@ -99,16 +136,15 @@ export class RunExecution {
       ...(root ? { root: { runId: root.runId, workflowId: root.workflowId } } : {}),
       runId,
       runStartTime: started,
-      startTime: (this.record.chainStartedAt ?? startedAt).getTime(),
+      startTime: this.record.chainStartedAt.getTime(),
       workflowId,
       workflowType: workflowName,
     };
   }
 
-  /** The scope of the calling workflow code; the base scope when called from outside this run's async context. */
   currentScope(): RunScope {
-    const scope = this.host.scopes.getStore();
-    return scope?.execution === this ? scope : this.baseScope;
+    const scope = this.services.scopes.getStore();
+    return scope?.commands === this ? scope : this.baseScope;
   }
 
   isCancelled(scope: RunScope): boolean {
@@ -120,15 +156,15 @@ export class RunExecution {
     return this.ordinals[kind];
   }
 
-  append(type: HistoryEventType, attributes: Record<string, unknown>, stepName?: string): void {
-    if (!this.abandonedFlag && !this.record.closing) this.record.history.append(type, attributes, stepName);
+  append(type: HistoryEventType, attributes: Record<string, unknown>, stepName?: string): number {
+    if (this.abandonedFlag || this.record.closing) return this.record.history.lastEventId;
+    return this.record.history.append(type, attributes, stepName).eventId;
   }
 
-  now(): string {
-    return new Date(this.host.clock.now()).toISOString();
+  now(): number {
+    return this.host.clock.now();
   }
 
-  /** A timer that dies with the run. */
   setTimer(ms: number, callback: () => void): () => void {
     if (this.abandonedFlag) return () => {};
     const cancelTimer = this.host.timers.set(ms, () => {
@@ -142,7 +178,17 @@ export class RunExecution {
     };
   }
 
-  /** Reacts to a cancel request, unless `scope` is shielded. Returns the function that withdraws the reaction. */
+  timerAt(dueAt: number, callback: () => void): () => void {
+    const delay = dueAt - this.now();
+    if (delay >= 0 || this.abandonedFlag) return this.setTimer(Math.max(0, delay), callback);
+    const timer: OverdueTimer = { dueAt, callback, cancelled: false };
+    this.overdue.push(timer);
+    this.scheduleOverdue();
+    return () => {
+      timer.cancelled = true;
+    };
+  }
+
   onCancel(scope: RunScope, handler: () => void): () => void {
     if (scope.shielded || this.abandonedFlag) return () => {};
     this.cancelHandlers.add(handler);
@@ -159,43 +205,71 @@ export class RunExecution {
 
   abandon(): void {
     this.abandonedFlag = true;
+    this.replay?.stop();
     this.cancelHandlers.clear();
     for (const cancel of [...this.timerCancellers]) cancel();
     this.timerCancellers.clear();
+    this.overdue = [];
     // A wait that will never be served would keep the workflow's frame (its decoded input) alive with the run.
     this.inbox.dropWaiters();
     this.payloads.clear();
   }
 
-  /** The run's copy of a payload with this content, if it has one (payload.ts). */
   intern(payload: Payload): Payload {
     return this.abandonedFlag ? payload : this.payloads.intern(payload);
   }
 
-  /** Logs a command call; undefined when the run is gone or the call broke determinism (the run then fails). */
+  traceStep(trace: StepTrace): void {
+    this.trace.push(trace);
+  }
+
+  stepOpened(stepEventId: number): void {
+    this.record.history.stepOpened(stepEventId);
+  }
+
+  stepEnded(stepEventId: number): void {
+    this.record.history.stepEnded(stepEventId);
+  }
+
+  publishProgress(progress: ProgressEvent): void {
+    if (this.abandonedFlag || this.record.closing) return;
+    this.record.history.publishProgress(progress);
+  }
+
+  childStarted(workflowId: string): void {
+    this.childWorkflowIds.add(workflowId);
+  }
+
   call(kind: CommandKind, name: string): CommandCall | undefined {
     if (this.abandonedFlag || this.record.closing) return undefined;
     try {
-      return this.commands.call(kind, name);
+      // While replaying, the code has seen the replayed outcomes handed back so far.
+      return this.commands.call(kind, name, this.replay?.active ? this.replay.deliveredCount : undefined);
     } catch (error) {
       void this.host.close(this.record, closings.failed(serializeFailure(error)));
       return undefined;
     }
   }
 
-  /** Records a command's outcome and hands it to the workflow (a decoded copy, so the log keeps the original). */
+  progressed(call: CommandCall, progress: CommandProgress): void {
+    if (!this.abandonedFlag) this.commands.progressed(call.record, progress);
+  }
+
   settle<T>(call: CommandCall, outcome: CommandOutcome): Promise<T> {
     if (this.abandonedFlag) return never();
     this.commands.complete(call.record, outcome, this.record.history.lastEventId);
-    return outcome.ok ? Promise.resolve(outcome.value.value() as T) : Promise.reject(outcome.error);
+    // What runs for real completed, the first time, after everything a replay hands back.
+    if (this.replay?.active) return this.replay.done.then(() => this.afterCommit<T>(outcome));
+    return this.afterCommit<T>(outcome);
   }
 
-  /** The outcome a command had in the run this one was reset from. */
-  replay<T>(record: CommandRecord): Promise<T> {
-    if (record.trace) this.trace.push(record.trace);
+  replayed<T>(call: CommandCall): Promise<T> {
+    const { record } = call;
+    // A restored run's trace holds its replayed steps already; a reset run's is built as it replays.
+    if (record.trace && this.replayReason === 'reset') this.trace.push(record.trace);
     const outcome = record.outcome;
-    if (!outcome) return never();
-    return outcome.ok ? Promise.resolve(outcome.value.value() as T) : Promise.reject(outcome.error);
+    if (!outcome || !this.replay) return never();
+    return this.replay.turnOf(record.index).then(() => (this.abandonedFlag ? never<T>() : handOver<T>(outcome)));
   }
 
   cancelledOutcome(message: string): CommandOutcome {
@@ -207,8 +281,43 @@ export class RunExecution {
     return error === undefined ? { workflowId, runId } : { workflowId, runId, error: error instanceof Error ? error.message : String(error) };
   }
 
+  /**
+   * Hands an outcome to the code once the store has committed it (at once on the memory store). A commit that failed
+   * leaves the run to the engine, which restores it from the store (engine.ts): this execution never resumes.
+   */
+  private afterCommit<T>(outcome: CommandOutcome): Promise<T> {
+    const barrier = this.host.commit();
+    if (!barrier) return handOver<T>(outcome);
+    return barrier.then(
+      () => (this.abandonedFlag ? never<T>() : handOver<T>(outcome)),
+      () => never<T>(),
+    );
+  }
+
+  /** Timers that fell due while the process was down fire once the replay is over, in due order. */
+  private scheduleOverdue(): void {
+    if (this.overdueScheduled) return;
+    this.overdueScheduled = true;
+    void (this.replay?.done ?? Promise.resolve()).then(() =>
+      setImmediate(() => {
+        this.overdueScheduled = false;
+        const due = this.overdue.sort((a, b) => a.dueAt - b.dueAt);
+        this.overdue = [];
+        for (const timer of due) if (!timer.cancelled && !this.abandonedFlag) timer.callback();
+      }),
+    );
+  }
+
+  private replayStalled(expected: CommandRecord): void {
+    const error = new NondeterminismError(
+      `After a ${this.replayReason} the workflow did not call ${expected.kind} "${expected.name}" as command ${expected.index + 1}, as the original run did (it waits for something the original run did not)`,
+    );
+    void this.host.close(this.record, closings.failed(serializeFailure(error)));
+  }
+
   private async runWorkflow(): Promise<void> {
-    const { definition, input } = this.record;
+    const { input } = this.record;
+    const definition = this.record.definition!;
     const parsedInput = definition.inputSchema.safeParse(input.value());
     if (!parsedInput.success) {
       await this.host.close(this.record, closings.failed(invalidInputFailure(definition.name, parsedInput.error.issues)));
@@ -223,14 +332,16 @@ export class RunExecution {
     if (this.abandonedFlag || this.record.closing) return;
     const missing = this.commands.missingReplay();
     if (missing) {
-      const error = new NondeterminismError(`After a reset the workflow ended without calling ${missing.kind} "${missing.name}" as the original run did`);
+      const error = new NondeterminismError(
+        `After a ${this.replayReason} the workflow ended without calling ${missing.kind} "${missing.name}" as command ${missing.index + 1}, as the original run did`,
+      );
       closing = closings.failed(serializeFailure(error));
     }
     await this.host.close(this.record, closing);
   }
 
   private completion(output: unknown): RunClosing {
-    const { definition } = this.record;
+    const definition = this.record.definition!;
     const parsed = definition.outputSchema.safeParse(output);
     if (!parsed.success) return closings.failed(invalidOutputFailure(definition.name, parsed.error.issues));
     try {
@@ -245,4 +356,9 @@ export class RunExecution {
     if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled(serializeFailure(error));
     return closings.failed(serializeFailure(error));
   }
+}
+
+/** An outcome as the code gets it: a decoded copy of the value (the log keeps the original), or the error. */
+function handOver<T>(outcome: CommandOutcome): Promise<T> {
+  return outcome.ok ? Promise.resolve(outcome.value.value() as T) : Promise.reject(outcome.error);
 }

@@ -9,27 +9,31 @@ import type { PinnedRunRef, RelatedRun, RunDescription } from '../../core/domain
 import type { RunIdempotency } from '../../core/domain/idempotency.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CatalogRegistry } from './catalogs.js';
-import type { KeyRecords } from './keyRecords.js';
 import { closings, type RunClosing } from './closings.js';
-import type { ReplayPlan } from './commandLog.js';
+import type { CommandRecord, ReplayPlan } from './commandLog.js';
 import { RunHistory, type HistoryLimits } from './history.js';
+import type { LiveRuns } from './liveRuns.js';
 import { Payload } from './payload.js';
 import type { CheckedOptions } from './options.js';
 import { RunExecution } from './runExecution.js';
-import type { ChildStart, RunHost, RunScope, StepAttemptProgress } from './runHost.js';
+import type { ChildEnd, ChildStart, CommandServices, RunScope, StepAttemptProgress } from './runCommands.js';
+import type { RunHost } from './runHost.js';
 import { RunRecord } from './runRecord.js';
-import type { RunStore } from './runStore.js';
 import type { TimerRegistry } from './timers.js';
 import type { RunCallbackTarget } from '../../core/domain/callback.js';
+import type { EngineStore, RunState } from './store/engineStore.js';
 import { traceStepOf } from './stepTrace.js';
 
 /** Longest a single webhook call attempt may take. */
 const WEBHOOK_CALL_TIMEOUT_MS = 30_000;
+/** How often a parent looks again for a child run it cannot see (restored from a store that failed a write). */
+const CHILD_LOOKUP_RETRY_MS = 1_000;
 
 export interface NewRun {
-  definition: WorkflowDefinition;
+  definition: WorkflowDefinition | undefined;
   workflowId: string;
   catalog: string;
+  workflowName: string;
   input: Payload;
   /** The input of the chain's first run (continue-as-new, reset). @default input */
   chainInput?: Payload;
@@ -57,7 +61,10 @@ export interface ResetSeed {
   seed(record: RunRecord): void;
 }
 
-/** Creating, cancelling and closing runs: the engine side every running workflow talks to. */
+/**
+ * Creating, restoring, cancelling and closing runs: the engine side every running workflow talks to (RunHost), and
+ * what the runs' commands are offered (CommandServices).
+ */
 export class RunLifecycle implements RunHost {
   readonly scopes = new AsyncLocalStorage<RunScope>();
   readonly stepAttempts = new AsyncLocalStorage<StepAttemptProgress>();
@@ -66,13 +73,14 @@ export class RunLifecycle implements RunHost {
   readonly logger: CheckedOptions['logger'];
   readonly tracing: CheckedOptions['tracing'];
   readonly metrics: CheckedOptions['metrics'];
+  readonly services: CommandServices;
 
   constructor(
     private readonly options: CheckedOptions,
-    private readonly store: RunStore,
+    private readonly store: EngineStore,
+    private readonly live: LiveRuns,
     private readonly catalogs: CatalogRegistry,
     readonly timers: TimerRegistry,
-    private readonly keys: KeyRecords,
   ) {
     this.clock = options.clock;
     this.logger = options.logger;
@@ -85,14 +93,38 @@ export class RunLifecycle implements RunHost {
       retry: { maximumAttempts: 5, initialIntervalMs: 500 },
       timeoutMs: WEBHOOK_CALL_TIMEOUT_MS,
     }).definition as unknown as ActivityDefinition;
+    this.services = {
+      logger: this.logger,
+      tracing: this.tracing,
+      metrics: this.metrics,
+      scopes: this.scopes,
+      stepAttempts: this.stepAttempts,
+      webhookStep: this.webhookStep,
+      observerFor: (catalog) => this.observerFor(catalog),
+      startChild: (start) => {
+        const child = this.startChild(start);
+        return { runId: child.description.runId };
+      },
+      awaitChild: (workflowId, runId) => this.awaitChild(workflowId, runId),
+      cancelChild: (workflowId, parentRunId) => this.cancelChild(workflowId, parentRunId),
+    };
   }
 
+  commandChanged(record: RunRecord, command: CommandRecord): void {
+    this.store.commandChanged(record, command);
+  }
+
+  commit(): Promise<void> | undefined {
+    return this.store.commit();
+  }
+
+  /** A new run, live but not begun: `launch` begins it once its start is committed. */
   createRun(spec: NewRun, reset?: ResetSeed): RunRecord {
     const runId = this.options.ids.uuid();
     const description: RunDescription = {
       workflowId: spec.workflowId,
       runId,
-      workflowName: spec.definition.name,
+      workflowName: spec.workflowName,
       catalog: spec.catalog,
       status: 'running',
       startedAt: new Date(this.clock.now()),
@@ -104,11 +136,7 @@ export class RunLifecycle implements RunHost {
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
       ...(spec.rerunOf ? { rerunOf: { ...spec.rerunOf } } : {}),
     };
-    // The history's limits call back into the record it belongs to, which exists before anything is appended.
-    let created: RunRecord | undefined;
-    const history = new RunHistory(this.clock, reset?.events, this.historyLimits(description, () => created));
-    const record = new RunRecord(description, spec.definition, spec.input, history, this.store.nextSequence());
-    created = record;
+    const record = this.newRecord(description, spec.definition, spec.input, reset?.events ?? [], this.store.nextSequence(), 0);
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
     record.chainInput = spec.chainInput ?? spec.input;
     record.callback = spec.callback;
@@ -118,27 +146,79 @@ export class RunLifecycle implements RunHost {
     record.execution = new RunExecution(record, this, { ...start, ...(traceparent ? { traceparent } : {}) });
     // A step handed the run's input keeps no second copy of it.
     record.execution.intern(spec.input);
+    this.live.add(record);
+    this.store.runAdded(record);
     if (reset) {
       reset.seed(record);
     } else {
-      history.append('workflow_started', {
-        workflowName: spec.definition.name,
+      record.history.append('workflow_started', {
+        workflowName: spec.workflowName,
         catalog: spec.catalog,
         input: spec.input,
         ...(spec.continuedFromRunId ? { continuedFromRunId: spec.continuedFromRunId } : {}),
         ...(spec.parent ? { parentWorkflowId: spec.parent.workflowId } : {}),
       });
     }
-    this.store.add(record);
     // A run without a first run to continue is a new chain: the id's key record is now its (keyed) or none.
-    if (!spec.firstRunId) this.keys.chainStarted(record);
-    queueMicrotask(() => record.execution.begin());
+    if (!spec.firstRunId) this.store.chainStarted(record);
     return record;
   }
 
-  /** WorkflowAlreadyStartedError while the id has an open run; closed ids may be reused. */
+  /**
+   * Begins the run's code once its start is committed (at once on the memory store, in a microtask, as a start's
+   * caller hears of the run before its code runs). Resolves when the start is committed; rejects with the store's
+   * StoreWriteError when it could not be (the run then never existed).
+   */
+  launch(record: RunRecord): Promise<void> {
+    const barrier = this.store.commit();
+    if (!barrier) {
+      queueMicrotask(() => record.execution.begin());
+      return Promise.resolve();
+    }
+    return barrier.then(() => record.execution.begin());
+  }
+
+  /**
+   * A run restored from the store (a restart, or a write that failed): live again with its own run id and history,
+   * its code not running until `resume` (it needs a worker that serves its workflow).
+   */
+  restore(state: RunState): RunRecord {
+    const record = this.newRecord({ ...state.description }, undefined, state.input, state.events, state.sequence, state.events.length);
+    record.committed = true;
+    record.chainInput = state.chainInput;
+    record.chainStartedAt = state.chainStartedAt;
+    record.callback = state.callback;
+    const point = state.commands.reduce((most, command) => Math.max(most, command.completion ?? 0), 0);
+    const children = state.commands.flatMap((command) => (command.progress?.kind === 'child' ? [command.progress.childWorkflowId] : []));
+    record.execution = new RunExecution(record, this, {
+      replay: { reason: 'restart', commands: state.commands, point },
+      cancelRequested: state.events.some((event) => event.type === 'workflow_cancel_requested'),
+      trace: state.commands.flatMap((command) => (command.trace ? [command.trace] : [])),
+      childWorkflowIds: children,
+    });
+    record.execution.intern(state.input);
+    // Replies are in the history; the replayed waits take back the ones they consumed, the rest stay buffered.
+    for (const event of state.events) {
+      const payload = event.attributes.payload;
+      if (event.type === 'signal_received' && payload instanceof Payload) record.execution.inbox.deliver(payload, event.eventId);
+    }
+    this.live.add(record);
+    return record;
+  }
+
+  /** Runs a restored run's code again (replaying what it did) once a worker serves its workflow; false while none does. */
+  resume(record: RunRecord): boolean {
+    if (record.closing || record.definition) return record.definition !== undefined;
+    const definition = this.catalogs.liveDefinition(record.description.catalog, record.description.workflowName);
+    if (!definition) return false;
+    record.definition = definition;
+    record.execution.begin();
+    return true;
+  }
+
+  /** WorkflowAlreadyStartedError while the id has an open run, stored or live; closed ids may be reused. */
   assertIdFree(workflowId: string): void {
-    const latest = this.store.latest(workflowId);
+    const latest = this.live.latest(workflowId) ?? this.store.lookup({ workflowId });
     if (latest && !latest.closed) {
       throw new WorkflowAlreadyStartedError(`Workflow ${workflowId} is already running`, {
         workflowId,
@@ -150,34 +230,61 @@ export class RunLifecycle implements RunHost {
   startChild(start: ChildStart): RunRecord {
     const definition = this.catalogs.definitionFor(start.catalog, start.workflowName);
     this.assertIdFree(start.workflowId);
-    return this.createRun({
+    const child = this.createRun({
       definition,
       workflowId: start.workflowId,
+      workflowName: start.workflowName,
       catalog: start.catalog,
       input: payloadOf(start.input, 'input'),
       parent: start.parent,
       root: start.root,
     });
+    // Committed with the parent's child_started; a failed commit restores the parent, which starts it again.
+    this.launch(child).catch(() => {});
+    return child;
   }
 
   observerFor(catalog: string): RunObserver {
     return this.catalogs.observerFor(catalog);
   }
 
-  chainEnd(run: RunRecord): Promise<RunRecord> {
-    return new Promise((resolve) => {
-      const follow = (from: RunRecord): void => {
-        let current = from;
-        while (current.closed && current.continuedTo) current = current.continuedTo;
-        if (current.closed) resolve(current);
-        else current.onClosed(() => follow(current));
-      };
-      follow(run);
-    });
+  /** Waits for the end of the continue-as-new chain the child run began, wherever its runs are kept. */
+  async awaitChild(workflowId: string, runId: string): Promise<ChildEnd> {
+    let current = runId;
+    for (;;) {
+      const record = this.live.get(current);
+      if (record) {
+        if (!record.closed) {
+          await new Promise<void>((resolve) => record.onClosed(resolve));
+          continue;
+        }
+        if (record.continuedTo) {
+          current = record.continuedTo.description.runId;
+          continue;
+        }
+        return { runId: current, status: record.description.status as ChildEnd['status'], output: record.output, failure: record.failure };
+      }
+      const stored = this.store.lookup({ workflowId, runId: current });
+      if (!stored) {
+        return { runId: current, status: 'failed', output: undefined, failure: { name: 'WorkflowNotFoundError', message: `Child run ${current} of workflow ${workflowId} is no longer kept` } };
+      }
+      if (!stored.closed) {
+        // Open in the store but not live: restored after a write that failed, shortly live again.
+        await new Promise<void>((resolve) => this.timers.set(CHILD_LOOKUP_RETRY_MS, resolve));
+        continue;
+      }
+      if (stored.continuedToRunId) {
+        current = stored.continuedToRunId;
+        continue;
+      }
+      const outcome = stored.outcome();
+      const output = outcome.run.status === 'completed' ? Payload.of(outcome.output) : undefined;
+      return { runId: current, status: outcome.run.status as ChildEnd['status'], output, failure: outcome.failure };
+    }
   }
 
   cancelChild(workflowId: string, parentRunId: string): void {
-    const child = this.store.latest(workflowId);
+    const child = this.live.latest(workflowId);
     if (child && !child.closing && child.description.parent?.runId === parentRunId) this.requestCancel(child);
   }
 
@@ -188,11 +295,16 @@ export class RunLifecycle implements RunHost {
     record.execution.requestCancel();
   }
 
-  terminate(record: RunRecord, reason: string): Promise<void> {
-    return this.close(record, closings.terminated(reason));
+  terminate(record: RunRecord, reason: string, successor?: () => RunRecord): Promise<void> {
+    return this.close(record, closings.terminated(reason), successor);
   }
 
-  async close(record: RunRecord, requested: RunClosing): Promise<void> {
+  /**
+   * Closes the run: its children terminated, its trace written, then its close and what follows it (the next run of
+   * a continue-as-new, a reset's new run: `successor`) committed together, and only then shown. Rejects with the
+   * store's StoreWriteError when that commit failed (the engine restores the run from the store).
+   */
+  async close(record: RunRecord, requested: RunClosing, successor?: () => RunRecord): Promise<void> {
     if (record.closing) return;
     record.closing = true;
     record.execution.abandon();
@@ -205,45 +317,80 @@ export class RunLifecycle implements RunHost {
       attributes: { 'flowgate.status': closing.status },
       ...(closing.failure ? { error: closing.failure.message } : {}),
     });
+    let next: RunRecord | undefined;
     if (closing.continueWith) {
-      const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf } = record.description;
-      const next = this.createRun({
-        definition: this.catalogs.liveDefinition(catalog, workflowName) ?? record.definition,
-        workflowId,
-        catalog,
-        input: closing.continueWith.input,
-        chainInput: record.chainInput,
-        firstRunId,
-        chainStartedAt: record.chainStartedAt,
-        continuedFromRunId: runId,
-        ...(parent ? { parent } : {}),
-        ...(root ? { root } : {}),
-        ...(record.callback ? { callback: record.callback } : {}),
-        ...(rerunOf ? { rerunOf } : {}),
-        // The chain stays one trace: each run's span is a child of the run it continues.
-        ...(record.execution.span.traceparent ? { traceparent: record.execution.span.traceparent } : {}),
-      });
+      next = this.continuation(record, closing.continueWith.input);
       record.continuedTo = next;
       const attributes = { newRunId: next.description.runId, input: closing.continueWith.input };
       closing = { ...closing, event: { type: closing.event.type, attributes } };
+    } else if (successor) {
+      next = successor();
     }
-    record.publishClose(closing, closedAt);
-    this.store.markClosed(record);
-    if (!closing.continueWith) this.keys.chainClosed(record);
+    record.decideClose(closing, closedAt);
+    this.store.runChanged(record);
+    const barrier = this.store.commit();
+    if (barrier) await barrier;
+    record.publishClose();
+    this.live.remove(record);
+    this.store.runClosed(record);
+    if (!closing.continueWith) this.store.chainClosed(record);
+    if (next) {
+      const begin = next;
+      queueMicrotask(() => begin.execution.begin());
+    }
     // A continued run's chain goes on: its last run's close is the one reported.
-    if (record.callback && !closing.continueWith) {
-      const { callback } = record;
-      const run = { workflowId: record.description.workflowId, runId: record.description.runId };
-      // Outside the run's async context: the delivery and its retry timers are engine work that outlives the run.
-      this.scopes.exit(() => this.options.onRunCallback?.(run, callback));
-    }
-    // On Node 20 an enabled AsyncLocalStorage puts a hook on every promise the process creates, requests included
-    // (a fifth of a status request's cost, bench figure 1). With no run open no code needs a run scope or a step
+    if (record.callback && !closing.continueWith) this.callbackDue(record, record.callback);
+    // On Node an enabled AsyncLocalStorage puts a hook on every promise the process creates, requests included
+    // (a fifth of a status request's cost, bench figure 1). With no run live no code needs a run scope or a step
     // attempt (progress from a step of a closed run is dropped anyway); the next run() enables each again.
-    if (this.store.openCount === 0) {
+    if (this.live.size === 0) {
       this.scopes.disable();
       this.stepAttempts.disable();
     }
+  }
+
+  /** Delivers the run's callback (outside its async context: the delivery and its retries outlive the run). */
+  callbackDue(record: { description: RunDescription }, callback: RunCallbackTarget): void {
+    const run = { workflowId: record.description.workflowId, runId: record.description.runId };
+    const delivery = this.scopes.exit(() => this.options.onRunCallback?.(run, callback));
+    // The outbox keeps it until its delivery ended, however it ended, so a restart in between delivers it again.
+    void Promise.resolve(delivery).then(
+      () => this.store.callbackEnded(run),
+      () => this.store.callbackEnded(run),
+    );
+  }
+
+  private newRecord(description: RunDescription, definition: WorkflowDefinition | undefined, input: Payload, events: readonly HistoryEvent[], sequence: number, committed: number): RunRecord {
+    // The history's limits and journal call back into the record it belongs to, which exists before anything is appended.
+    let created: RunRecord | undefined;
+    const history = new RunHistory(this.clock, events, this.historyLimits(description, () => created), {
+      onAppend: () => created && this.store.runChanged(created),
+      gated: this.store.durable,
+      committed,
+    });
+    created = new RunRecord(description, definition, input, history, sequence);
+    return created;
+  }
+
+  private continuation(record: RunRecord, input: Payload): RunRecord {
+    const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf } = record.description;
+    return this.createRun({
+      definition: this.catalogs.liveDefinition(catalog, workflowName) ?? record.definition,
+      workflowId,
+      workflowName,
+      catalog,
+      input,
+      chainInput: record.chainInput,
+      firstRunId,
+      chainStartedAt: record.chainStartedAt,
+      continuedFromRunId: runId,
+      ...(parent ? { parent } : {}),
+      ...(root ? { root } : {}),
+      ...(record.callback ? { callback: record.callback } : {}),
+      ...(rerunOf ? { rerunOf } : {}),
+      // The chain stays one trace: each run's span is a child of the run it continues.
+      ...(record.execution.span.traceparent ? { traceparent: record.execution.span.traceparent } : {}),
+    });
   }
 
   /**
@@ -256,12 +403,12 @@ export class RunLifecycle implements RunHost {
     return {
       maxBytes: maxHistoryBytes,
       warnBytes: historyWarnBytes,
-      onWarn: (bytes) => this.logger.warn('memory engine: a run\'s history is large; past MEMORY_MAX_HISTORY_BYTES the run is terminated', fields(bytes)),
+      onWarn: (bytes) => this.logger.warn('embedded engine: a run\'s history is large; past MEMORY_MAX_HISTORY_BYTES the run is terminated', fields(bytes)),
       onExceeded: (bytes) => {
         const exceeded = record();
         if (!exceeded) return;
-        this.logger.warn('memory engine: a run\'s history passed MEMORY_MAX_HISTORY_BYTES; the run is terminated', fields(bytes));
-        void this.close(exceeded, closings.historySizeExceeded(bytes, maxHistoryBytes));
+        this.logger.warn('embedded engine: a run\'s history passed MEMORY_MAX_HISTORY_BYTES; the run is terminated', fields(bytes));
+        this.close(exceeded, closings.historySizeExceeded(bytes, maxHistoryBytes)).catch(() => {});
       },
     };
   }
@@ -283,10 +430,10 @@ export class RunLifecycle implements RunHost {
     const { workflowId, runId } = record.description;
     const open: RunRecord[] = [];
     for (const childId of record.execution.childWorkflowIds) {
-      const child = this.store.latest(childId);
+      const child = this.live.latest(childId);
       if (child && !child.closing && child.description.parent?.runId === runId) open.push(child);
     }
-    await Promise.all(open.map((child) => this.terminate(child, `Parent workflow ${workflowId} (run ${runId}) closed: ${status}`)));
+    await Promise.all(open.map((child) => this.terminate(child, `Parent workflow ${workflowId} (run ${runId}) closed: ${status}`).catch(() => {})));
   }
 
   private async runClosedHook(record: RunRecord, closing: RunClosing, closedAt: Date): Promise<void> {

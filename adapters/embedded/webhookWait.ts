@@ -4,7 +4,7 @@ import { checkWebhookRequest } from '../../core/definition/runRules.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CommandCall } from './commandLog.js';
 import type { Payload } from './payload.js';
-import type { RunScope } from './runHost.js';
+import type { RunScope } from './runCommands.js';
 import { never } from './never.js';
 import { executeStep } from './stepExecution.js';
 
@@ -14,10 +14,10 @@ import { executeStep } from './stepExecution.js';
  */
 export async function waitForWebhook<T>(scope: RunScope, request: WebhookRequest = {}): Promise<T> {
   checkWebhookRequest(request);
-  const { execution } = scope;
-  const ordinal = execution.nextOrdinal('webhook');
+  const { commands } = scope;
+  const ordinal = commands.nextOrdinal('webhook');
   if (request.url !== undefined) {
-    const run = execution.record.description;
+    const run = commands.run;
     const call: WebhookCall = {
       url: request.url,
       workflowId: run.workflowId,
@@ -26,46 +26,50 @@ export async function waitForWebhook<T>(scope: RunScope, request: WebhookRequest
       payload: request.payload ?? null,
       idempotencyKey: `${run.workflowId}:${run.runId}:webhook-${ordinal}`,
     };
-    await executeStep(scope, execution.host.webhookStep, call);
+    await executeStep(scope, commands.services.webhookStep, call);
   }
   return (await awaitReply(scope, request.timeoutMs)) as T;
 }
 
 function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unknown> {
-  const { execution } = scope;
-  const call = execution.call('webhook', 'webhook');
+  const { commands } = scope;
+  const call = commands.call('webhook', 'webhook');
   if (!call) return never();
-  if (call.replayed) {
-    if (call.record.consumedFeedback) execution.inbox.dropOldest();
-    return execution.replay(call.record);
+  if (call.mode === 'replayed') {
+    if (call.record.consumedFeedback) commands.inbox.dropOldest();
+    return commands.replayed(call);
   }
-  if (execution.isCancelled(scope)) return execution.settle(call, execution.cancelledOutcome('Webhook wait cancelled'));
-  const buffered = execution.inbox.take();
+  if (commands.isCancelled(scope)) return commands.settle(call, commands.cancelledOutcome('Webhook wait cancelled'));
+  const buffered = commands.inbox.take();
   if (buffered) return received(call, scope, buffered);
+  // A resumed wait keeps the time limit it was given when it began.
+  const progress = call.record.progress;
+  const dueAt = progress?.kind === 'webhook' ? progress.dueAt : timeoutMs === undefined ? undefined : commands.now() + timeoutMs;
+  if (call.mode === 'new') commands.progressed(call, { kind: 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
   return new Promise((resolve) => {
     let stopTimer = (): void => {};
     let withdrawCancel = (): void => {};
-    const withdrawWait = execution.inbox.wait((payload) => {
+    const withdrawWait = commands.inbox.wait((payload) => {
       stopTimer();
       withdrawCancel();
       resolve(received(call, scope, payload));
     });
-    if (timeoutMs !== undefined) {
-      stopTimer = execution.setTimer(timeoutMs, () => {
+    if (dueAt !== undefined && timeoutMs !== undefined) {
+      stopTimer = commands.timerAt(dueAt, () => {
         withdrawWait();
         withdrawCancel();
-        resolve(execution.settle(call, { ok: false, error: new WebhookTimeoutError(timeoutMs) }));
+        resolve(commands.settle(call, { ok: false, error: new WebhookTimeoutError(timeoutMs) }));
       });
     }
-    withdrawCancel = execution.onCancel(scope, () => {
+    withdrawCancel = commands.onCancel(scope, () => {
       withdrawWait();
       stopTimer();
-      resolve(execution.settle(call, execution.cancelledOutcome('Webhook wait cancelled')));
+      resolve(commands.settle(call, commands.cancelledOutcome('Webhook wait cancelled')));
     });
   });
 }
 
 function received(call: CommandCall, scope: RunScope, payload: Payload): Promise<unknown> {
   call.record.consumedFeedback = true;
-  return scope.execution.settle(call, { ok: true, value: payload });
+  return scope.commands.settle(call, { ok: true, value: payload });
 }

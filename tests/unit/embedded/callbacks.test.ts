@@ -31,7 +31,7 @@ const countdown = workflow({
 
 function recordingHarness() {
   const reported: { run: PinnedRunRef; target: RunCallbackTarget }[] = [];
-  const h = harness([prepareThenSleep, countdown], { onRunCallback: (run, given) => reported.push({ run, target: given }) });
+  const h = harness([prepareThenSleep, countdown], { onRunCallback: (run, given) => void reported.push({ run, target: given }) });
   return { ...h, reported };
 }
 

@@ -253,4 +253,31 @@ test('code that stops calling what the original run called before the point fail
   h.close();
 });
 
+const slowStep = step({ name: 'slow', fn: () => new Promise<string>((resolve) => setTimeout(() => resolve('slow'), 30)) });
+const fastStep = step({ name: 'fast', fn: async () => 'fast' });
+// Slower than `slow`: by the time the winner is marked, both racers have completed (fast first, then slow).
+const markWinner = step({ name: 'mark_winner', fn: (winner: string) => new Promise<string>((resolve) => setTimeout(() => resolve(`marked ${winner}`), 60)) });
+const race = workflow({
+  name: 'race',
+  description: 'Races a slow step against a fast one and marks the winner',
+  inputSchema: z.object({}),
+  outputSchema: z.unknown(),
+  fn: async () => {
+    const winner = await Promise.race([slowStep(undefined), fastStep(undefined)]);
+    return { winner, marked: await markWinner(winner) };
+  },
+});
+
+test('a reset hands recorded outcomes back in the order they completed, not the order they were called', async () => {
+  const h = harness([race]);
+  const ref = await h.run(race, {});
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  assert.equal((await h.outcome(ref)).output, { winner: 'fast', marked: 'marked fast' });
+  const reset = await h.engine.reset(ref, 'mark_winner', 'replay the race');
+  const outcome = await h.outcome(reset);
+  assert.equal(outcome.failure, null);
+  assert.equal(outcome.output, { winner: 'fast', marked: 'marked fast' });
+  h.close();
+});
+
 test.run();

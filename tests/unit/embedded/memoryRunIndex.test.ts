@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { RunStore, type StoredRun } from '../../../adapters/embedded/runStore.js';
+import { MemoryRunIndex as RunStore, type IndexedRun as StoredRun } from '../../../adapters/embedded/store/memoryRunIndex.js';
 import type { RunDescription } from '../../../core/domain/run.js';
 
 /** The store's eviction, on plain runs of a known size. */

@@ -1,6 +1,5 @@
-import { WorkflowNotFoundError } from '../../core/domain/errors.js';
-import type { RunRef } from '../../core/domain/run.js';
-import type { RunRecord } from './runRecord.js';
+import type { RunRef } from '../../../core/domain/run.js';
+import type { RunRecord } from '../runRecord.js';
 
 /** What the store holds (EmbeddedEngine.usage). */
 export interface StoreUsage {
@@ -16,16 +15,16 @@ interface ClosedEntry<Run> {
   bytes: number;
 }
 
-/** The part of a record the store reads: tests hand it plain objects. */
-export type StoredRun = Pick<RunRecord, 'description' | 'closed' | 'retainedBytes'>;
+/** The part of a record the index reads: tests hand it plain objects. */
+export type IndexedRun = Pick<RunRecord, 'description' | 'closed' | 'retainedBytes'>;
 
 /**
- * The runs the engine remembers: by run id, by workflow id (start order, so the last is the latest) and in
+ * The runs the memory store remembers: by run id, by workflow id (start order, so the last is the latest) and in
  * insertion order. Closed runs are forgotten oldest close first, as soon as there are more than `maxClosedRuns` of
  * them or they keep more than `maxClosedBytes` together (a run bigger than that alone is forgotten as it closes; its
  * waiters still get their answer).
  */
-export class RunStore<Run extends StoredRun = RunRecord> {
+export class MemoryRunIndex<Run extends IndexedRun = RunRecord> {
   private readonly byRunId = new Map<string, Run>();
   private readonly byWorkflowId = new Map<string, Run[]>();
   /** Closed runs in close order from `closedHead` on; consumed slots are emptied so an evicted run is released. */
@@ -90,17 +89,6 @@ export class RunStore<Run extends StoredRun = RunRecord> {
   /** The runs of an id the store still has, oldest start first. */
   runsOf(workflowId: string): readonly Run[] {
     return this.byWorkflowId.get(workflowId) ?? [];
-  }
-
-  /** A pinned run, or the latest run of the id; WorkflowNotFoundError otherwise. */
-  find(ref: RunRef): Run {
-    return this.lookup(ref) ?? this.notFound(ref);
-  }
-
-  /** Throws the WorkflowNotFoundError of a run the store does not have. */
-  notFound(ref: RunRef): never {
-    if (ref.runId === undefined) throw new WorkflowNotFoundError(`Workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId });
-    throw new WorkflowNotFoundError(`Run ${ref.runId} of workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId, runId: ref.runId });
   }
 
   /** A pinned run, or the latest run of the id; undefined when the store has none. */

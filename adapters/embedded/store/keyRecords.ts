@@ -1,9 +1,9 @@
-import { IdempotencyStoreFullError } from '../../core/domain/errors.js';
-import type { RunDescription, RunOutcome, RunRef, SerializedFailure } from '../../core/domain/run.js';
-import type { Clock } from '../../ports/clock.js';
-import { jsonCopy } from './json.js';
-import type { Payload } from './payload.js';
-import { descriptionCopy, type RunRecord } from './runRecord.js';
+import { IdempotencyStoreFullError } from '../../../core/domain/errors.js';
+import type { RunDescription, RunOutcome, RunRef, SerializedFailure } from '../../../core/domain/run.js';
+import type { Clock } from '../../../ports/clock.js';
+import { jsonCopy } from '../json.js';
+import type { Payload } from '../payload.js';
+import { descriptionCopy, type RunRecord } from '../runRecord.js';
 
 /** Two descriptions, the map entry and the queue slot of a record, about, besides the workflow id they repeat. */
 const KEY_RECORD_BYTES = 1024;
