@@ -112,7 +112,6 @@ export class CommandLog {
     record.completion = this.completions;
     record.completionEventId = lastEventId;
     record.outcome = outcome;
-    delete record.progress;
     this.onChange(record);
   }
 

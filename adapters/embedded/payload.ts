@@ -23,6 +23,11 @@ export class Payload {
     return text === undefined ? Payload.UNDEFINED : new Payload(text, Buffer.byteLength(text, 'utf8'));
   }
 
+  /** A payload from JSON text already made (read back from a store); undefined for `undefined`. */
+  static fromText(text: string | undefined | null): Payload {
+    return text === undefined || text === null ? Payload.UNDEFINED : new Payload(text, Buffer.byteLength(text, 'utf8'));
+  }
+
   /** A fresh copy of the value. */
   value(): unknown {
     return decodeJson(this.text);

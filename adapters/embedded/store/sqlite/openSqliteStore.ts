@@ -1,0 +1,120 @@
+import { mkdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { DataDirectoryError, DataDirectoryInUseError } from './dataDirErrors.js';
+import { loadSqlite } from './loadSqlite.js';
+import { prepareSchema, SCHEMA_VERSION } from './schema.js';
+import { SqliteStore, type SqliteStoreOptions } from './sqliteStore.js';
+
+/** The database file in the data directory. */
+export const DATABASE_FILE = 'flowgate.db';
+/** The pid of the process holding the data directory: what a second one names when it is refused. */
+const PID_FILE = 'flowgate.pid';
+
+export interface OpenSqliteStoreOptions extends SqliteStoreOptions {
+  /** DATA_DIR: made when missing. */
+  dataDir: string;
+  /**
+   * DATA_SYNC: `full` makes every commit survive a power loss (fsync of the write-ahead log on each commit); `normal`
+   * survives a crash or kill of the process, and may lose the last commits to a power loss. @default 'full'
+   */
+  sync?: 'full' | 'normal';
+}
+
+/**
+ * Opens the durable store on a data directory, which this process then holds alone until the store is closed (SQLite's
+ * exclusive locking: a second process is refused at once, and a process that dies releases it with its file locks).
+ * Every way the directory cannot be used is one DataDirectoryError line, and nothing in it is changed: a database
+ * written by a newer flowgate is never migrated down, one that is not a database is never overwritten.
+ */
+export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<SqliteStore> {
+  const dataDir = resolve(options.dataDir);
+  prepareDirectory(dataDir);
+  const { DatabaseSync } = await loadSqlite();
+  const path = join(dataDir, DATABASE_FILE);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path, { timeout: 0 });
+  } catch (error) {
+    throw unusable(dataDir, path, error);
+  }
+  try {
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    // The first write takes the exclusive lock and keeps it: a second flowgate on this directory is refused here.
+    db.exec('BEGIN IMMEDIATE');
+    const check = prepareSchema(db);
+    if (check.kind === 'newer') {
+      db.exec('ROLLBACK');
+      throw new DataDirectoryError(
+        `${path} was written by a newer flowgate (schema version ${check.version}; this flowgate reads up to ${SCHEMA_VERSION}): upgrade flowgate, or give another DATA_DIR; the database is left as it is`,
+      );
+    }
+    db.exec('COMMIT');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${options.sync === 'normal' ? 'NORMAL' : 'FULL'}`);
+  } catch (error) {
+    try {
+      db.close();
+    } catch {
+      // Closing is best effort: the error that brought us here is what the user needs.
+    }
+    if (error instanceof DataDirectoryError) throw error;
+    throw unusable(dataDir, path, error);
+  }
+  writeFileSync(join(dataDir, PID_FILE), `${process.pid}\n`);
+  const store = new SqliteStore(db, options);
+  const close = store.close.bind(store);
+  store.close = () => {
+    close();
+    rmSync(join(dataDir, PID_FILE), { force: true });
+  };
+  return store;
+}
+
+/** Makes the directory, or says in one line why it cannot be one flowgate writes to. */
+function prepareDirectory(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
+    throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be made (${describe(error)}): give a directory this process can write`);
+  }
+  if (!statSync(dataDir).isDirectory()) throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
+}
+
+/** Why SQLite would not open or lock the database, as one line. */
+function unusable(dataDir: string, path: string, error: unknown): DataDirectoryError {
+  const code = (error as { errcode?: number; code?: string }).errcode;
+  const message = describe(error);
+  // SQLITE_BUSY (5) and its extended codes: the lock is held.
+  if (code !== undefined && (code & 0xff) === 5) {
+    const pid = holder(dataDir);
+    return new DataDirectoryInUseError(
+      `DATA_DIR ${dataDir} is in use by another flowgate${pid ? ` (pid ${pid})` : ''}: one process per data directory; stop it, or give another DATA_DIR`,
+      pid,
+    );
+  }
+  // SQLITE_NOTADB (26), SQLITE_CORRUPT (11): never overwritten.
+  if (code !== undefined && ((code & 0xff) === 26 || (code & 0xff) === 11)) {
+    return new DataDirectoryError(`${path} is not a flowgate database or is damaged (${message}); it was left as it is: move it away or give another DATA_DIR`);
+  }
+  // SQLITE_READONLY (8), SQLITE_CANTOPEN (14), SQLITE_IOERR (10), SQLITE_PERM (3).
+  if (code !== undefined && [8, 14, 10, 3].includes(code & 0xff)) {
+    return new DataDirectoryError(`DATA_DIR ${dataDir} cannot be written (${message}): give a directory this process can write`);
+  }
+  return new DataDirectoryError(`${path} cannot be opened (${message})`);
+}
+
+function holder(dataDir: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(join(dataDir, PID_FILE), 'utf8'), 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+}
