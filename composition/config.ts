@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
@@ -39,7 +40,11 @@ const envShape = {
   API_AUTH_TOKEN: authToken,
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3001),
-  ENGINE: z.enum(['memory', 'temporal']).optional(),
+  ENGINE: z.enum(['embedded', 'memory', 'temporal']).optional(),
+  /** The durable embedded engine's data directory. @default .flowgate in PROJECT_DIR */
+  DATA_DIR: z.string().min(1).optional(),
+  DATA_SYNC: z.enum(['full', 'normal']).default('full'),
+  RUN_RETENTION_DAYS: z.coerce.number().positive().default(30),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_API_KEY: optionalSecret,
@@ -118,7 +123,17 @@ export interface FlowgateConfig {
   authToken: string | undefined;
   host: string;
   port: number;
-  engine: 'memory' | 'temporal';
+  /**
+   * ENGINE: `embedded` (the default without TEMPORAL_ADDRESS): the embedded engine on its durable store in DATA_DIR;
+   * `memory`: the embedded engine in memory (runs live and end with the process); `temporal`.
+   */
+  engine: 'embedded' | 'memory' | 'temporal';
+  /** DATA_DIR, absolute: where the durable embedded engine keeps its runs. @default .flowgate in PROJECT_DIR */
+  dataDir: string;
+  /** DATA_SYNC: `full` (every commit survives a power loss) or `normal` (survives a crash of the process). @default full */
+  dataSync: 'full' | 'normal';
+  /** RUN_RETENTION_DAYS in ms: closed runs of the durable embedded engine are deleted this long after they closed. @default 30 days */
+  runRetentionMs: number;
   temporal: { address: string; namespace: string; apiKey: string | undefined; tls: boolean | undefined } | undefined;
   /** Signs page tokens; shared by API replicas so a token from one is accepted by another (Temporal). */
   pageTokenSecret: string | undefined;
@@ -152,6 +167,7 @@ export interface FlowgateConfig {
    */
   metrics: { enabled: boolean; port: number | undefined };
   shutdownGraceMs: number;
+  /** MEMORY_MAX_CLOSED_RUNS (ENGINE=memory only): closed runs kept before the oldest are forgotten. */
   memoryMaxClosedRuns: number;
   /** Bytes the embedded engine's closed runs may keep together before the oldest are forgotten. @default 256 MiB */
   memoryMaxClosedBytes: number;
@@ -206,7 +222,10 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
     host: value.HOST,
     port: value.PORT,
     // `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise (README, Configuration).
-    engine: value.ENGINE ?? (value.TEMPORAL_ADDRESS ? 'temporal' : 'memory'),
+    engine: value.ENGINE ?? (value.TEMPORAL_ADDRESS ? 'temporal' : 'embedded'),
+    dataDir: resolve(value.PROJECT_DIR ?? process.cwd(), value.DATA_DIR ?? '.flowgate'),
+    dataSync: value.DATA_SYNC,
+    runRetentionMs: Math.round(value.RUN_RETENTION_DAYS * 24 * 3600 * 1000),
     temporal: value.TEMPORAL_ADDRESS
       ? { address: value.TEMPORAL_ADDRESS, namespace: value.TEMPORAL_NAMESPACE, apiKey: value.TEMPORAL_API_KEY, tls: value.TEMPORAL_TLS }
       : undefined,

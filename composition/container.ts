@@ -16,6 +16,7 @@ import type { IdGenerator } from '../ports/ids.js';
 import type { Logger } from '../ports/logger.js';
 import type { TraceStore, TraceStores } from '../ports/traceStore.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
+import type { EngineStore } from '../adapters/embedded/store/engineStore.js';
 import { CallbackDeliveries, EmbeddedEngine } from '../adapters/embedded/index.js';
 import { systemClock, randomIds, sha256Digest } from '../adapters/system/index.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
@@ -184,6 +185,9 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   const connected = onTemporal ? await connectTemporalEngine(container, config, ownTracing) : undefined;
   const engine = parts.engine ?? connected;
   if (connected) owned.unshift(connected);
+  // The durable embedded engine's store: opened (and the data directory taken) before anything is registered, so a
+  // directory it cannot use fails the start in one line. The engine closes it.
+  const store = !engine && config.engine === 'embedded' ? await openDurableStore(config, resolveToken(container, LOGGER), resolveToken(container, CLOCK), owned) : undefined;
   if (engine) {
     container.register(WORKFLOW_ENGINE, { useValue: meteredEngine(options.decorateEngine ? options.decorateEngine(engine) : engine, metrics) });
   } else {
@@ -194,6 +198,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
         const logger = resolveToken(c, LOGGER);
         const uploads = resolveToken(c, TRACE_UPLOADS);
         return new EmbeddedEngine({
+          ...(store ? { store } : {}),
           clock: resolveToken(c, CLOCK),
           ids: resolveToken(c, ID_GENERATOR),
           logger,
@@ -211,7 +216,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
             metered.runClosed(closed.run.workflowName, closed.run.status);
             return recordTrace(traces, logger, closed, uploads);
           },
-          onRunCallback: (run, target) => void resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
+          onRunCallback: (run, target) => resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
         });
       }),
     );
@@ -273,6 +278,25 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     FLOWGATE_API,
     HTTP_APP,
   ], ownTracing);
+}
+
+/**
+ * Opens the durable store on DATA_DIR (loaded only now: the other engines never load node:sqlite). A start that fails
+ * after it closes what it opened, so the directory is free again.
+ */
+async function openDurableStore(config: FlowgateConfig, logger: Logger, clock: Clock, owned: { close(): unknown }[]): Promise<EngineStore> {
+  const { openSqliteStore } = await import('../adapters/embedded/store/sqlite/openSqliteStore.js');
+  const store = await openSqliteStore({
+    dataDir: config.dataDir,
+    sync: config.dataSync,
+    clock,
+    logger,
+    retentionMs: config.runRetentionMs,
+    idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
+  });
+  // Closed by the engine; this closes it when the composition fails before the engine is made (safe to call twice).
+  owned.push(store);
+  return store;
 }
 
 /** Every engine call timed, by operation (adapters/metrics): one decorator, outermost, so it times what the use cases wait for. */

@@ -32,11 +32,24 @@ export interface FlowgateServer {
   config: FlowgateConfig;
   api: FlowgateApi;
   engine: WorkflowEngine;
+  /** The durable embedded engine's data directory (DATA_DIR), when that is the engine. */
+  dataDir: string | undefined;
+  /** Embedded engine only: runs open now (running, or restored and waiting for their worker). */
+  openRunCount(): number;
   /** Embedded engine only: stops the worker of a catalog (its catalog becomes known-but-unavailable), or starts it again. */
   stopWorker(catalog: string): void;
   startWorker(catalog: string): void;
-  /** Graceful: stops accepting, lets in-flight requests finish within SHUTDOWN_GRACE_MS. Safe to call twice. */
-  close(): Promise<void>;
+  /**
+   * Graceful: stops accepting, lets in-flight requests finish within SHUTDOWN_GRACE_MS. Safe to call twice. Resolves
+   * with the embedded engine's runs still open when it stopped (the durable store resumes them at the next start).
+   */
+  close(): Promise<ServerClosed>;
+}
+
+/** What a server left when it stopped. */
+export interface ServerClosed {
+  /** Embedded engine: runs open when it stopped; undefined on Temporal, whose runs never depended on this process. */
+  openRunsLeft: number | undefined;
 }
 
 /**
@@ -101,13 +114,16 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     throw new Error('on Temporal, workers run in their own processes (flowgate worker)');
   };
   const runWaitsEnd = composition.resolve(RUN_WAITS_END);
-  let closing: Promise<void> | undefined;
+  let closing: Promise<ServerClosed> | undefined;
+  const embedded = composition.embeddedEngine;
   return {
     url: http.url,
     metricsUrl: metricsListener?.url,
     config,
     api: composition.resolve(FLOWGATE_API),
     engine,
+    dataDir: embedded?.storeKind === 'sqlite' ? config.dataDir : undefined,
+    openRunCount: () => embedded?.openRunCount ?? 0,
     stopWorker: (catalog) => (workers ? workers.stop(catalog) : onTemporal()),
     startWorker: (catalog) => (workers ? workers.start(catalog) : onTemporal()),
     close: () =>
@@ -124,7 +140,9 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
         }
         await metricsListener?.close();
         await workers?.close();
+        const openRunsLeft = embedded?.openRunCount;
         await composition.close(Math.max(0, config.shutdownGraceMs - (Date.now() - started)));
+        return { openRunsLeft };
       })()),
   };
 }

@@ -3,6 +3,7 @@ import { MissingPackageError } from '../optionalPackages.js';
 import { WorkflowsDirectoryError } from '../../adapters/workflowSources/errors.js';
 import { FlowgateApiError } from '../../adapters/client/index.js';
 import { UsageError } from './command.js';
+import { DataDirectoryError } from '../../adapters/embedded/store/sqlite/dataDirErrors.js';
 import { ApiUnreachableError } from './commands/api.js';
 
 /**
@@ -19,7 +20,7 @@ export const EXIT_API_ERROR = 3;
  */
 export function describeFailure(error: unknown): { lines: string[]; exitCode: number } {
   if (error instanceof ConfigError) return { lines: error.problems.map((problem) => `invalid configuration: ${problem}`), exitCode: EXIT_USAGE };
-  if (error instanceof UsageError || error instanceof WorkflowsDirectoryError) return { lines: [error.message], exitCode: EXIT_USAGE };
+  if (error instanceof UsageError || error instanceof WorkflowsDirectoryError || error instanceof DataDirectoryError) return { lines: [error.message], exitCode: EXIT_USAGE };
   if (error instanceof MissingPackageError) return { lines: [error.message], exitCode: EXIT_FAILURE };
   if (error instanceof FlowgateApiError) return { lines: [describeApiError(error)], exitCode: EXIT_API_ERROR };
   if (error instanceof ApiUnreachableError) return { lines: [error.message], exitCode: EXIT_API_ERROR };

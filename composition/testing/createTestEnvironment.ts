@@ -105,7 +105,8 @@ export async function createTestEnvironment(options: TestEnvironmentOptions = {}
       ...(options.workflowsDir !== undefined ? { workflowsDir: options.workflowsDir } : {}),
       ...(options.steps ? { steps: options.steps } : {}),
       ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
-      env: options.env ?? {},
+      // In memory, whatever the environment says: a test's runs end with it, on its virtual clock.
+      env: { ...options.env, ENGINE: 'memory' },
       clock,
       traceStore: traces,
       webhookSender: options.webhookSender ?? { send: async (call) => void webhookCalls.push(call) },

@@ -134,8 +134,8 @@ test('labelled controls, and readable at 200 % zoom: nothing scrolls sideways on
   }
 });
 
-// Engine-independent (the process and the switch are the same on both engines): run once, with the memory engine.
-if (engineUnderTest() === 'memory') {
+// Engine-independent (the process and the switch are the same on both engines): run once, with the embedded engine.
+if (engineUnderTest() !== 'temporal') {
   test('npm start serves the UI: a user opens /ui and sees their runs', async (context) => {
     const traceDir = await mkdtemp(join(tmpdir(), 'fg-ui-start-'));
     const server = await startServerProcess({ ENGINE: 'memory', TRACE_DIR: traceDir });

@@ -8,12 +8,18 @@ import { CapturingLogger, type LogLine } from './logLines.js';
 
 export type { LogLine } from './logLines.js';
 
-export type EngineName = 'memory' | 'temporal';
+/** `embedded`: the embedded engine on its durable store (the default); `memory`: the same engine in memory only. */
+export type EngineName = 'embedded' | 'memory' | 'temporal';
+
+/** Whether the engine is the embedded one, durable or in memory (one process holds its runs). */
+export function isEmbedded(engine: EngineName): boolean {
+  return engine !== 'temporal';
+}
 
 /** The engine the contract suites run against in this process (scripts/suites.mjs runs them once per engine). */
 export function engineUnderTest(): EngineName {
-  const name = process.env.FLOWGATE_TEST_ENGINE ?? 'memory';
-  if (name !== 'memory' && name !== 'temporal') throw new Error(`FLOWGATE_TEST_ENGINE=${name} is not an engine flowgate has`);
+  const name = process.env.FLOWGATE_TEST_ENGINE ?? 'embedded';
+  if (name !== 'embedded' && name !== 'memory' && name !== 'temporal') throw new Error(`FLOWGATE_TEST_ENGINE=${name} is not an engine flowgate has`);
   if (name === 'temporal' && !process.env.TEMPORAL_ADDRESS) {
     // Under CI and elsewhere alike: a missing server is a failure, never a skip.
     throw new Error('FLOWGATE_TEST_ENGINE=temporal needs TEMPORAL_ADDRESS (npm test starts a dev server for it)');
@@ -32,6 +38,8 @@ export interface TestApi {
    */
   scrapeWorkers: (() => Promise<string>) | undefined;
   traceDir: string;
+  /** The durable embedded engine's data directory (a fresh temporary one unless `env` names DATA_DIR). */
+  dataDir: string | undefined;
   /** Every line the server logged, for assertions (access log, the token never appearing). */
   logs: LogLine[];
   /** Stops the worker of a catalog and waits until the API sees it gone (503), or starts it again. */
@@ -67,6 +75,9 @@ export async function startTestApi(
   const catalogs = options.catalogs ?? FIXTURE_CATALOGS;
   const engine = options.engine ?? engineUnderTest();
   const traceDir = await mkdtemp(join(tmpdir(), 'flowgate-traces-'));
+  // Its own data directory, removed with it (a test of restarts names its own in `env`).
+  const ownDataDir = engine === 'embedded' && env.DATA_DIR === undefined ? await mkdtemp(join(tmpdir(), 'flowgate-data-')) : undefined;
+  const dataDir = engine === 'embedded' ? (env.DATA_DIR ?? ownDataDir) : undefined;
   const logs: LogLine[] = [];
   const logger = new CapturingLogger(logs);
   const baseEnv = {
@@ -94,12 +105,13 @@ export async function startTestApi(
         logger,
       });
     } else {
+      const engineEnv = engine === 'memory' ? { ENGINE: 'memory' } : { ENGINE: 'embedded', DATA_DIR: dataDir! };
       const specs = await Promise.all(
         catalogs.map(({ catalog, modules, projectDir, hookFiles, hookTimeoutMs }) =>
           loadEmbeddedWorker({ catalog, workflowModules: modules, ...(projectDir ? { projectDir } : {}), ...(hookFiles ? { hookFiles } : {}), ...(hookTimeoutMs ? { hookTimeoutMs } : {}), logger }),
         ),
       );
-      server = await startFlowgateServer({ env: { ...baseEnv, ...env }, workers: specs, logger });
+      server = await startFlowgateServer({ env: { ...baseEnv, ...engineEnv, ...env }, workers: specs, logger });
       workers = embeddedWorkers(server);
       // On Temporal, startTemporalWorkers has left it so already.
       if (catalogs.some(({ catalog }) => catalog === IDLE_FIXTURE.catalog)) await workers.stop(IDLE_FIXTURE.catalog);
@@ -108,6 +120,7 @@ export async function startTestApi(
     await server?.close();
     await workers?.close();
     await rm(traceDir, { recursive: true, force: true });
+    if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
     throw error;
   }
   const running = server;
@@ -118,6 +131,7 @@ export async function startTestApi(
     metricsUrl: running.metricsUrl,
     scrapeWorkers: control.scrape,
     traceDir,
+    dataDir,
     logs,
     stopWorker: (catalog) => control.stop(catalog),
     startWorker: (catalog) => control.start(catalog),
@@ -125,6 +139,7 @@ export async function startTestApi(
       await running.close();
       await control.close();
       await rm(traceDir, { recursive: true, force: true });
+      if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
     },
   };
 }
