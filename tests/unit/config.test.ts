@@ -119,8 +119,9 @@ function problemsOf(parse: () => unknown): string[] {
   return [];
 }
 
-test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise', () => {
-  assert.is(parseConfig({}).engine, 'memory');
+test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise; else the durable embedded engine', () => {
+  assert.is(parseConfig({}).engine, 'embedded');
+  assert.is(parseConfig({ ENGINE: 'memory' }).engine, 'memory');
   const temporal = parseConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_TLS: 'on', TEMPORAL_API_KEY: 'k' });
   assert.is(temporal.engine, 'temporal');
   assert.equal(temporal.temporal, { address: '127.0.0.1:7233', namespace: 'default', apiKey: 'k', tls: true });
@@ -129,6 +130,20 @@ test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says ot
   assert.throws(() => parseConfig({ ENGINE: 'cassandra' }), /ENGINE:/);
   assert.throws(() => parseConfig({ PAGE_TOKEN_SECRET: 'short' }), /PAGE_TOKEN_SECRET: must be at least 16 characters/);
   assert.is(parseConfig({ PAGE_TOKEN_SECRET: 'a-secret-of-16-chars' }).pageTokenSecret, 'a-secret-of-16-chars');
+});
+
+test('DATA_DIR: .flowgate in the project directory unless given, resolved against it; DATA_SYNC full unless normal; RUN_RETENTION_DAYS 30', () => {
+  const defaults = parseConfig({ PROJECT_DIR: '/srv/flows' });
+  assert.is(defaults.dataDir, '/srv/flows/.flowgate');
+  assert.is(defaults.dataSync, 'full');
+  assert.is(defaults.runRetentionMs, 30 * 24 * 3600 * 1000);
+  assert.is(parseConfig({ PROJECT_DIR: '/srv/flows', DATA_DIR: 'state' }).dataDir, '/srv/flows/state');
+  assert.is(parseConfig({ DATA_DIR: '/var/lib/flowgate' }).dataDir, '/var/lib/flowgate');
+  assert.is(parseConfig({ DATA_SYNC: 'normal' }).dataSync, 'normal');
+  assert.is(parseConfig({ RUN_RETENTION_DAYS: '0.5' }).runRetentionMs, 12 * 3600 * 1000);
+  assert.throws(() => parseConfig({ DATA_SYNC: 'sometimes' }), /DATA_SYNC:/);
+  assert.throws(() => parseConfig({ RUN_RETENTION_DAYS: '0' }), /RUN_RETENTION_DAYS:/);
+  assert.throws(() => parseConfig({ DATA_DIR: '' }), /DATA_DIR:/);
 });
 
 test('OUTBOUND_ALLOW_PUBLIC: on by default; off makes the allow-list the only way out, on the API server and the worker', async () => {
