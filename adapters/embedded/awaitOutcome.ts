@@ -36,7 +36,8 @@ export function awaitChainOutcome(
     const onAbort = (): void => settle(() => reject(abortReason(signal)));
     const onGiveUp = (): void => settle(() => resolve(undefined));
     const follow = (): void => {
-      while (followChain && current.closed && current.continuedTo) current = current.continuedTo;
+      current = current.current();
+      while (followChain && current.closed && current.continuedTo) current = current.continuedTo.current();
       if (current.closed) settle(() => resolve(current.outcome()));
       else unsubscribe = current.onClosed(follow);
     };
@@ -48,8 +49,8 @@ export function awaitChainOutcome(
 }
 
 function lastClosed(start: RunRecord): RunRecord | undefined {
-  let current = start;
-  while (current.closed && current.continuedTo) current = current.continuedTo;
+  let current = start.current();
+  while (current.closed && current.continuedTo) current = current.continuedTo.current();
   return current.closed ? current : undefined;
 }
 

@@ -60,7 +60,8 @@ export class EmbeddedEngine implements WorkflowEngine {
   private readonly toRestore = new Map<string, PinnedRunRef>();
   /** The records a failed write took out of the live set, so their waiters move to the restored copies. */
   private readonly replaced = new Map<string, RunRecord>();
-  private restoreDelayMs = RESTORE_RETRY_MS.first;
+  private restoreDelayMs = 0;
+  private lastWriteFailureAt = Number.NEGATIVE_INFINITY;
   private restoreTimer: (() => void) | undefined;
   private closed = false;
 
@@ -335,6 +336,10 @@ export class EmbeddedEngine implements WorkflowEngine {
       runs: records.length,
       error: error instanceof Error ? error.message : String(error),
     });
+    const now = Date.now();
+    // Failures one after another (a disk that stays full) space the restores out; a first one restores at once.
+    this.restoreDelayMs = now - this.lastWriteFailureAt < 2 * RESTORE_RETRY_MS.max ? Math.min(Math.max(this.restoreDelayMs * 2, RESTORE_RETRY_MS.first), RESTORE_RETRY_MS.max) : 0;
+    this.lastWriteFailureAt = now;
     for (const record of records) {
       record.execution.abandon();
       this.live.remove(record);
@@ -342,7 +347,7 @@ export class EmbeddedEngine implements WorkflowEngine {
       else record.history.wake();
       this.replaced.set(record.description.runId, record);
     }
-    this.scheduleRestore(0);
+    this.scheduleRestore(this.restoreDelayMs);
   }
 
   private scheduleRestore(delayMs: number): void {
@@ -358,8 +363,9 @@ export class EmbeddedEngine implements WorkflowEngine {
       let state: RunState | undefined;
       try {
         state = this.store.loadState(ref);
-      } catch (error) {
-        this.restoreDelayMs = Math.min(this.restoreDelayMs * 2, RESTORE_RETRY_MS.max);
+      } catch {
+        // The store cannot even be read now: try again later.
+        this.restoreDelayMs = Math.min(Math.max(this.restoreDelayMs * 2, RESTORE_RETRY_MS.first), RESTORE_RETRY_MS.max);
         this.scheduleRestore(this.restoreDelayMs);
         return;
       }
@@ -374,7 +380,6 @@ export class EmbeddedEngine implements WorkflowEngine {
       }
       this.lifecycle.resume(restored);
     }
-    this.restoreDelayMs = RESTORE_RETRY_MS.first;
     for (const [runId, old] of this.replaced) {
       if (this.toRestore.has(runId)) continue;
       this.replaced.delete(runId);

@@ -110,10 +110,21 @@ export class RunRecord implements StoredRun {
     return () => this.closeListeners?.delete(listener);
   }
 
+  /** The copy restored from the store that replaced this record (a failed write): waiters follow it. */
+  replacedBy: RunRecord | undefined;
+
   /** The run is replaced by a copy restored from the store (a failed write): its waiters wait on the copy. */
   moveListenersTo(other: RunRecord): void {
+    this.replacedBy = other;
     for (const listener of this.closeListeners ?? []) other.onClosed(listener);
     this.closeListeners = undefined;
+  }
+
+  /** This record, or the copy that replaced it last. */
+  current(): RunRecord {
+    let record: RunRecord = this;
+    while (record.replacedBy) record = record.replacedBy;
+    return record;
   }
 
   /** Decides the close: the closing event is appended (readers see it once committed) and the rest kept for publishClose. */

@@ -1,0 +1,247 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { step, workflow } from '../../../core/definition/index.js';
+import { EmbeddedEngine } from '../../../adapters/embedded/index.js';
+import { loadSqlite } from '../../../adapters/embedded/store/sqlite/loadSqlite.js';
+import { DATABASE_FILE, openSqliteStore } from '../../../adapters/embedded/store/sqlite/openSqliteStore.js';
+import { prepareSchema } from '../../../adapters/embedded/store/sqlite/schema.js';
+import { SqliteStore } from '../../../adapters/embedded/store/sqlite/sqliteStore.js';
+import { DataDirectoryError, DataDirectoryInUseError } from '../../../adapters/embedded/store/sqlite/dataDirErrors.js';
+import { durableHarness, IDEMPOTENCY_RETENTION_MS, RETENTION_MS } from './durableSupport.js';
+import { CapturingLogger, FakeClock, flush, SequentialIds } from './support.js';
+import { rejection } from '../../support/rejection.js';
+
+/** The durable store on its own: its data directory, its writes failing, retention, the callback outbox. */
+
+const echo = workflow({ name: 'echo', description: 'Returns its input', inputSchema: z.unknown(), outputSchema: z.unknown(), fn: async (input) => input });
+const slowly = step({ name: 'slowly', fn: async (text: string) => text.toUpperCase() });
+const sleepy = workflow({
+  name: 'sleepy',
+  description: 'Sleeps a minute, then shouts',
+  inputSchema: z.object({ text: z.string() }),
+  outputSchema: z.unknown(),
+  fn: async ({ text }, ctx) => {
+    await ctx.sleep(60_000);
+    return slowly(text);
+  },
+});
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'flowgate-store-'));
+}
+
+const storeOptions = (dataDir: string, clock = new FakeClock()) => ({
+  dataDir,
+  clock,
+  logger: new CapturingLogger(),
+  retentionMs: RETENTION_MS,
+  idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS,
+});
+
+test('one process per data directory: a second store on it is refused, naming the pid that holds it; closing frees it', async () => {
+  const dataDir = tempDir();
+  try {
+    const first = await openSqliteStore(storeOptions(dataDir));
+    const error = await rejection(openSqliteStore(storeOptions(dataDir)));
+    assert.instance(error, DataDirectoryInUseError);
+    assert.is((error as unknown as DataDirectoryInUseError).pid, process.pid);
+    assert.match((error as Error).message, new RegExp(`is in use by another flowgate \\(pid ${process.pid}\\)`));
+    first.close();
+    const again = await openSqliteStore(storeOptions(dataDir));
+    again.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a DATA_DIR that is a file, a database that is not one, a database of a newer flowgate: one line each, nothing changed', async () => {
+  const dataDir = tempDir();
+  try {
+    const file = join(dataDir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const notDirectory = await rejection(openSqliteStore(storeOptions(file)));
+    assert.instance(notDirectory, DataDirectoryError);
+    assert.match((notDirectory as Error).message, /is a file, not a directory/);
+
+    const garbage = join(dataDir, 'garbage');
+    const bytes = Buffer.from('this is not a database '.repeat(300));
+    await openSqliteStore(storeOptions(garbage)).then((store) => store.close());
+    writeFileSync(join(garbage, DATABASE_FILE), bytes);
+    const corrupt = await rejection(openSqliteStore(storeOptions(garbage)));
+    assert.instance(corrupt, DataDirectoryError);
+    assert.match((corrupt as Error).message, /is not a flowgate database or is damaged .*it was left as it is/);
+    assert.ok(readFileSync(join(garbage, DATABASE_FILE)).equals(bytes), 'the file was not overwritten');
+
+    const newer = join(dataDir, 'newer');
+    const made = await openSqliteStore(storeOptions(newer));
+    made.close();
+    const { DatabaseSync } = await loadSqlite();
+    const raw = new DatabaseSync(join(newer, DATABASE_FILE));
+    raw.exec('PRAGMA user_version = 99');
+    raw.close();
+    const before = readFileSync(join(newer, DATABASE_FILE));
+    const refused = await rejection(openSqliteStore(storeOptions(newer)));
+    assert.instance(refused, DataDirectoryError);
+    assert.match((refused as Error).message, /was written by a newer flowgate \(schema version 99; this flowgate reads up to 1\)/);
+    assert.ok(readFileSync(join(newer, DATABASE_FILE)).equals(before), 'never migrated down');
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a write that fails (the database full) answers the start that needed it as EngineUnavailableError, leaves no run behind, and loses nothing committed before', async () => {
+  const dataDir = tempDir();
+  const { DatabaseSync } = await loadSqlite();
+  const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+  db.exec('BEGIN');
+  prepareSchema(db);
+  db.exec('COMMIT');
+  const clock = new FakeClock();
+  const logger = new CapturingLogger();
+  const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
+  const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
+  engine.registerWorker({ catalog: 'main', workflows: [echo, sleepy] });
+  try {
+    const before = await engine.start({ workflowName: 'sleepy', catalog: 'main', workflowId: 'before-1', input: { text: 'kept' } });
+    await flush();
+    const { page_count: pages } = db.prepare('PRAGMA page_count').get() as { page_count: number };
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const big = 'x'.repeat(200_000);
+    const error = await rejection(engine.start({ workflowName: 'echo', catalog: 'main', workflowId: 'too-big', input: { big } }));
+    assert.is((error as Error).name, 'EngineUnavailableError');
+    assert.match((error as Error).message, /could not write its store/);
+    assert.is((await rejection(engine.describe({ workflowId: 'too-big' })) as Error).name, 'WorkflowNotFoundError', 'the refused start left no run');
+    assert.ok(logger.lines.some((line) => line.level === 'error' && /could not commit a write/.test(line.message)));
+    db.exec('PRAGMA max_page_count = 1073741823');
+    const after = await engine.start({ workflowName: 'echo', catalog: 'main', workflowId: 'after-1', input: { small: true } });
+    assert.equal((await engine.awaitOutcome(after, { timeoutMs: 5_000 }))?.output, { small: true });
+    await clock.advance(60_000);
+    await flush(10);
+    assert.equal((await engine.awaitOutcome(before, { timeoutMs: 5_000 }))?.output, 'KEPT');
+  } finally {
+    engine.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a run whose write failed under way is restored from the store and goes on from what was committed', async () => {
+  const dataDir = tempDir();
+  const { DatabaseSync } = await loadSqlite();
+  const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+  db.exec('BEGIN');
+  prepareSchema(db);
+  db.exec('COMMIT');
+  const clock = new FakeClock();
+  const logger = new CapturingLogger();
+  const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
+  const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
+  engine.registerWorker({ catalog: 'main', workflows: [sleepy] });
+  try {
+    const ref = await engine.start({ workflowName: 'sleepy', catalog: 'main', workflowId: 'under-way', input: { text: 'x'.repeat(100_000) } });
+    await flush();
+    const { page_count: pages } = db.prepare('PRAGMA page_count').get() as { page_count: number };
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const waiting = engine.awaitOutcome(ref, { timeoutMs: 30_000 });
+    // The timer fires; its step's events (with a 100 kB input) do not fit.
+    await clock.advance(60_000);
+    await flush(10);
+    assert.is((await engine.describe(ref)).status, 'running');
+    db.exec('PRAGMA max_page_count = 1073741823');
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    await clock.advance(60_000);
+    await flush(10);
+    const outcome = await waiting;
+    assert.is(outcome?.run.runId, ref.runId, 'the caller waiting before the failure gets the answer');
+    assert.is(outcome?.output, 'X'.repeat(100_000));
+  } finally {
+    engine.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('closed runs past RUN_RETENTION_DAYS are deleted; a keyed run not before its key expired; open runs never', async () => {
+  const dataDir = tempDir();
+  const clock = new FakeClock();
+  const day = 24 * 3600 * 1000;
+  // Keys in force for two days, runs kept for one: a keyed run outlives the retention until its key expires.
+  const options = { ...storeOptions(dataDir, clock), retentionMs: day, idempotencyRetentionMs: 2 * day };
+  const open = async () => {
+    const engine = new EmbeddedEngine({ store: await openSqliteStore(options), clock, ids: new SequentialIds(), logger: new CapturingLogger() });
+    engine.registerWorker({ catalog: 'main', workflows: [echo, sleepy] });
+    return engine;
+  };
+  let engine = await open();
+  try {
+    const old = await engine.start({ workflowName: 'echo', catalog: 'main', workflowId: 'old-1', input: { n: 1 } });
+    const keyed = await engine.start({ workflowName: 'echo', catalog: 'main', workflowId: 'keyed-1', input: {}, idempotency: { key: 'k', fingerprint: 'f', requestId: 'r' } });
+    const running = await engine.start({ workflowName: 'sleepy', catalog: 'main', workflowId: 'open-1', input: { text: 'hi' } });
+    await flush(10);
+    engine.close();
+    await clock.advance(day + 1);
+    // Nothing of the engine runs meanwhile: a store alone deletes what it must.
+    const store = await openSqliteStore(options);
+    assert.is(store.deleteExpiredRuns(), 1, 'only the unkeyed closed run is past its retention');
+    store.close();
+    engine = await open();
+    assert.is(((await rejection(engine.describe(old))) as Error).name, 'WorkflowNotFoundError');
+    assert.is(((await rejection(engine.historyPage(old, { pageSize: 10 }))) as Error).name, 'WorkflowNotFoundError');
+    assert.is((await engine.describe(keyed)).status, 'completed', 'its key keeps it');
+    assert.is((await engine.describe(running)).status, 'running');
+    engine.close();
+    await clock.advance(day);
+    const later = await openSqliteStore(options);
+    assert.is(later.deleteExpiredRuns(), 1, 'the keyed run goes once its key expired');
+    later.close();
+    engine = await open();
+    assert.is(((await rejection(engine.describe(keyed))) as Error).name, 'WorkflowNotFoundError');
+    assert.is((await engine.describe(running)).status, 'running', 'open runs are never deleted');
+  } finally {
+    engine.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a callback whose delivery had not ended when the process stopped is delivered after the restart, once it ends not again', async () => {
+  const pending: { runId: string; settle: () => void }[] = [];
+  const delivered: string[] = [];
+  const onRunCallback = (run: { runId: string }): Promise<void> =>
+    new Promise((resolve) => pending.push({ runId: run.runId, settle: () => (delivered.push(run.runId), resolve()) }));
+  const h = await durableHarness([echo], { onRunCallback });
+  try {
+    const started = await h.engine.start({ workflowName: 'echo', catalog: 'main', workflowId: 'cb-1', input: {}, callback: { url: 'https://receiver.test/cb', retryForMs: 60_000 } });
+    await h.outcome(started);
+    await flush();
+    assert.equal(pending.map((entry) => entry.runId), [started.runId], 'the first delivery began');
+    assert.equal(h.store.pendingCallbacks().map((entry) => entry.run.runId), [started.runId]);
+    await h.restart();
+    await flush();
+    assert.equal(pending.map((entry) => entry.runId), [started.runId, started.runId], 'delivered again after the restart');
+    pending[1]!.settle();
+    await flush(10);
+    assert.equal(h.store.pendingCallbacks(), [], 'out of the outbox once its delivery ended');
+    await h.restart();
+    await flush();
+    assert.is(pending.length, 2, 'not delivered a third time');
+    assert.equal(delivered, [started.runId]);
+  } finally {
+    h.close();
+  }
+});
+
+test('the pid file names the holder while the store is open and is removed when it closes', async () => {
+  const dataDir = tempDir();
+  try {
+    const store = await openSqliteStore(storeOptions(dataDir));
+    assert.is(readFileSync(join(dataDir, 'flowgate.pid'), 'utf8').trim(), String(process.pid));
+    store.close();
+    assert.not.ok(existsSync(join(dataDir, 'flowgate.pid')));
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();
