@@ -13,7 +13,8 @@ import { ensureNodeRuntime, REPOSITORY_NODE_MAJOR } from './infra/nodeRuntime.mj
 /**
  * Whether this process is in its terminal's foreground process group. A Ctrl-C there reaches every process of the
  * group, the program this script started included, so forwarding it too would make the program see two SIGINTs (and
- * the second cuts a graceful stop short). Linux's /proc/self/stat gives the process group (field 5) and the
+ * the second cuts a graceful stop short). The price: a SIGINT sent to this process alone while it is in the
+ * foreground is not passed on (SIGTERM always is). Linux's /proc/self/stat gives the process group (field 5) and the
  * terminal's foreground group (field 8, -1 without a terminal); the fields after the command name, which may hold
  * spaces, start at the state (field 3).
  */
