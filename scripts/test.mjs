@@ -1,12 +1,21 @@
 #!/usr/bin/env node
-// `npm test` (and `npm run test:long`, which adds the long suites): provisioning (Go builds, schemathesis), every suite
-// in its own uvu process (with V8 coverage) within a time limit, the c8 coverage floor, a line per suite with its
-// time, and one closing line `N passed, N failed` with totals over every suite. Exits non-zero on any failure.
+// `npm test` (and `npm run test:long`, which adds the long suites): provisioning (Go builds, schemathesis, the pinned
+// Node releases), every suite in its own uvu process (with V8 coverage) on its Node (24, or 22 for the suites that say
+// so) within a time limit, the c8 coverage floor, a line per suite with its time, and one closing line
+// `N passed, N failed` with totals over every suite. Exits non-zero on any failure.
 import { mkdirSync, rmSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { suites } from './suites.mjs';
-import { ensureChromium, ensureNodeRuntime, ensureSchemathesis, ensureTemporalCli, ensureVersitygw, startTemporalDevServer } from './infra/index.mjs';
+import {
+  ensureChromium,
+  ensureNodeRuntime,
+  ensureSchemathesis,
+  ensureTemporalCli,
+  ensureVersitygw,
+  REPOSITORY_NODE_MAJOR,
+  startTemporalDevServer,
+} from './infra/index.mjs';
 import {
   formatDuration,
   killRunningSuites,
@@ -37,14 +46,17 @@ const COVERAGE_LIMIT_MS = 3 * 60_000;
 /** @param {string} prefix */
 const logWith = (prefix) => (/** @type {string} */ line) => process.stdout.write(`[${prefix}] ${line}\n`);
 
-/** The `node` binary of each extra Node version a suite asks for (scripts/suites.mjs `node`), once provisioned. */
+/**
+ * The `node` binary of each pinned Node line the suites run on, once provisioned: a suite's own `node`
+ * (scripts/suites.mjs), else the repository's (24), whatever Node runs this runner.
+ */
 /** @type {Map<string, string>} */
 const nodeBinaries = new Map();
 
 /**
  * Builds or installs what the suites need before the first one starts (each is cached outside the repo, so this is
  * quick after the first time), so the time it takes shows on its own in the report.
- * @param {string[]} nodeVersions the extra Node major versions the selected suites run on
+ * @param {string[]} nodeVersions the Node major versions the selected suites run on
  * @returns {Promise<{ line: string, ok: boolean }[]>}
  */
 async function provision(nodeVersions) {
@@ -122,7 +134,8 @@ async function main() {
   // The long suites (soak, heaviest fault tests) run under `npm run test:long` and always in CI.
   const includeLong = process.argv.includes('--long') || process.env.CI === 'true';
   const selected = suites(root).filter((candidate) => existsSync(join(root, candidate.dir)) && (includeLong || !candidate.long));
-  const nodeVersions = [...new Set(selected.flatMap((suite) => (suite.node ? [suite.node] : [])))];
+  const nodeOf = (/** @type {{ node?: string }} */ suite) => suite.node ?? REPOSITORY_NODE_MAJOR;
+  const nodeVersions = [...new Set(selected.map(nodeOf))];
 
   process.stdout.write('\n=== provisioning: Temporal CLI builds, Versity S3 Gateway, schemathesis, Node versions ===\n');
   // A build that never ends must not eat the budget unnoticed: past it, the suites are failed as not run.
@@ -183,16 +196,18 @@ async function main() {
       notRun(BUDGET_SPENT);
       continue;
     }
-    const command = suite.node ? nodeBinaries.get(suite.node) : process.execPath;
+    const command = nodeBinaries.get(nodeOf(suite));
     if (!command) {
-      notRun(`Node ${suite.node} could not be installed`);
+      notRun(`Node ${nodeOf(suite)} could not be installed`);
       continue;
     }
+    // The suite's Node first on PATH: what its tests start by name (node, npm, npx, a package's bin) runs on it too.
+    const path = [dirname(command), process.env.PATH].filter(Boolean).join(delimiter);
     const outcome = await runSuiteProcess({
       command,
       args: ['--import', 'tsx', join(root, 'node_modules', 'uvu', 'bin.js'), suite.dir, suite.pattern ?? '\\.test\\.ts$'],
       cwd: root,
-      env: { ...process.env, NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },
+      env: { ...process.env, PATH: path, NODE_V8_COVERAGE: coverageTemp, ...serverEnv, ...suite.env },
       timeLimitMs,
     });
     const excerpt = failureExcerpt(outcome);

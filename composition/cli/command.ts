@@ -28,7 +28,7 @@ export interface CliContext {
 }
 
 /**
- * One subcommand of `flowgate`: its usage line, options and what it does. The table in main.ts lists them; a
+ * One subcommand of `flowgate`: its usage line, options and what it does. The table in run.ts lists them; a
  * command added later (issue: run, start, status over the HTTP client) is one more entry.
  */
 export interface Command {

@@ -5,14 +5,7 @@ import { FlowgateApiError } from '../../adapters/client/index.js';
 import { UsageError } from './command.js';
 import { DataDirectoryError } from '../../adapters/embedded/store/sqlite/dataDirErrors.js';
 import { ApiUnreachableError } from './commands/api.js';
-
-/**
- * Exit codes: 1 something failed (a run that did not complete), 2 the command or its configuration was wrong (no
- * point retrying as it is), 3 the API answered an error or could not be reached.
- */
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
-export const EXIT_API_ERROR = 3;
+import { EXIT_API_ERROR, EXIT_FAILURE, EXIT_USAGE } from './exitCodes.js';
 
 /**
  * What the user reads about a failure: one line per mistake, never a stack (the cause of an unexpected failure is

@@ -1,25 +1,16 @@
 #!/usr/bin/env node
+// The `flowgate` executable. On a Node older than the package supports it says so in one line and exits, before
+// anything else loads: the command's modules may import what such a Node lacks (node:sqlite, say), which would end the
+// process with a stack trace instead. So this file imports only the check, and the command itself dynamically.
 import { fileURLToPath } from 'node:url';
-import type { CliContext } from './command.js';
-import { ownVersion } from './version.js';
-import { runCli } from './run.js';
+import { EXIT_USAGE } from './exitCodes.js';
+import { unsupportedNodeMessage } from './nodeVersion.js';
 
-const context: CliContext = {
-  env: process.env,
-  stdout: (text) => void process.stdout.write(text),
-  stderr: (text) => void process.stderr.write(text),
-  entry: { execPath: process.execPath, execArgv: process.execArgv, script: fileURLToPath(import.meta.url) },
-  version: ownVersion(),
-  readStdin: async () => {
-    let text = '';
-    for await (const chunk of process.stdin) text += String(chunk);
-    return text;
-  },
-  stdoutIsTTY: process.stdout.isTTY === true,
-  ...(process.stdout.columns ? { terminalColumns: process.stdout.columns } : {}),
-};
-
-// Exit once the command is done (a server: once it has shut down), whatever handle a library may still hold open;
-// after what was written to stdout and stderr is flushed (pipes are asynchronous on some platforms).
-const code = await runCli(process.argv.slice(2), context);
-process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+const unsupported = unsupportedNodeMessage(process.versions.node);
+if (unsupported === undefined) {
+  const { runCliProcess } = await import('./cliProcess.js');
+  await runCliProcess(fileURLToPath(import.meta.url));
+} else {
+  process.stderr.write(`${unsupported}\n`);
+  process.exitCode = EXIT_USAGE;
+}

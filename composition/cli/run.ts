@@ -1,5 +1,6 @@
 import { helpText, parseOptions, UsageError, type CliContext, type Command } from './command.js';
-import { describeFailure, EXIT_USAGE } from './failures.js';
+import { describeFailure } from './failures.js';
+import { EXIT_USAGE } from './exitCodes.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 import { devCommand } from './dev.js';

