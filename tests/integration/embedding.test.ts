@@ -75,7 +75,7 @@ for (const [framework, mount] of Object.entries(RECIPES)) {
   mounted.before(async (context) => {
     context.traceDir = await mkdtemp(join(tmpdir(), 'fg-embed-'));
     context.logger = new CapturingLogger();
-    context.flowgate = await createFlowgate({ workflows: Object.values(basic), basePath: '/flows', logger: context.logger, env: { TRACE_DIR: context.traceDir } });
+    context.flowgate = await createFlowgate({ workflows: Object.values(basic), basePath: '/flows', logger: context.logger, env: { TRACE_DIR: context.traceDir, DATA_DIR: join(context.traceDir, 'data') } });
     context.app = await mount(context.flowgate);
   });
 

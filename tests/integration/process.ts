@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -15,17 +18,27 @@ export interface ServerProcess {
 /** The `flowgate` command from source (what `npm start` runs, built). */
 export const CLI = ['--import', 'tsx', 'composition/cli/main.ts'];
 
-/** Starts `flowgate serve --workflows examples/workflows` (what `npm start` runs) and waits for its "listening" log line. */
+/**
+ * Starts `flowgate serve --workflows examples/workflows` (what `npm start` runs) and waits for its "listening" log line.
+ * On the embedded engine it keeps its runs in a data directory of its own (removed once it exited), unless `env` names
+ * one: several servers of a suite never share the repository's `.flowgate`.
+ */
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const ownDataDir = env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'flowgate-process-data-')) : undefined;
   const child = spawn(process.execPath, [...CLI, 'serve', '--workflows', 'examples/workflows'], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   const stop = async (signal: NodeJS.Signals | null = 'SIGTERM') => {
     if (child.exitCode === null && signal) child.kill(signal);
     return exited;

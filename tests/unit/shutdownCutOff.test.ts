@@ -19,7 +19,7 @@ test('run waits are cut a second before the grace period ends, or at four fifths
 
 test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming the shutdown; a short one gets its result', async () => {
   const traceDir = await mkdtemp(join(tmpdir(), 'fg-cutoff-'));
-  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, SHUTDOWN_GRACE_MS: '1000', WORKFLOWS_DIR: EXAMPLES }, logger: quiet });
+  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, DATA_DIR: join(traceDir, 'data'), SHUTDOWN_GRACE_MS: '1000', WORKFLOWS_DIR: EXAMPLES }, logger: quiet });
   const runWait = async (workflowId: string, ms: number) => {
     const response = await request(`${server.url}/workflow/run`, {
       method: 'POST',
@@ -51,7 +51,7 @@ test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming
 
 test('close(): a result long-poll still waiting at the cut-off says the shutdown cut it, not that its wait ran out', async () => {
   const traceDir = await mkdtemp(join(tmpdir(), 'fg-cutoff-'));
-  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, SHUTDOWN_GRACE_MS: '1000', WORKFLOWS_DIR: EXAMPLES }, logger: quiet });
+  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, DATA_DIR: join(traceDir, 'data'), SHUTDOWN_GRACE_MS: '1000', WORKFLOWS_DIR: EXAMPLES }, logger: quiet });
   try {
     const started = await request(`${server.url}/workflow`, {
       method: 'POST',
