@@ -1,10 +1,11 @@
 import { addProgressSink } from '../../core/definition/progress.js';
 import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
-import { EngineUnavailableError, FlowgateError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
+import { EngineUnavailableError, FlowgateError, IdempotencyKeyReusedError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
 import type { HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
+import type { RequestIdempotency } from '../../core/domain/idempotency.js';
 import type { AwaitOptions, ControlKeys, HistoryPageQuery, ListRunsQuery, RunList, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
@@ -36,10 +37,11 @@ export class EmbeddedEngine implements WorkflowEngine {
   /** `embedded` on the durable store, `memory` on the in-memory one: reported by /ready. */
   readonly kind: string;
   /**
-   * Feedback, terminate and reset take no Idempotency-Key: the engine lives with the one API process, whose own
-   * answers (core/idempotency/localAnswers.ts) are all a retry can reach.
+   * On the durable store the Idempotency-Keys of feedback, terminate and reset are kept with what they did, so a retry
+   * after a restart is recognised. In memory the engine lives with the one API process, whose own answers
+   * (core/idempotency/localAnswers.ts) are all a retry can reach.
    */
-  readonly controlKeys: ControlKeys = 'kept-by-api-process';
+  readonly controlKeys: ControlKeys;
   private readonly options: CheckedOptions;
   private readonly catalogs: CatalogRegistry;
   private readonly store: EngineStore;
@@ -78,6 +80,7 @@ export class EmbeddedEngine implements WorkflowEngine {
         maxIdempotencyBytes: checked.maxIdempotencyBytes,
       });
     this.kind = this.store.durable ? 'embedded' : 'memory';
+    this.controlKeys = this.store.keepsControlKeys ? 'kept-by-engine' : 'kept-by-api-process';
     this.tokens = new PageTokens(this.store.pageTokenKey);
     this.catalogs = new CatalogRegistry(checked.logger);
     this.timers = new TimerRegistry(checked.clock);
@@ -258,31 +261,39 @@ export class EmbeddedEngine implements WorkflowEngine {
     return record.snapshot();
   }
 
-  async terminate(run: RunRef, reason: string): Promise<RunDescription> {
+  async terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription> {
+    const done = this.doneBefore(idempotency);
+    if (done) return (this.find(done) ?? notFound(done)).snapshot();
     const record = this.openRun(run);
-    await this.stored(this.lifecycle.terminate(record, reason));
+    await this.stored(this.lifecycle.terminate(record, reason, { decided: () => this.keepKey(idempotency, record.description) }));
     return record.snapshot();
   }
 
-  async reset(run: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
+  async reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
     this.assertOpen();
+    const done = this.doneBefore(idempotency);
+    if (done) return done;
     const deps = {
       live: this.live,
       lifecycle: this.lifecycle,
       catalogs: this.catalogs,
       stateOf: (ref: RunRef): RunState => this.stateOf(ref),
     };
-    return this.stored(resetRun(deps, run, stepName, reason));
+    return this.stored(resetRun(deps, run, stepName, reason, (next) => this.keepKey(idempotency, next)));
   }
 
-  async deliverFeedback(workflowId: string, payload: unknown): Promise<PinnedRunRef> {
+  async deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
+    const done = this.doneBefore(idempotency);
+    if (done) return done;
     const record = this.openRun({ workflowId });
     const value = record.execution.intern(payloadOf(payload, 'payload'));
     // Past MEMORY_MAX_HISTORY_BYTES this append closes the run (recorded, then terminated, as on Temporal).
     const event = record.history.append('signal_received', { signalName: 'feedback', payload: value });
     record.execution.inbox.deliver(value, event.eventId);
+    const answer = { workflowId, runId: record.description.runId };
+    this.keepKey(idempotency, answer);
     await this.stored(this.store.commit());
-    return { workflowId, runId: record.description.runId };
+    return answer;
   }
 
   /** What the engine holds now: runs open and closed, what the store keeps (docs/reliability.md). */
@@ -385,6 +396,32 @@ export class EmbeddedEngine implements WorkflowEngine {
       this.replaced.delete(runId);
       old.history.wake();
     }
+  }
+
+  /**
+   * The run a keyed feedback, terminate or reset reached the first time, when the store kept its key (a retry, also
+   * after a restart): the request is not carried out again. The same key with another request is
+   * IdempotencyKeyReusedError.
+   */
+  private doneBefore(idempotency: RequestIdempotency | undefined): PinnedRunRef | undefined {
+    if (!idempotency) return undefined;
+    const kept = this.store.controlKey(idempotency.key, idempotency.retentionMs);
+    if (!kept) return undefined;
+    if (kept.fingerprint !== idempotency.fingerprint) {
+      throw new IdempotencyKeyReusedError('Idempotency-Key was already used for another request (a different body or endpoint); use a new key for a new request');
+    }
+    idempotency.recognised(kept.requestedAt);
+    return kept.answer;
+  }
+
+  /** Keeps a keyed request's key with what it did, in the commit that does it. */
+  private keepKey(idempotency: RequestIdempotency | undefined, answer: PinnedRunRef): void {
+    if (!idempotency) return;
+    this.store.keepControlKey(idempotency.key, {
+      fingerprint: idempotency.fingerprint,
+      requestedAt: idempotency.requestedAt,
+      answer: { workflowId: answer.workflowId, runId: answer.runId },
+    });
   }
 
   private assertOpen(): void {

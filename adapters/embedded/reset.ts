@@ -27,7 +27,14 @@ export interface ResetDeps {
  * under way (another reset, a stop) is waited for and the id looked at again, so concurrent resets each succeed, one
  * after the other, each terminating the run the one before made, as on Temporal.
  */
-export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, reason: string): Promise<PinnedRunRef> {
+export async function resetRun(
+  deps: ResetDeps,
+  ref: RunRef,
+  stepName: string,
+  reason: string,
+  /** Told the new run in the commit that makes it (a keyed reset keeps its key there). */
+  made?: (next: PinnedRunRef) => void,
+): Promise<PinnedRunRef> {
   const old = deps.stateOf(ref);
   const { workflowId, runId } = old.description;
   const target = resetTargetOf(old.commands, stepName);
@@ -46,12 +53,16 @@ export async function resetRun(deps: ResetDeps, ref: RunRef, stepName: string, r
       await new Promise<void>((resolve) => open.onClosed(resolve));
       continue;
     }
-    let made: RunRecord | undefined;
-    await deps.lifecycle.terminate(open, terminateReason, () => (made = create()));
-    if (made) return { workflowId, runId: made.description.runId };
+    let next: RunRecord | undefined;
+    await deps.lifecycle.terminate(open, terminateReason, {
+      successor: () => (next = create()),
+      decided: (successor) => successor && made?.({ workflowId, runId: successor.description.runId }),
+    });
+    if (next) return { workflowId, runId: next.description.runId };
   }
   // No run open: the new run stands alone.
   const next = create();
+  made?.({ workflowId, runId: next.description.runId });
   await deps.lifecycle.launch(next);
   return { workflowId, runId: next.description.runId };
 }

@@ -53,6 +53,14 @@ export interface NewRun {
   traceparent?: string;
 }
 
+/** What a close commits with it: the run that follows it, and what the request that closed it keeps. */
+export interface CloseFollowUp {
+  /** Makes the run that follows (a reset's new run), in the same commit as the close. */
+  successor?: () => RunRecord;
+  /** Called once the close is decided, in the same commit (a keyed terminate or reset keeps its key). */
+  decided?: (next: RunRecord | undefined) => void;
+}
+
 /** How a reset run starts: the copied history, the replay plan, and what to add before it begins. */
 export interface ResetSeed {
   events: readonly HistoryEvent[];
@@ -295,16 +303,17 @@ export class RunLifecycle implements RunHost {
     record.execution.requestCancel();
   }
 
-  terminate(record: RunRecord, reason: string, successor?: () => RunRecord): Promise<void> {
-    return this.close(record, closings.terminated(reason), successor);
+  terminate(record: RunRecord, reason: string, follow?: CloseFollowUp): Promise<void> {
+    return this.close(record, closings.terminated(reason), follow);
   }
 
   /**
    * Closes the run: its children terminated, its trace written, then its close and what follows it (the next run of
-   * a continue-as-new, a reset's new run: `successor`) committed together, and only then shown. Rejects with the
-   * store's StoreWriteError when that commit failed (the engine restores the run from the store).
+   * a continue-as-new, a reset's new run, the key of the request that closed it: `follow`) committed together, and
+   * only then shown. Rejects with the store's StoreWriteError when that commit failed (the engine restores the run
+   * from the store).
    */
-  async close(record: RunRecord, requested: RunClosing, successor?: () => RunRecord): Promise<void> {
+  async close(record: RunRecord, requested: RunClosing, follow: CloseFollowUp = {}): Promise<void> {
     if (record.closing) return;
     record.closing = true;
     record.execution.abandon();
@@ -323,10 +332,11 @@ export class RunLifecycle implements RunHost {
       record.continuedTo = next;
       const attributes = { newRunId: next.description.runId, input: closing.continueWith.input };
       closing = { ...closing, event: { type: closing.event.type, attributes } };
-    } else if (successor) {
-      next = successor();
+    } else if (follow.successor) {
+      next = follow.successor();
     }
     record.decideClose(closing, closedAt);
+    follow.decided?.(next);
     this.store.runChanged(record);
     const barrier = this.store.commit();
     if (barrier) await barrier;

@@ -45,6 +45,11 @@ export interface TestApi {
   /** Stops the worker of a catalog and waits until the API sees it gone (503), or starts it again. */
   stopWorker(catalog: string): Promise<void>;
   startWorker(catalog: string): Promise<void>;
+  /**
+   * Stops the API and its workers gracefully and starts them again on the same configuration (the embedded engine on
+   * the same data directory, Temporal on the same server); `baseUrl` then names the new listener.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -93,53 +98,72 @@ export async function startTestApi(
     // gives: only what a suite's OUTBOUND_ALLOWLIST names is called, and other host names are never even resolved.
     OUTBOUND_ALLOW_PUBLIC: 'off',
   };
-  let workers: WorkerControl | undefined;
-  let server: FlowgateServer | undefined;
-  try {
-    if (engine === 'temporal') {
-      // Loaded only here, so the embedded engine's suites never load the Temporal SDK.
-      const { startTemporalWorkers } = await import('./temporalWorkers.js');
-      workers = await startTemporalWorkers({ traceDir, logger, env: { ...baseEnv, ...env }, catalogs });
-      server = await startFlowgateServer({
-        env: { ...baseEnv, ENGINE: 'temporal', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, ...env },
-        logger,
-      });
-    } else {
-      const engineEnv = engine === 'memory' ? { ENGINE: 'memory' } : { ENGINE: 'embedded', DATA_DIR: dataDir! };
-      const specs = await Promise.all(
-        catalogs.map(({ catalog, modules, projectDir, hookFiles, hookTimeoutMs }) =>
-          loadEmbeddedWorker({ catalog, workflowModules: modules, ...(projectDir ? { projectDir } : {}), ...(hookFiles ? { hookFiles } : {}), ...(hookTimeoutMs ? { hookTimeoutMs } : {}), logger }),
-        ),
-      );
-      server = await startFlowgateServer({ env: { ...baseEnv, ...engineEnv, ...env }, workers: specs, logger });
-      workers = embeddedWorkers(server);
-      // On Temporal, startTemporalWorkers has left it so already.
-      if (catalogs.some(({ catalog }) => catalog === IDLE_FIXTURE.catalog)) await workers.stop(IDLE_FIXTURE.catalog);
+  /** The API and its workers on `env`: started by startTestApi, and again by `restart`. */
+  const launch = async (): Promise<{ server: FlowgateServer; workers: WorkerControl }> => {
+    let workers: WorkerControl | undefined;
+    let server: FlowgateServer | undefined;
+    try {
+      if (engine === 'temporal') {
+        // Loaded only here, so the embedded engine's suites never load the Temporal SDK.
+        const { startTemporalWorkers } = await import('./temporalWorkers.js');
+        workers = await startTemporalWorkers({ traceDir, logger, env: { ...baseEnv, ...env }, catalogs });
+        server = await startFlowgateServer({
+          env: { ...baseEnv, ENGINE: 'temporal', TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!, ...env },
+          logger,
+        });
+      } else {
+        const engineEnv = engine === 'memory' ? { ENGINE: 'memory' } : { ENGINE: 'embedded', DATA_DIR: dataDir! };
+        const specs = await Promise.all(
+          catalogs.map(({ catalog, modules, projectDir, hookFiles, hookTimeoutMs }) =>
+            loadEmbeddedWorker({ catalog, workflowModules: modules, ...(projectDir ? { projectDir } : {}), ...(hookFiles ? { hookFiles } : {}), ...(hookTimeoutMs ? { hookTimeoutMs } : {}), logger }),
+          ),
+        );
+        server = await startFlowgateServer({ env: { ...baseEnv, ...engineEnv, ...env }, workers: specs, logger });
+        workers = embeddedWorkers(server);
+        // On Temporal, startTemporalWorkers has left it so already.
+        if (catalogs.some(({ catalog }) => catalog === IDLE_FIXTURE.catalog)) await workers.stop(IDLE_FIXTURE.catalog);
+      }
+      return { server, workers };
+    } catch (error) {
+      await server?.close();
+      await workers?.close();
+      throw error;
     }
-  } catch (error) {
-    await server?.close();
-    await workers?.close();
+  };
+  const removeDirectories = async (): Promise<void> => {
     await rm(traceDir, { recursive: true, force: true });
     if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
+  };
+  let running: { server: FlowgateServer; workers: WorkerControl };
+  try {
+    running = await launch();
+  } catch (error) {
+    await removeDirectories();
     throw error;
   }
-  const running = server;
-  const control = workers;
-  return {
+  const api: TestApi = {
     engine,
-    baseUrl: running.url,
-    metricsUrl: running.metricsUrl,
-    scrapeWorkers: control.scrape,
+    baseUrl: running.server.url,
+    metricsUrl: running.server.metricsUrl,
+    scrapeWorkers: running.workers.scrape,
     traceDir,
     dataDir,
     logs,
-    stopWorker: (catalog) => control.stop(catalog),
-    startWorker: (catalog) => control.start(catalog),
+    stopWorker: (catalog) => running.workers.stop(catalog),
+    startWorker: (catalog) => running.workers.start(catalog),
+    restart: async () => {
+      await running.server.close();
+      await running.workers.close();
+      running = await launch();
+      api.baseUrl = running.server.url;
+      api.metricsUrl = running.server.metricsUrl;
+      api.scrapeWorkers = running.workers.scrape;
+    },
     close: async () => {
-      await running.close();
-      await control.close();
-      await rm(traceDir, { recursive: true, force: true });
-      if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
+      await running.server.close();
+      await running.workers.close();
+      await removeDirectories();
     },
   };
+  return api;
 }

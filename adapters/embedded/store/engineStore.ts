@@ -68,6 +68,16 @@ export interface RunsPage {
   more: boolean;
 }
 
+/**
+ * The Idempotency-Key of a feedback, terminate or reset the store keeps (docs/idempotency.md), with what the request
+ * did: the run it reached (feedback, terminate) or made (reset).
+ */
+export interface ControlKeyRecord {
+  fingerprint: string;
+  requestedAt: Date;
+  answer: PinnedRunRef;
+}
+
 /** A write the store could not make (disk full, I/O error): what needed it is not done, nothing before is lost. */
 export class StoreWriteError extends Error {
   override name = 'StoreWriteError';
@@ -128,6 +138,16 @@ export interface EngineStore {
   chainStarted(record: RunRecord): void;
   /** A chain ended with this run (its last; not continued as new). */
   chainClosed(record: RunRecord): void;
+
+  /**
+   * Whether the store keeps the Idempotency-Keys of feedback, terminate and reset itself (the durable store: a retry
+   * after a restart is recognised), or leaves them to the API process (WorkflowEngine.controlKeys).
+   */
+  readonly keepsControlKeys: boolean;
+  /** A kept key's record, if it is kept and younger than `retentionMs`. */
+  controlKey(key: string, retentionMs: number): ControlKeyRecord | undefined;
+  /** Keeps a key with what its request did: written in the same commit as what it did. */
+  keepControlKey(key: string, record: ControlKeyRecord): void;
 
   /** The callbacks of closed runs whose delivery had not ended. */
   pendingCallbacks(): PendingCallback[];

@@ -107,6 +107,15 @@ export class MemoryStore implements EngineStore {
     this.keys.chainClosed(record);
   }
 
+  /** The API process answers keyed control requests itself (core/idempotency/localAnswers.ts). */
+  readonly keepsControlKeys = false;
+
+  controlKey(): undefined {
+    return undefined;
+  }
+
+  keepControlKey(): void {}
+
   pendingCallbacks(): PendingCallback[] {
     return [];
   }

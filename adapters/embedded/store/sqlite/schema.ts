@@ -10,7 +10,8 @@ export const SCHEMA_VERSION = 1;
  * One row per run, its history events and its commands beside it, keyed by the run's insertion number (`seq`, the
  * tie-breaker of "newest first"). Payloads are JSON text, as the engine keeps them. The indexes serve what the API
  * asks: the latest run of an id, runs lists filtered by workflow name, status or catalog and paged newest first,
- * the open runs at start, and the closed runs past their retention.
+ * the open runs at start, and the closed runs past their retention. The Idempotency-Keys of feedback, terminate and
+ * reset are kept beside them (`control_keys`), written in the commit of what they did.
  */
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -55,6 +56,14 @@ CREATE TABLE commands (
   body TEXT NOT NULL,
   PRIMARY KEY (run_seq, idx)
 ) WITHOUT ROWID;
+CREATE TABLE control_keys (
+  key TEXT PRIMARY KEY,
+  fingerprint TEXT NOT NULL,
+  requested_at INTEGER NOT NULL,
+  workflow_id TEXT NOT NULL,
+  run_id TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX control_keys_by_time ON control_keys (requested_at);
 CREATE TABLE callbacks (
   run_seq INTEGER PRIMARY KEY,
   workflow_id TEXT NOT NULL,

@@ -7,7 +7,7 @@ import type { Logger } from '../../../../ports/logger.js';
 import type { CommandRecord } from '../../commandLog.js';
 import { Payload } from '../../payload.js';
 import type { RunRecord } from '../../runRecord.js';
-import { StoreWriteError, type EngineStore, type PendingCallback, type RunState, type RunsPage, type RunsQuery, type StoredRun } from '../engineStore.js';
+import { StoreWriteError, type ControlKeyRecord, type EngineStore, type PendingCallback, type RunState, type RunsPage, type RunsQuery, type StoredRun } from '../engineStore.js';
 import { callbackOf, chainInputText, decodeCommand, descriptionOf, encodeAttributes, encodeCommand, eventForEngine, payloadText, runRowValues, type EventRow, type RunRow } from './rowCodec.js';
 import { SqliteStoredRun } from './storedRunView.js';
 
@@ -31,6 +31,7 @@ interface Written {
 interface Batch {
   runs: Map<RunRecord, Set<CommandRecord>>;
   callbacksEnded: PinnedRunRef[];
+  controlKeys: [string, ControlKeyRecord][];
   done: Promise<void>;
   resolve(): void;
   reject(error: unknown): void;
@@ -170,6 +171,20 @@ export class SqliteStore implements EngineStore {
     return rows.map((row) => this.stateOf(row));
   }
 
+  readonly keepsControlKeys = true;
+
+  controlKey(key: string, retentionMs: number): ControlKeyRecord | undefined {
+    const row = this.statement('SELECT fingerprint, requested_at, workflow_id, run_id FROM control_keys WHERE key = ?').get(key) as
+      | { fingerprint: string; requested_at: number; workflow_id: string; run_id: string }
+      | undefined;
+    if (!row || row.requested_at + retentionMs <= this.options.clock.now()) return undefined;
+    return { fingerprint: row.fingerprint, requestedAt: new Date(row.requested_at), answer: { workflowId: row.workflow_id, runId: row.run_id } };
+  }
+
+  keepControlKey(key: string, record: ControlKeyRecord): void {
+    this.pending().controlKeys.push([key, record]);
+  }
+
   pendingCallbacks(): PendingCallback[] {
     const rows = this.statement('SELECT workflow_id, run_id, target FROM callbacks ORDER BY run_seq').all() as unknown as { workflow_id: string; run_id: string; target: string }[];
     return rows.map((row) => ({ run: { workflowId: row.workflow_id, runId: row.run_id }, target: JSON.parse(row.target) as PendingCallback['target'] }));
@@ -221,8 +236,8 @@ export class SqliteStore implements EngineStore {
     let deleted = 0;
     try {
       const rows = select.all(cutoff, keyCutoff, RETENTION_CHUNK) as unknown as { seq: number }[];
-      if (rows.length === 0) return 0;
       this.db.exec('BEGIN');
+      this.statement('DELETE FROM control_keys WHERE requested_at < ?').run(now - this.options.idempotencyRetentionMs);
       for (const { seq } of rows) {
         this.statement('DELETE FROM events WHERE run_seq = ?').run(seq);
         this.statement('DELETE FROM commands WHERE run_seq = ?').run(seq);
@@ -252,7 +267,7 @@ export class SqliteStore implements EngineStore {
     });
     // Nobody may be waiting for a batch that failed: its rejection is handled by the engine (onWriteFailed).
     done.catch(() => {});
-    this.batch = { runs: new Map(), callbacksEnded: [], done, resolve, reject };
+    this.batch = { runs: new Map(), callbacksEnded: [], controlKeys: [], done, resolve, reject };
     // After this turn's work: every run that moves in it shares the commit.
     setImmediate(() => this.flush());
     return this.batch;
@@ -268,6 +283,15 @@ export class SqliteStore implements EngineStore {
       this.db.exec('BEGIN');
       for (const [record, commands] of batch.runs) after.push(this.write(record, commands));
       for (const run of batch.callbacksEnded) this.statement('DELETE FROM callbacks WHERE run_id = ?').run(run.runId);
+      for (const [key, record] of batch.controlKeys) {
+        this.statement('INSERT OR REPLACE INTO control_keys (key, fingerprint, requested_at, workflow_id, run_id) VALUES (?, ?, ?, ?, ?)').run(
+          key,
+          record.fingerprint,
+          record.requestedAt.getTime(),
+          record.answer.workflowId,
+          record.answer.runId,
+        );
+      }
       this.db.exec('COMMIT');
     } catch (error) {
       try {

@@ -1,0 +1,129 @@
+import * as assert from 'uvu/assert';
+import { contractSuite, expectStatus, historyEvents, http, listAllRuns, start, statusOf, wf } from '../support/contract.js';
+import { uniqueId } from '../support/http.js';
+
+/**
+ * A restart of the API (and, on Temporal, of its workers) loses no run: runs of every kind started before it are
+ * found after it, with their run ids, and finish; feedback sent after the restart reaches a run that waited before.
+ * On the embedded engine the runs live in the data directory and this process resumes them; on Temporal they never
+ * depended on the API process.
+ */
+const test = contractSuite('a restart of the API');
+
+const withKey = (key: string, json: unknown) => ({ json, headers: { 'idempotency-key': key } });
+
+/** The run's result once it closed (a long-poll). */
+async function resultOf(api: Parameters<typeof http>[0], workflowId: string, runId?: string): Promise<any> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const response = await http(api, 'GET', `${wf(workflowId, runId)}/result?wait=10`);
+    if (response.status === 200) return response.body;
+    if (Date.now() > deadline) throw new Error(`${workflowId} did not close within 60 s: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+}
+
+/** Waits until the run's history holds an event of `type` (what must have happened before the restart). */
+async function historyHas(api: Parameters<typeof http>[0], workflowId: string, type: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await historyEvents(api as never, workflowId)).some((event) => event.type === type)) {
+    if (Date.now() > deadline) throw new Error(`${workflowId} never recorded ${type}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function expectContiguousIds(events: { eventId: number }[], what: string): void {
+  assert.equal(
+    events.map((event) => event.eventId),
+    events.map((_event, index) => index + 1),
+    `${what}: event ids 1..n, no gap and no repeat`,
+  );
+}
+
+test('runs of every kind started before a restart are found after it, with their run ids, and finish', async ({ api }) => {
+  const completed = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'arithmetic', input: { n: 4 }, workflowId: uniqueId('rs-done') } });
+  expectStatus(completed, 200, 'run-and-wait before the restart');
+  const sleeping = await start(api, 'sleeper', { ms: 4_000 }, uniqueId('rs-sleep'));
+  const waiting = await start(api, 'awaits_feedback', {}, uniqueId('rs-wait'));
+  const buffered = await start(api, 'sleeps_then_awaits', { ms: 2_500 }, uniqueId('rs-buffered'));
+  expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId: buffered.workflowId, payload: { early: true } } }), 200, 'a reply before the wait');
+  const parent = await start(api, 'parent_of_sleeper', { ms: 3_000 }, uniqueId('rs-parent'));
+  const chain = await start(api, 'continues_into_wait', { ms: 1_500 }, uniqueId('rs-chain'));
+  const keyBody = { workflowName: 'awaits_feedback', input: {}, workflowId: uniqueId('rs-keyed') };
+  const key = uniqueId('rs-key');
+  const keyed = await http(api, 'POST', '/workflow', withKey(key, keyBody));
+  expectStatus(keyed, 200, 'a keyed start');
+  await historyHas(api, sleeping.workflowId, 'timer_started');
+  await historyHas(api, parent.workflowId, 'child_started');
+  await historyHas(api, waiting.workflowId, 'workflow_started');
+
+  await api.restart();
+
+  const done = await statusOf(api, completed.body.workflowId);
+  expectStatus(done, 200, 'status of the completed run');
+  assert.is(done.body.runId, completed.body.runId);
+  assert.is(done.body.status, 'completed');
+  assert.equal((await resultOf(api, completed.body.workflowId)).output, { result: 10 });
+  const doneHistory = await historyEvents(api, completed.body.workflowId);
+  assert.is(doneHistory.at(-1)?.type, 'workflow_completed');
+  expectContiguousIds(doneHistory, 'the completed run');
+  const trace = await http(api, 'GET', `${wf(completed.body.workflowId, completed.body.runId)}/trace-log`);
+  expectStatus(trace, 200, 'the trace-log of a run closed before the restart');
+  const listed = await listAllRuns(api, { workflowName: 'arithmetic' });
+  assert.ok(listed.some((run) => run.runId === completed.body.runId), 'the runs list has the run closed before the restart');
+
+  const slept = await resultOf(api, sleeping.workflowId);
+  assert.is(slept.runId, sleeping.runId, 'the sleeping run finished as itself');
+  assert.equal(slept.output, { slept: 4_000 });
+  const sleepHistory = await historyEvents(api, sleeping.workflowId);
+  expectContiguousIds(sleepHistory, 'the sleeping run');
+  assert.is(sleepHistory.filter((event) => event.type === 'timer_started').length, 1, 'one timer, not started again');
+
+  expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId: waiting.workflowId, payload: { late: true } } }), 200, 'feedback after the restart');
+  const replied = await resultOf(api, waiting.workflowId);
+  assert.is(replied.runId, waiting.runId);
+  assert.equal(replied.output, { reply: { late: true } });
+
+  assert.equal((await resultOf(api, buffered.workflowId)).output, { reply: { early: true } }, 'a reply buffered before the restart is delivered');
+
+  const family = await resultOf(api, parent.workflowId);
+  assert.equal(family.output, { child: { slept: 3_000 } });
+  const parentHistory = await historyEvents(api, parent.workflowId);
+  assert.is(parentHistory.filter((event) => event.type === 'child_started').length, 1, 'the child was started once');
+  expectContiguousIds(parentHistory, 'the parent');
+
+  await historyHas(api, chain.workflowId, 'workflow_started');
+  const chainStatus = await http(api, 'GET', `${wf(chain.workflowId)}/status`);
+  expectStatus(chainStatus, 200);
+  // The chain's first run sleeps, then continues into a run that waits: the feedback goes to whichever is latest.
+  const chainDeadline = Date.now() + 30_000;
+  for (;;) {
+    const latest = await statusOf(api, chain.workflowId);
+    if (latest.body.runId !== chain.runId) break;
+    if (Date.now() > chainDeadline) throw new Error('the chain never continued as new after the restart');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await historyHas(api, chain.workflowId, 'workflow_started');
+  expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId: chain.workflowId, payload: { go: true } } }), 200);
+  assert.equal((await resultOf(api, chain.workflowId)).output, { reply: { go: true } });
+
+  const retried = await http(api, 'POST', '/workflow', withKey(key, keyBody));
+  expectStatus(retried, 200, 'the keyed start retried after the restart');
+  assert.is(retried.body.runId, keyed.body.runId, 'the same run, not a new one');
+  expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId: keyBody.workflowId, payload: { n: 1 } } }), 200);
+});
+
+test('a keyed feedback retried after a restart is recognised, not delivered twice', async ({ api }) => {
+  const run = await start(api, 'step_then_waits', { n: 1 }, uniqueId('rs-keyed-feedback'));
+  const key = uniqueId('rs-feedback-key');
+  const body = { workflowId: run.workflowId, payload: { approved: true } };
+  expectStatus(await http(api, 'POST', '/workflow/feedback', withKey(key, body)), 200, 'the first feedback');
+  await historyHas(api, run.workflowId, 'workflow_completed');
+  await api.restart();
+  const retried = await http(api, 'POST', '/workflow/feedback', withKey(key, body));
+  expectStatus(retried, 200, 'the retry after the restart answers as the first time');
+  assert.equal(retried.body.runId, run.runId);
+  const signals = (await historyEvents(api, run.workflowId)).filter((event) => event.type === 'signal_received');
+  assert.is(signals.length, 1, 'delivered once');
+});
+
+test.run();
