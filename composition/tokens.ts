@@ -10,7 +10,7 @@ import type { OtelTracing } from '../adapters/otel/index.js';
 /** Tokens that exist only in the composition root (the ports' own tokens live in ports/). */
 export const CONFIG = token<FlowgateConfig>('Config');
 export const FLOWGATE_API = token<FlowgateApi>('FlowgateApi');
-/** The concrete memory engine, for registering workers (the port token hides it behind WorkflowEngine). */
+/** The concrete embedded engine, for registering workers (the port token hides it behind WorkflowEngine). */
 export const EMBEDDED_ENGINE = token<EmbeddedEngine>('EmbeddedEngine');
 /** Remote trace uploads still running after their run closed (embedded engine), for the shutdown to wait on. */
 export const TRACE_UPLOADS = token<TraceUploads>('TraceUploads');

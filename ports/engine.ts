@@ -51,11 +51,12 @@ export interface AwaitOptions {
  * process answers retries it sees itself in any case (core/idempotency/localAnswers.ts); the engine's part is the
  * retries that reach another API process, or the same one after a restart.
  * - `kept-by-engine`: the engine keeps the key with what the request did (Temporal: the signal's header, the
- *   terminate's details, the reset's reason and request id), so a retry it already carried out answers as the first time from
+ *   terminate's details, the reset's reason and request id; the durable embedded engine: a record in its store,
+ *   written in the commit of what the request did), so a retry it already carried out answers as the first time from
  *   any API process, and the same key with another fingerprint is IdempotencyKeyReusedError. The core hands it the
  *   key's RequestIdempotency.
  * - `kept-by-api-process`: the engine keeps no key; the core never hands it one. Enough for an engine that lives and
- *   ends with its one API process (memory): no other process can reach its runs.
+ *   ends with its one API process (the embedded engine in memory): no other process can reach its runs.
  * Starts are not covered here: every engine keeps a keyed start's record with its run (StartCommand.idempotency).
  */
 export type ControlKeys = 'kept-by-engine' | 'kept-by-api-process';
@@ -69,7 +70,7 @@ export type ControlKeys = 'kept-by-engine' | 'kept-by-api-process';
  * engine-specific crosses this port.
  */
 export interface WorkflowEngine {
-  /** `memory` or `temporal`: reported by /ready. */
+  /** `embedded` (the embedded engine on its durable store), `memory` or `temporal`: reported by /ready. */
   readonly kind: string;
   /** Who keeps the Idempotency-Key of a feedback, terminate or reset; decides whether `idempotency` is passed below. */
   readonly controlKeys: ControlKeys;

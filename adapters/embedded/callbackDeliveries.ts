@@ -7,10 +7,11 @@ import type { CallbackSender } from '../../ports/callbackSender.js';
 export const DEFAULT_MAX_PENDING_CALLBACKS = 10_000;
 
 /**
- * The embedded engine's run callbacks, delivered from this process (EmbeddedEngineOptions.onRunCallback): its runs live
- * no longer than the process, and neither do their deliveries. close() ends the retries still waiting. At most
- * `maxPending` deliveries are in progress: a receiver that is down for long must not make the process hold every
- * result of the meantime; a run closing beyond that is not delivered, and the log says so.
+ * The embedded engine's run callbacks, delivered from this process (EmbeddedEngineOptions.onRunCallback). close() ends
+ * the retries still waiting; on the durable store the callbacks whose delivery had not ended stay in its outbox and
+ * the next engine on it delivers them again (docs/callbacks.md). At most `maxPending` deliveries are in progress: a
+ * receiver that is down for long must not make the process hold every result of the meantime; a run closing beyond
+ * that is not delivered, and the log says so.
  */
 export class CallbackDeliveries {
   private readonly stopping = new AbortController();

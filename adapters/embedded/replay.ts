@@ -13,7 +13,7 @@ const IDLE_TURNS_BEFORE_STALL = 3;
  * then, whichever was called first, and what the code calls between two outcomes is called between them again.
  *
  * Outcomes of commands run for real (after a reset, or resumed after a restart) completed after every replayed one the
- * first time: they are held until the replay is over (`done`). One mechanism for resets and restarts (recovery.ts).
+ * first time: they are held until the replay is over (`done`). One mechanism for resets and restarts (reset.ts; RunLifecycle.restore in runLifecycle.ts).
  */
 export class ReplayDelivery {
   /** The replayed commands in completion order. */

@@ -7,7 +7,7 @@ const MAX_TIMEOUT_MS = 2_147_483_647;
 export const systemClock: Clock = realClock({ keepAlive: false });
 
 /**
- * The real clock for the time limit of someone's wait (the memory engine's awaitOutcome): its timers keep the process
+ * The real clock for the time limit of someone's wait (the embedded engine's awaitOutcome): its timers keep the process
  * alive, as the wait they end does (a script awaiting a result must not exit before the answer or the time-out).
  */
 export const waitClock: Clock = realClock({ keepAlive: true });

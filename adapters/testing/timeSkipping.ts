@@ -10,7 +10,7 @@ import { settle, type VirtualClock } from './virtualClock.js';
  * Skips a VirtualClock ahead while someone waits on a run, as Temporal's time-skipping test server does: whenever no
  * step attempt is running and the work the last timer released has settled, the next timer fires at once. So a
  * workflow that sleeps a day finishes in milliseconds, its timers in order. Waits' own time limits are real time
- * (the memory engine's awaitOutcome), so a wait never times out before the run it waits for.
+ * (the embedded engine's awaitOutcome), so a wait never times out before the run it waits for.
  */
 export class TimeSkipper {
   private waiting = 0;

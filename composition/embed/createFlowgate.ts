@@ -30,7 +30,8 @@ export interface CreateFlowgateOptions extends FlowgateParts {
   authToken?: string;
   /**
    * Configuration variables, as the README's table lists them (`env: process.env` reads the process's). Only these are
-   * read: by default every variable has its documented default (embedded engine, traces under ./traces).
+   * read: by default every variable has its documented default (the embedded engine with its runs in .flowgate under
+   * the current directory, traces under ./traces).
    * @default {}
    */
   env?: EnvInput;

@@ -2,7 +2,7 @@ import type { SerializedFailure } from '../domain/run.js';
 
 /**
  * Errors a workflow author meets. Both engines raise exactly these inside workflow code, so a `catch` written
- * against them works the same on the memory engine and on Temporal.
+ * against them works the same on the embedded engine and on Temporal.
  */
 
 /** Thrown by a step to fail at once, without retries. */

@@ -2,7 +2,7 @@ import type { SerializedFailure } from '../domain/run.js';
 import type { WebhookRequest } from './context.js';
 
 /*
- * Rules both engines apply to the workflow code they run, written once so the two cannot drift: the memory engine
+ * Rules both engines apply to the workflow code they run, written once so the two cannot drift: the embedded engine
  * (adapters/embedded) and the Temporal workflow sandbox (adapters/temporal/sandbox) import them. Pure: the sandbox
  * bundles this file, so it uses no Node API.
  */

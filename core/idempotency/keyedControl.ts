@@ -19,9 +19,10 @@ export type KeyedControl = <T>(
 
 /**
  * Keyed feedback, reset and terminate (docs/idempotency.md): answered once per key and request by this process
- * (LocalAnswers), on every engine. An engine whose `controlKeys` is `kept-by-engine` (Temporal) is also handed the
- * key's digests, and keeps them with what the request did, for the retries that reach another API replica; one that
- * keeps none (memory, which lives in this process) is never handed them.
+ * (LocalAnswers), on every engine. An engine whose `controlKeys` is `kept-by-engine` (Temporal, the durable embedded
+ * engine) is also handed the key's digests, and keeps them with what the request did, for the retries that reach
+ * another API replica or come after a restart; one that keeps none (the embedded engine in memory, which lives in this
+ * process) is never handed them.
  */
 export function createKeyedControl(
   deps: { engine: Pick<WorkflowEngine, 'controlKeys'> } & Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs' | 'metrics'>,

@@ -31,7 +31,8 @@ export interface StoredRun {
 }
 
 /**
- * Everything a run is, as stored: what a restart resumes it from and what a reset replays (recovery.ts, reset.ts).
+ * Everything a run is, as stored: what a restart resumes it from and what a reset replays (RunLifecycle.restore in
+ * runLifecycle.ts, reset.ts).
  * Payload attributes of events are Payloads, as the engine keeps them.
  */
 export interface RunState {
@@ -124,7 +125,7 @@ export interface EngineStore {
   listRuns(query: RunsQuery): RunsPage;
   /** Everything about one run (a reset's source). */
   loadState(ref: PinnedRunRef): RunState | undefined;
-  /** The runs that were open when the store was last closed: the engine resumes them (recovery.ts). */
+  /** The runs that were open when the store was last closed: the engine restores and resumes them (runLifecycle.ts). */
   openRuns(): RunState[];
 
   /**
@@ -156,7 +157,7 @@ export interface EngineStore {
 
   /** Who hears of a commit that failed (the engine restores the runs it touched from the store). */
   onWriteFailed(handler: (records: readonly RunRecord[], error: unknown) => void): void;
-  /** What the store holds now, for MemoryEngine-style usage reports and tests. */
+  /** What the store holds now, for EmbeddedEngine.usage() and tests. */
   usage(): Record<string, number>;
   /** Writes what is left and releases the store. Safe to call twice. */
   close(): void;

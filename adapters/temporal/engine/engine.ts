@@ -33,7 +33,7 @@ export type TemporalEngineConnectOptions = TemporalConnectionOptions &
   };
 
 /**
- * The WorkflowEngine on a Temporal cluster. The memory engine (adapters/embedded) is the reference for semantics; the
+ * The WorkflowEngine on a Temporal cluster. The embedded engine (adapters/embedded) is the reference for semantics; the
  * differences Temporal forces are noted where they arise. Every request has a deadline or is cancelled with its
  * caller (calls.ts), and every Temporal error leaves as a core error (errors.ts).
  */
@@ -191,7 +191,7 @@ export class TemporalEngine implements WorkflowEngine {
   }
 
   /**
-   * Cancels requests in flight (followers end, awaiters resolve undefined, as on the memory engine) and closes the
+   * Cancels requests in flight (followers end, awaiters resolve undefined, as on the embedded engine) and closes the
    * connection when `connect` made it. Safe to call twice.
    */
   close(): Promise<void> {

@@ -27,7 +27,7 @@ export function failureOf(failure: Failure | null | undefined, depth = 0): Seria
   return serialized;
 }
 
-/** A step attempt's failure, named as the memory engine names it (a timed-out attempt is a StepTimeoutError). */
+/** A step attempt's failure, named as the embedded engine names it (a timed-out attempt is a StepTimeoutError). */
 export function stepFailureOf(failure: Failure | null | undefined): SerializedFailure {
   if (failure?.timeoutFailureInfo) return { name: 'StepTimeoutError', message: messageOf(failure) || 'The step attempt timed out', retryable: true };
   if (failure?.canceledFailureInfo) return { name: 'CancelledError', message: messageOf(failure) || 'Step cancelled' };

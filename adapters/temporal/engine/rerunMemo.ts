@@ -5,7 +5,7 @@ import { decodeIfPossible } from './values.js';
 /**
  * Memo key of a run a rerun started: the run it repeats, read back by describe and the run list on any API replica.
  * Continue-as-new copies it (sandbox/continueAsNew.ts gives the memo again) and reset keeps it, so every run of the
- * chain says what it repeats, as on the memory engine.
+ * chain says what it repeats, as on the embedded engine.
  */
 export const RERUN_MEMO_KEY = 'flowgate.rerunOf';
 

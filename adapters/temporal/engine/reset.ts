@@ -67,7 +67,7 @@ export function findResetPoint(events: readonly HistoryEvent[], stepName: string
 
 /**
  * Resets the run; Temporal terminates the open run of the id, if any, and replays signals received after the
- * point (its default reapply type), as the memory engine does. Returns the new run.
+ * point (its default reapply type), as the embedded engine does. Returns the new run.
  */
 export async function resetToStep(
   calls: TemporalCalls,

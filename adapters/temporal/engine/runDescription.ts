@@ -34,7 +34,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
     closedAt,
     firstRunId: info.firstRunId || runId,
     ...(parent ? { parent } : {}),
-    // A run that is its own root has no root worth naming (the memory engine sets root only on children).
+    // A run that is its own root has no root worth naming (the embedded engine sets root only on children).
     ...(root && (root.workflowId !== workflowId || root.runId !== runId) ? { root } : {}),
     ...(idempotency ? { idempotency } : {}),
     ...(localTracePath ? { localTracePath } : {}),

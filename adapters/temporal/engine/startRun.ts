@@ -91,7 +91,7 @@ export class RunStarter {
             args: [command.input],
             workflowIdReusePolicy: 'ALLOW_DUPLICATE',
             workflowIdConflictPolicy: 'FAIL',
-            // A timed-out run ends timed_out, as on the memory engine; continued runs inherit the limit.
+            // A timed-out run ends timed_out, as on the embedded engine; continued runs inherit the limit.
             ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
             ...(tagged ? { typedSearchAttributes: [{ key: catalogKey, value: command.catalog }] } : {}),
             // The worker delivers the callback (sandbox/runCallback.ts); the memo keeps it with the run through resets.

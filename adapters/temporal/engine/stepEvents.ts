@@ -69,7 +69,7 @@ export function mapStepEvent(raw: HistoryEvent, steps: Map<number, OpenStep>): M
     case EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED: {
       const attributes = raw.activityTaskCanceledEventAttributes;
       const step = closeStep(steps, attributes?.scheduledEventId);
-      // As on the memory engine, a step cancelled before an attempt started leaves no step_failed.
+      // As on the embedded engine, a step cancelled before an attempt started leaves no step_failed.
       if (toNumber(attributes?.startedEventId) <= 0) return undefined;
       const error = { name: 'CancelledError', message: `Step ${step?.activityType ?? ''} cancelled` };
       return { type: 'step_failed', ...named(step), attributes: { attempt: attemptOf(step), error } };

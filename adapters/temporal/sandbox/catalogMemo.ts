@@ -1,7 +1,7 @@
 import type { CatalogMemo, CatalogPublication } from '../protocol.js';
 
 /**
- * A worker's publication replaces the catalog's workflows (the newest worker wins, as on the memory engine) and
+ * A worker's publication replaces the catalog's workflows (the newest worker wins, as on the embedded engine) and
  * marks it online. `publishedAt` moves only when the content changes, so a rolling restart of identical workers
  * does not look like a new catalog: content is compared, not where it came from.
  */

@@ -7,7 +7,7 @@ import { childOutcomeOf } from './temporalFailures.js';
 
 /**
  * ctx.executeChild on Temporal: a child workflow of the type named by the definition (default id
- * `<parent id>/<child name>-<n>`, the parent's catalog = task queue). Temporal's defaults match the memory engine:
+ * `<parent id>/<child name>-<n>`, the parent's catalog = task queue). Temporal's defaults match the embedded engine:
  * a parent's cancel reaches the child and the parent waits for it (WAIT_CANCELLATION_COMPLETED), and an open child
  * is terminated when its parent closes (ParentClosePolicy TERMINATE).
  */

@@ -5,7 +5,7 @@ const feedbackSignal = defineSignal<[unknown]>(FEEDBACK_SIGNAL);
 
 /**
  * Webhook replies of one run, oldest first. The signal handler is installed before the workflow function runs, so
- * a reply that arrives before the run waits for it (even one sent with the start) is buffered, as on the memory engine.
+ * a reply that arrives before the run waits for it (even one sent with the start) is buffered, as on the embedded engine.
  */
 export class FeedbackInbox {
   private readonly replies: unknown[] = [];

@@ -7,7 +7,7 @@ import { payloadLimitMessage, RESULT_TOO_LARGE_ERROR, type FailureDetail } from 
 export type CheckedOutput = { ok: true; value: unknown } | { ok: false; failure: SerializedFailure };
 
 /**
- * The output a run completes with: validated by the definition's outputSchema, a JSON value (as the memory engine
+ * The output a run completes with: validated by the definition's outputSchema, a JSON value (as the embedded engine
  * delivers it), and no longer than MAX_RESULT_BYTES, so an oversized result fails in the run, not in the server.
  * `maxPayloadBytes` (set when the worker has no claim-check store): Temporal's per-payload limit, which a result must
  * not pass either, or its workflow task would be refused over and over instead of the run failing.

@@ -36,11 +36,11 @@ export function flowgateFailureOf(error: unknown): SerializedFailure | undefined
   return failure && typeof failure.name === 'string' && typeof failure.message === 'string' ? failure : undefined;
 }
 
-/** The failure of a step's last attempt, as the memory engine reports it in StepFailedError. */
+/** The failure of a step's last attempt, as the embedded engine reports it in StepFailedError. */
 export function stepFailureOf(error: ActivityFailure, nonRetryableErrorNames: readonly string[]): SerializedFailure {
   const cause = error.cause;
   if (cause instanceof TimeoutFailure) {
-    // The memory engine names an attempt that outlived timeoutMs StepTimeoutError; keep that name here too.
+    // The embedded engine names an attempt that outlived timeoutMs StepTimeoutError; keep that name here too.
     return { name: 'StepTimeoutError', message: cause.message || 'The step attempt timed out', retryable: true };
   }
   if (cause === undefined) return { name: 'ActivityFailure', message: error.message };
@@ -51,7 +51,7 @@ export function stepFailureOf(error: ActivityFailure, nonRetryableErrorNames: re
 
 export type ChildStatus = 'failed' | 'cancelled' | 'terminated' | 'timed_out';
 
-/** How a child run ended, and its failure, in the terms of the memory engine's closings. */
+/** How a child run ended, and its failure, in the terms of the embedded engine's closings. */
 export function childOutcomeOf(error: ChildWorkflowFailure): { status: ChildStatus; failure: SerializedFailure | null } {
   const cause = error.cause;
   if (cause instanceof CancelledFailure) {

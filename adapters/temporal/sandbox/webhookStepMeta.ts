@@ -3,7 +3,7 @@ import { WEBHOOK_STEP_NAME } from '../protocol.js';
 import type { StepMeta } from './stepActivity.js';
 
 /**
- * The internal step that POSTs a webhook call before a wait, as the memory engine defines it (runLifecycle.ts):
+ * The internal step that POSTs a webhook call before a wait, as the embedded engine defines it (runLifecycle.ts):
  * 5 attempts, 500 ms apart at first, 30 s per attempt. Shared by the sandbox (options) and the worker (activity).
  */
 export const WEBHOOK_STEP_META: StepMeta = Object.freeze({

@@ -8,7 +8,7 @@ import { callStep } from './stepActivity.js';
 import { WEBHOOK_STEP_META } from './webhookStepMeta.js';
 
 /**
- * ctx.waitForWebhook, as on the memory engine (adapters/embedded/webhookWait.ts): with a `url`, the internal step
+ * ctx.waitForWebhook, as on the embedded engine (adapters/embedded/webhookWait.ts): with a `url`, the internal step
  * `webhook` first sends the call (activity `<workflow>#webhook`, retried like any step); then the run waits for a
  * FEEDBACK_SIGNAL reply, oldest buffered reply first.
  */
@@ -28,7 +28,7 @@ export async function waitForWebhook<T>(run: RunState, request: WebhookRequest =
     await callStep(WEBHOOK_STEP_META, call);
   }
   let reply: { payload: unknown } | undefined;
-  // A stopped run gets no reply, not even a buffered one (memory engine: the cancel is checked first).
+  // A stopped run gets no reply, not even a buffered one (embedded engine: the cancel is checked first).
   if (CancellationScope.current().consideredCancelled) throw new CancelledError('Webhook wait cancelled');
   try {
     reply = await run.inbox.take(request.timeoutMs);

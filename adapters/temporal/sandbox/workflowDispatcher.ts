@@ -37,7 +37,7 @@ export function createWorkflowDispatcher(
     const definition = byName.get(run.info.workflowName);
     if (!definition) {
       // Started by a parent's ctx.executeChild (or by hand) with a type this catalog does not serve: the same failure
-      // the memory engine gives such a child, so the parent's ChildWorkflowFailedError reads alike on both engines.
+      // the embedded engine gives such a child, so the parent's ChildWorkflowFailedError reads alike on both engines.
       const known = [...byName.keys()].join(', ') || 'none';
       throw runFailure(childWorkflowNotFound(run.info.workflowName, run.info.catalog, ` (the worker that took the run serves: ${known})`));
     }

@@ -6,7 +6,7 @@ import type { SerializedFailure } from '../../../core/domain/run.js';
  * What a failed step attempt reports to Temporal: an ApplicationFailure whose `type` is the error's class name
  * (so retry.nonRetryableErrorNames match it), non-retryable when the error says so (NonRetryableError,
  * `nonRetryable = true`), with the cause chain as nested failures. The sandbox turns it back into the same
- * SerializedFailure the memory engine reports (sandbox/temporalFailures.ts).
+ * SerializedFailure the embedded engine reports (sandbox/temporalFailures.ts).
  */
 export function stepAttemptFailure(error: unknown): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;

@@ -21,7 +21,7 @@ function jsonSchemaOf(definition: WorkflowDefinition<any, any>, io: 'input' | 'o
   try {
     return z.toJSONSchema(schema, { unrepresentable: 'any', io }) as JsonSchema;
   } catch (error) {
-    // As on the memory engine: a schema zod cannot describe still runs; the catalog publishes "anything" for it.
+    // As on the embedded engine: a schema zod cannot describe still runs; the catalog publishes "anything" for it.
     logger.warn('workflow schema has no JSON Schema form; publishing an open schema', {
       workflowName: definition.name,
       io,

@@ -25,7 +25,7 @@ export interface StepAttempt {
 }
 
 /**
- * Buffers the steps of each run in memory (one entry per step call, updated by each attempt, as the memory engine
+ * Buffers the steps of each run in memory (one entry per step call, updated by each attempt, as the embedded engine
  * keeps them) and writes the run's trace once, when the sandbox reports the close through the trace sink. Only
  * steps this worker process ran are known: an attempt that ran in another worker is missing from its trace.
  */
