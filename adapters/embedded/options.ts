@@ -12,9 +12,9 @@ import type { EngineStore } from './store/engineStore.js';
 
 export interface EmbeddedEngineOptions {
   /**
-   * Where runs are kept: a durable store (`openSqliteStore` of store/sqlite/openSqliteStore.ts, which `flowgate serve`
-   * and createFlowgate open on DATA_DIR; the package does not export it) survives restarts and the engine resumes the
-   * runs it held open; the engine closes it with itself. @default in memory, bounded by maxClosedRuns and
+   * Where runs are kept: a durable store (`openSqliteStore`, exported by flowgate/adapters/embedded, which `flowgate
+   * serve` and createFlowgate open on DATA_DIR) survives restarts and the engine resumes the runs it held open; the
+   * engine closes it with itself. @default in memory, bounded by maxClosedRuns and
    * maxClosedBytes (runs live and end with the process)
    */
   store?: EngineStore;
