@@ -249,7 +249,8 @@ test('an API restart between two requests with one key (a new API instance on th
       workflowId: first.body.workflowId,
     });
   } else {
-    // The embedded engine ends with its process: nothing of the first request survives, so the retry starts anew.
+    // Another embedded engine, on a data directory of its own: it never saw the first request, so the retry starts
+    // anew (the same engine after a restart does recognise it: tests/contract/restart.test.ts).
     assert.is.not(retry.body.runId, first.body.runId);
   }
   expectStatus(await http(api, 'POST', `${wf(retry.body.workflowId, retry.body.runId)}/terminate`), 200);
@@ -276,7 +277,8 @@ test('feedback, terminate and reset retried through another API instance (anothe
       const signals = (await historyEvents(api, workflowId, runId)).filter((event) => event.type === 'signal_received');
       assert.is(signals.length, 1, 'delivered once');
     } else {
-      // The embedded engine lives in its API process: the other instance has never seen the run.
+      // Another embedded engine (its own data directory) has never seen the run; a restart of the same one recognises
+      // the key (tests/contract/restart.test.ts).
       expectError(feedbackReused, 404, 'WorkflowNotFoundError', { workflowId });
       expectError(feedbackRetry, 404, 'WorkflowNotFoundError', { workflowId });
     }

@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { contractSuite, expectStatus, historyEvents, http, listAllRuns, start, statusOf, wf } from '../support/contract.js';
+import { contractSuite, expectError, expectStatus, historyEvents, http, listAllRuns, start, statusOf, wf } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
 
 /**
@@ -124,6 +124,34 @@ test('a keyed feedback retried after a restart is recognised, not delivered twic
   assert.equal(retried.body.runId, run.runId);
   const signals = (await historyEvents(api, run.workflowId)).filter((event) => event.type === 'signal_received');
   assert.is(signals.length, 1, 'delivered once');
+});
+
+test('a keyed terminate and a keyed reset retried after a restart get their first answer; another body with the key is 409', async ({ api }) => {
+  const open = await start(api, 'awaits_feedback', {}, uniqueId('rs-keyed-terminate'));
+  const terminatePath = `${wf(open.workflowId, open.runId)}/terminate`;
+  const terminateKey = uniqueId('rs-terminate-key');
+  const terminated = await http(api, 'POST', terminatePath, withKey(terminateKey, { reason: 'once' }));
+  expectStatus(terminated, 200, 'the keyed terminate');
+  const resetId = uniqueId('rs-keyed-reset');
+  const old = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'arithmetic', workflowId: resetId, input: { n: 1 } } });
+  expectStatus(old, 200);
+  const resetPath = `${wf(resetId, old.body.runId)}/reset`;
+  const resetKey = uniqueId('rs-reset-key');
+  const reset = await http(api, 'POST', resetPath, withKey(resetKey, { stepName: 'add_one' }));
+  expectStatus(reset, 200, 'the keyed reset');
+  await resultOf(api, resetId, reset.body.runId);
+
+  await api.restart();
+
+  const terminateRetry = await http(api, 'POST', terminatePath, withKey(terminateKey, { reason: 'once' }));
+  expectStatus(terminateRetry, 200, 'the same answer, not WorkflowClosedError');
+  assert.equal(terminateRetry.body, terminated.body);
+  expectError(await http(api, 'POST', terminatePath, withKey(terminateKey, { reason: 'other' })), 409, 'IdempotencyKeyReusedError', { workflowId: null });
+  const resetRetry = await http(api, 'POST', resetPath, withKey(resetKey, { stepName: 'add_one' }));
+  expectStatus(resetRetry, 200);
+  assert.equal(resetRetry.body, reset.body, 'the run the first reset made, not another reset');
+  expectError(await http(api, 'POST', resetPath, withKey(resetKey, { stepName: 'double' })), 409, 'IdempotencyKeyReusedError');
+  assert.is((await statusOf(api, resetId)).body.runId, reset.body.runId, 'no second reset run');
 });
 
 test.run();
