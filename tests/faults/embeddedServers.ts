@@ -6,7 +6,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { STEP_COUNT_DIR_VARIABLE, stepCountFile } from '../fixtures/faults/steps/countedStep.js';
-import { startApiProcess, type NodeProcess, type NodeProcessOptions } from './processes.js';
+import { startApiProcess, startNodeProcess, type Exit, type NodeProcess, type NodeProcessOptions } from './processes.js';
 
 /** The workflows whose steps count their executions (tests/fixtures/faults/durableWorkflows). */
 export const DURABLE_WORKFLOWS_DIR = fileURLToPath(new URL('../fixtures/faults/durableWorkflows/', import.meta.url));
@@ -34,20 +34,7 @@ export interface EmbeddedServer extends NodeProcess {
  */
 export async function startEmbeddedServer(dirs: EmbeddedServerDirs, env: Record<string, string> = {}, options: NodeProcessOptions = {}): Promise<EmbeddedServer> {
   const spawnedAt = Date.now();
-  const proc = await startApiProcess(
-    {
-      ENGINE: 'embedded',
-      DATA_DIR: dirs.dataDir,
-      WORKFLOWS_DIR: DURABLE_WORKFLOWS_DIR,
-      TRACE_DIR: dirs.traceDir,
-      [STEP_COUNT_DIR_VARIABLE]: dirs.countDir,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      OUTBOUND_ALLOW_PUBLIC: 'off',
-      SHUTDOWN_GRACE_MS: '3000',
-      ...env,
-    },
-    options,
-  );
+  const proc = await startApiProcess({ ...embeddedServerEnv(dirs), ...env }, options);
   const listeningMs = Date.now() - spawnedAt;
   try {
     await waitFor(`${proc.url}/ready answering 200`, 30_000, async () => {
@@ -61,6 +48,37 @@ export async function startEmbeddedServer(dirs: EmbeddedServerDirs, env: Record<
     await proc.stop('SIGKILL');
     throw error;
   }
+}
+
+/** The environment of `flowgate serve` on the durable engine in `dirs.dataDir`: loopback only, counted workflows. */
+export function embeddedServerEnv(dirs: EmbeddedServerDirs): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ENGINE: 'embedded',
+    DATA_DIR: dirs.dataDir,
+    WORKFLOWS_DIR: DURABLE_WORKFLOWS_DIR,
+    TRACE_DIR: dirs.traceDir,
+    [STEP_COUNT_DIR_VARIABLE]: dirs.countDir,
+    OUTBOUND_ALLOWLIST: '127.0.0.1',
+    OUTBOUND_ALLOW_PUBLIC: 'off',
+    SHUTDOWN_GRACE_MS: '3000',
+  };
+}
+
+/**
+ * Runs `flowgate serve` expecting it to refuse to start: resolves with its exit, what it wrote and how long it took;
+ * fails if it is still running after `timeoutMs` (it is then killed).
+ */
+export async function serveUntilExit(env: Record<string, string>, options: NodeProcessOptions = {}, timeoutMs = 30_000): Promise<{ exit: Exit; stderr: string; stdout: string; ms: number }> {
+  const spawnedAt = Date.now();
+  const proc = startNodeProcess('composition/cli/main.ts', env, ['serve'], options);
+  const timer = setTimeout(() => void proc.stop('SIGKILL'), timeoutMs);
+  const exit = await proc.exited;
+  clearTimeout(timer);
+  const ms = Date.now() - spawnedAt;
+  if (exit.signal === 'SIGKILL') throw new Error(`flowgate serve was still running after ${timeoutMs} ms:\n${proc.stdout()}\n${proc.stderr()}`);
+  return { exit, stderr: proc.stderr(), stdout: proc.stdout(), ms };
 }
 
 /** The status of a GET, 0 when it got no answer. */
@@ -92,7 +110,17 @@ export async function waitFor<T>(what: string, timeoutMs: number, probe: () => P
  * namespace's files through /proc/<pid>/root.
  */
 export function tmpfsLauncher(dir: string, mountOptions: string): string[] {
-  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o "$1" flowgate-test "$2" && shift 2 && exec "$@"', 'sh', mountOptions, dir];
+  return inPrivateMounts('mount -t tmpfs -o "$1" flowgate-test "$2"', [mountOptions, dir]);
+}
+
+/** The launcher that runs `flowgate serve` where `dir`, with what it holds, is mounted read-only (a bind mount). */
+export function readOnlyLauncher(dir: string): string[] {
+  return inPrivateMounts('mount --bind "$1" "$1" && mount -o remount,bind,ro "$1"', [dir]);
+}
+
+/** `script` (its arguments `$1`...) run as root of a private mount namespace, then the command after it exec'd. */
+function inPrivateMounts(script: string, args: string[]): string[] {
+  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `${script} && shift ${args.length} && exec "$@"`, 'sh', ...args];
 }
 
 /**
