@@ -132,22 +132,22 @@ refused('DATA_DIR that is a file', async (context) => {
   assert.equal(await snapshot(join(context.dir, 'file')), before);
 });
 
-refused('DATA_DIR on a read-only file system: empty, or holding a database with runs', async (context) => {
+refused('DATA_DIR on a read-only file system, empty or holding a database with runs: the line says the file system is read-only', async (context) => {
   if (!privateMountsWork(context.dir)) return;
   const empty = await dirsFor(context, 'read-only-empty');
   await mkdir(empty.dataDir);
   const line = await expectRefusal(embeddedServerEnv(empty), { launcher: tmpfsLauncher(empty.dataDir, 'ro') });
-  assert.match(line, new RegExp(`^flowgate serve: DATA_DIR ${escaped(empty.dataDir)} cannot be written \\(.+\\): give a directory this process can write$`));
+  assert.match(line, new RegExp(`^flowgate serve: DATA_DIR ${escaped(empty.dataDir)} cannot be written \\(.*read-only file system.*\\): give a directory this process can write$`));
   // A directory flowgate would have to make there.
   const below = { ...empty, dataDir: join(empty.dataDir, 'below') };
   const belowLine = await expectRefusal(embeddedServerEnv(below), { launcher: tmpfsLauncher(empty.dataDir, 'ro') });
-  assert.match(belowLine, new RegExp(`^flowgate serve: DATA_DIR ${escaped(below.dataDir)} cannot be made \\(.+\\): give a directory this process can write$`));
+  assert.match(belowLine, new RegExp(`^flowgate serve: DATA_DIR ${escaped(below.dataDir)} cannot be made \\(.*read-only file system.*\\): give a directory this process can write$`));
 
   const used = await dirsFor(context, 'read-only-used');
   await usedDataDirectory(used);
   const before = await snapshot(used.dataDir);
   const usedLine = await expectRefusal(embeddedServerEnv(used), { launcher: readOnlyLauncher(used.dataDir) });
-  assert.match(usedLine, new RegExp(`^flowgate serve: DATA_DIR ${escaped(used.dataDir)} cannot be written \\(.+\\): give a directory this process can write$`));
+  assert.match(usedLine, new RegExp(`^flowgate serve: DATA_DIR ${escaped(used.dataDir)} cannot be written \\(.*read-only file system.*\\): give a directory this process can write$`));
   assert.equal(await snapshot(used.dataDir), before);
 });
 

@@ -225,7 +225,7 @@ full('while the disk stays full, the runs a failed write left behind are restore
   const cpu = (await cpuMs(server.pid)) - cpuBefore;
   const executions = (await stat(stepCountFile(dirs.countDir, `stepping|${steppingRun.runId}|first`))).size;
   process.stdout.write(
-    `\n  disk full for ${WATCH_MS} ms with 5 runs due and a step under way: ${failed} failed commits logged, ${cpu} ms of the server's CPU; the step under way executed ${executions} times\n`,
+    `\n  disk full for ${WATCH_MS} ms with 5 runs due and a step under way: ${failed} failed commits logged, ${cpu} ms of the server's CPU; the step under way executed ${executions} time${executions === 1 ? "" : "s"}\n`,
   );
 
   await unlink(filler);
