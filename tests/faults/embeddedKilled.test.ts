@@ -1,4 +1,4 @@
-// Fault: `flowgate serve` on the durable embedded engine SIGKILLed (a crash) with 260 mixed requests in flight, then
+// Fault: `flowgate serve` on the durable embedded engine SIGKILLed (a crash) with 270 mixed requests in flight, then
 // started again on the same data directory; three rounds on one directory, each killed after a random number of 2xx
 // answers (seeded: FAULT_SEED=<seed> replays the kill points and the mix). The runs count their own step executions
 // (tests/fixtures/faults/durableWorkflows), so the test can tell a completed step that ran again from an attempt the
@@ -29,8 +29,12 @@ const ROUNDS = 3;
 const KILL_AFTER = { min: 20, max: 200 } as const;
 /** Runs waiting for feedback, started before a round's load, so that the load can carry their feedback. */
 const FEEDBACK_TARGETS = 20;
-/** How many requests of each kind a round sends at once (260 with the feedback). */
-const MIX = { two: 60, sleep: 30, wait: 30, parent: 25, chain: 25, keyed: 30, callback: 40 } as const;
+/**
+ * How many requests of each kind a round sends at once (270 with the feedback). `held`: run-and-wait calls of runs that
+ * wait for feedback, so some requests are still in flight at the kill however far the server is ahead of this process
+ * in reading its answers.
+ */
+const MIX = { two: 60, sleep: 30, wait: 30, held: 10, parent: 25, chain: 25, keyed: 30, callback: 40 } as const;
 const CHAIN_LENGTH = 3;
 /** Every run of a round is done this long after the restart (the longest sleep is 3 s; retries are at 50 ms). */
 const COMPLETION_DEADLINE_MS = 60_000;
@@ -43,7 +47,7 @@ interface Planned {
   kind: Kind;
   /** The run the request starts, or the run the feedback is for. */
   workflowId: string;
-  path: '/workflow' | '/workflow/feedback';
+  path: '/workflow' | '/workflow/run' | '/workflow/feedback';
   body: Record<string, unknown>;
   headers: Record<string, string>;
   /** The receiver's path of the run's callback. */
@@ -88,7 +92,7 @@ killed.after(async (context) => {
   await rm(context.dir, { recursive: true, force: true });
 });
 
-killed(`${ROUNDS} rounds of SIGKILL under 260 mixed requests: every 2xx run exists and completes, no completed step runs twice, histories 1..n, keyed retries get their run, callbacks arrive`, async (context) => {
+killed(`${ROUNDS} rounds of SIGKILL under 270 mixed requests: every 2xx run exists and completes, no completed step runs twice, histories 1..n, keyed retries get their run, callbacks arrive`, async (context) => {
   process.stdout.write(`\n  seed ${seed} (FAULT_SEED=${seed} replays the kill points and the mix)\n`);
   if (context.setupError) throw context.setupError;
   const random = seededRandom(seed);
@@ -177,7 +181,7 @@ async function killAndRestart(context: Context, round: number, random: () => num
   // again (its run must have kept it), the rest is sent now.
   assert.ok(server.resumed >= accepted.filter((answer) => answer.kind === 'wait').length, `round ${round}: ${server.resumed} runs resumed, fewer than the acknowledged waits alone`);
   const feedbackKept = new Map(accepted.filter((answer) => answer.kind === 'feedback').map((answer) => [answer.workflowId, answer.body.payload]));
-  const waiters = [...plan.filter((planned) => planned.kind === 'wait').map((planned) => planned.workflowId), ...Array.from({ length: FEEDBACK_TARGETS }, (_, index) => `${prefix}fed-${index}`)];
+  const waiters = [...plan.filter((planned) => planned.kind === 'wait' || planned.kind === 'held').map((planned) => planned.workflowId), ...Array.from({ length: FEEDBACK_TARGETS }, (_, index) => `${prefix}fed-${index}`)];
   for (const workflowId of waiters.filter((id) => !feedbackKept.has(id))) {
     const run = await getJson(agent, `${api}/workflow/${workflowId}/status`);
     if (run.status === 404 || run.body.status !== 'running') continue;
@@ -243,6 +247,12 @@ function planRound(prefix: string, random: () => number, receiver: CallbackRecei
     plan.push(startOf('sleep', `${prefix}sleep-${index}`, 'counted_sleep', { sleepMs: 300 + Math.floor(random() * 2_700), ms: stepMs() }));
   }
   for (let index = 0; index < MIX.wait; index += 1) plan.push(startOf('wait', `${prefix}wait-${index}`, 'counted_wait', { ms: stepMs() }));
+  for (let index = 0; index < MIX.held; index += 1) {
+    const held = startOf('held', `${prefix}held-${index}`, 'counted_wait', { ms: stepMs() });
+    held.path = '/workflow/run';
+    held.body.timeout = 600;
+    plan.push(held);
+  }
   for (let index = 0; index < MIX.parent; index += 1) plan.push(startOf('parent', `${prefix}parent-${index}`, 'counted_parent', { ms: stepMs() }));
   for (let index = 0; index < MIX.chain; index += 1) plan.push(startOf('chain', `${prefix}chain-${index}`, 'counted_chain', { left: CHAIN_LENGTH, ms: stepMs() }));
   for (let index = 0; index < MIX.keyed; index += 1) {
