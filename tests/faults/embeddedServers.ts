@@ -120,7 +120,12 @@ export function readOnlyLauncher(dir: string): string[] {
 
 /** `script` (its arguments `$1`...) run as root of a private mount namespace, then the command after it exec'd. */
 function inPrivateMounts(script: string, args: string[]): string[] {
-  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', `${script} && shift ${args.length} && exec "$@"`, 'sh', ...args];
+  return [...unshareMounts(), 'sh', '-c', `${script} && shift ${args.length} && exec "$@"`, 'sh', ...args];
+}
+
+/** A private mount namespace; for a user other than root, inside a user namespace where it is root (and may mount). */
+function unshareMounts(): string[] {
+  return ['unshare', ...(process.getuid?.() === 0 ? [] : ['--map-root-user']), '--mount', '--propagation', 'private'];
 }
 
 /**
@@ -128,11 +133,12 @@ function inPrivateMounts(script: string, args: string[]): string[] {
  * ability is an error, never a skip.
  */
 export function privateMountsWork(probeDir: string): boolean {
-  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount -t tmpfs -o size=1m flowgate-test "$1"', 'sh', probeDir], { encoding: 'utf8' });
+  const [unshare, ...options] = unshareMounts();
+  const probe = spawnSync(unshare!, [...options, 'sh', '-c', 'mount -t tmpfs -o size=1m flowgate-test "$1"', 'sh', probeDir], { encoding: 'utf8' });
   if (probe.status === 0) return true;
   const why = probe.error ? probe.error.message : (probe.stderr || `exit ${probe.status}`).trim();
-  if (process.env.CI === 'true') throw new Error(`a tmpfs in a private mount namespace (unshare --mount, mount) is needed and failed: ${why}`);
-  process.stdout.write(`\n  SKIPPED: unshare --mount and mount do not work here (${why}); under CI=true this fails\n`);
+  if (process.env.CI === 'true') throw new Error(`a tmpfs in a private mount namespace (${unshareMounts().join(' ')}, mount) is needed and failed: ${why}`);
+  process.stdout.write(`\n  SKIPPED: ${unshareMounts().join(' ')} and mount do not work here (${why}); under CI=true this fails\n`);
   return false;
 }
 
