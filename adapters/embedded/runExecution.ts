@@ -18,6 +18,7 @@ import type { RunHost } from './runHost.js';
 import type { RunRecord } from './runRecord.js';
 import type { StepTrace } from './stepTrace.js';
 import { createWorkflowContext } from './workflowContext.js';
+import { StoreWriteError } from './store/engineStore.js';
 
 export interface ExecutionStart {
   /** A reset or a restart: the commands to replay (replay.ts). */
@@ -118,7 +119,11 @@ export class RunExecution implements RunCommands {
     if (!this.replay && observer !== silentRunObserver) observer.runStarted(this.workflowDetails());
     this.services.scopes.run(this.baseScope, () =>
       this.span.run(() => {
-        this.runWorkflow().catch((error: unknown) => this.host.logger.error('embedded engine: run failed internally', this.logFields(error)));
+        this.runWorkflow().catch((error: unknown) => {
+          // A close the store could not commit: the engine restores the run from the store and has logged why.
+          if (error instanceof StoreWriteError) return;
+          this.host.logger.error('embedded engine: run failed internally', this.logFields(error));
+        });
       }),
     );
     this.replay?.start();
