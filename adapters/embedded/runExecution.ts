@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
@@ -94,6 +95,10 @@ export class RunExecution implements RunCommands {
 
   get run(): Readonly<RunDescription> {
     return this.record.description;
+  }
+
+  get feedbackSchema(): z.ZodType | undefined {
+    return this.record.definition?.feedbackSchema;
   }
 
   get abandoned(): boolean {

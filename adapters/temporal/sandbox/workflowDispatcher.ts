@@ -51,7 +51,7 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
   if (!parsedInput.success) return await fail(invalidInputFailure(definition.name, parsedInput.error.issues), input);
   let output: unknown;
   try {
-    output = await definition.fn(parsedInput.data, createWorkflowContext(run));
+    output = await definition.fn(parsedInput.data, createWorkflowContext(run, definition.feedbackSchema));
   } catch (error) {
     if (error instanceof ContinueAsNew) {
       await closeRun({ status: 'continued_as_new', input });
