@@ -358,7 +358,7 @@ export class RunExecution implements RunCommands {
 
   private failureClosing(error: unknown): RunClosing {
     if (error instanceof ContinueAsNewRequest) return closings.continuedAsNew(this.intern(error.input));
-    if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled(serializeFailure(error));
+    if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled();
     return closings.failed(serializeFailure(error));
   }
 }
