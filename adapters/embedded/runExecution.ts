@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
@@ -95,6 +96,10 @@ export class RunExecution implements RunCommands {
 
   get run(): Readonly<RunDescription> {
     return this.record.description;
+  }
+
+  get feedbackSchema(): z.ZodType | undefined {
+    return this.record.definition?.feedbackSchema;
   }
 
   get abandoned(): boolean {
@@ -358,7 +363,7 @@ export class RunExecution implements RunCommands {
 
   private failureClosing(error: unknown): RunClosing {
     if (error instanceof ContinueAsNewRequest) return closings.continuedAsNew(this.intern(error.input));
-    if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled(serializeFailure(error));
+    if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled();
     return closings.failed(serializeFailure(error));
   }
 }

@@ -1,6 +1,6 @@
 import type { WebhookRequest } from '../../core/definition/context.js';
 import { WebhookTimeoutError } from '../../core/definition/failures.js';
-import { checkWebhookRequest } from '../../core/definition/runRules.js';
+import { checkWebhookRequest, parseFeedback } from '../../core/definition/runRules.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CommandCall } from './commandLog.js';
 import type { Payload } from './payload.js';
@@ -10,7 +10,8 @@ import { executeStep } from './stepExecution.js';
 
 /**
  * ctx.waitForWebhook: with a `url`, first the internal step `webhook` sends the call (retried like any step);
- * then the run waits for a reply from deliverFeedback, oldest buffered reply first.
+ * then the run waits for a reply from deliverFeedback, oldest buffered reply first, and hands it over parsed by the
+ * workflow's feedbackSchema (the log keeps the reply as received, so a replay parses it again).
  */
 export async function waitForWebhook<T>(scope: RunScope, request: WebhookRequest = {}): Promise<T> {
   checkWebhookRequest(request);
@@ -28,7 +29,8 @@ export async function waitForWebhook<T>(scope: RunScope, request: WebhookRequest
     };
     await executeStep(scope, commands.services.webhookStep, call);
   }
-  return (await awaitReply(scope, request.timeoutMs)) as T;
+  const reply = await awaitReply(scope, request.timeoutMs);
+  return parseFeedback(commands.run.workflowName, commands.feedbackSchema, reply) as T;
 }
 
 function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unknown> {

@@ -126,7 +126,8 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       path: '/workflow/feedback',
       operationId: 'sendFeedback',
       summary: 'Resume a workflow waiting on a webhook',
-      description: 'Delivered to the latest run; buffered when the run is open but has not reached its wait yet.',
+      description:
+        "Delivered to the latest run; buffered when the run is open but has not reached its wait yet. A payload the workflow's published `feedbackSchema` refuses is 400 and not delivered: the run keeps waiting.",
       tags: ['workflows'],
       body: { schema: FeedbackBodySchema },
       requestHeaders: [IDEMPOTENCY_KEY_HEADER],

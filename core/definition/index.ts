@@ -12,6 +12,7 @@ export {
   StepFailedError,
   ChildWorkflowFailedError,
   WebhookTimeoutError,
+  FeedbackValidationError,
   NondeterminismError,
   OutboundAddressRefusedError,
 } from './failures.js';

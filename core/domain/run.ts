@@ -65,6 +65,15 @@ export interface SerializedFailure {
  */
 export const HISTORY_SIZE_LIMIT_EXCEEDED = 'HistorySizeLimitExceededError';
 
+/**
+ * The error of a run that ended cancelled (stopped), on both engines and wherever it shows (result, trace, hooks):
+ * how the run ended, not which sleep, wait or step the stop interrupted (Temporal records no error for a cancelled
+ * run, so there is nothing more to tell on every engine).
+ */
+export function cancelledRunFailure(): SerializedFailure {
+  return { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' };
+}
+
 /** A closed run: its description plus what it produced. */
 export interface RunOutcome {
   run: RunDescription;

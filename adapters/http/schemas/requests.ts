@@ -151,7 +151,9 @@ export const StartWorkflowBodySchema = z
 export const FeedbackBodySchema = z
   .strictObject({
     workflowId: WorkflowIdSchema,
-    payload: JsonObjectSchema.meta({ description: 'Data the waiting workflow resumes with.' }),
+    payload: JsonObjectSchema.meta({
+      description: "Data the waiting workflow resumes with. Must match the workflow's `feedbackSchema` (GET /workflow/list) when it publishes one.",
+    }),
   })
   .meta({ title: 'FeedbackRequest' });
 

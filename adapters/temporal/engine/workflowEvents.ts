@@ -1,4 +1,4 @@
-import type { SerializedFailure } from '../../../core/domain/run.js';
+import { cancelledRunFailure, type SerializedFailure } from '../../../core/domain/run.js';
 import { CALLBACK_WORKFLOW_TYPE, FEEDBACK_SIGNAL } from '../protocol.js';
 import { failureOf } from './failures.js';
 import { EventType, enums, type HistoryEvent } from './proto.js';
@@ -9,7 +9,7 @@ import { decodeForDisplay, toMillis } from './values.js';
 type ChildEnd = { status: 'cancelled' | 'terminated' | 'timed_out'; error: SerializedFailure };
 // What a child's end looks like from the parent, as the worker runtime reports it to workflow code.
 const CHILD_ENDS: Readonly<Record<string, ChildEnd>> = {
-  [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED]: { status: 'cancelled', error: { name: 'CancelledError', message: 'Workflow cancelled' } },
+  [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED]: { status: 'cancelled', error: cancelledRunFailure() },
   [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED]: {
     status: 'terminated',
     error: { name: 'WorkflowTerminatedError', message: 'The workflow run was terminated' },

@@ -160,6 +160,21 @@ trace('a line per step with duration, cost, tokens and HTTP calls, and the total
   assert.match(lines[4]!, /^total +10\.0s +0\.0125 +300 +2$/);
 });
 
+trace('the head line says how the run ended: cancelled, terminated and timed out are not failures', () => {
+  const headOf = (error: { name: string; message: string } | null) =>
+    renderTraceTimeline({
+      source: 'local',
+      runId: 'r1',
+      localPath: '/t/r1.json',
+      data: { workflowId: 'w1', workflowName: 'echo', input: null, output: null, error, startedAt: at(0), closedAt: at(2), steps: [] },
+    }).split('\n')[0];
+  assert.is(headOf({ name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' }), 'echo  w1  run r1  2.0s  cancelled');
+  assert.is(headOf({ name: 'WorkflowTerminatedError', message: 'by hand' }), 'echo  w1  run r1  2.0s  terminated: by hand');
+  assert.is(headOf({ name: 'WorkflowTimedOutError', message: 'The run exceeded its run timeout of 150 ms' }), 'echo  w1  run r1  2.0s  timed out: The run exceeded its run timeout of 150 ms');
+  assert.is(headOf({ name: 'TypeError', message: 'bad' }), 'echo  w1  run r1  2.0s  failed: TypeError: bad');
+  assert.is(headOf(null), 'echo  w1  run r1  2.0s  closed');
+});
+
 trace('a trace this server cannot read says where it is', () => {
   assert.is(renderTraceTimeline({ source: 'local', runId: 'r1', localPath: '/elsewhere/r1.json' }), 'run r1: the trace is /elsewhere/r1.json on the host that wrote it (this server cannot read it)\n');
 });
