@@ -303,7 +303,8 @@ function toResponse(route: Route, result: RouteResult, state: RequestState, conf
     case 'serialized-json':
       return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: result.body };
     case 'text':
-      return { status: result.status, headers: { 'content-type': result.contentType }, body: head ? '' : result.body };
+      // Whole even for HEAD: withoutBody announces its length, as GET's.
+      return { status: result.status, headers: { 'content-type': result.contentType }, body: result.body };
     case 'json': {
       if (result.runId !== undefined) state.runId = result.runId;
       if (config.validateResponses) assertDocumentedResponse(route, result.status, result.body);
