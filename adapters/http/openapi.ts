@@ -65,6 +65,10 @@ const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
     schema: { type: 'string' },
   },
   'WWW-Authenticate': { description: '`Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
+  ETag: {
+    description: 'A strong entity tag of the document\'s bytes; send it back in `If-None-Match` to revalidate a copy.',
+    schema: { type: 'string' },
+  },
   'Idempotency-Expires': {
     description: 'Requests with an `Idempotency-Key`: when the stored answer expires (HTTP-date); a retry with the same key until then gets this answer again.',
     schema: { type: 'string' },

@@ -10,7 +10,7 @@ import type { ExposedMetrics } from '../../ports/metrics.js';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Response headers documented per response in the OpenAPI document (components/headers). */
-export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location' | 'Idempotency-Expires';
+export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location' | 'Idempotency-Expires' | 'ETag';
 
 export interface ResponseDoc {
   description: string;
@@ -57,14 +57,20 @@ export interface RouteContext {
   requestId: string;
   /** The trace of the request's span, when tracing is on: for log lines that name it. */
   traceId?: string;
-  /** The serialized OpenAPI document (once per mount prefix, when first asked for). */
-  openApiJson: string;
+  /** The serialized OpenAPI document and its entity tag (once per mount prefix, when first asked for). */
+  openApiDocument: SerializedDocument;
   /** The cap on open server-sent event streams. */
   eventStreams: EventStreamSlots;
   /** What GET /metrics exposes; undefined when the app was given none (the route answers 404). */
   metrics: ExposedMetrics | undefined;
   /** Body of the final SSE `error` event for a failure after streaming started; logs 5xx like any error. */
   describeStreamFailure(error: unknown): { error: string; message: string };
+}
+
+/** A document served as it was serialized, with the strong entity tag of those bytes. */
+export interface SerializedDocument {
+  json: string;
+  etag: string;
 }
 
 export type RouteResult =
@@ -78,6 +84,8 @@ export type RouteResult =
     }
   | { kind: 'serialized-json'; status: number; body: string; headers?: Record<string, string> }
   | { kind: 'text'; status: number; body: string; contentType: string }
+  /** 304: the client's copy (`If-None-Match`) is current; the headers are those a 200 would carry, no body. */
+  | { kind: 'not-modified'; headers: Record<string, string> }
   | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> };
 
 export interface BodySpec<B extends z.ZodType> {

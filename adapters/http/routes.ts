@@ -302,8 +302,12 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       summary: 'This API description (OpenAPI 3.1)',
       tags: ['system'],
       public: true,
-      responses: { 200: success(OpenApiDocumentSchema, 'The OpenAPI document.') },
-      handle: (_input, context) => openApiDocument(context),
+      requestHeaders: [{ name: 'If-None-Match', description: 'The `ETag` of a copy the client has: a 304 without a body while it is current.' }],
+      responses: {
+        200: success(OpenApiDocumentSchema, 'The OpenAPI document.', { headers: ['ETag'] }),
+        304: { description: 'Not modified: the copy `If-None-Match` names is this document.', headers: ['ETag'] },
+      },
+      handle: ({ headers }, context) => openApiDocument(headers, context),
     }),
     defineRoute({
       method: 'GET',
