@@ -12,6 +12,7 @@ import type { Route, RouteContext, RouteInput, RouteResult, SerializedDocument }
 import type { FlowgateApi } from '../../core/api/flowgateApi.js';
 import type { ExposedMetrics } from '../../ports/metrics.js';
 import { afterLast, jsonBody, withoutBody } from './responseBody.js';
+import { DEPRECATION_HEADER } from './responseDocs.js';
 import { Router, type RouteMatch } from './router.js';
 import { createRoutes } from './routes.js';
 import { defaultUiDir, loadUiFiles, UI_METHODS } from './ui.js';
@@ -336,7 +337,7 @@ function deprecationHeaders(route: Route, state: RequestState): Record<string, s
           .replace('{id}', encodeURIComponent(state.workflowId))
           .replace('{rid}', encodeURIComponent(state.runId))
       : deprecation.successor;
-  return { deprecation: 'true', sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
+  return { deprecation: DEPRECATION_HEADER, sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
 }
 
 /**

@@ -19,12 +19,20 @@ export interface ResponseDoc {
   /** Documented alternative: the same endpoint as a server-sent event stream. */
   eventStream?: {
     description: string;
-    /** The `data` of each named event, documented as `x-events` of the event-stream media type. */
-    events?: Readonly<Record<string, z.ZodType>>;
+    /** Each named event, in the order a stream sends them: documented as one of the event-stream's schemas. */
+    events: Readonly<Record<string, EventDoc>>;
   };
   headers?: readonly DocumentedHeader[];
   /** A plain-text body (the metrics exposition), documented as `text/plain` with this description. */
   text?: string;
+}
+
+/** One named server-sent event: what it means, its `data` (one line of JSON) and, when it has one, its `id:`. */
+export interface EventDoc {
+  description: string;
+  data: z.ZodType;
+  /** What the event's `id:` holds; absent when the event has none. */
+  id?: string;
 }
 
 export interface RequestHeaderDoc {

@@ -393,20 +393,24 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
       tags: ['runs'],
       params,
       query: HistoryQuerySchema,
+      // No `Accept` parameter: OpenAPI 3.1 ignores one (the description and the two media types say it).
       requestHeaders: [
-        { name: 'Accept', description: '`text/event-stream` selects the server-sent event form.' },
         { name: 'Last-Event-ID', description: 'Event stream only: resume after this event id (a history event id, or a progress event id).' },
       ],
       responses: {
         200: success(HistoryPageSchema, 'One page of history events.', {
           eventStream: {
-            description: 'Server-sent events: `workflow`, `history` (one per event), `progress` (of running steps), `done`.',
+            description: 'With `Accept: text/event-stream`, server-sent events: `workflow`, `history` (one per event), `progress` (of running steps), then `done` or `error`.',
             events: {
-              workflow: RunStatusViewSchema,
-              history: HistoryEventSchema,
-              progress: HistoryProgressSchema,
-              done: HistoryDoneSchema,
-              error: ErrorBodySchema,
+              workflow: { description: 'First: the run as its status reads.', data: RunStatusViewSchema },
+              history: { description: 'One per engine event, in order.', data: HistoryEventSchema, id: 'The event\'s `eventId`.' },
+              progress: {
+                description: 'What a running step reported with `progress(fields)` (docs/progress.md); not part of the history.',
+                data: HistoryProgressSchema,
+                id: '`<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts.',
+              },
+              done: { description: 'Last: the run closed; the response ends.', data: HistoryDoneSchema },
+              error: { description: 'Last: a failure after the stream started; the response ends.', data: ErrorBodySchema },
             },
           },
         }),
