@@ -3,6 +3,7 @@ import type { TraceSpan, Tracing } from '../../ports/tracing.js';
 import { FlowgateError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
+import { CorsPolicy } from './cors.js';
 import { answerError, causeChain } from './errors.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
 import { etagOf } from './etag.js';
@@ -61,6 +62,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { logger, metrics } = config;
   const eventStreams = new EventStreamSlots(config.maxEventStreams, metrics && ((delta) => metrics.eventStreamsOpen(delta)));
   const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
+  const cors = config.corsOrigins.length > 0 ? new CorsPolicy(config.corsOrigins) : undefined;
   const shared: SharedContext = { config, logger, eventStreams, openApiSerialized };
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
@@ -79,7 +81,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     try {
       // Nobody to answer (a pipelined request whose client left while it waited): not even an error is made.
       // Inside the request's span: the engine calls it makes (a run started, a signal sent) join its trace.
-      const answer = () => dispatch(request, path, shownPath, search, state, context);
+      const answer = () => cors?.preflight(request) ?? dispatch(request, path, shownPath, search, state, context);
       response = clientGone(request) ? errorResponse(CLIENT_CLOSED) : await (span ? span.run(answer) : answer());
     } catch (error) {
       if (error instanceof FlowgateError && error.runId !== undefined) state.runId ??= error.runId;
@@ -97,6 +99,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     headers['x-request-id'] = requestId;
     headers['x-content-type-options'] = 'nosniff';
     headers['cache-control'] ??= 'no-store';
+    cors?.addResponseHeaders(request, headers);
     if (state.route?.deprecated) Object.assign(headers, deprecationHeaders(state.route, state));
     if (mount) prefixHandedOutPaths(headers, mount);
     if (request.method === 'HEAD') await withoutBody(response);
