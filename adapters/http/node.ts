@@ -155,9 +155,10 @@ async function send(
   if (response.body === null || typeof response.body === 'string') {
     // writeHead fixes the headers before end() sees the body: without a length Node would send it chunked (a writev
     // of framing and body per response, a chunk parser on the client), which cost half the throughput (figure 1).
-    // A HEAD answer has no body and keeps the length GET would have, when GET's would have one.
+    // A HEAD answer has no body and keeps the length GET would have, when GET's would have one. A 204 and a 304
+    // carry no length of their own (RFC 9110 8.6: a 304's would have to be the 200's).
     if (response.body !== null) response.headers['content-length'] = String(Buffer.byteLength(response.body));
-    else if (req.method !== 'HEAD') response.headers['content-length'] ??= '0';
+    else if (req.method !== 'HEAD' && response.status !== 204 && response.status !== 304) response.headers['content-length'] ??= '0';
     res.writeHead(response.status, response.headers);
     res.end(response.body ?? undefined);
     return;

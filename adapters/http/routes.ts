@@ -303,8 +303,12 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       summary: 'This API description (OpenAPI 3.1)',
       tags: ['system'],
       public: true,
-      responses: { 200: success(OpenApiDocumentSchema, 'The OpenAPI document.') },
-      handle: (_input, context) => openApiDocument(context),
+      requestHeaders: [{ name: 'If-None-Match', description: 'The `ETag` of a copy the client has: a 304 without a body while it is current.' }],
+      responses: {
+        200: success(OpenApiDocumentSchema, 'The OpenAPI document.', { headers: ['ETag'] }),
+        304: { description: 'Not modified: the copy `If-None-Match` names is this document.', headers: ['ETag'] },
+      },
+      handle: ({ headers }, context) => openApiDocument(headers, context),
     }),
     defineRoute({
       method: 'GET',
@@ -390,20 +394,24 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
       tags: ['runs'],
       params,
       query: HistoryQuerySchema,
+      // No `Accept` parameter: OpenAPI 3.1 ignores one (the description and the two media types say it).
       requestHeaders: [
-        { name: 'Accept', description: '`text/event-stream` selects the server-sent event form.' },
         { name: 'Last-Event-ID', description: 'Event stream only: resume after this event id (a history event id, or a progress event id).' },
       ],
       responses: {
         200: success(HistoryPageSchema, 'One page of history events.', {
           eventStream: {
-            description: 'Server-sent events: `workflow`, `history` (one per event), `progress` (of running steps), `done`.',
+            description: 'With `Accept: text/event-stream`, server-sent events: `workflow`, `history` (one per event), `progress` (of running steps), then `done` or `error`.',
             events: {
-              workflow: RunStatusViewSchema,
-              history: HistoryEventSchema,
-              progress: HistoryProgressSchema,
-              done: HistoryDoneSchema,
-              error: ErrorBodySchema,
+              workflow: { description: 'First: the run as its status reads.', data: RunStatusViewSchema },
+              history: { description: 'One per engine event, in order.', data: HistoryEventSchema, id: 'The event\'s `eventId`.' },
+              progress: {
+                description: 'What a running step reported with `progress(fields)` (docs/progress.md); not part of the history.',
+                data: HistoryProgressSchema,
+                id: '`<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts.',
+              },
+              done: { description: 'Last: the run closed; the response ends.', data: HistoryDoneSchema },
+              error: { description: 'Last: a failure after the stream started; the response ends.', data: ErrorBodySchema },
             },
           },
         }),

@@ -36,7 +36,7 @@ export const NoQuerySchema = z.object({});
 export const ResultVersionSchema = z
   .enum(['2', 'legacy'])
   .default('2')
-  .meta({ description: 'Result shape. `legacy` is deprecated and answered with `Deprecation: true`.' });
+  .meta({ description: 'Result shape. `legacy` is deprecated and answered with a `Deprecation` header.' });
 
 export const ResultQuerySchema = z.object({ v: ResultVersionSchema });
 

@@ -103,7 +103,7 @@ test('run list query: defaults, bounds, the `continued` alias, repeated paramete
   }
 });
 
-test('result version: v2 by default, legacy with Deprecation: true, anything else 400', async () => {
+test('result version: v2 by default, legacy with Deprecation: @<epoch seconds>, anything else 400', async () => {
   const h = harness();
   const current = await call(h, 'GET', '/workflow/wf-1/result');
   assert.is(current.json.v, '2');
@@ -111,7 +111,7 @@ test('result version: v2 by default, legacy with Deprecation: true, anything els
   assert.equal(h.api.lastCall('getResult'), [{ workflowId: 'wf-1' }, '2']);
   const legacy = await call(h, 'GET', `/workflow/wf-1/runs/${RUN_ID}/result?v=legacy`);
   assert.is(legacy.json.v, undefined);
-  assert.is(legacy.headers['deprecation'], 'true');
+  assert.match(legacy.headers['deprecation'] ?? '', /^@\d+$/);
   assert.equal(h.api.lastCall('getResult'), [{ workflowId: 'wf-1', runId: RUN_ID }, 'legacy']);
   assert.is((await call(h, 'GET', '/workflow/wf-1/result?v=1')).status, 400);
 });
