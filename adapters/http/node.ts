@@ -157,7 +157,8 @@ async function send(
     // of framing and body per response, a chunk parser on the client), which cost half the throughput (figure 1).
     // A HEAD answer has no body and keeps the length GET would have, when GET's would have one.
     if (response.body !== null) response.headers['content-length'] = String(Buffer.byteLength(response.body));
-    else if (req.method !== 'HEAD') response.headers['content-length'] ??= '0';
+    // A 204 has no body by its status, and must not announce one (RFC 9110 8.6).
+    else if (req.method !== 'HEAD' && response.status !== 204) response.headers['content-length'] ??= '0';
     res.writeHead(response.status, response.headers);
     res.end(response.body ?? undefined);
     return;

@@ -78,7 +78,9 @@ export type RouteResult =
     }
   | { kind: 'serialized-json'; status: number; body: string; headers?: Record<string, string> }
   | { kind: 'text'; status: number; body: string; contentType: string }
-  | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> };
+  | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> }
+  /** 204: nothing to send (a resumed event stream of a closed run whose client has every event). */
+  | { kind: 'no-content' };
 
 export interface BodySpec<B extends z.ZodType> {
   schema: B;
