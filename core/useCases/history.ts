@@ -45,11 +45,16 @@ export async function historyStream(
 async function* framed(
   engine: WorkflowEngine,
   run: RunDescription,
-  followed: AsyncIterable<FollowedItem>,
+  followed: AsyncGenerator<FollowedItem>,
   signal: AbortSignal,
 ): AsyncGenerator<HistoryStreamItem> {
-  yield { event: 'workflow', data: toStatusView(run) };
-  yield* followed;
+  try {
+    yield { event: 'workflow', data: toStatusView(run) };
+    yield* followed;
+  } finally {
+    // Left before reaching `followed` (the reader stopped after `workflow`): a follow already begun is ended too.
+    await followed.return(undefined);
+  }
   if (signal.aborted) return;
   const closed = await engine.describe({ workflowId: run.workflowId, runId: run.runId });
   yield { event: 'done', data: { status: closed.status } };
@@ -74,9 +79,13 @@ async function* followedItems(engine: WorkflowEngine, pinned: PinnedRunRef, requ
   }
 }
 
-async function* prepended<T>(first: T, rest: AsyncIterable<T>): AsyncGenerator<T> {
-  yield first;
-  yield* rest;
+async function* prepended<T>(first: T, rest: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield first;
+    yield* rest;
+  } finally {
+    await rest.return(undefined);
+  }
 }
 
 async function* emptyStream(): AsyncGenerator<HistoryStreamItem> {}

@@ -68,7 +68,14 @@ async function* abortWhenDone<T>(source: AsyncIterable<T>, controller: AbortCont
   }
 }
 
+/** `first`, then the rest of the stream it came from; left early, the stream is told to stop. */
 async function* startingWith<T>(first: T, rest: AsyncIterator<T>): AsyncGenerator<T, void, undefined> {
-  yield first;
-  yield* { [Symbol.asyncIterator]: () => rest };
+  let delegated = false;
+  try {
+    yield first;
+    delegated = true;
+    yield* { [Symbol.asyncIterator]: () => rest };
+  } finally {
+    if (!delegated) await rest.return?.();
+  }
 }
