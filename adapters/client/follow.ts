@@ -24,7 +24,8 @@ const RECONNECT_BASE_MS = 100;
 /**
  * The history stream as an async iterator: `workflow` once, then `history` and `progress` events, then `done`, after
  * which it ends. A dropped connection is resumed with `Last-Event-ID` (the last id handed out), so the iteration
- * neither repeats nor skips an event. An `error` event of the stream is thrown as FlowgateApiError. Breaking out of
+ * neither repeats nor skips an event; resumed after the closing event (the server answers 204), `done` carries the run's
+ * status as GET status reports it. An `error` event of the stream is thrown as FlowgateApiError. Breaking out of
  * the loop closes the stream.
  */
 export async function* followHistory(transport: Transport, workflowId: string, options: FollowOptions = {}): AsyncGenerator<FollowEvent, void, undefined> {
@@ -45,6 +46,20 @@ export async function* followHistory(transport: Transport, workflowId: string, o
         ...(signal ? { signal } : {}),
         ...(requestId ? { requestId } : {}),
       });
+      if (response.statusCode === 204) {
+        // Resumed after the closing event of a run that has ended: nothing is left to send but its status.
+        await response.body.dump();
+        const status = await transport.json<RunStatusView>({
+          method: 'GET',
+          path: `${path.slice(0, -'/history'.length)}/status`,
+          retrySafe: true,
+          ...(signal ? { signal } : {}),
+          ...(requestId ? { requestId } : {}),
+        });
+        if (!announced) yield { event: 'workflow', data: status.body };
+        yield { event: 'done', data: { status: status.body.status } };
+        return;
+      }
       const parser = new SseParser();
       const decoder = new TextDecoder();
       try {

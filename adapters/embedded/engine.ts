@@ -447,7 +447,7 @@ export class EmbeddedEngine implements WorkflowEngine {
     this.assertOpen();
     const found = this.find(ref) ?? notFound(ref);
     if (found instanceof RunRecord) {
-      if (found.closing) throw closedError(found.description);
+      if (found.closing) throw closingError(found.description);
       return found;
     }
     if (found.closed) throw closedError(found.description);
@@ -496,4 +496,9 @@ function notFound(ref: RunRef): never {
 
 function closedError({ workflowId, runId, status }: RunDescription): FlowgateError {
   return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${status})`, { workflowId, runId });
+}
+
+/** A run whose close is decided still shows `running` until the close is committed: its status would contradict. */
+function closingError({ workflowId, runId }: RunDescription): FlowgateError {
+  return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is closing and takes no more commands`, { workflowId, runId });
 }

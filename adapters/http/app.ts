@@ -307,6 +307,8 @@ function toResponse(route: Route, result: RouteResult, state: RequestState, conf
       return { status: 200, headers: { ...result.headers }, body: result.body };
     case 'not-modified':
       return { status: 304, headers: { ...result.headers }, body: null };
+    case 'no-content':
+      return { status: 204, headers: {}, body: null };
     case 'serialized-json':
       return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: result.body };
     case 'text':

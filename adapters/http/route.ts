@@ -94,7 +94,9 @@ export type RouteResult =
   | { kind: 'text'; status: number; body: string; contentType: string }
   /** 304: the client's copy (`If-None-Match`) is current; the headers are those a 200 would carry, no body. */
   | { kind: 'not-modified'; headers: Record<string, string> }
-  | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> };
+  | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> }
+  /** 204: nothing to send (a resumed event stream of a closed run whose client has every event). */
+  | { kind: 'no-content' };
 
 export interface BodySpec<B extends z.ZodType> {
   schema: B;

@@ -390,7 +390,7 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
       path: `${base}/history`,
       operationId: `getHistory${suffix}`,
       summary: `History of ${which}: a JSON page, or server-sent events`,
-      description: 'With `Accept: text/event-stream`: one `workflow` event (metadata), one `history` event per engine event with `id:` = eventId, a `: keep-alive` comment every 15 s while quiet, and a final `done` event `{status}` once the run closes, after which the response ends. `Last-Event-ID` resumes after that event. A failure after the stream started ends it with an `error` event `{error, message}`. Between history events, `progress` events carry what running steps reported with `progress(fields)` (docs/progress.md); they are not part of the history (the JSON page has none), and their `id:` is `<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts too, so a reconnect neither repeats nor skips progress.',
+      description: 'With `Accept: text/event-stream`: one `workflow` event (metadata), one `history` event per engine event with `id:` = eventId, a `: keep-alive` comment every 15 s while quiet, and a final `done` event `{status}` once the run closes, after which the response ends. `Last-Event-ID` resumes after that event; once the run is closed and the client has its last event, the answer is 204. `Accept` is weighed by quality: JSON unless the client gives `text/event-stream` a higher quality, or the same and names it. A failure after the stream started ends it with an `error` event `{error, message}`. Between history events, `progress` events carry what running steps reported with `progress(fields)` (docs/progress.md); they are not part of the history (the JSON page has none), and their `id:` is `<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts too, so a reconnect neither repeats nor skips progress.',
       tags: ['runs'],
       params,
       query: HistoryQuerySchema,
@@ -415,6 +415,10 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
             },
           },
         }),
+        204: {
+          description:
+            'Event stream only: a reconnect (`Last-Event-ID`) to a closed run after its last event; the client has the whole history, and an EventSource stops on a 204 instead of reconnecting.',
+        },
         404: NOT_FOUND,
       },
       handle: (input, context) => getHistory(input, context),

@@ -90,13 +90,13 @@ test('ids are checked before the API is asked; encoded ids arrive decoded', asyn
   assert.is(malformed.json.error, 'ValidationError');
 });
 
-test('run list query: defaults, bounds, the `continued` alias, repeated parameters', async () => {
+test('run list query: defaults, bounds, the `continued` alias, repeated and unknown parameters', async () => {
   const h = harness();
   await call(h, 'GET', '/workflow/runs');
   assert.equal(h.api.lastCall('listRuns'), [{ limit: 100 }]);
-  await call(h, 'GET', '/workflow/runs?status=continued&workflowName=echo&catalog=main&limit=1000&pageToken=t1&unknown=ignored');
+  await call(h, 'GET', '/workflow/runs?status=continued&workflowName=echo&catalog=main&limit=1000&pageToken=t1');
   assert.equal(h.api.lastCall('listRuns'), [{ limit: 1000, workflowName: 'echo', catalog: 'main', status: 'continued_as_new', pageToken: 't1' }]);
-  for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1e2', 'status=done', 'limit=1&limit=2', 'pageToken=']) {
+  for (const query of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1e2', 'status=done', 'limit=1&limit=2', 'pageToken=', 'limit=5&unknown=x']) {
     const answer = await call(h, 'GET', `/workflow/runs?${query}`);
     assert.is(answer.status, 400, query);
     assert.is(answer.json.error, 'ValidationError', query);

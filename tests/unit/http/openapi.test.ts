@@ -132,6 +132,11 @@ test('every documented status has a JSON schema that resolves; errors use the er
         assert.ok(response.headers['ETag'], `${where} documents ETag`);
         continue;
       }
+      // A reconnect to a closed history stream whose client has every event: no content.
+      if (status === '204') {
+        assert.is(response.content, undefined, `${where} has no body`);
+        continue;
+      }
       const reference = response.content?.['application/json']?.schema?.$ref as string | undefined;
       assert.ok(reference, `${where} has a JSON schema`);
       assert.ok(resolve(reference), `${where}: ${reference} resolves`);
