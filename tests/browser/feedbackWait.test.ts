@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { call, uniqueId } from '../support/http.js';
 import { runPath, startRun, waitForRunStatus } from './support/api.js';
 import { assertNoProblems, NO_TRACE_ON_TEMPORAL, openUi, screenshot, uiSuite, type UiContext } from './support/uiSuite.js';
@@ -13,20 +13,25 @@ const test = uiSuite('UI: a run waiting for feedback');
 const dialog = (page: Page) => page.getByRole('dialog');
 const waitingBox = (page: Page) => page.locator('.waiting-for-feedback');
 const waitRow = (page: Page) => page.locator('.timeline-row[data-kind="feedback"]');
-const timelineRow = (page: Page, step: string) => page.locator(`.timeline-row[data-step="${step}"]`);
 
 async function history(context: UiContext, ids: { workflowId: string; runId: string }): Promise<{ type: string; time: string }[]> {
   const response = await call(context.api, 'GET', `/workflow/${encodeURIComponent(ids.workflowId)}/runs/${ids.runId}/history?pageSize=200`);
   return response.body.events;
 }
 
-/** Where a bar begins and ends, as fractions of its track (the run's time axis). */
-async function barExtent(bar: Locator): Promise<{ from: number; to: number }> {
-  return bar.evaluate((element) => {
-    const track = element.parentElement!.getBoundingClientRect();
-    const box = element.getBoundingClientRect();
+/**
+ * Where the last bar matching `selector` begins and ends, as fractions of its track (the run's time axis). Read in one
+ * go in the page: an open run's timeline is drawn again every second, which detaches the bars a locator found.
+ */
+async function barExtent(page: Page, selector: string): Promise<{ from: number; to: number }> {
+  return page.evaluate<{ from: number; to: number }>(`(() => {
+    const bars = document.querySelectorAll(${JSON.stringify(selector)});
+    const bar = bars[bars.length - 1];
+    if (!bar) throw new Error('no bar ' + ${JSON.stringify(selector)});
+    const track = bar.parentElement.getBoundingClientRect();
+    const box = bar.getBoundingClientRect();
     return { from: (box.left - track.left) / track.width, to: (box.right - track.left) / track.width };
-  });
+  })()`);
 }
 
 test('an open run waiting for feedback: since when, Send feedback beside it, the wait as a span; the reply ends it', async (context) => {
@@ -46,8 +51,8 @@ test('an open run waiting for feedback: since when, Send feedback beside it, the
     const wait = waitRow(page);
     assert.is(await wait.getAttribute('data-state'), 'running');
     assert.match(await wait.locator('.row-facts').textContent() ?? '', /^waiting/);
-    const summarised = await barExtent(timelineRow(page, 'summarise_pages').locator('.bar').last());
-    const waiting = await barExtent(wait.locator('.bar.running'));
+    const summarised = await barExtent(page, '.timeline-row[data-step="summarise_pages"] .bar');
+    const waiting = await barExtent(page, '.timeline-row[data-kind="feedback"] .bar.running');
     assert.ok(waiting.from >= summarised.to - 0.01, `the wait begins after the last step: ${JSON.stringify({ summarised, waiting })}`);
     assert.ok(waiting.to > 0.99, 'an open wait runs to now, the end of the axis');
     await screenshot(page, 'run-waiting-for-feedback');
@@ -67,7 +72,7 @@ test('an open run waiting for feedback: since when, Send feedback beside it, the
     const start = Date.parse(status.startedAt);
     const end = Date.parse(status.closedAt);
     const signal = Date.parse(events.find((event) => event.type === 'signal_received')!.time);
-    const answered = await barExtent(wait.locator('.bar.completed'));
+    const answered = await barExtent(page, '.timeline-row[data-kind="feedback"] .bar.completed');
     const expected = (signal - start) / (end - start);
     assert.ok(Math.abs(answered.to - expected) < 0.02, `the bar ends at the reply: at ${answered.to}, the reply at ${expected}`);
     assert.ok(answered.to < 0.999 || expected > 0.98, 'not at the run\'s end unless the reply was');
@@ -89,7 +94,7 @@ test('a finished run keeps its wait as a span: one the close ended is drawn to t
     await waitRow(page).locator('.bar.failed').waitFor();
     assert.is(await waitingBox(page).isHidden(), true);
     assert.match(await waitRow(page).locator('.row-facts').textContent() ?? '', /^ended with the run/);
-    const ended = await barExtent(waitRow(page).locator('.bar.failed'));
+    const ended = await barExtent(page, '.timeline-row[data-kind="feedback"] .bar.failed');
     assert.ok(ended.to > 0.98, `drawn to the close: ${ended.to}`);
     assert.is(await page.getByRole('button', { name: 'Send feedback…' }).count(), 0, 'nothing to send to a closed run');
     assertNoProblems(problems, [NO_TRACE_ON_TEMPORAL]);
