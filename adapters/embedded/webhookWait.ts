@@ -1,6 +1,7 @@
 import type { WebhookRequest } from '../../core/definition/context.js';
 import { WebhookTimeoutError } from '../../core/definition/failures.js';
 import { checkWebhookRequest, parseFeedback } from '../../core/definition/runRules.js';
+import { feedbackWaitStartedAttributes } from '../../core/domain/history.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CommandCall } from './commandLog.js';
 import type { Payload } from './payload.js';
@@ -47,7 +48,11 @@ function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unk
   // A resumed wait keeps the time limit it was given when it began.
   const progress = call.record.progress;
   const dueAt = progress?.kind === 'webhook' ? progress.dueAt : timeoutMs === undefined ? undefined : commands.now() + timeoutMs;
-  if (call.mode === 'new') commands.progressed(call, { kind: 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
+  if (call.mode === 'new') {
+    // The wait begins for real: its one feedback_wait_started (a resumed wait has it in its history already).
+    commands.append('feedback_wait_started', feedbackWaitStartedAttributes(timeoutMs));
+    commands.progressed(call, { kind: 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
+  }
   return new Promise((resolve) => {
     let stopTimer = (): void => {};
     let withdrawCancel = (): void => {};

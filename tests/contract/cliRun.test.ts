@@ -287,6 +287,34 @@ test('follow on a terminal: the step table redrawn in place, the last frame the 
   assert.match(last, new RegExp(`^${workflowId}  run [0-9a-f-]{36}  arithmetic  completed  \\S+\\nSTEP +STATE +ATTEMPT +DURATION +PROGRESS\\nadd_one +completed +1 +\\S+\\ndouble +completed +1 +\\S+\\n$`));
 });
 
+test('follow on a terminal: a run waiting for feedback says since when and the command that sends it', async ({ api }) => {
+  const workflowId = uniqueId('cli-follow-waits');
+  succeeds(await flowgate(api.baseUrl, ['start', 'awaits_feedback', '--id', workflowId]));
+  let stdout = '';
+  let stderr = '';
+  let sent: Promise<Outcome> | undefined;
+  const code = await runCli(['follow', workflowId], {
+    env: { FLOWGATE_URL: api.baseUrl, FLOWGATE_TOKEN: TOKEN },
+    stdout: (text) => {
+      stdout += text;
+      // Sent once the table says the run waits: the run completes, and follow ends.
+      if (!sent && text.includes('waiting for feedback since')) sent = flowgate(api.baseUrl, ['feedback', workflowId, '--payload', '{"ok":true}']);
+    },
+    stderr: (text) => void (stderr += text),
+    entry: { execPath: process.execPath, execArgv: ['--import', 'tsx'], script: 'composition/cli/main.ts' },
+    version: '0.0.0-test',
+    stdoutIsTTY: true,
+    terminalColumns: 200,
+  });
+  assert.is(code, 0, stderr);
+  assert.ok(sent, `the table never said the run waits:\n${stdout}`);
+  succeeds(await sent);
+  const frames = stdout.split(/\x1b\[\d+A\r\x1b\[J/);
+  const waiting = frames.find((frame) => frame.includes('waiting for feedback since'))!;
+  assert.match(waiting, new RegExp(`\\nwaiting for feedback since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\\S+ so far\\); send it with: flowgate feedback ${workflowId} --payload JSON\\n$`));
+  assert.match(frames.at(-1)!, new RegExp(`^${workflowId}  run [0-9a-f-]{36}  awaits_feedback  completed  \\S+\\nno steps\\n$`));
+});
+
 test('trace: the steps as a timeline with durations; --json is the trace log', async ({ api }) => {
   const workflowId = uniqueId('cli-trace');
   const run = parse(await flowgate(api.baseUrl, ['run', 'arithmetic', '--input', '{"n":1}', '--id', workflowId, '--json']));

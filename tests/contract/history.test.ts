@@ -25,7 +25,7 @@ const EVENT_KEYS = ['attributes', 'eventId', 'time', 'type'];
 /** docs/api.md, History: the engine-neutral event types. */
 const EVENT_TYPES = [
   'workflow_started', 'step_scheduled', 'step_started', 'step_completed', 'step_failed', 'timer_started', 'timer_fired',
-  'signal_received', 'child_started', 'child_completed', 'child_failed', 'workflow_completed', 'workflow_failed',
+  'feedback_wait_started', 'signal_received', 'child_started', 'child_completed', 'child_failed', 'workflow_completed', 'workflow_failed',
   'workflow_cancel_requested', 'workflow_cancelled', 'workflow_terminated', 'workflow_timed_out',
   'workflow_continued_as_new', 'workflow_reset',
 ];

@@ -4,6 +4,7 @@ import type { WebhookRequest } from '../../../core/definition/context.js';
 import { CancelledError, WebhookTimeoutError } from '../../../core/definition/failures.js';
 import { checkWebhookRequest, parseFeedback } from '../../../core/definition/runRules.js';
 import type { WebhookCall } from '../../../ports/webhookSender.js';
+import { recordFeedbackWaitStarted } from './feedbackWaitStarted.js';
 import type { RunState } from './runState.js';
 import { callStep } from './stepActivity.js';
 import { WEBHOOK_STEP_META } from './webhookStepMeta.js';
@@ -31,6 +32,7 @@ export async function waitForWebhook<T>(run: RunState, feedbackSchema: z.ZodType
   let reply: { payload: unknown } | undefined;
   // A stopped run gets no reply, not even a buffered one (embedded engine: the cancel is checked first).
   if (CancellationScope.current().consideredCancelled) throw new CancelledError('Webhook wait cancelled');
+  if (!run.inbox.hasReply) recordFeedbackWaitStarted(request.timeoutMs);
   try {
     reply = await run.inbox.take(request.timeoutMs);
   } catch (error) {

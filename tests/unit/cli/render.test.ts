@@ -114,6 +114,27 @@ follow('two calls of one step: the later events go to the first open row', () =>
   assert.equal(view.steps.map((step) => step.state), ['completed', 'scheduled']);
 });
 
+follow('a run waiting for feedback says since when and how to send it; the reply ends the wait', () => {
+  const started: FollowEvent[] = [
+    { event: 'workflow', data: { ...RUN, workflowId: 'order 7', status: 'running', closedAt: null } },
+    history(1, 'workflow_started', 0),
+    history(2, 'step_scheduled', 1, 'charge'),
+    history(3, 'step_started', 1, 'charge', { attempt: 1 }),
+    history(4, 'step_completed', 2, 'charge', { attempt: 1 }),
+    history(5, 'feedback_wait_started', 3, undefined, { timeoutMs: 600_000 }),
+  ];
+  const waiting = started.reduce(applyFollowEvent, emptyFollowView());
+  assert.is(
+    renderFollowView(waiting, Date.parse(at(65))).split('\n').slice(-2).join('\n'),
+    "waiting for feedback since 2026-01-01T00:00:03.000Z (1m02s so far, time limit 10m00s); send it with: flowgate feedback 'order 7' --payload JSON\n",
+  );
+  const answered = [history(6, 'signal_received', 70, undefined, { signalName: 'feedback', payload: {} })].reduce(applyFollowEvent, waiting);
+  assert.match(renderFollowView(answered, Date.parse(at(71))), /\nlast event: signal_received\n$/);
+  assert.not.match(renderFollowView(answered, Date.parse(at(71))), /waiting for feedback/);
+  const closed = [history(7, 'workflow_terminated', 80), { event: 'done', data: { status: 'terminated' } } as FollowEvent].reduce(applyFollowEvent, waiting);
+  assert.not.match(renderFollowView(closed, Date.parse(at(81))), /waiting for feedback/, 'a closed run waits for nothing');
+});
+
 follow.run();
 
 const trace = suite('render: the trace timeline');
