@@ -92,7 +92,7 @@ export class FlowgateClient {
   result(workflowId: string, options: ResultOptions & { v: 'legacy' }): Promise<WorkflowResultLegacy>;
   result(workflowId: string, options: ResultOptions & { v?: '2' | 'legacy' } = {}): Promise<WorkflowResult> {
     const { runId, wait, v, ...call } = options;
-    return this.read(`${runPath(workflowId, runId)}/result`, call, { wait, v });
+    return this.read(`${runPath(workflowId, runId)}/result`, call, { wait, v }, wait);
   }
 
   /** GET .../status */
@@ -192,8 +192,8 @@ export class FlowgateClient {
     return this.transport.close();
   }
 
-  private async read<T>(path: string, options: CallOptions, query: Call['query'] = {}): Promise<T> {
-    return (await this.transport.json<T>({ method: 'GET', path, query, retrySafe: true, ...defined(options) })).body;
+  private async read<T>(path: string, options: CallOptions, query: Call['query'] = {}, serverWaitSeconds = 0): Promise<T> {
+    return (await this.transport.json<T>({ method: 'GET', path, query, serverWaitSeconds, retrySafe: true, ...defined(options) })).body;
   }
 
   private async write<T>(path: string, body: unknown, options: CallOptions): Promise<T> {

@@ -1,4 +1,4 @@
-import { FlowgateApiError } from './errors.js';
+import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './errors.js';
 import { SseParser, type SseEvent } from './sseParser.js';
 import { sleep, type Transport } from './transport.js';
 import type { CallOptions, HistoryDone, HistoryEvent, HistoryProgress, RunStatusView } from './types.js';
@@ -37,7 +37,7 @@ export async function* followHistory(transport: Transport, workflowId: string, o
     const path = runId === undefined ? `/workflow/${encodeURIComponent(workflowId)}/history` : `/workflow/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(runId)}/history`;
     let progressed = false;
     try {
-      const response = await transport.stream({
+      const { response, request } = await transport.stream({
         method: 'GET',
         path,
         headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) },
@@ -45,12 +45,23 @@ export async function* followHistory(transport: Transport, workflowId: string, o
         ...(signal ? { signal } : {}),
         ...(requestId ? { requestId } : {}),
       });
+      const requestIdHeader = response.headers['x-request-id'];
+      const answeredRequestId = Array.isArray(requestIdHeader) ? requestIdHeader[0] : requestIdHeader;
+      // 204: the server has nothing more for this client (the run closed, its last event already sent).
+      if (response.statusCode === 204) {
+        response.body.destroy();
+        return;
+      }
+      if (!/^text\/event-stream\b/i.test(request.contentType?.trim() ?? '')) {
+        const text = await response.body.text().catch(() => '');
+        throw FlowgateApiError.notFromApi({ status: response.statusCode, body: text, requestId: answeredRequestId, request });
+      }
       const parser = new SseParser();
       const decoder = new TextDecoder();
       try {
         for await (const chunk of response.body) {
           for (const raw of parser.push(decoder.decode(chunk as Uint8Array, { stream: true }))) {
-            const event = parse(raw, response.statusCode, response.headers['x-request-id']);
+            const event = parse(raw, response.statusCode, answeredRequestId, request);
             if (event === undefined) continue;
             if (event.event === 'workflow') {
               runId ??= event.data.runId;
@@ -70,7 +81,8 @@ export async function* followHistory(transport: Transport, workflowId: string, o
       }
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (error instanceof FlowgateApiError) throw error;
+      // An answer that is not a stream to resume, or a server that does not answer: reconnecting cannot help.
+      if (error instanceof FlowgateApiError || error instanceof FlowgateTimeoutError) throw error;
       if (progressed) failures = 0;
       if (++failures > maxReconnects) throw error;
       await sleep(RECONNECT_BASE_MS * 2 ** (failures - 1), signal);
@@ -84,11 +96,15 @@ export async function* followHistory(transport: Transport, workflowId: string, o
 }
 
 /** An event of a kind this client does not know (a newer server's) is passed over. */
-function parse(raw: SseEvent, status: number, requestIdHeader: string | string[] | undefined): FollowEvent | undefined {
-  const data = JSON.parse(raw.data) as unknown;
+function parse(raw: SseEvent, status: number, requestId: string | undefined, request: AnsweredRequest): FollowEvent | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw.data) as unknown;
+  } catch {
+    throw FlowgateApiError.notFromApi({ status, body: raw.data, requestId, request });
+  }
   if (raw.event === 'error') {
-    const requestId = Array.isArray(requestIdHeader) ? requestIdHeader[0] : requestIdHeader;
-    throw FlowgateApiError.fromAnswer({ status, body: data, requestId, retryAfter: undefined, location: undefined });
+    throw FlowgateApiError.fromAnswer({ status, body: data, requestId, retryAfter: undefined, location: undefined, request });
   }
   switch (raw.event) {
     case 'workflow':

@@ -29,10 +29,12 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
   const key = idempotencyKey === false ? undefined : (idempotencyKey ?? newIdempotencyKey());
   let timedOut: FlowgateApiError;
   try {
+    const timeout = roundedUp(Math.max(secondsLeft(), SMALLEST_WAIT_SECONDS));
     const answer = await transport.json<WorkflowResultV2>({
       method: 'POST',
       path: '/workflow/run',
-      body: { ...fields, workflowName, input, timeout: roundedUp(Math.max(secondsLeft(), SMALLEST_WAIT_SECONDS)) },
+      body: { ...fields, workflowName, input, timeout },
+      serverWaitSeconds: timeout,
       headers: key === undefined ? {} : { 'idempotency-key': key },
       retrySafe: key !== undefined,
       ...(signal ? { signal } : {}),
@@ -55,6 +57,7 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
         method: 'GET',
         ...target,
         query: { wait: roundedUp(wait) },
+        serverWaitSeconds: roundedUp(wait),
         retrySafe: true,
         ...(signal ? { signal } : {}),
       });
