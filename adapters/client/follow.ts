@@ -5,11 +5,11 @@ import type { CallOptions, HistoryDone, HistoryEvent, HistoryProgress, RunStatus
 
 export interface FollowOptions extends CallOptions {
   /** Follow this run; without it, the latest run of the workflow id (pinned to it once its `workflow` event names it). */
-  runId?: string;
+  runId?: string | undefined;
   /** Start after this event id (a history `eventId`, or a progress event's id), as a reconnect would. */
-  lastEventId?: string;
+  lastEventId?: string | undefined;
   /** Reconnects in a row without a new event before giving up (default 5). */
-  maxReconnects?: number;
+  maxReconnects?: number | undefined;
 }
 
 /** One event of the history stream (docs/api.md, "History"); `id` is what `Last-Event-ID` resumes after. */

@@ -7,9 +7,9 @@ export interface RunOptions extends KeyedCallOptions, Omit<RunWorkflowRequest, '
    * The caller's overall deadline in milliseconds: past it, the 408 is thrown (its `workflowId`, `runId` and
    * `location` say which run to ask later; the run keeps going). Without it, `run` waits until the run closes (or `signal` aborts).
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Seconds each request waits on the server before the client asks again (default 30; at most the server's RUN_TIMEOUT_MAX_SECONDS). */
-  pollSeconds?: number;
+  pollSeconds?: number | undefined;
 }
 
 const DEFAULT_POLL_SECONDS = 30;

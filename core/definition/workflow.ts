@@ -20,7 +20,7 @@ export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType> {
   inputSchema: IS;
   outputSchema: OS;
   fn: (input: z.output<IS>, ctx: WorkflowContext) => Promise<z.input<OS>>;
-  runTimeoutMs?: number;
+  runTimeoutMs?: number | undefined;
 }
 
 /** Defines a workflow. The module that calls this should import its steps, not define them (see docs/authoring.md). */

@@ -99,6 +99,30 @@ test('baseUrl: the mount prefix is kept, a trailing slash or query dropped; only
   assert.throws(() => createFlowgateClient({ baseUrl: 'ftp://example.com' }), /http or https/);
 });
 
+test('options given as undefined are the defaults: no token sent, the latest run read, retries and timeout as by default', async () => {
+  const seen: { url: string | undefined; authorization: string | undefined; requestId: string | undefined }[] = [];
+  await withServer(
+    (req, res) => {
+      seen.push({ url: req.url, authorization: req.headers.authorization, requestId: req.headers['x-request-id'] as string | undefined });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(STATUS_VIEW));
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: url, token: undefined, retry: { maxRetries: undefined, maxWaitMs: undefined }, requestTimeoutMs: undefined, headers: undefined, dispatcher: undefined });
+      try {
+        assert.equal(await client.status('w', { runId: undefined, signal: undefined, requestId: undefined }), STATUS_VIEW);
+        await client.listRuns({ workflowName: undefined, limit: undefined });
+      } finally {
+        await client.close();
+      }
+    },
+  );
+  assert.equal(seen, [
+    { url: '/workflow/w/status', authorization: undefined, requestId: undefined },
+    { url: '/workflow/runs', authorization: undefined, requestId: undefined },
+  ]);
+});
+
 test('a 2xx answer that is not JSON is a FlowgateApiError naming it, to a call and to a stream, never a SyntaxError', async () => {
   await withServer(
     (req, res) => {
