@@ -16,18 +16,18 @@ export interface WorkflowInfo {
 
 export interface WebhookRequest {
   /** Where to POST the request before waiting (docs/api.md, "Webhook calls made by workflows"). */
-  url?: string;
+  url?: string | undefined;
   /** The `payload` field of that call. */
   payload?: unknown;
   /** Give up waiting after this long and fail with WebhookTimeoutError. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 export interface ChildWorkflowOptions {
   /** Defaults to `<parent workflowId>/<child workflow name>-<n>`: unique per call, stable across replays. */
-  workflowId?: string;
+  workflowId?: string | undefined;
   /** Defaults to the parent's catalog. */
-  catalog?: string;
+  catalog?: string | undefined;
 }
 
 /**

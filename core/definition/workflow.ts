@@ -33,9 +33,9 @@ export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType, FS ext
    * keeps waiting), and `ctx.waitForWebhook()` returns it parsed and typed. Published as JSON Schema with the others.
    * @default any JSON object, returned as `unknown`
    */
-  feedbackSchema?: FS;
+  feedbackSchema?: FS | undefined;
   fn: (input: z.output<IS>, ctx: WorkflowContext<z.output<FS>>) => Promise<z.input<OS>>;
-  runTimeoutMs?: number;
+  runTimeoutMs?: number | undefined;
 }
 
 /** Defines a workflow. The module that calls this should import its steps, not define them (see docs/authoring.md). */

@@ -5,7 +5,7 @@ import type { RunStatus } from './status.js';
 /** Points at a workflow execution: a pinned run, or the latest run of the id when `runId` is absent. */
 export interface RunRef {
   workflowId: string;
-  runId?: string;
+  runId?: string | undefined;
 }
 
 export interface PinnedRunRef {
@@ -54,9 +54,9 @@ export interface RunDescription {
 export interface SerializedFailure {
   name: string;
   message: string;
-  activityType?: string;
-  retryable?: boolean | null;
-  cause?: SerializedFailure;
+  activityType?: string | undefined;
+  retryable?: boolean | null | undefined;
+  cause?: SerializedFailure | undefined;
 }
 
 /**
