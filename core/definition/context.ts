@@ -8,9 +8,9 @@ export interface WorkflowInfo {
   workflowName: string;
   catalog: string;
   firstRunId: string;
-  continuedFromRunId?: string;
-  parent?: RelatedRun;
-  root?: RelatedRun;
+  continuedFromRunId?: string | undefined;
+  parent?: RelatedRun | undefined;
+  root?: RelatedRun | undefined;
   startedAt: Date;
 }
 

@@ -16,7 +16,7 @@ export interface PinnedRunRef {
 export interface RelatedRun {
   workflowId: string;
   runId: string;
-  namespace?: string;
+  namespace?: string | undefined;
 }
 
 /** What the engine knows about one run, independent of the engine. */
