@@ -16,8 +16,11 @@ export interface WorkflowDefinition<I = unknown, O = unknown, In = I> {
 
 export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType> {
   name: string;
-  description: string;
+  /** What the workflow does, as GET /workflow/list publishes it. @default '' */
+  description?: string | undefined;
+  /** Required: a run's input is validated with it before the run starts, and GET /workflow/list publishes it. */
   inputSchema: IS;
+  /** Required: a run's output is validated with it, and GET /workflow/list publishes it. */
   outputSchema: OS;
   fn: (input: z.output<IS>, ctx: WorkflowContext) => Promise<z.input<OS>>;
   runTimeoutMs?: number;
@@ -29,7 +32,12 @@ export function workflow<IS extends z.ZodType, OS extends z.ZodType>(
 ): WorkflowDefinition<z.output<IS>, z.output<OS>, z.input<IS>> {
   assertDefinitionName('workflow', spec.name);
   if (typeof spec.fn !== 'function') throw new TypeError(`workflow ${spec.name}: fn must be a function`);
-  if (!spec.inputSchema || !spec.outputSchema) throw new TypeError(`workflow ${spec.name}: inputSchema and outputSchema are required`);
+  if (!isSchema(spec.inputSchema) || !isSchema(spec.outputSchema)) {
+    throw new TypeError(`workflow ${spec.name}: inputSchema and outputSchema are required zod schemas (the input and output are validated with them, and published)`);
+  }
+  if (spec.description !== undefined && typeof spec.description !== 'string') {
+    throw new TypeError(`workflow ${spec.name}: description must be a string when given`);
+  }
   if (spec.runTimeoutMs !== undefined && !(spec.runTimeoutMs > 0)) {
     throw new RangeError(`workflow ${spec.name}: runTimeoutMs must be a positive number`);
   }
@@ -42,6 +50,11 @@ export function workflow<IS extends z.ZodType, OS extends z.ZodType>(
     fn: spec.fn as WorkflowDefinition<z.output<IS>, z.output<OS>>['fn'],
     runTimeoutMs: spec.runTimeoutMs,
   });
+}
+
+/** A zod schema, as far as running a workflow needs one: it parses. */
+function isSchema(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 }
 
 export function isWorkflowDefinition(value: unknown): value is WorkflowDefinition {
