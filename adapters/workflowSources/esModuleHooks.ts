@@ -53,9 +53,18 @@ export async function resolve(specifier: string, context: ResolveContext, nextRe
   if (!isProjectFile(resolved.url)) return resolved;
   if (projectModules.has(resolved.url) || resolved.format === 'module' || (await writtenAsEsModule(resolved.url))) {
     projectModules.add(resolved.url);
-    return { ...resolved, format: 'module' };
+    return { ...resolved, format: esModuleFormat(resolved.format) };
   }
   return resolved;
+}
+
+/**
+ * The ES module counterpart of the format resolved so far. Node (22.18 and later) resolves a `.ts` file to a
+ * `*-typescript` format, which tsx, when it runs after these hooks, turns into its JavaScript counterpart and compiles
+ * for; where tsx does not run, Node strips the types itself.
+ */
+function esModuleFormat(format: string | null | undefined): string {
+  return format === 'commonjs-typescript' || format === 'module-typescript' ? 'module-typescript' : 'module';
 }
 
 function isProjectFile(url: string): boolean {
