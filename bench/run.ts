@@ -1,6 +1,7 @@
 // `npm run bench`: each figure of issue 7 beside its reference, measured in the same run, written to
 // docs/performance.md. Not part of `npm test`: speed goals live here, never as timed assertions in tests.
-// BENCH_SECONDS (default 5) is each measurement's length; BENCH_ONLY=1,4 runs some figures.
+// BENCH_SECONDS (default 5) is each measurement's length; BENCH_ONLY=1,4 runs some figures; BENCH_SCALE_RUNS (default
+// 1,000,000) the closed runs of figure 10's data directory.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { ROOT, runToEnd, startHelper, startServer, type ServerProcess } from './
 import { measureUi, uiFigureRows } from './ui.js';
 import { greedyReaders, pipelining } from './greedyClients.js';
 import { cpuFigureRows, measureApiCpu } from './temporalCpu.js';
+import { measureScale, scaleFigureRows } from './scale.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -19,7 +21,8 @@ const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const SCALE_RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 1_000_000);
 const ONLY = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(Number) : ALL_FIGURES);
 const MiB = 1024 * 1024;
 
@@ -283,6 +286,16 @@ async function figure8(): Promise<void> {
   });
 }
 
+/** Figure 10: the durable embedded engine holding a million closed runs, started and read as an operator would. */
+async function figure10(): Promise<void> {
+  const rows = scaleFigureRows(await measureScale(SCALE_RUNS));
+  figures.push({
+    title: `Figure 10: \`flowgate serve\` on a data directory of ${SCALE_RUNS.toLocaleString('en')} closed runs (durable embedded engine)`,
+    table: rows.table,
+    verdict: rows.verdict,
+  });
+}
+
 async function figures2and3(traceDir: string): Promise<void> {
   log('starting the Temporal dev server');
   const temporal = await startTemporalDevServer({ log: () => {} });
@@ -394,11 +407,15 @@ try {
     log('figure 8');
     await figure8();
   }
+  if (ONLY.has(10)) {
+    log(`figure 10: generating ${SCALE_RUNS.toLocaleString('en')} closed runs`);
+    await figure10();
+  }
   if (ONLY.has(2) || ONLY.has(3) || ONLY.has(9)) await figures2and3(traceDir);
 } finally {
   await rm(traceDir, { recursive: true, force: true });
 }
-figures.sort((a, b) => a.title.localeCompare(b.title));
+figures.sort((a, b) => a.title.localeCompare(b.title, 'en', { numeric: true }));
 const report = `# Performance
 
 Measured by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)} in ${((Date.now() - began) / 1000).toFixed(0)} s:
