@@ -26,6 +26,8 @@ export interface LoadResult {
   p99: number;
   /** The measuring process's own CPU time over the requests, in µs (the raw client's reference in figure 9). */
   cpuMicros?: number;
+  /** When the requests began and ended, epoch ms: what another process measured meanwhile (figure 11's prober). */
+  window?: { from: number; to: number };
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
@@ -63,4 +65,5 @@ const begun = performance.now();
 await Promise.all(Array.from({ length: spec.connections }, worker));
 const elapsed = (performance.now() - begun) / 1000;
 await pool.close();
-process.stdout.write(`${JSON.stringify(latencySummary(latencies, errors, elapsed, statuses))}\n`);
+const window = { from: performance.timeOrigin + begun, to: performance.timeOrigin + begun + elapsed * 1000 };
+process.stdout.write(`${JSON.stringify({ ...latencySummary(latencies, errors, elapsed, statuses), window })}\n`);

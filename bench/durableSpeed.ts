@@ -1,0 +1,173 @@
+// Figure 11 of `npm run bench` (BENCH_ONLY=11 alone): the durable embedded engine's throughput beside the in-memory
+// engine's and flowgate's on a Temporal dev server, the same two-step workflow and load for each, and the latency of
+// a low-rate `GET /health` prober meanwhile (a commit must not hold the event loop for long).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import type { LoadResult, LoadSpec } from './processes/load.js';
+import { startHelper, startServer, type ServerProcess } from './processes.js';
+import { startTemporalFlowgate, type TemporalFlowgate } from './temporalFlowgate.js';
+
+export interface DurableSpeedSetup {
+  traceDir: string;
+  connections: number;
+  seconds: number;
+  warmUpSeconds: number;
+  rounds: number;
+  load(spec: Omit<LoadSpec, 'seconds' | 'connections'> & Partial<LoadSpec>): Promise<LoadResult>;
+  log(line: string): void;
+}
+
+type EngineName = 'durable, DATA_SYNC=full' | 'durable, DATA_SYNC=normal' | 'memory' | 'Temporal dev server';
+interface Engine {
+  name: EngineName;
+  server: ServerProcess;
+  url: string;
+}
+
+interface Measurement {
+  load: LoadResult;
+  /** The prober's latencies (ms) while the load ran. */
+  health: number[];
+  healthErrors: number;
+  /** The flowgate process's CPU per answered request, µs (on Temporal the API process only). */
+  cpuMicros: number;
+}
+
+export interface OperationFigures {
+  operation: string;
+  /** Per engine, one measurement per round. */
+  rounds: Map<EngineName, Measurement[]>;
+}
+
+const HEALTH_INTERVAL_MS = 20;
+const DRAIN_TIMEOUT_MS = 180_000;
+const TWO_STEPS = JSON.stringify({ workflowName: 'bench_two_steps', input: { n: 1 } });
+const OPERATIONS = [
+  // Run-and-wait first: the runs that starts leave behind (running after their answer) would load what follows.
+  { operation: 'run and wait (`POST /workflow/run`)', unit: 'runs/s', spec: { method: 'POST', body: TWO_STEPS, expect: '"status":"completed"' }, path: '/workflow/run', drain: false },
+  { operation: 'start (`POST /workflow`)', unit: 'starts/s', spec: { method: 'POST', body: TWO_STEPS }, path: '/workflow', drain: true },
+] as const;
+
+/** The four flowgates at once (each idle while another is measured), rounds in rotating order, for each operation. */
+export async function measureDurableSpeed(setup: DurableSpeedSetup): Promise<OperationFigures[]> {
+  const dataRoot = await mkdtemp(join(tmpdir(), 'fg-bench-durable-'));
+  const embedded = (name: EngineName, env: Record<string, string>) => ({ name, server: startServer('bench/processes/flowgateServer.mjs', { TRACE_DIR: setup.traceDir, ...env }) });
+  const started = [
+    embedded('durable, DATA_SYNC=full', { ENGINE: 'embedded', DATA_DIR: join(dataRoot, 'full'), DATA_SYNC: 'full' }),
+    embedded('durable, DATA_SYNC=normal', { ENGINE: 'embedded', DATA_DIR: join(dataRoot, 'normal'), DATA_SYNC: 'normal' }),
+    embedded('memory', { ENGINE: 'memory' }),
+  ];
+  let temporal: TemporalFlowgate | undefined;
+  try {
+    const engines: Engine[] = [];
+    for (const { name, server } of started) engines.push({ name, server, url: (await server.ready).url as string });
+    setup.log('figure 11: starting the Temporal dev server, its worker and the API');
+    temporal = await startTemporalFlowgate(setup.traceDir);
+    engines.push({ name: 'Temporal dev server', server: temporal.server, url: temporal.url });
+    const figures: OperationFigures[] = [];
+    for (const { operation, spec, path, drain } of OPERATIONS) {
+      setup.log(`figure 11: ${operation}`);
+      const measure = async (engine: Engine, seconds: number): Promise<Measurement> => {
+        const probe = startHelper('bench/processes/healthProbe.mjs', { url: engine.url, intervalMs: HEALTH_INTERVAL_MS });
+        let result: Measurement;
+        try {
+          await probe.ready;
+          const before = (await engine.server.ask('cpu:read')).cpu;
+          const load = await setup.load({ ...spec, url: `${engine.url}${path}`, seconds });
+          const cpu = (await engine.server.ask('cpu:read')).cpu - before;
+          const probed = (await probe.stop()) as { samples: [number, number][]; errors: number };
+          // Only the probes sent while the load ran: the load process's own start and end are left out.
+          const window = load.window ?? { from: 0, to: Number.POSITIVE_INFINITY };
+          const health = probed.samples.filter(([sent]) => sent >= window.from && sent <= window.to).map(([, ms]) => ms);
+          result = { load, health, healthErrors: probed.errors, cpuMicros: cpu / Math.max(1, load.requests) };
+        } catch (error) {
+          await probe.stop().catch(() => {});
+          throw error;
+        }
+        if (drain) await waitForNoOpenRuns(engine);
+        return result;
+      };
+      for (const engine of engines) await measure(engine, setup.warmUpSeconds);
+      const rounds = new Map<EngineName, Measurement[]>(engines.map((engine) => [engine.name, []]));
+      for (let round = 0; round < setup.rounds; round++) {
+        // A rotating order: whatever drifts over the minutes of a figure (the machine, the dev server's growing
+        // history) does not always favour the same engine.
+        for (let index = 0; index < engines.length; index++) {
+          const engine = engines[(index + round) % engines.length]!;
+          rounds.get(engine.name)!.push(await measure(engine, setup.seconds));
+        }
+      }
+      figures.push({ operation, rounds });
+    }
+    return figures;
+  } finally {
+    await Promise.all([...started.map(({ server }) => server.stop()), temporal?.stop()]);
+    await rm(dataRoot, { recursive: true, force: true });
+  }
+}
+
+/** Until the runs the starts left behind have closed: they would otherwise load the next measurement. */
+async function waitForNoOpenRuns(engine: Engine): Promise<void> {
+  const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const response = await request(`${engine.url}/workflow/runs?status=running&limit=1`);
+    const body = (await response.body.json()) as { runs?: unknown[] };
+    if (response.statusCode === 200 && body.runs?.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${engine.name}: runs still open ${DRAIN_TIMEOUT_MS / 1000} s after the starts`);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const HEALTH_TARGET_MS = 20;
+const TARGETS = { ofMemory: 0.5, ofTemporal: 10 };
+
+/** Figure 11's table and verdict: Met or **Missed** per target, for DATA_SYNC=full; DATA_SYNC=normal beside it. */
+export function durableSpeedRows(figures: OperationFigures[]): { table: string[][]; verdict: string } {
+  const table = [['operation', 'engine', 'throughput, median round', 'rounds', 'p50', 'p99', 'errors', 'server CPU per request', '`/health` p50 / p99 / worst (probes)']];
+  const verdicts: string[] = [];
+  for (const { operation, rounds } of figures) {
+    const byName = (name: EngineName) => rounds.get(name)!;
+    for (const [name, measurements] of rounds) {
+      const mid = [...measurements].sort((a, b) => a.load.rps - b.load.rps)[Math.floor(measurements.length / 2)]!;
+      const health = measurements.flatMap((measurement) => measurement.health);
+      const healthErrors = measurements.reduce((sum, measurement) => sum + measurement.healthErrors, 0);
+      table.push([
+        operation,
+        name === 'Temporal dev server' ? 'Temporal dev server (API + worker)' : name,
+        `${mid.load.rps.toFixed(0)}/s`,
+        measurements.map((measurement) => measurement.load.rps.toFixed(0)).join(', '),
+        ms(mid.load.p50),
+        ms(mid.load.p99),
+        String(measurements.reduce((sum, measurement) => sum + measurement.load.errors, 0)),
+        `${median(measurements.map((measurement) => measurement.cpuMicros)).toFixed(0)} µs${name === 'Temporal dev server' ? ' (API process only)' : ''}`,
+        `${ms(percentile(health, 50))} / ${ms(percentile(health, 99))} / ${ms(Math.max(...health))} (${health.length}${healthErrors ? `, ${healthErrors} failed` : ''})`,
+      ]);
+    }
+    const ratios = (name: EngineName, reference: EngineName) => byName(name).map((measurement, round) => measurement.load.rps / byName(reference)[round]!.load.rps);
+    const short = operation.split(' (')[0];
+    for (const sync of ['full', 'normal'] as const) {
+      const name: EngineName = `durable, DATA_SYNC=${sync}`;
+      const ofMemory = ratios(name, 'memory');
+      const ofTemporal = ratios(name, 'Temporal dev server');
+      const health = byName(name).flatMap((measurement) => measurement.health);
+      const healthP99 = percentile(health, 99);
+      const list = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ');
+      const parts = [
+        [median(ofMemory) >= TARGETS.ofMemory, `${median(ofMemory).toFixed(2)} of the memory engine (target ≥ ${TARGETS.ofMemory}; rounds ${list(ofMemory)})`],
+        [median(ofTemporal) >= TARGETS.ofTemporal, `${median(ofTemporal).toFixed(1)}× Temporal (target ≥ ${TARGETS.ofTemporal}×; rounds ${ofTemporal.map((value) => value.toFixed(1)).join(', ')})`],
+        [healthP99 < HEALTH_TARGET_MS, `\`/health\` p99 ${ms(healthP99)} under the load (target < ${HEALTH_TARGET_MS} ms)`],
+      ] as const;
+      const said = parts.map(([met, text]) => `${met ? 'Met' : '**Missed**'}: ${text}`).join('; ');
+      verdicts.push(sync === 'full' ? `${short}, DATA_SYNC=full (the default): ${said}` : `${short}, DATA_SYNC=normal (the same targets, for comparison): ${said}`);
+    }
+  }
+  return { table, verdict: verdicts.join('. ') };
+}
