@@ -14,6 +14,11 @@ export interface LoadSpec {
   maxRequests?: number;
   /** A 2xx answer counts as an error unless its body contains this (a run that ended failed still answers 200). */
   expect?: string;
+  /**
+   * Requests per second, sent on schedule by whichever connection is free (at most `connections` in flight): a
+   * server below its capacity, instead of as many requests as it can answer.
+   */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -45,6 +50,11 @@ const headers = spec.body ? { 'content-type': 'application/json' } : {};
 async function worker(): Promise<void> {
   while (performance.now() < deadline && (spec.maxRequests === undefined || sequence < spec.maxRequests)) {
     sequence += 1;
+    if (spec.rate) {
+      const wait = begun + (sequence / spec.rate) * 1000 - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (performance.now() >= deadline) break;
+    }
     const body = spec.body?.replaceAll('{{seq}}', String(sequence));
     const started = performance.now();
     try {
