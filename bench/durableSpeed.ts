@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import type { LoadResult, LoadSpec } from './processes/load.js';
-import { startHelper, startServer, type ProbeAnswer, type ServerProcess } from './processes.js';
+import { runToEnd, startHelper, startServer, type ProbeAnswer, type ServerProcess } from './processes.js';
 import { startTemporalFlowgate, type TemporalFlowgate } from './temporalFlowgate.js';
 
 export interface DurableSpeedSetup {
@@ -43,6 +43,8 @@ export interface OperationFigures {
   /** Per engine, one measurement per round. */
   rounds: Map<EngineName, Measurement[]>;
   throughput: boolean;
+  /** The raw client's execute() on the dev server, one per round, when measured. */
+  rawRounds: LoadResult[];
 }
 
 const HEALTH_INTERVAL_MS = 20;
@@ -61,10 +63,19 @@ interface Operation {
   engines?: readonly EngineName[];
   /** Throughput targets apply (not to a fixed rate). */
   throughput: boolean;
+  /** The same runs through the raw @temporalio/client on the same dev server, each round: Temporal's own pace. */
+  rawExecute?: boolean;
 }
 const OPERATIONS: Operation[] = [
   // Run-and-wait first: the runs that starts leave behind (running after their answer) would load what follows.
-  { operation: 'run and wait (`POST /workflow/run`)', spec: { method: 'POST', body: TWO_STEPS, expect: '"status":"completed"' }, path: '/workflow/run', drain: false, throughput: true },
+  {
+    operation: 'run and wait (`POST /workflow/run`)',
+    spec: { method: 'POST', body: TWO_STEPS, expect: '"status":"completed"' },
+    path: '/workflow/run',
+    drain: false,
+    throughput: true,
+    rawExecute: true,
+  },
   { operation: 'start (`POST /workflow`)', spec: { method: 'POST', body: TWO_STEPS }, path: '/workflow', drain: true, throughput: true },
   {
     operation: `run and wait at a fixed ${FIXED_RATE} runs/s (below capacity)`,
@@ -93,7 +104,7 @@ export async function measureDurableSpeed(setup: DurableSpeedSetup): Promise<Ope
     temporal = await startTemporalFlowgate(setup.traceDir);
     engines.push({ name: 'Temporal dev server', server: temporal.server, url: temporal.url });
     const figures: OperationFigures[] = [];
-    for (const { operation, spec, path, drain, engines: only, throughput } of OPERATIONS) {
+    for (const { operation, spec, path, drain, engines: only, throughput, rawExecute } of OPERATIONS) {
       const measured = engines.filter((engine) => !only || only.includes(engine.name));
       setup.log(`figure 11: ${operation}`);
       const measure = async (engine: Engine, seconds: number): Promise<Measurement> => {
@@ -118,21 +129,35 @@ export async function measureDurableSpeed(setup: DurableSpeedSetup): Promise<Ope
       };
       for (const engine of measured) await measure(engine, setup.warmUpSeconds);
       const rounds = new Map<EngineName, Measurement[]>(measured.map((engine) => [engine.name, []]));
+      const rawRounds: LoadResult[] = [];
       for (let round = 0; round < setup.rounds; round++) {
         // A rotating order: whatever drifts over the minutes of a figure (the machine, the dev server's growing
         // history) does not always favour the same engine.
         for (let index = 0; index < measured.length; index++) {
           const engine = measured[(index + round) % measured.length]!;
           rounds.get(engine.name)!.push(await measure(engine, setup.seconds));
+          if (rawExecute && engine.name === 'Temporal dev server') rawRounds.push(await rawRuns(temporal.address, setup));
         }
       }
-      figures.push({ operation, rounds, throughput });
+      figures.push({ operation, rounds, throughput, rawRounds });
     }
     return figures;
   } finally {
     await Promise.all([...started.map(({ server }) => server.stop()), temporal?.stop()]);
     await rm(dataRoot, { recursive: true, force: true });
   }
+}
+
+function rawRuns(address: string, setup: DurableSpeedSetup): Promise<LoadResult> {
+  return runToEnd<LoadResult>('bench/processes/rawTemporal.ts', {
+    mode: 'execute',
+    address,
+    taskQueue: 'main',
+    workflowType: 'bench_two_steps',
+    input: { n: 1 },
+    connections: setup.connections,
+    seconds: setup.seconds,
+  });
 }
 
 /** Until the runs the starts left behind have closed: they would otherwise load the next measurement. */
@@ -174,7 +199,7 @@ export function durableSpeedRows(figures: OperationFigures[]): { table: string[]
     ],
   ];
   const verdicts: string[] = [];
-  for (const { operation, rounds, throughput } of figures) {
+  for (const { operation, rounds, throughput, rawRounds } of figures) {
     const byName = (name: EngineName) => rounds.get(name)!;
     for (const [name, measurements] of rounds) {
       const mid = [...measurements].sort((a, b) => a.load.rps - b.load.rps)[Math.floor(measurements.length / 2)]!;
@@ -192,6 +217,22 @@ export function durableSpeedRows(figures: OperationFigures[]): { table: string[]
         `${ms(percentile(health, 50))} / ${ms(percentile(health, 99))} / ${ms(Math.max(...health))} (${health.length}${healthErrors ? `, ${healthErrors} failed` : ''})`,
         `${ms(median(measurements.map((measurement) => measurement.loop.p99)))} / ${ms(Math.max(...measurements.map((measurement) => measurement.loop.max)))}`,
         commitCell(measurements),
+      ]);
+    }
+    if (rawRounds.length > 0) {
+      const mid = [...rawRounds].sort((a, b) => a.rps - b.rps)[Math.floor(rawRounds.length / 2)]!;
+      table.push([
+        operation,
+        'raw @temporalio/client `execute()` on the same dev server (reference)',
+        `${mid.rps.toFixed(0)}/s`,
+        rawRounds.map((result) => result.rps.toFixed(0)).join(', '),
+        ms(mid.p50),
+        ms(mid.p99),
+        String(rawRounds.reduce((sum, result) => sum + result.errors, 0)),
+        '—',
+        '—',
+        '—',
+        '—',
       ]);
     }
     const healthP99 = (name: EngineName) => percentile(byName(name).flatMap((measurement) => measurement.health), 99);

@@ -128,6 +128,8 @@ async function pagePath(client: Client, firstPath: string, pages: number): Promi
 interface Read {
   name: string;
   path: string;
+  /** Held to TARGETS.readMs; a read shown for what it found, with no target of the issue's, is not. */
+  targeted: boolean;
   /** Every try's ms; the first of each start is the first time that server answers it. */
   ms: number[];
   firstMs: number[];
@@ -176,7 +178,9 @@ export async function measureScale(runs: number): Promise<ScaleFigures> {
           { name: `the same, page ${sparsePages}`, path: await pagePath(client, list(data.sparse), sparsePages) },
           { name: `history of the run with ${data.longRun.events.toLocaleString('en')} events, first page of ${HISTORY_PAGE_SIZE}`, path: history },
           { name: `the same, page ${LATER_HISTORY_PAGE}`, path: await pagePath(client, history, LATER_HISTORY_PAGE) },
-        ];
+          // Every run is in the one catalog and none is running: SQLite walks the catalog's index to the end.
+          { name: 'runs list, catalog main & running (no run), first page', path: '/workflow/runs?catalog=main&status=running', targeted: false },
+        ].map((read) => ({ targeted: true, ...read }));
         for (const [index, read] of reads.entries()) {
           const found = (figures.reads[index] ??= { ...read, ms: [], firstMs: [] });
           for (let attempt = 0; attempt < TRIES; attempt++) {
@@ -200,7 +204,7 @@ export async function measureScale(runs: number): Promise<ScaleFigures> {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const range = (values: number[], format: (value: number) => string) => `${format(Math.min(...values))}–${format(Math.max(...values))}`;
+const range = (values: number[], format: (value: number) => string) => `${format(Math.min(...values))} – ${format(Math.max(...values))}`;
 const ms = (value: number) => `${value.toFixed(value < 100 ? 1 : 0)} ms`;
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 
@@ -213,7 +217,7 @@ export function scaleFigureRows(figures: ScaleFigures): { table: string[][]; ver
   const rssAfterStart = Math.max(...figures.rssAfterStart.data);
   const peak = Math.max(...figures.peakAfterReads);
   const table = [
-    ['measurement', `${data.closedRuns.toLocaleString('en')} closed runs: median`, 'range', 'empty data directory (reference): median', 'target', ''],
+    ['measurement', `${data.closedRuns.toLocaleString('en')} closed runs: median`, 'range', 'empty data directory (reference): median', 'target', 'verdict'],
     [
       `\`flowgate serve\` spawned to \`GET /ready\` 200, ${STARTS} starts`,
       ms(readyMedian),
@@ -245,8 +249,8 @@ export function scaleFigureRows(figures: ScaleFigures): { table: string[][]; ver
         ms(value),
         range(read.ms, ms),
         '',
-        `< ${TARGETS.readMs} ms`,
-        check(value < TARGETS.readMs, `${read.name} ${ms(value)}`),
+        read.targeted ? `< ${TARGETS.readMs} ms` : 'none (not among the issue\'s reads)',
+        read.targeted ? check(value < TARGETS.readMs, `${read.name} ${ms(value)}`) : '',
       ];
     }),
   ];
