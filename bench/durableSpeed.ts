@@ -45,10 +45,12 @@ export interface OperationFigures {
   throughput: boolean;
   /** The raw client's execute() on the dev server, one per round, when measured. */
   rawRounds: LoadResult[];
+  /** Engines whose started runs had not all closed before their next measurement, once per time. */
+  undrained: EngineName[];
 }
 
 const HEALTH_INTERVAL_MS = 20;
-const DRAIN_TIMEOUT_MS = 180_000;
+const DRAIN_TIMEOUT_MS = 300_000;
 const TWO_STEPS = JSON.stringify({ workflowName: 'bench_two_steps', input: { n: 1 } });
 /** Below every embedded engine's capacity on the bench machine: what a commit costs `/health` when nothing queues. */
 const FIXED_RATE = 200;
@@ -124,12 +126,17 @@ export async function measureDurableSpeed(setup: DurableSpeedSetup): Promise<Ope
           await probe.stop().catch(() => {});
           throw error;
         }
-        if (drain) await waitForNoOpenRuns(engine);
+        if (drain && !(await waitForNoOpenRuns(engine))) {
+          // A worker on a crowded machine may take longer: the figure goes on, and says so.
+          undrained.push(engine.name);
+          setup.log(`figure 11: ${engine.name} still had open runs ${DRAIN_TIMEOUT_MS / 1000} s after the starts; measuring on`);
+        }
         return result;
       };
       for (const engine of measured) await measure(engine, setup.warmUpSeconds);
       const rounds = new Map<EngineName, Measurement[]>(measured.map((engine) => [engine.name, []]));
       const rawRounds: LoadResult[] = [];
+      const undrained: EngineName[] = [];
       for (let round = 0; round < setup.rounds; round++) {
         // A rotating order: whatever drifts over the minutes of a figure (the machine, the dev server's growing
         // history) does not always favour the same engine.
@@ -139,7 +146,7 @@ export async function measureDurableSpeed(setup: DurableSpeedSetup): Promise<Ope
           if (rawExecute && engine.name === 'Temporal dev server') rawRounds.push(await rawRuns(temporal.address, setup));
         }
       }
-      figures.push({ operation, rounds, throughput, rawRounds });
+      figures.push({ operation, rounds, throughput, rawRounds, undrained });
     }
     return figures;
   } finally {
@@ -160,16 +167,19 @@ function rawRuns(address: string, setup: DurableSpeedSetup): Promise<LoadResult>
   });
 }
 
-/** Until the runs the starts left behind have closed: they would otherwise load the next measurement. */
-async function waitForNoOpenRuns(engine: Engine): Promise<void> {
+/**
+ * Until the runs the starts left behind have closed, which would otherwise load the next measurement; false when
+ * some are still open after DRAIN_TIMEOUT_MS.
+ */
+async function waitForNoOpenRuns(engine: Engine): Promise<boolean> {
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const response = await request(`${engine.url}/workflow/runs?status=running&limit=1`);
     const body = (await response.body.json()) as { runs?: unknown[] };
-    if (response.statusCode === 200 && body.runs?.length === 0) return;
+    if (response.statusCode === 200 && body.runs?.length === 0) return true;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`${engine.name}: runs still open ${DRAIN_TIMEOUT_MS / 1000} s after the starts`);
+  return false;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -199,7 +209,8 @@ export function durableSpeedRows(figures: OperationFigures[]): { table: string[]
     ],
   ];
   const verdicts: string[] = [];
-  for (const { operation, rounds, throughput, rawRounds } of figures) {
+  for (const { operation, rounds, throughput, rawRounds, undrained } of figures) {
+    if (undrained.length > 0) verdicts.push(`${operation}: runs were still open when the next load began, after ${undrained.join(', ')}`);
     const byName = (name: EngineName) => rounds.get(name)!;
     for (const [name, measurements] of rounds) {
       const mid = [...measurements].sort((a, b) => a.load.rps - b.load.rps)[Math.floor(measurements.length / 2)]!;
