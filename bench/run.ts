@@ -1,9 +1,10 @@
 // `npm run bench`: each figure of issue 7 beside its reference, measured in the same run, written to
 // docs/performance.md. Not part of `npm test`: speed goals live here, never as timed assertions in tests.
-// BENCH_SECONDS (default 5) is each measurement's length; BENCH_ONLY=1,4 runs some figures; BENCH_SCALE_RUNS (default
+// BENCH_SECONDS (default 5) is each measurement's length; BENCH_ONLY=1,4 runs some figures (and replaces only their
+// sections of docs/performance.md); BENCH_SCALE_RUNS (default
 // 1,000,000) the closed runs of figure 10's data directory.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -15,6 +16,7 @@ import { cpuFigureRows, measureApiCpu } from './temporalCpu.js';
 import { measureScale, scaleFigureRows } from './scale.js';
 import { startTemporalFlowgate } from './temporalFlowgate.js';
 import { durableSpeedRows, measureDurableSpeed } from './durableSpeed.js';
+import { figureId, replaceFigures } from './reportSections.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -421,14 +423,25 @@ runs; the ratios, measured side by side, are the numbers to watch.
 Reproduce: \`npm run bench\` (all figures, about ${Math.ceil((Date.now() - began) / 60_000)} min), \`BENCH_ONLY=1,6 npm run bench\` (some),
 \`BENCH_SECONDS=10 npm run bench\` (longer runs).
 
-${figures.map((figure) => `## ${figure.title}\n\n${markdownTable(figure.table)}\n\n${figure.verdict}\n`).join('\n')}
+${figures.map(renderFigure).join('\n')}
 ${await readNotes()}`;
-if (ALL_FIGURES.every((figure) => ONLY.has(figure))) await writeFile(join(ROOT, 'docs', 'performance.md'), report);
+const reportPath = join(ROOT, 'docs', 'performance.md');
+if (ALL_FIGURES.every((figure) => ONLY.has(figure))) {
+  await writeFile(reportPath, report);
+} else if (figures.length > 0) {
+  // Some figures: theirs replace their sections of the last report (bench/reportSections.ts), the others are kept.
+  const measured = figures.map((figure) => ({ id: figureId(figure.title), text: renderFigure(figure) }));
+  const note = `_Measured on ${new Date().toISOString().slice(0, 10)} by \`BENCH_ONLY=${[...ONLY].join(',')} npm run bench\` (${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}), apart from the full run named above._`;
+  await writeFile(reportPath, replaceFigures(await readFile(reportPath, 'utf8'), measured, note));
+}
 process.stdout.write(report);
+
+function renderFigure(figure: Figure): string {
+  return `## ${figure.title}\n\n${markdownTable(figure.table)}\n\n${figure.verdict}\n`;
+}
 
 /** The hand-written part of docs/performance.md (profiles, what was changed), kept across runs. */
 async function readNotes(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
   const notes = await readFile(join(ROOT, 'bench', 'notes.md'), 'utf8').catch(() => '');
   return notes;
 }
