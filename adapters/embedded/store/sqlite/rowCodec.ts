@@ -3,6 +3,7 @@ import type { HistoryEvent } from '../../../../core/domain/history.js';
 import type { RunDescription, SerializedFailure } from '../../../../core/domain/run.js';
 import type { RunStatus } from '../../../../core/domain/status.js';
 import type { CommandKind, CommandOutcome, CommandProgress, CommandRecord } from '../../commandLog.js';
+import { EVENT_FRAME_BYTES } from '../../historySize.js';
 import { Payload } from '../../payload.js';
 import type { StepTrace } from '../../stepTrace.js';
 
@@ -61,6 +62,11 @@ export function encodeAttributes(attributes: Record<string, unknown>): string {
     if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
   }
   return `{${parts.join(',')}}`;
+}
+
+/** An event's bytes as JSON, as the history counts them (historySize.ts): what a page's byte budget is counted in. */
+export function storedEventBytes(row: EventRow): number {
+  return EVENT_FRAME_BYTES + row.type.length + (row.step_name?.length ?? 0) + Buffer.byteLength(row.attributes, 'utf8');
 }
 
 /** An event as readers get it: payloads decoded. */

@@ -7,6 +7,7 @@ import { chainInputText, descriptionOf, eventForReader, type EventRow, type RunR
 
 /** What a stored run's reads need of the store. */
 export interface StoredRunReads {
+  /** At most `limit` events after `afterEventId`, and at most a history page's bytes (HISTORY_PAGE_MAX_BYTES). */
   eventRows(seq: number, afterEventId: number, limit: number): EventRow[];
   eventCount(seq: number): number;
 }
@@ -63,18 +64,23 @@ export class SqliteStoredRun implements StoredRun {
   }
 }
 
-/** A stored run's events after `afterEventId`, read a page at a time; ends after the closing event or the last stored. */
+/**
+ * A stored run's events after `afterEventId`, read a page at a time (at most a page's bytes: a follower whose client
+ * does not read holds one page of rows); ends after the closing event or the last stored.
+ */
 async function* followStored(reads: StoredRunReads, seq: number, afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncGenerator<RunStreamItem> {
   let last = afterEventId;
   for (;;) {
     if (signal.aborted || stopped()) return;
-    const rows = reads.eventRows(seq, last, FOLLOW_PAGE);
-    for (const row of rows) {
-      const event = eventForReader(row);
+    const rows: (EventRow | undefined)[] = reads.eventRows(seq, last, FOLLOW_PAGE);
+    if (rows.length === 0) return;
+    for (let index = 0; index < rows.length; index += 1) {
+      const event = eventForReader(rows[index]!);
+      // Read and let go: a follower waiting on its client keeps the rows still to send, not those it sent.
+      rows[index] = undefined;
       last = event.eventId;
       yield { kind: 'history', event };
       if (isClosingEventType(event.type)) return;
     }
-    if (rows.length < FOLLOW_PAGE) return;
   }
 }
