@@ -1,4 +1,5 @@
 import type { HistoryStreamItem } from '../../core/api/views.js';
+import { knownJsonText } from '../../core/domain/json.js';
 import { parseStreamPosition, type StreamPosition } from '../../core/domain/progress.js';
 import { nextTurn } from './responseBody.js';
 import { firstHeader, type RequestHeaders } from './types.js';
@@ -15,10 +16,13 @@ export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** One event. JSON.stringify never emits a raw newline, so `data` is always a single line. */
+/**
+ * One event. JSON.stringify never emits a raw newline, so `data` is always a single line; nor does the JSON text an
+ * engine hands with a history event (JSON_TEXT), which is written as it is.
+ */
 export function formatSseEvent(event: string, data: unknown, id?: number | string): string {
   const idLine = id === undefined ? '' : `id: ${id}\n`;
-  return `event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`;
+  return `event: ${event}\n${idLine}data: ${knownJsonText(data) ?? JSON.stringify(data)}\n\n`;
 }
 
 /** True when the client listed text/event-stream (with a non-zero quality) in Accept. */

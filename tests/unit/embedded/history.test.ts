@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { EmbeddedEngine } from '../../../adapters/embedded/index.js';
 import { step, workflow } from '../../../core/definition/index.js';
 import { HISTORY_PAGE_MAX_BYTES, type HistoryEvent } from '../../../core/domain/history.js';
+import { knownJsonText } from '../../../core/domain/json.js';
 import type { RunStreamItem } from '../../../ports/engine.js';
 import { historyEventsOf } from '../../support/runStream.js';
 import { validationError } from '../../support/rejection.js';
@@ -108,7 +109,12 @@ test('the durable store pages the same way, live and once read back from the dat
     await h.outcome(ref);
     assertBoundedPages(await pagesOf(h.engine, ref), sizes.length * 3 + 2);
     await h.restart();
-    assertBoundedPages(await pagesOf(h.engine, ref), sizes.length * 3 + 2);
+    const stored = await pagesOf(h.engine, ref);
+    assertBoundedPages(stored, sizes.length * 3 + 2);
+    for (const event of stored.flat()) {
+      // Read back as the stored text, handed on as it is: the same JSON as the event itself.
+      assert.is(knownJsonText(event), JSON.stringify({ ...event }), `event ${event.eventId}`);
+    }
     const followed = await collect(h.engine.followRun(ref, 0, new AbortController().signal));
     assert.equal(followed.map((event) => event.eventId), Array.from({ length: sizes.length * 3 + 2 }, (_, index) => index + 1));
   } finally {

@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { EngineError, ValidationError } from '../../../core/domain/errors.js';
+import { JSON_TEXT } from '../../../core/domain/json.js';
 import { formatStreamPosition } from '../../../core/domain/progress.js';
 import { acceptsEventStream, formatSseEvent, historyEventStream, parseLastEventId, SSE_KEEP_ALIVE } from '../../../adapters/http/sse.js';
 import { closedRunStream } from './fakeApi.js';
@@ -138,6 +139,13 @@ test('a source that ends without done just ends the stream', async () => {
   const done = collect(historyEventStream(manual.source, { heartbeatMs: 10_000, signal: new AbortController().signal, describeFailure }));
   manual.end();
   assert.equal(await done, []);
+});
+
+test('a history event whose JSON text the engine holds (JSON_TEXT) is framed with that text', () => {
+  const event = { eventId: 4, type: 'step_completed', time: 't', attributes: { output: 1 } };
+  Object.defineProperty(event, JSON_TEXT, { value: '{"eventId":4,"type":"step_completed","time":"t","attributes":{"output":1}}' });
+  Object.defineProperty(event, 'attributes', { enumerable: true, get: () => assert.unreachable('the attributes are not read') });
+  assert.is(formatSseEvent('history', event, 4), 'event: history\nid: 4\ndata: {"eventId":4,"type":"step_completed","time":"t","attributes":{"output":1}}\n\n');
 });
 
 test('an event sent is let go: a long stream holds the event being sent, not every event it sent', async () => {

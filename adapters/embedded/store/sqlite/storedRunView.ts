@@ -3,7 +3,7 @@ import type { RunDescription, RunOutcome, SerializedFailure } from '../../../../
 import type { RunStreamItem } from '../../../../ports/engine.js';
 import { descriptionCopy } from '../../runRecord.js';
 import type { StoredRun } from '../engineStore.js';
-import { chainInputText, descriptionOf, eventForReader, type EventRow, type RunRow } from './rowCodec.js';
+import { chainInputText, descriptionOf, storedEventForReader, type EventRow, type RunRow } from './rowCodec.js';
 
 /** What a stored run's reads need of the store. */
 export interface StoredRunReads {
@@ -56,7 +56,7 @@ export class SqliteStoredRun implements StoredRun {
   }
 
   historyPage(offset: number, size: number): { events: HistoryEvent[]; visibleCount: number } {
-    return { events: this.reads.eventRows(this.row.seq, offset, size).map(eventForReader), visibleCount: this.reads.eventCount(this.row.seq) };
+    return { events: this.reads.eventRows(this.row.seq, offset, size).map(storedEventForReader), visibleCount: this.reads.eventCount(this.row.seq) };
   }
 
   follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem> {
@@ -75,7 +75,7 @@ async function* followStored(reads: StoredRunReads, seq: number, afterEventId: n
     const rows: (EventRow | undefined)[] = reads.eventRows(seq, last, FOLLOW_PAGE);
     if (rows.length === 0) return;
     for (let index = 0; index < rows.length; index += 1) {
-      const event = eventForReader(rows[index]!);
+      const event = storedEventForReader(rows[index]!);
       // Read and let go: a follower waiting on its client keeps the rows still to send, not those it sent.
       rows[index] = undefined;
       last = event.eventId;
