@@ -1,0 +1,128 @@
+import * as assert from 'uvu/assert';
+import { get } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { HISTORY_PAGE_MAX_BYTES } from '../../core/domain/history.js';
+import type { TestCatalog } from '../support/fixtureCatalogs.js';
+import { uniqueId } from '../support/http.js';
+import { contractSuite, expectStatus, http } from '../support/contract.js';
+
+/*
+ * Clients that never read (docs/reliability.md, Greedy clients): each costs the server at most its socket buffers
+ * and one page, whatever the size of the history or trace it asked for, and /health is still answered within 1 s.
+ * Real sockets that send their request and never read a byte, against a run whose history and trace are 12 MB each
+ * (the scene of bench figure 8, in this process so its heap can be measured after a full collection).
+ */
+
+const MiB = 1024 * 1024;
+
+/** bench/'s large_trace: each step returns `records` records of about 1 KiB (tests/long/workflows/largeAnswers.ts). */
+const LARGE_ANSWERS: TestCatalog = { catalog: 'greedy', modules: [fileURLToPath(new URL('../long/workflows/largeAnswers.ts', import.meta.url))] };
+
+const test = contractSuite('clients that never read', {}, { catalogs: [LARGE_ANSWERS] });
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** The heap in use after full collections (a turn of the event loop apart, so finalizers and weak references settle). */
+async function heldBytes(): Promise<number> {
+  for (let round = 0; round < 3; round += 1) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const { heapUsed, external } = process.memoryUsage();
+  return heapUsed + external;
+}
+
+/** Milliseconds for `GET /health` on a new connection, the whole answer read. */
+function healthLatency(baseUrl: string): Promise<number> {
+  const startedAt = performance.now();
+  return new Promise((resolve, reject) => {
+    get(`${baseUrl}/health`, { agent: false }, (response) => {
+      response.resume();
+      response.once('end', () => (response.statusCode === 200 ? resolve(performance.now() - startedAt) : reject(new Error(`/health: ${response.statusCode}`))));
+    }).once('error', reject);
+  });
+}
+
+/**
+ * A client that sends `request`, takes the first bytes of the answer (so the server is known to be answering it) and
+ * then never reads again. Resolves once the request is sent, with the socket and a promise of those first bytes.
+ */
+async function unreadingClient(baseUrl: string, request: string): Promise<{ socket: Socket; answering: Promise<void> }> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  socket.on('error', () => {});
+  const answering = new Promise<void>((resolve, reject) => {
+    socket.once('data', () => {
+      socket.pause();
+      resolve();
+    });
+    socket.once('close', () => reject(new Error(`closed before answering ${request.split('\r\n')[0]}`)));
+  });
+  answering.catch(() => {});
+  socket.write(request);
+  return { socket, answering };
+}
+
+test('sixty clients that never read a 12 MB history page, trace-log or history stream hold a page each at most; /health answers within 1 s', async ({ api }) => {
+  const workflowId = uniqueId('unread');
+  const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'large_trace', catalog: 'greedy', workflowId, input: { batches: 40, records: 300 }, timeout: 120 } });
+  expectStatus(run, 200, 'the large run');
+  const { runId } = run.body as { runId: string };
+  const historyPath = `/workflow/${workflowId}/runs/${runId}/history`;
+  const tracePath = `/workflow/${workflowId}/runs/${runId}/trace-log`;
+  const trace = await http(api, 'GET', tracePath);
+  expectStatus(trace, 200, 'the trace');
+  assert.ok(trace.text.length > 11_000_000, `a trace of ${trace.text.length} characters`);
+  const firstPage = await http(api, 'GET', `${historyPath}?pageSize=200`);
+  expectStatus(firstPage, 200, 'the first page');
+  assert.ok(firstPage.text.length <= HISTORY_PAGE_MAX_BYTES * 1.1, `a page of ${firstPage.text.length} characters, not the 12 MB history`);
+  assert.ok(firstPage.body.nextPageToken, 'the history goes on after the first page');
+
+  const baseline = await heldBytes();
+  const clients: Socket[] = [];
+  const latencies: number[] = [];
+  // /health on a new connection every 100 ms from the first client on, while they come and while they stay.
+  let probing = true;
+  const probes = (async () => {
+    while (probing) {
+      latencies.push(await healthLatency(api.baseUrl));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  try {
+    const requests = [
+      `GET ${historyPath}?pageSize=200 HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET ${tracePath} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET ${historyPath} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`,
+    ];
+    const answering: Promise<void>[] = [];
+    for (let index = 0; index < 60; index += 1) {
+      const client = await unreadingClient(api.baseUrl, requests[index % 3]!);
+      clients.push(client.socket);
+      answering.push(client.answering);
+    }
+    await Promise.all(answering);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    probing = false;
+    await probes;
+    const held = (await heldBytes()) - baseline;
+    // At most a page each (an event stream's page of events read ahead, an answer's chunk), and the one parsed trace
+    // they share (about 20 MB): not 12 MB each.
+    const bound = clients.length * HISTORY_PAGE_MAX_BYTES + 40 * MiB;
+    assert.ok(held < bound, `${(held / MiB).toFixed(1)} MiB held for ${clients.length} clients that do not read (bound ${(bound / MiB).toFixed(0)} MiB)`);
+    const slowest = Math.max(...latencies);
+    assert.ok(slowest < 1000, `/health took ${slowest.toFixed(0)} ms (${latencies.length} probes)`);
+  } finally {
+    probing = false;
+    await probes.catch(() => {});
+    for (const client of clients) client.destroy();
+  }
+  assert.ok((await healthLatency(api.baseUrl)) < 1000, 'still answering once they left');
+});
+
+test.run();
