@@ -6,6 +6,7 @@ import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLi
 import { outboundEnv, outboundPolicy } from './outboundConfig.js';
 import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 import { envBoolean } from './envBoolean.js';
+import { corsOriginProblems } from '../adapters/http/cors.js';
 
 const positiveInt = z.coerce.number().int().positive();
 const optionalSecret = z
@@ -23,6 +24,15 @@ const authToken = z
   .optional();
 
 const catalogName = z.string().min(1).max(200);
+
+/** CORS_ORIGINS: origins separated by commas (spaces around them ignored), or `*`; unset or empty is off. */
+const corsOrigins = z
+  .string()
+  .optional()
+  .transform((value) => (value ?? '').split(',').map((origin) => origin.trim()).filter((origin) => origin !== ''))
+  .superRefine((origins, context) => {
+    for (const message of corsOriginProblems(origins)) context.addIssue({ code: 'custom', message });
+  });
 
 /** OTEL_EXPORTER_OTLP_ENDPOINT: an http(s) base URL; empty is the same as unset (tracing off). */
 const otlpEndpoint = z
@@ -61,6 +71,7 @@ const envShape = {
   ...remoteTraceEnv,
   DEPRECATED_ENDPOINTS: envBoolean.default(true),
   UI: envBoolean.default(true),
+  CORS_ORIGINS: corsOrigins,
   WEBHOOK_SIGNING_SECRET: optionalSecret,
   CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
   ...outboundEnv,
@@ -149,6 +160,8 @@ export interface FlowgateConfig {
   deprecatedEndpoints: boolean;
   /** UI: the browser UI at GET /ui (docs/ui.md). @default true */
   ui: boolean;
+  /** CORS_ORIGINS: origins whose pages may call the API from a browser, or `*`; empty: CORS off. @default none */
+  corsOrigins: readonly string[];
   webhookSigningSecret: string | undefined;
   /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
   callbackRetryForMs: number;
@@ -239,6 +252,7 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
     remoteTraces: remoteTraceConfig(value),
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
     ui: value.UI,
+    corsOrigins: value.CORS_ORIGINS,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
     outboundAllowlist: outboundPolicy(value),

@@ -37,28 +37,28 @@ export interface FlowgateParts {
    * An engine made beforehand (say `await TemporalEngine.connect(...)` from flowgate/adapters/temporal); its workers
    * run elsewhere. @default the embedded engine, or Temporal when the configuration names one (TEMPORAL_ADDRESS)
    */
-  engine?: WorkflowEngine;
+  engine?: WorkflowEngine | undefined;
   /** Where closed runs' traces are written and read. @default JSON files under TRACE_DIR */
-  traceStore?: TraceStore;
+  traceStore?: TraceStore | undefined;
   /** A second, remote destination for traces. @default S3 when TRACE_S3_BUCKET is set, else none */
-  remoteTraceStore?: TraceStore;
+  remoteTraceStore?: TraceStore | undefined;
   /** Time for the engine's timers and the API's clocks. @default the system clock */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Run and request ids. @default random UUIDs */
-  ids?: IdGenerator;
+  ids?: IdGenerator | undefined;
   /** @default JSON lines on stdout at LOG_LEVEL */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** Sends the calls of ctx.waitForWebhook({ url }). @default HTTP POSTs, signed with WEBHOOK_SIGNING_SECRET */
-  webhookSender?: WebhookSender;
+  webhookSender?: WebhookSender | undefined;
   /** Delivers run callbacks (callbackUrl). @default HTTP POSTs, signed with WEBHOOK_SIGNING_SECRET */
-  callbackSender?: CallbackSender;
+  callbackSender?: CallbackSender | undefined;
   /**
    * Spans of requests and of the embedded engine's runs and steps. Temporal's interceptors are wired only for the
    * tracing the configuration builds. @default OpenTelemetry over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none
    */
-  tracing?: Tracing;
+  tracing?: Tracing | undefined;
   /** What is observed and served at GET /metrics. @default Prometheus metrics of this composition, unless METRICS=off */
-  metrics?: ExposedMetrics;
+  metrics?: ExposedMetrics | undefined;
 }
 
 export interface ComposeOptions {

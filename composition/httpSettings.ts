@@ -11,6 +11,7 @@ export function httpAppSettings(config: FlowgateConfig): HttpAppSettings {
     runTimeoutMaxSeconds: config.runTimeoutMaxSeconds,
     deprecatedEndpoints: config.deprecatedEndpoints,
     ui: config.ui,
+    ...(config.corsOrigins.length === 0 ? {} : { corsOrigins: config.corsOrigins }),
     maxEventStreams: config.limits.maxEventStreams,
     maxJsonDepth: config.limits.maxJsonDepth,
   };

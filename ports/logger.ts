@@ -11,9 +11,9 @@ export interface Logger {
    * A logger whose every line also carries `fields` (a request's `requestId`, `workflowId`, `runId`, `traceId`).
    * Optional: {@link childLogger} gives one for any Logger.
    */
-  child?(fields: LogFields): Logger;
+  child?: ((fields: LogFields) => Logger) | undefined;
   /** Writes out what is buffered; resolves once written (before a process exits). */
-  flush?(): Promise<void>;
+  flush?: (() => Promise<void>) | undefined;
 }
 
 /** `logger.child(fields)`, or for a Logger without one, a wrapper that adds `fields` to every line. */

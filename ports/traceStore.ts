@@ -20,12 +20,12 @@ export interface TraceStore {
    * Whether `location` lies where this store keeps traces, so that `locate` speaks for it. A local store tells its own
    * directory from a path on another host's (a worker's TRACE_DIR elsewhere). @default never
    */
-  owns?(location: string): boolean;
+  owns?: ((location: string) => boolean) | undefined;
   /**
    * Whether a trace is still at `location`, asked more cheaply than reading it (a stat): a record read before is only
    * served again while this holds. Stores whose traces are never removed may leave it out.
    */
-  exists?(location: string): Promise<boolean>;
+  exists?: ((location: string) => Promise<boolean>) | undefined;
 }
 
 export interface TraceStores {

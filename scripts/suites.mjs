@@ -36,5 +36,9 @@ export function suites() {
     // Starts (and SIGKILLs) its own Temporal dev server: the shared one must survive for the other suites.
     { name: 'faults: Temporal killed during 200 starts', dir: 'tests/faults', pattern: 'temporalKilled\\.test\\.ts$', long: true },
     { name: 'faults: a worker killed mid-step (Temporal engine)', dir: 'tests/faults', pattern: 'workerKilled\\.test\\.ts$', env: { FLOWGATE_TEST_ENGINE: 'temporal' }, needs: 'temporal', long: true },
+    // The durable embedded engine as a real `flowgate serve` (tests/faults/README.md): killed under load, given data
+    // directories it cannot use, its disk filled while it serves (private mount namespaces).
+    { name: 'faults: flowgate serve killed (SIGKILL) mid-load (embedded engine)', dir: 'tests/faults', pattern: 'embeddedKilled\\.test\\.ts$', long: true },
+    { name: 'faults: data directory refused, store disk full (embedded engine)', dir: 'tests/faults', pattern: '(dataDirectory|storeFull)\\.test\\.ts$' },
   ];
 }

@@ -9,6 +9,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { suites } from './suites.mjs';
 import {
   ensureChromium,
+  ensurePromtool,
   ensureNodeRuntime,
   ensureSchemathesis,
   ensureTemporalCli,
@@ -81,6 +82,7 @@ async function provision(nodeVersions) {
     await timed('the large-message Temporal CLI', () => ensureTemporalCli({ log, largeMessages: true })),
     await timed('the Versity S3 Gateway', () => ensureVersitygw({ log })),
     await timed('Chromium', () => ensureChromium({ log })),
+    await timed('promtool', () => ensurePromtool({ log })),
   ];
   return [...builds, await schemathesis, ...(await Promise.all(runtimes))];
 }
@@ -137,7 +139,7 @@ async function main() {
   const nodeOf = (/** @type {{ node?: string }} */ suite) => suite.node ?? REPOSITORY_NODE_MAJOR;
   const nodeVersions = [...new Set(selected.map(nodeOf))];
 
-  process.stdout.write('\n=== provisioning: Temporal CLI builds, Versity S3 Gateway, schemathesis, Node versions ===\n');
+  process.stdout.write('\n=== provisioning: Temporal CLI builds, Versity S3 Gateway, Chromium, promtool, schemathesis, Node versions ===\n');
   // A build that never ends must not eat the budget unnoticed: past it, the suites are failed as not run.
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let budgetTimer;

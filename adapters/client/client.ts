@@ -39,12 +39,12 @@ export interface StartOptions extends KeyedCallOptions, Omit<StartWorkflowReques
 
 /** A run of a workflow id: the latest one, or the one `runId` names (the run-pinned endpoint). */
 export interface RunSelector extends CallOptions {
-  runId?: string;
+  runId?: string | undefined;
 }
 
 export interface ResultOptions extends RunSelector {
   /** Seconds to wait for an open run to close first (long-poll, docs/long-poll.md). */
-  wait?: number;
+  wait?: number | undefined;
 }
 
 /**
@@ -71,7 +71,7 @@ export class FlowgateClient {
   }
 
   /** GET /workflow/list: the workflows of a catalog with their input and output JSON Schemas. */
-  listWorkflows(options: CallOptions & { catalog?: string } = {}): Promise<WorkflowList> {
+  listWorkflows(options: CallOptions & { catalog?: string | undefined } = {}): Promise<WorkflowList> {
     const { catalog, ...call } = options;
     return this.read('/workflow/list', call, { catalog });
   }
@@ -88,11 +88,11 @@ export class FlowgateClient {
   }
 
   /** GET .../result: version 2 (`v: 'legacy'` for the deprecated shape); `wait` long-polls an open run. */
-  result(workflowId: string, options?: ResultOptions & { v?: '2' }): Promise<WorkflowResultV2>;
+  result(workflowId: string, options?: ResultOptions & { v?: '2' | undefined }): Promise<WorkflowResultV2>;
   result(workflowId: string, options: ResultOptions & { v: 'legacy' }): Promise<WorkflowResultLegacy>;
-  result(workflowId: string, options: ResultOptions & { v?: '2' | 'legacy' } = {}): Promise<WorkflowResult> {
+  result(workflowId: string, options: ResultOptions & { v?: '2' | 'legacy' | undefined } = {}): Promise<WorkflowResult> {
     const { runId, wait, v, ...call } = options;
-    return this.read(`${runPath(workflowId, runId)}/result`, call, { wait, v });
+    return this.read(`${runPath(workflowId, runId)}/result`, call, { wait, v }, wait);
   }
 
   /** GET .../status */
@@ -125,13 +125,13 @@ export class FlowgateClient {
   }
 
   /** POST /workflow/{id}/runs/{rid}/terminate */
-  terminate(workflowId: string, runId: string, options: KeyedCallOptions & { reason?: string } = {}): Promise<TerminateResponse> {
+  terminate(workflowId: string, runId: string, options: KeyedCallOptions & { reason?: string | undefined } = {}): Promise<TerminateResponse> {
     const { idempotencyKey, reason, ...call } = options;
     return this.keyed({ method: 'POST', path: `${runPath(workflowId, runId)}/terminate`, body: reason === undefined ? {} : { reason }, ...call }, idempotencyKey);
   }
 
   /** POST .../reset: a NEW run replays from just after `stepName`. Without `runId`, the deprecated latest-run form. */
-  reset(workflowId: string, request: ResetRequest, options: KeyedCallOptions & { runId?: string } = {}): Promise<ResetResponse> {
+  reset(workflowId: string, request: ResetRequest, options: KeyedCallOptions & { runId?: string | undefined } = {}): Promise<ResetResponse> {
     const { idempotencyKey, runId, ...call } = options;
     return this.keyed({ method: 'POST', path: `${runPath(workflowId, runId)}/reset`, body: request, ...call }, idempotencyKey);
   }
@@ -140,7 +140,7 @@ export class FlowgateClient {
    * POST /workflow/{id}/runs/{rid}/rerun: a new run of the same workflow with the run's input (`newWorkflowId`: its
    * id). Keyed like a start, so a retry after a dropped connection joins the first rerun.
    */
-  rerun(workflowId: string, runId: string, options: KeyedCallOptions & { newWorkflowId?: string; callbackUrl?: string } = {}): Promise<RerunResponse> {
+  rerun(workflowId: string, runId: string, options: KeyedCallOptions & { newWorkflowId?: string | undefined; callbackUrl?: string | undefined } = {}): Promise<RerunResponse> {
     const { idempotencyKey, newWorkflowId, callbackUrl, ...call } = options;
     const body = { ...(newWorkflowId === undefined ? {} : { workflowId: newWorkflowId }), ...(callbackUrl === undefined ? {} : { callbackUrl }) };
     return this.keyed({ method: 'POST', path: `${runPath(workflowId, runId)}/rerun`, body, ...call }, idempotencyKey);
@@ -192,8 +192,8 @@ export class FlowgateClient {
     return this.transport.close();
   }
 
-  private async read<T>(path: string, options: CallOptions, query: Call['query'] = {}): Promise<T> {
-    return (await this.transport.json<T>({ method: 'GET', path, query, retrySafe: true, ...defined(options) })).body;
+  private async read<T>(path: string, options: CallOptions, query: Call['query'] = {}, serverWaitSeconds = 0): Promise<T> {
+    return (await this.transport.json<T>({ method: 'GET', path, query, serverWaitSeconds, retrySafe: true, ...defined(options) })).body;
   }
 
   private async write<T>(path: string, body: unknown, options: CallOptions): Promise<T> {

@@ -7,9 +7,9 @@ export interface RunOptions extends KeyedCallOptions, Omit<RunWorkflowRequest, '
    * The caller's overall deadline in milliseconds: past it, the 408 is thrown (its `workflowId`, `runId` and
    * `location` say which run to ask later; the run keeps going). Without it, `run` waits until the run closes (or `signal` aborts).
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Seconds each request waits on the server before the client asks again (default 30; at most the server's RUN_TIMEOUT_MAX_SECONDS). */
-  pollSeconds?: number;
+  pollSeconds?: number | undefined;
 }
 
 const DEFAULT_POLL_SECONDS = 30;
@@ -29,10 +29,12 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
   const key = idempotencyKey === false ? undefined : (idempotencyKey ?? newIdempotencyKey());
   let timedOut: FlowgateApiError;
   try {
+    const timeout = roundedUp(Math.max(secondsLeft(), SMALLEST_WAIT_SECONDS));
     const answer = await transport.json<WorkflowResultV2>({
       method: 'POST',
       path: '/workflow/run',
-      body: { ...fields, workflowName, input, timeout: roundedUp(Math.max(secondsLeft(), SMALLEST_WAIT_SECONDS)) },
+      body: { ...fields, workflowName, input, timeout },
+      serverWaitSeconds: timeout,
       headers: key === undefined ? {} : { 'idempotency-key': key },
       retrySafe: key !== undefined,
       ...(signal ? { signal } : {}),
@@ -55,6 +57,7 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
         method: 'GET',
         ...target,
         query: { wait: roundedUp(wait) },
+        serverWaitSeconds: roundedUp(wait),
         retrySafe: true,
         ...(signal ? { signal } : {}),
       });

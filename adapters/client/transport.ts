@@ -1,26 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
-import { FlowgateApiError } from './errors.js';
+import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './errors.js';
 import type { CallOptions } from './types.js';
 
 /** How the client retries refusals (503, 429) and dropped connections: bounded in count and in time waited. */
 export interface RetryPolicy {
   /** Retries of one call at most (default 5). */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Most milliseconds one call spends waiting between its attempts (default 30 000); a longer Retry-After is not waited. */
-  maxWaitMs?: number;
+  maxWaitMs?: number | undefined;
 }
 
 export interface TransportOptions {
   /** The API's root: `http://localhost:3000`, or with the prefix it is mounted under (`https://host/flows`). */
   baseUrl: string | URL;
-  /** The server's API_AUTH_TOKEN, sent as `Authorization: Bearer`. */
-  token?: string;
+  /** The server's API_AUTH_TOKEN, sent as `Authorization: Bearer`; none when undefined. */
+  token?: string | undefined;
   /** An undici dispatcher of your own (a proxy agent, a mock pool, a tuned Agent); the client never closes it. */
-  dispatcher?: Dispatcher;
-  retry?: RetryPolicy;
+  dispatcher?: Dispatcher | undefined;
+  retry?: RetryPolicy | undefined;
+  /**
+   * Milliseconds one attempt waits for its whole answer before it throws FlowgateTimeoutError (default 30 000),
+   * counted beyond the time the call asks the server to wait (a long-poll's `wait`, `run`'s `timeout`); a history
+   * stream: for its first byte only. `Infinity` waits as long as it takes.
+   */
+  requestTimeoutMs?: number | undefined;
   /** Headers sent with every call. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 export interface Call extends CallOptions {
@@ -36,6 +42,8 @@ export interface Call extends CallOptions {
   retrySafe: boolean;
   /** False: a 503 or 429 is the answer, not retried (readiness probes report it). */
   retryRefusals?: boolean;
+  /** Seconds the call asks the server to hold it (a long-poll's `wait`): its answer is awaited that much longer. */
+  serverWaitSeconds?: number;
 }
 
 /** A successful answer, parsed. */
@@ -55,6 +63,10 @@ const REFUSED_BEFORE_ACTING = new Set(['ServerBusyError', 'CatalogNotAvailableEr
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
 /** A dropped connection is retried after 100 ms, 200 ms, 400 ms, ... */
 const RECONNECT_BASE_MS = 100;
+/** How long an attempt waits for its answer unless the client was given `requestTimeoutMs`. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** setTimeout's longest delay; a longer timeout is no timeout. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The client's HTTP: one keep-alive undici Agent (or the caller's dispatcher), the bearer token, JSON bodies, and
@@ -69,6 +81,7 @@ export class Transport {
   private readonly ownsDispatcher: boolean;
   private readonly maxRetries: number;
   private readonly maxWaitMs: number;
+  private readonly requestTimeoutMs: number;
 
   constructor(private readonly options: TransportOptions) {
     const base = new URL(String(options.baseUrl));
@@ -81,44 +94,75 @@ export class Transport {
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 4_000, connections: 32 });
     this.maxRetries = options.retry?.maxRetries ?? 5;
     this.maxWaitMs = options.retry?.maxWaitMs ?? 30_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    if (!(this.requestTimeoutMs > 0)) throw new TypeError(`requestTimeoutMs must be a positive number of milliseconds (Infinity for none), got ${this.requestTimeoutMs}`);
   }
 
-  /** One call, retried as the policy allows; a non-2xx answer is thrown as FlowgateApiError. */
+  /**
+   * One call, retried as the policy allows; a non-2xx answer is thrown as FlowgateApiError, and so is a 2xx answer
+   * that is not JSON (`fromApi: false`).
+   */
   async json<T>(call: Call): Promise<Answer<T>> {
-    return this.withRetries(call, async (response) => {
+    return this.withRetries(call, 'answer', async (response, request) => {
       const text = await response.body.text();
-      const type = String(response.headers['content-type'] ?? '');
-      const body = type.includes('json') && text !== '' ? JSON.parse(text) : text;
+      const body = jsonBody(text, request.contentType);
+      if (body === NOT_JSON) throw FlowgateApiError.notFromApi({ status: response.statusCode, body: text, requestId: header(response, 'x-request-id'), request });
       return { status: response.statusCode, body: body as T, requestId: header(response, 'x-request-id'), headers: response.headers };
     });
   }
 
-  /** A streaming call (server-sent events): the open 2xx response, its body unread. */
-  async stream(call: Call): Promise<Dispatcher.ResponseData> {
-    return this.withRetries(call, async (response) => response);
+  /**
+   * A streaming call (server-sent events): the open 2xx response, its body unread. Only its first byte is awaited
+   * under the timeout; the stream itself may last as long as the run.
+   */
+  async stream(call: Call): Promise<{ response: Dispatcher.ResponseData; request: AnsweredRequest }> {
+    return this.withRetries(call, 'first byte', async (response, request) => ({ response, request }));
   }
 
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  private async withRetries<R>(call: Call, onSuccess: (response: Dispatcher.ResponseData) => Promise<R>): Promise<R> {
+  /**
+   * The attempts of one call. Each has its own deadline (the timeout plus the call's server wait) over the request
+   * and `onSuccess` (`answer`), or only until the response's headers (`first byte`); past it, FlowgateTimeoutError.
+   */
+  private async withRetries<R>(call: Call, awaited: 'answer' | 'first byte', onSuccess: (response: Dispatcher.ResponseData, request: AnsweredRequest) => Promise<R>): Promise<R> {
     let waited = 0;
+    const url = this.url(call);
     for (let attempt = 0; ; attempt += 1) {
       call.signal?.throwIfAborted();
+      const deadline = new AttemptDeadline(this.requestTimeoutMs + (call.serverWaitSeconds ?? 0) * 1000, call.signal);
+      const timedOut = () => new FlowgateTimeoutError({ method: call.method, url: url.href, timeoutMs: deadline.ms });
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.send(call);
+        response = await this.send(call, url, deadline.signal);
       } catch (error) {
+        deadline.clear();
         if (call.signal?.aborted) throw call.signal.reason;
+        if (deadline.expired) throw timedOut();
         const delay = RECONNECT_BASE_MS * 2 ** attempt;
         if (!call.retrySafe || !isDroppedConnection(error) || attempt >= this.maxRetries || waited + delay > this.maxWaitMs) throw error;
         waited += delay;
         await sleep(delay, call.signal);
         continue;
       }
-      if (response.statusCode >= 200 && response.statusCode < 300) return onSuccess(response);
-      const failure = await this.failure(response);
+      const request: AnsweredRequest = { method: call.method, url: url.href, contentType: header(response, 'content-type') };
+      let failure: FlowgateApiError;
+      try {
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          if (awaited === 'first byte') deadline.clear();
+          return await onSuccess(response, request);
+        }
+        failure = await this.failure(response, request);
+      } catch (error) {
+        if (call.signal?.aborted) throw call.signal.reason;
+        if (deadline.expired) throw timedOut();
+        throw error;
+      } finally {
+        if (awaited === 'answer') deadline.clear();
+      }
+      deadline.clear();
       const delay = (failure.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS) * 1000;
       if (!this.retriesRefusal(call, failure) || attempt >= this.maxRetries || waited + delay > this.maxWaitMs) throw failure;
       waited += delay;
@@ -132,12 +176,17 @@ export class Transport {
     return failure.status === 503 && (call.retrySafe || REFUSED_BEFORE_ACTING.has(failure.error));
   }
 
-  private async send(call: Call): Promise<Dispatcher.ResponseData> {
+  /** The call's URL: the base, the mount prefix (unless the path came from the server), the path and the query. */
+  private url(call: Call): URL {
     const url = new URL(this.baseUrl.href);
     const target = new URL(call.path, 'http://path.invalid');
     url.pathname = call.absolutePath ? target.pathname : `${this.basePath}${target.pathname}`;
     url.search = target.search;
     for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
+    return url;
+  }
+
+  private async send(call: Call, url: URL, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...call.headers };
     if (this.options.token !== undefined) headers['authorization'] = `Bearer ${this.options.token}`;
     if (call.requestId !== undefined) headers['x-request-id'] = call.requestId;
@@ -146,25 +195,63 @@ export class Transport {
       body = JSON.stringify(call.body);
       headers['content-type'] = 'application/json';
     }
-    return request(url, { method: call.method, headers, body, dispatcher: this.dispatcher, signal: call.signal ?? null });
+    // The attempt's deadline governs how long the headers may take (undici's own 300 s would cut a longer long-poll).
+    return request(url, { method: call.method, headers, body, dispatcher: this.dispatcher, signal, headersTimeout: 0 });
   }
 
-  private async failure(response: Dispatcher.ResponseData): Promise<FlowgateApiError> {
+  private async failure(response: Dispatcher.ResponseData, request: AnsweredRequest): Promise<FlowgateApiError> {
+    // A body cut short still leaves the status to go by.
     const text = await response.body.text().catch(() => '');
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // Not the API's JSON error (a proxy's page): named by its status.
-    }
+    const body = jsonBody(text, request.contentType);
     const retryAfter = Number(header(response, 'retry-after'));
     return FlowgateApiError.fromAnswer({
       status: response.statusCode,
-      body,
+      body: body === NOT_JSON ? text : body,
       requestId: header(response, 'x-request-id'),
       retryAfter: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
       location: header(response, 'location'),
+      request,
     });
+  }
+}
+
+/**
+ * The deadline of one attempt: a signal that aborts when `ms` have passed (or when the caller's signal aborts), and
+ * whether it was the time that ran out. Cleared, the time no longer runs (the caller's signal still aborts).
+ */
+class AttemptDeadline {
+  readonly signal: AbortSignal;
+  expired = false;
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly ms: number,
+    callerSignal: AbortSignal | undefined,
+  ) {
+    this.signal = callerSignal ? AbortSignal.any([callerSignal, this.controller.signal]) : this.controller.signal;
+    if (ms <= LONGEST_TIMER_MS) {
+      this.timer = setTimeout(() => {
+        this.expired = true;
+        this.controller.abort(new Error(`no answer within ${ms} ms`));
+      }, ms);
+    }
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+/** The parsed body when the answer says it is JSON and is; NOT_JSON otherwise. */
+function jsonBody(text: string, contentType: string | undefined): unknown {
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType?.trim() ?? '')) return NOT_JSON;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
   }
 }
 

@@ -51,7 +51,7 @@ export type BulkCancelRequest = z.input<typeof BulkCancelBodySchema>;
  * its input side; its output side is what to send.
  */
 type QueryOf<S extends z.ZodType> = {
-  [K in keyof z.input<S>]?: unknown extends z.input<S>[K] ? z.output<S>[K & keyof z.output<S>] : z.input<S>[K];
+  [K in keyof z.input<S>]?: (unknown extends z.input<S>[K] ? z.output<S>[K & keyof z.output<S>] : z.input<S>[K]) | undefined;
 };
 export type ListRunsQuery = QueryOf<typeof ListRunsQuerySchema>;
 export type HistoryQuery = QueryOf<typeof HistoryQuerySchema>;
@@ -88,13 +88,13 @@ export type BulkRerunResponse = z.output<typeof BulkRerunResponseSchema>;
 /** What every call takes besides its own fields. */
 export interface CallOptions {
   /** Aborts the call, its retries and waits; the promise rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Sent as `X-Request-Id` (1 to 200 of `A-Z a-z 0-9 . _ : -`); the server generates one otherwise. */
-  requestId?: string;
+  requestId?: string | undefined;
 }
 
 /** Calls the server makes safe to retry with an `Idempotency-Key` (docs/idempotency.md). */
 export interface KeyedCallOptions extends CallOptions {
   /** The key for this call; a fresh UUID by default, `false` to send none. Every retry of the call reuses it. */
-  idempotencyKey?: string | false;
+  idempotencyKey?: string | false | undefined;
 }

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import type { CatalogDescription, WorkflowTypeInfo } from '../../core/domain/catalog.js';
 import { CatalogNotAvailableError, UnsupportedWorkflowError } from '../../core/domain/errors.js';
-import type { JsonSchema } from '../../core/domain/json.js';
 import type { ActivityDefinition } from '../../core/definition/activity.js';
+import { publishedSchemas } from '../../core/definition/publishedSchemas.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import type { Logger } from '../../ports/logger.js';
 import { silentRunObserver, type RunObserver } from '../../ports/runObserver.js';
@@ -146,30 +145,17 @@ export class CatalogRegistry {
   private publish(definition: WorkflowDefinition): PublishedWorkflow {
     let info = this.typeInfos.get(definition);
     if (!info) {
-      info = Object.freeze({
-        name: definition.name,
-        description: definition.description,
-        inputSchema: this.jsonSchema(definition, 'input'),
-        outputSchema: this.jsonSchema(definition, 'output'),
-      });
+      const schemas = publishedSchemas(definition, (schema, error) =>
+        this.logger.warn('workflow schema has no JSON Schema form; publishing an open schema', {
+          workflowName: definition.name,
+          schema,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
+      info = deepFreeze({ name: definition.name, description: definition.description, ...schemas });
       this.typeInfos.set(definition, info);
     }
     return { definition, info };
-  }
-
-  private jsonSchema(definition: WorkflowDefinition, io: 'input' | 'output'): JsonSchema {
-    const schema = io === 'input' ? definition.inputSchema : definition.outputSchema;
-    try {
-      return deepFreeze(z.toJSONSchema(schema, { unrepresentable: 'any', io }) as JsonSchema);
-    } catch (error) {
-      // A schema zod cannot describe still runs; the catalog just publishes "anything" for it.
-      this.logger.warn('workflow schema has no JSON Schema form; publishing an open schema', {
-        workflowName: definition.name,
-        io,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return {};
-    }
   }
 }
 

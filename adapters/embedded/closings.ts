@@ -1,5 +1,5 @@
 import type { HistoryEventType } from '../../core/domain/history.js';
-import { HISTORY_SIZE_LIMIT_EXCEEDED, type SerializedFailure } from '../../core/domain/run.js';
+import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, type SerializedFailure } from '../../core/domain/run.js';
 import type { TerminalStatus } from '../../core/domain/status.js';
 import type { Payload } from './payload.js';
 
@@ -35,10 +35,11 @@ export const closings = {
     failure,
     event: { type: 'workflow_failed', attributes: { error: failure } },
   }),
-  cancelled: (failure: SerializedFailure): RunClosing => ({
+  /** As on Temporal: the run's error says it was cancelled, not which wait the stop interrupted. */
+  cancelled: (): RunClosing => ({
     status: 'cancelled',
     output: undefined,
-    failure,
+    failure: cancelledRunFailure(),
     event: { type: 'workflow_cancelled', attributes: {} },
   }),
   terminated: (reason: string): RunClosing => ({

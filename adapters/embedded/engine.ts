@@ -22,8 +22,12 @@ import type { EngineStore, RunState, StoredRun } from './store/engineStore.js';
 import { StoreWriteError } from './store/engineStore.js';
 import { MemoryStore } from './store/memoryStore.js';
 
-/** How long a run that a failed write left behind waits before it is restored from the store again. */
-const RESTORE_RETRY_MS = { first: 1_000, max: 30_000 };
+/**
+ * How often the store is probed with a tiny write while runs a failed write left behind wait to be restored: they are
+ * restored as soon as it takes writes again, and a store that keeps failing costs one probe (and at most one failed
+ * restore) a second, never a busy loop.
+ */
+const STORE_PROBE_MS = 1_000;
 /** How often a caller waiting on a run that is open in the store but not live (a failed write) looks again. */
 const STORED_RUN_POLL_MS = 500;
 
@@ -62,7 +66,6 @@ export class EmbeddedEngine implements WorkflowEngine {
   private readonly toRestore = new Map<string, PinnedRunRef>();
   /** The records a failed write took out of the live set, so their waiters move to the restored copies. */
   private readonly replaced = new Map<string, RunRecord>();
-  private restoreDelayMs = 0;
   private lastWriteFailureAt = Number.NEGATIVE_INFINITY;
   private restoreTimer: (() => void) | undefined;
   private closed = false;
@@ -348,8 +351,8 @@ export class EmbeddedEngine implements WorkflowEngine {
       error: error instanceof Error ? error.message : String(error),
     });
     const now = Date.now();
-    // Failures one after another (a disk that stays full) space the restores out; a first one restores at once.
-    this.restoreDelayMs = now - this.lastWriteFailureAt < 2 * RESTORE_RETRY_MS.max ? Math.min(Math.max(this.restoreDelayMs * 2, RESTORE_RETRY_MS.first), RESTORE_RETRY_MS.max) : 0;
+    // A first failure is probed at once (most are passing); one right after another waits for the next probe.
+    const probeInMs = now - this.lastWriteFailureAt < STORE_PROBE_MS ? STORE_PROBE_MS : 0;
     this.lastWriteFailureAt = now;
     for (const record of records) {
       record.execution.abandon();
@@ -358,13 +361,17 @@ export class EmbeddedEngine implements WorkflowEngine {
       else record.history.wake();
       this.replaced.set(record.description.runId, record);
     }
-    this.scheduleRestore(this.restoreDelayMs);
+    this.scheduleRestore(probeInMs);
   }
 
   private scheduleRestore(delayMs: number): void {
     if (this.restoreTimer || this.closed) return;
     this.restoreTimer = this.waitTimers.set(delayMs, () => {
       this.restoreTimer = undefined;
+      if (this.toRestore.size > 0 && !this.store.probe()) {
+        this.scheduleRestore(STORE_PROBE_MS);
+        return;
+      }
       this.restoreLeftBehind();
     });
   }
@@ -375,9 +382,8 @@ export class EmbeddedEngine implements WorkflowEngine {
       try {
         state = this.store.loadState(ref);
       } catch {
-        // The store cannot even be read now: try again later.
-        this.restoreDelayMs = Math.min(Math.max(this.restoreDelayMs * 2, RESTORE_RETRY_MS.first), RESTORE_RETRY_MS.max);
-        this.scheduleRestore(this.restoreDelayMs);
+        // The store cannot even be read now: try again at the next probe.
+        this.scheduleRestore(STORE_PROBE_MS);
         return;
       }
       this.toRestore.delete(runId);
@@ -441,7 +447,7 @@ export class EmbeddedEngine implements WorkflowEngine {
     this.assertOpen();
     const found = this.find(ref) ?? notFound(ref);
     if (found instanceof RunRecord) {
-      if (found.closing) throw closedError(found.description);
+      if (found.closing) throw closingError(found.description);
       return found;
     }
     if (found.closed) throw closedError(found.description);
@@ -490,4 +496,9 @@ function notFound(ref: RunRef): never {
 
 function closedError({ workflowId, runId, status }: RunDescription): FlowgateError {
   return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${status})`, { workflowId, runId });
+}
+
+/** A run whose close is decided still shows `running` until the close is committed: its status would contradict. */
+function closingError({ workflowId, runId }: RunDescription): FlowgateError {
+  return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is closing and takes no more commands`, { workflowId, runId });
 }

@@ -1,4 +1,5 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
+import type { z } from 'zod';
 import type { ActivityDefinition } from '../../core/definition/activity.js';
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
@@ -79,6 +80,8 @@ export interface RunCommands {
   readonly abandoned: boolean;
   /** Replies to the run's webhook waits. */
   readonly inbox: FeedbackInbox;
+  /** The workflow's feedbackSchema: a webhook wait hands the code its reply parsed by it. */
+  readonly feedbackSchema: z.ZodType | undefined;
   /** The parent of step attempts' spans (W3C traceparent of the run's span). */
   readonly traceparent: string | undefined;
   /** The scope of the calling workflow code; the run's base scope when called from outside it. */

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { WorkflowDetails } from '../../core/definition/hooks.js';
 import type { HistoryEventType } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
@@ -18,6 +19,7 @@ import type { RunHost } from './runHost.js';
 import type { RunRecord } from './runRecord.js';
 import type { StepTrace } from './stepTrace.js';
 import { createWorkflowContext } from './workflowContext.js';
+import { StoreWriteError } from './store/engineStore.js';
 
 export interface ExecutionStart {
   /** A reset or a restart: the commands to replay (replay.ts). */
@@ -96,6 +98,10 @@ export class RunExecution implements RunCommands {
     return this.record.description;
   }
 
+  get feedbackSchema(): z.ZodType | undefined {
+    return this.record.definition?.feedbackSchema;
+  }
+
   get abandoned(): boolean {
     return this.abandonedFlag;
   }
@@ -118,7 +124,11 @@ export class RunExecution implements RunCommands {
     if (!this.replay && observer !== silentRunObserver) observer.runStarted(this.workflowDetails());
     this.services.scopes.run(this.baseScope, () =>
       this.span.run(() => {
-        this.runWorkflow().catch((error: unknown) => this.host.logger.error('embedded engine: run failed internally', this.logFields(error)));
+        this.runWorkflow().catch((error: unknown) => {
+          // A close the store could not commit: the engine restores the run from the store and has logged why.
+          if (error instanceof StoreWriteError) return;
+          this.host.logger.error('embedded engine: run failed internally', this.logFields(error));
+        });
       }),
     );
     this.replay?.start();
@@ -353,7 +363,7 @@ export class RunExecution implements RunCommands {
 
   private failureClosing(error: unknown): RunClosing {
     if (error instanceof ContinueAsNewRequest) return closings.continuedAsNew(this.intern(error.input));
-    if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled(serializeFailure(error));
+    if (error instanceof CancelledError && this.cancelRequested) return closings.cancelled();
     return closings.failed(serializeFailure(error));
   }
 }

@@ -1,6 +1,7 @@
 import type { WebhookRequest } from '../../core/definition/context.js';
 import { WebhookTimeoutError } from '../../core/definition/failures.js';
-import { checkWebhookRequest } from '../../core/definition/runRules.js';
+import { checkWebhookRequest, parseFeedback } from '../../core/definition/runRules.js';
+import { feedbackWaitStartedAttributes } from '../../core/domain/history.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CommandCall } from './commandLog.js';
 import type { Payload } from './payload.js';
@@ -10,7 +11,8 @@ import { executeStep } from './stepExecution.js';
 
 /**
  * ctx.waitForWebhook: with a `url`, first the internal step `webhook` sends the call (retried like any step);
- * then the run waits for a reply from deliverFeedback, oldest buffered reply first.
+ * then the run waits for a reply from deliverFeedback, oldest buffered reply first, and hands it over parsed by the
+ * workflow's feedbackSchema (the log keeps the reply as received, so a replay parses it again).
  */
 export async function waitForWebhook<T>(scope: RunScope, request: WebhookRequest = {}): Promise<T> {
   checkWebhookRequest(request);
@@ -28,7 +30,8 @@ export async function waitForWebhook<T>(scope: RunScope, request: WebhookRequest
     };
     await executeStep(scope, commands.services.webhookStep, call);
   }
-  return (await awaitReply(scope, request.timeoutMs)) as T;
+  const reply = await awaitReply(scope, request.timeoutMs);
+  return parseFeedback(commands.run.workflowName, commands.feedbackSchema, reply) as T;
 }
 
 function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unknown> {
@@ -45,7 +48,11 @@ function awaitReply(scope: RunScope, timeoutMs: number | undefined): Promise<unk
   // A resumed wait keeps the time limit it was given when it began.
   const progress = call.record.progress;
   const dueAt = progress?.kind === 'webhook' ? progress.dueAt : timeoutMs === undefined ? undefined : commands.now() + timeoutMs;
-  if (call.mode === 'new') commands.progressed(call, { kind: 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
+  if (call.mode === 'new') {
+    // The wait begins for real: its one feedback_wait_started (a resumed wait has it in its history already).
+    commands.append('feedback_wait_started', feedbackWaitStartedAttributes(timeoutMs));
+    commands.progressed(call, { kind: 'webhook', ...(dueAt === undefined ? {} : { dueAt }) });
+  }
   return new Promise((resolve) => {
     let stopTimer = (): void => {};
     let withdrawCancel = (): void => {};

@@ -3,14 +3,17 @@ import type { TraceSpan, Tracing } from '../../ports/tracing.js';
 import { FlowgateError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
+import { CorsPolicy } from './cors.js';
 import { answerError, causeChain } from './errors.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
+import { etagOf } from './etag.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { resolveHttpAppOptions, type HttpAppOptions, type ResolvedHttpAppOptions } from './options.js';
-import type { Route, RouteContext, RouteInput, RouteResult } from './route.js';
+import type { Route, RouteContext, RouteInput, RouteResult, SerializedDocument } from './route.js';
 import type { FlowgateApi } from '../../core/api/flowgateApi.js';
 import type { ExposedMetrics } from '../../ports/metrics.js';
 import { afterLast, jsonBody, withoutBody } from './responseBody.js';
+import { DEPRECATION_HEADER } from './responseDocs.js';
 import { Router, type RouteMatch } from './router.js';
 import { createRoutes } from './routes.js';
 import { defaultUiDir, loadUiFiles, UI_METHODS } from './ui.js';
@@ -55,11 +58,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const router = new Router(routes);
   const authenticator = createBearerAuthenticator(config.authToken);
   const openApiDocument = buildOpenApiDocument(routes);
-  const openApiJson = openApiJsonByMount(openApiDocument);
+  const openApiSerialized = openApiDocumentByMount(openApiDocument);
   const { logger, metrics } = config;
   const eventStreams = new EventStreamSlots(config.maxEventStreams, metrics && ((delta) => metrics.eventStreamsOpen(delta)));
   const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
-  const shared: SharedContext = { config, logger, eventStreams, openApiJson };
+  const cors = config.corsOrigins.length > 0 ? new CorsPolicy(config.corsOrigins) : undefined;
+  const shared: SharedContext = { config, logger, eventStreams, openApiSerialized };
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
     const startedAt = performance.now();
@@ -77,7 +81,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     try {
       // Nobody to answer (a pipelined request whose client left while it waited): not even an error is made.
       // Inside the request's span: the engine calls it makes (a run started, a signal sent) join its trace.
-      const answer = () => dispatch(request, path, shownPath, search, state, context);
+      const answer = () => cors?.preflight(request) ?? dispatch(request, path, shownPath, search, state, context);
       response = clientGone(request) ? errorResponse(CLIENT_CLOSED) : await (span ? span.run(answer) : answer());
     } catch (error) {
       if (error instanceof FlowgateError && error.runId !== undefined) state.runId ??= error.runId;
@@ -95,6 +99,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     headers['x-request-id'] = requestId;
     headers['x-content-type-options'] = 'nosniff';
     headers['cache-control'] ??= 'no-store';
+    cors?.addResponseHeaders(request, headers);
     if (state.route?.deprecated) Object.assign(headers, deprecationHeaders(state.route, state));
     if (mount) prefixHandedOutPaths(headers, mount);
     if (request.method === 'HEAD') await withoutBody(response);
@@ -214,7 +219,7 @@ interface SharedContext {
   config: ResolvedHttpAppOptions;
   logger: Logger;
   eventStreams: EventStreamSlots;
-  openApiJson: (mount: string | undefined) => string;
+  openApiSerialized: (mount: string | undefined) => SerializedDocument;
 }
 
 /*
@@ -256,8 +261,8 @@ class RequestContext implements RouteContext {
   }
 
   /** Only GET /openapi.json reads it: no other request pays for serializing the document for a new mount. */
-  get openApiJson(): string {
-    return this.shared.openApiJson(this.mount);
+  get openApiDocument(): SerializedDocument {
+    return this.shared.openApiSerialized(this.mount);
   }
 
   describeStreamFailure(error: unknown): { error: string; message: string } {
@@ -300,10 +305,15 @@ function toResponse(route: Route, result: RouteResult, state: RequestState, conf
   switch (result.kind) {
     case 'event-stream':
       return { status: 200, headers: { ...result.headers }, body: result.body };
+    case 'not-modified':
+      return { status: 304, headers: { ...result.headers }, body: null };
+    case 'no-content':
+      return { status: 204, headers: {}, body: null };
     case 'serialized-json':
       return { status: result.status, headers: { 'content-type': JSON_CONTENT_TYPE, ...result.headers }, body: result.body };
     case 'text':
-      return { status: result.status, headers: { 'content-type': result.contentType }, body: head ? '' : result.body };
+      // Whole even for HEAD: withoutBody announces its length, as GET's.
+      return { status: result.status, headers: { 'content-type': result.contentType }, body: result.body };
     case 'json': {
       if (result.runId !== undefined) state.runId = result.runId;
       if (config.validateResponses) assertDocumentedResponse(route, result.status, result.body);
@@ -332,7 +342,7 @@ function deprecationHeaders(route: Route, state: RequestState): Record<string, s
           .replace('{id}', encodeURIComponent(state.workflowId))
           .replace('{rid}', encodeURIComponent(state.runId))
       : deprecation.successor;
-  return { deprecation: 'true', sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
+  return { deprecation: DEPRECATION_HEADER, sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
 }
 
 /**
@@ -351,20 +361,22 @@ function mountedPath(path: string, frameworkBase: string | undefined, basePath: 
 const OPEN_API_MOUNTS_KEPT = 16;
 
 /**
- * The document serialized once per mount prefix: its `servers` URL is the prefix the document was asked under (a
- * relative URL, so a client resolves it against wherever it fetched the document: the API behind any host or proxy).
+ * The document serialized once per mount prefix, with the entity tag of those bytes: its `servers` URL is the prefix
+ * the document was asked under (a relative URL, so a client resolves it against wherever it fetched the document: the
+ * API behind any host or proxy).
  */
-function openApiJsonByMount(document: OpenApiDocument): (mount: string | undefined) => string {
-  const serialized = new Map<string, string>();
+function openApiDocumentByMount(document: OpenApiDocument): (mount: string | undefined) => SerializedDocument {
+  const serialized = new Map<string, SerializedDocument>();
   return (mount) => {
     const url = mount ?? '/';
-    let json = serialized.get(url);
-    if (json === undefined) {
-      json = JSON.stringify(url === '/' ? document : { ...document, servers: [{ url }] });
+    let entry = serialized.get(url);
+    if (entry === undefined) {
+      const json = JSON.stringify(url === '/' ? document : { ...document, servers: [{ url }] });
+      entry = { json, etag: etagOf(json) };
       if (serialized.size >= OPEN_API_MOUNTS_KEPT) serialized.delete(serialized.keys().next().value!);
-      serialized.set(url, json);
+      serialized.set(url, entry);
     }
-    return json;
+    return entry;
   };
 }
 

@@ -1,7 +1,15 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { createHttpApp, type HttpApp } from './app.js';
-import { createCheckExpectationHandler, createClientErrorHandler, DEFAULT_MAX_PIPELINED_REQUESTS, PipelineGate, PipelineTurns } from './nodeConnection.js';
+import {
+  answerRefusal,
+  createCheckExpectationHandler,
+  createClientErrorHandler,
+  DEFAULT_MAX_PIPELINED_REQUESTS,
+  hostRefusal,
+  PipelineGate,
+  PipelineTurns,
+} from './nodeConnection.js';
 import type { HttpAppOptions } from './options.js';
 import type { HttpRequest, HttpResponse, RequestHeaders } from './types.js';
 
@@ -17,7 +25,8 @@ export interface NodeRequestHandler {
   /** For node:http's `checkExpectation`: an `Expect` other than `100-continue` is 417 `ExpectationFailedError`. */
   checkExpectation(req: IncomingMessage, res: ServerResponse): void;
   /**
-   * Listens on the server for `clientError`, `checkExpectation` and `checkContinue` (the handler itself: with it,
+   * Listens on the server for `clientError`, `checkExpectation` and `checkContinue`, and turns node's bare Host check off
+   * for the handler's own (a request without Host is a JSON 400 too) (`checkContinue` is the handler itself: with it,
    * `Expect: 100-continue` gets `100 Continue` only once the request's headers are accepted, so a request refused by
    * its headers (401, 413 by its declared length, 415) gets that answer instead and never sends its body).
    * `startHttpServer` does this; call it on your own node:http server. (Behind Express, pass the Express app to
@@ -80,11 +89,16 @@ export function toNodeHandler(app: HttpApp, transport: NodeTransportOptions = {}
   };
   const turns = new PipelineTurns();
   const handler = ((req: IncomingMessage, res: ServerResponse) => {
+    const refusal = hostRefusal(req);
+    if (refusal) return answerRefusal(app, req, res, refusal);
     PipelineGate.of(req.socket, maxPipelinedRequests, turns).admit(res, () => answer(req, res));
   }) as NodeRequestHandler;
   handler.clientError = createClientErrorHandler(app);
   handler.checkExpectation = createCheckExpectationHandler(app);
   handler.attachTo = (server) => {
+    // node's own Host check answers a bare 400; the handler makes the same check and answers it as an API error.
+    // The `requireHostHeader` option lives on the server, where node reads it for each request.
+    (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
     server.on('clientError', handler.clientError);
     server.on('checkExpectation', handler.checkExpectation);
     server.on('checkContinue', handler);
@@ -155,9 +169,10 @@ async function send(
   if (response.body === null || typeof response.body === 'string') {
     // writeHead fixes the headers before end() sees the body: without a length Node would send it chunked (a writev
     // of framing and body per response, a chunk parser on the client), which cost half the throughput (figure 1).
-    // A HEAD answer has no body and keeps the length GET would have, when GET's would have one.
+    // A HEAD answer has no body and keeps the length GET would have, when GET's would have one. A 204 and a 304
+    // carry no length of their own (RFC 9110 8.6: a 304's would have to be the 200's).
     if (response.body !== null) response.headers['content-length'] = String(Buffer.byteLength(response.body));
-    else if (req.method !== 'HEAD') response.headers['content-length'] ??= '0';
+    else if (req.method !== 'HEAD' && response.status !== 204 && response.status !== 304) response.headers['content-length'] ??= '0';
     res.writeHead(response.status, response.headers);
     res.end(response.body ?? undefined);
     return;

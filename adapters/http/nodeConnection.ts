@@ -196,10 +196,32 @@ export function createClientErrorHandler(app: HttpApp): (error: Error, socket: S
 export function createCheckExpectationHandler(app: HttpApp): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const expectation = String(req.headers.expect).replace(/[^\x20-\x7e]/g, '?').slice(0, 100);
-    const response = app.refusal(new ExpectationFailedError(`Expect: ${expectation} is not supported; only 100-continue is.`), { method: req.method, url: req.url });
-    const body = typeof response.body === 'string' ? response.body : '';
-    // Its body, if it has one, is never read: close rather than drain it.
-    res.writeHead(response.status, { ...response.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
-    res.end(body);
+    answerRefusal(app, req, res, new ExpectationFailedError(`Expect: ${expectation} is not supported; only 100-continue is.`));
   };
+}
+
+/**
+ * RFC 9112 3.2: an HTTP/1.1 request without a Host header, or with more than one, is a 400. node:http's own check
+ * (`requireHostHeader`) answers a bare status line without a body, so node.ts turns it off and asks this instead.
+ */
+export function hostRefusal(req: IncomingMessage): Error | undefined {
+  if (req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return undefined;
+  if (req.headers.host === undefined) return new BadRequestError('An HTTP/1.1 request must carry a Host header.');
+  // node keeps the first of repeated Host headers: the raw ones say whether there were several.
+  const raw = req.rawHeaders;
+  let hosts = 0;
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts += 1;
+  }
+  return hosts > 1 ? new BadRequestError('A request must carry one Host header, not several.') : undefined;
+}
+
+/** A refusal of a request node handed over: the app's error answer, the connection closed after it. */
+export function answerRefusal(app: HttpApp, req: IncomingMessage, res: ServerResponse, refusal: Error): void {
+  const response = app.refusal(refusal, { method: req.method, url: req.url });
+  const body = typeof response.body === 'string' ? response.body : '';
+  // Its body, if it has one, is never read: close rather than drain it.
+  res.writeHead(response.status, { ...response.headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' });
+  res.end(body);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEPRECATION_HEADER } from './responseDocs.js';
 import type { DocumentedHeader, ResponseDoc, Route } from './route.js';
 import { BadRequestBodySchema, ErrorBodySchema, ValidationErrorBodySchema } from './schemas/common.js';
 import { TraceRecordSchema } from './schemas/operations.js';
@@ -56,8 +57,8 @@ const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
     schema: { type: 'string' },
   },
   Deprecation: {
-    description: '`true`: this endpoint (or the legacy result shape requested with `?v=legacy`) is deprecated.',
-    schema: { type: 'string', enum: ['true'] },
+    description: `This endpoint (or the legacy result shape requested with \`?v=legacy\`) is deprecated, since the moment given as a Structured Field Date, \`@\` and epoch seconds (RFC 9745): \`${DEPRECATION_HEADER}\`.`,
+    schema: { type: 'string', pattern: '^@-?[0-9]{1,15}$' },
   },
   Sunset: { description: 'When the deprecated endpoint may be removed (HTTP-date).', schema: { type: 'string' } },
   Link: {
@@ -65,6 +66,10 @@ const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
     schema: { type: 'string' },
   },
   'WWW-Authenticate': { description: '`Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
+  ETag: {
+    description: 'A strong entity tag of the document\'s bytes; send it back in `If-None-Match` to revalidate a copy.',
+    schema: { type: 'string' },
+  },
   'Idempotency-Expires': {
     description: 'Requests with an `Idempotency-Key`: when the stored answer expires (HTTP-date); a retry with the same key until then gets this answer again.',
     schema: { type: 'string' },
@@ -193,18 +198,33 @@ function responseObject(route: Route, status: number, doc: ResponseDoc, componen
   const content: JsonObject = {};
   if (doc.schema) content['application/json'] = { schema: components.reference(doc.schema) };
   if (doc.text !== undefined) content['text/plain'] = { schema: { type: 'string', description: doc.text } };
-  if (doc.eventStream) {
-    const events = Object.entries(doc.eventStream.events ?? {}).map(([name, schema]) => [name, components.reference(schema)]);
-    content['text/event-stream'] = {
-      schema: { type: 'string', description: doc.eventStream.description },
-      ...(events.length > 0 ? { 'x-events': Object.fromEntries(events) } : {}),
-    };
-  }
+  if (doc.eventStream) content['text/event-stream'] = { schema: eventStreamSchema(doc.eventStream, components) };
   return {
     description: doc.eventStream ? `${doc.description} ${doc.eventStream.description}` : doc.description,
     headers: Object.fromEntries([...headerNames].map((name) => [name, { $ref: `#/components/headers/${name}` }])),
     ...(Object.keys(content).length > 0 ? { content } : {}),
   };
+}
+
+/**
+ * An event stream as the events it sends: one of an object per event name, its `event` a constant, its `data` the
+ * event's schema (the line of JSON, parsed), its `id` when it has one. What OpenAPI 3.2 calls the item schema of a
+ * sequential media type, in the 3.1 `schema`, where generators and viewers read it.
+ */
+function eventStreamSchema(stream: NonNullable<ResponseDoc['eventStream']>, components: ComponentSet): JsonObject {
+  const events = Object.entries(stream.events).map(([name, event]) => ({
+    title: `${name} event`,
+    description: event.description,
+    type: 'object',
+    required: event.id === undefined ? ['event', 'data'] : ['event', 'id', 'data'],
+    properties: {
+      event: { const: name },
+      ...(event.id === undefined ? {} : { id: { type: 'string', description: event.id } }),
+      data: components.reference(event.data),
+    },
+    additionalProperties: false,
+  }));
+  return { description: `${stream.description} One item per event: its \`event:\` name, its \`id:\` when it has one, and its \`data:\`, one line of JSON (here parsed).`, oneOf: events };
 }
 
 function pathParameters(route: Route): JsonObject[] {
@@ -215,8 +235,14 @@ function queryParameters(route: Route): JsonObject[] {
   return objectProperties(route.query).map(({ name, schema, required }) => parameter(name, 'query', required, schema));
 }
 
+/** Header parameters OpenAPI 3.1 says to ignore (4.8.12.1): the media types and the security scheme say them. */
+const IGNORED_HEADER_PARAMETERS = new Set(['accept', 'content-type', 'authorization']);
+
 function headerParameters(route: Route): JsonObject[] {
   return route.requestHeaders.map((header) => {
+    if (IGNORED_HEADER_PARAMETERS.has(header.name.toLowerCase())) {
+      throw new Error(`OpenAPI: ${route.method} ${route.path} declares the header ${header.name}, which OpenAPI 3.1 ignores as a parameter`);
+    }
     const schema = header.schema ? (z.toJSONSchema(header.schema, { io: 'input', unrepresentable: 'any' }) as JsonObject) : { type: 'string' };
     const { $schema: _schema, description: _description, ...rest } = schema;
     return { name: header.name, in: 'header', required: false, description: header.description, schema: rest };

@@ -3,6 +3,7 @@ import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
 import { noTracing, type Tracing } from '../../ports/tracing.js';
 import type { ExposedMetrics } from '../../ports/metrics.js';
+import { corsOriginProblems } from './cors.js';
 
 /** Options of {@link createHttpApp}, also accepted by the node, fetch and server entry points. */
 export interface HttpAppOptions {
@@ -87,6 +88,14 @@ export interface HttpAppOptions {
    */
   uiDir?: string;
   /**
+   * Origins whose pages may call the API from a browser (CORS, docs/api.md; CORS_ORIGINS): each as browsers send
+   * `Origin` (`https://app.example.com`, `http://127.0.0.1:5173`), or `['*']` for any origin, which never allows
+   * credentials. A listed origin's preflights are answered 204, and its answers carry `Access-Control-Allow-Origin`
+   * and the headers a script may read; another origin gets no CORS header.
+   * @default none: no CORS header, a preflight is an OPTIONS like any other (405)
+   */
+  corsOrigins?: readonly string[];
+  /**
    * A span per request (named after its route), child of the request's W3C `traceparent` when it brings one; the
    * engine calls the request makes run inside it (docs/operations.md, Tracing). @default none
    */
@@ -111,6 +120,8 @@ export interface ResolvedHttpAppOptions {
   uiDir: string | undefined;
   basePath: string | undefined;
   tracing: Tracing;
+  /** Empty: CORS off. */
+  corsOrigins: readonly string[];
 }
 
 /**
@@ -154,6 +165,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     uiDir: options.uiDir,
     basePath: normalizedBasePath(options.basePath, problems),
     tracing: options.tracing ?? noTracing,
+    corsOrigins: options.corsOrigins ?? [],
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
     problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);
@@ -178,6 +190,11 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
   }
   for (const name of ['maxEventStreams', 'maxJsonDepth'] as const) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 1) problems.push(`${name} must be a positive integer, got ${String(resolved[name])}`);
+  }
+  if (!Array.isArray(resolved.corsOrigins) || resolved.corsOrigins.some((origin) => typeof origin !== 'string')) {
+    problems.push('corsOrigins must be an array of origins');
+  } else {
+    problems.push(...corsOriginProblems(resolved.corsOrigins).map((problem) => `corsOrigins: ${problem}`));
   }
   if (problems.length > 0) throw new TypeError(`Invalid HTTP adapter options: ${problems.join('; ')}`);
   return resolved;

@@ -9,6 +9,13 @@ import { WorkflowResultSchema } from './schemas/results.js';
 /** docs/api.md: the deprecated stop and reset are scheduled for removal after 2026-07-16. */
 export const DEPRECATED_ENDPOINT_SUNSET = 'Thu, 16 Jul 2026 23:59:59 GMT';
 
+/**
+ * The `Deprecation` header of the latest-run stop and reset and of the legacy result shape (RFC 9745): when they were
+ * deprecated, 2026-01-01T00:00:00Z, as a Structured Field Date (`@` and epoch seconds). The RFC wants it no later than
+ * the Sunset.
+ */
+export const DEPRECATION_HEADER = `@${Date.UTC(2026, 0, 1) / 1000}`;
+
 export const success = (schema: ZodType, description: string, extra: Partial<ResponseDoc> = {}): ResponseDoc => ({
   description,
   schema,

@@ -10,7 +10,7 @@ import type { ExposedMetrics } from '../../ports/metrics.js';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 /** Response headers documented per response in the OpenAPI document (components/headers). */
-export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location' | 'Idempotency-Expires';
+export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location' | 'Idempotency-Expires' | 'ETag';
 
 export interface ResponseDoc {
   description: string;
@@ -19,12 +19,20 @@ export interface ResponseDoc {
   /** Documented alternative: the same endpoint as a server-sent event stream. */
   eventStream?: {
     description: string;
-    /** The `data` of each named event, documented as `x-events` of the event-stream media type. */
-    events?: Readonly<Record<string, z.ZodType>>;
+    /** Each named event, in the order a stream sends them: documented as one of the event-stream's schemas. */
+    events: Readonly<Record<string, EventDoc>>;
   };
   headers?: readonly DocumentedHeader[];
   /** A plain-text body (the metrics exposition), documented as `text/plain` with this description. */
   text?: string;
+}
+
+/** One named server-sent event: what it means, its `data` (one line of JSON) and, when it has one, its `id:`. */
+export interface EventDoc {
+  description: string;
+  data: z.ZodType;
+  /** What the event's `id:` holds; absent when the event has none. */
+  id?: string;
 }
 
 export interface RequestHeaderDoc {
@@ -57,14 +65,20 @@ export interface RouteContext {
   requestId: string;
   /** The trace of the request's span, when tracing is on: for log lines that name it. */
   traceId?: string;
-  /** The serialized OpenAPI document (once per mount prefix, when first asked for). */
-  openApiJson: string;
+  /** The serialized OpenAPI document and its entity tag (once per mount prefix, when first asked for). */
+  openApiDocument: SerializedDocument;
   /** The cap on open server-sent event streams. */
   eventStreams: EventStreamSlots;
   /** What GET /metrics exposes; undefined when the app was given none (the route answers 404). */
   metrics: ExposedMetrics | undefined;
   /** Body of the final SSE `error` event for a failure after streaming started; logs 5xx like any error. */
   describeStreamFailure(error: unknown): { error: string; message: string };
+}
+
+/** A document served as it was serialized, with the strong entity tag of those bytes. */
+export interface SerializedDocument {
+  json: string;
+  etag: string;
 }
 
 export type RouteResult =
@@ -78,7 +92,11 @@ export type RouteResult =
     }
   | { kind: 'serialized-json'; status: number; body: string; headers?: Record<string, string> }
   | { kind: 'text'; status: number; body: string; contentType: string }
-  | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> };
+  /** 304: the client's copy (`If-None-Match`) is current; the headers are those a 200 would carry, no body. */
+  | { kind: 'not-modified'; headers: Record<string, string> }
+  | { kind: 'event-stream'; body: AsyncIterable<string>; headers?: Record<string, string> }
+  /** 204: nothing to send (a resumed event stream of a closed run whose client has every event). */
+  | { kind: 'no-content' };
 
 export interface BodySpec<B extends z.ZodType> {
   schema: B;

@@ -126,7 +126,8 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       path: '/workflow/feedback',
       operationId: 'sendFeedback',
       summary: 'Resume a workflow waiting on a webhook',
-      description: 'Delivered to the latest run; buffered when the run is open but has not reached its wait yet.',
+      description:
+        "Delivered to the latest run; buffered when the run is open but has not reached its wait yet. A payload the workflow's published `feedbackSchema` refuses is 400 and not delivered: the run keeps waiting.",
       tags: ['workflows'],
       body: { schema: FeedbackBodySchema },
       requestHeaders: [IDEMPOTENCY_KEY_HEADER],
@@ -302,8 +303,12 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       summary: 'This API description (OpenAPI 3.1)',
       tags: ['system'],
       public: true,
-      responses: { 200: success(OpenApiDocumentSchema, 'The OpenAPI document.') },
-      handle: (_input, context) => openApiDocument(context),
+      requestHeaders: [{ name: 'If-None-Match', description: 'The `ETag` of a copy the client has: a 304 without a body while it is current.' }],
+      responses: {
+        200: success(OpenApiDocumentSchema, 'The OpenAPI document.', { headers: ['ETag'] }),
+        304: { description: 'Not modified: the copy `If-None-Match` names is this document.', headers: ['ETag'] },
+      },
+      handle: ({ headers }, context) => openApiDocument(headers, context),
     }),
     defineRoute({
       method: 'GET',
@@ -385,27 +390,35 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
       path: `${base}/history`,
       operationId: `getHistory${suffix}`,
       summary: `History of ${which}: a JSON page, or server-sent events`,
-      description: 'With `Accept: text/event-stream`: one `workflow` event (metadata), one `history` event per engine event with `id:` = eventId, a `: keep-alive` comment every 15 s while quiet, and a final `done` event `{status}` once the run closes, after which the response ends. `Last-Event-ID` resumes after that event. A failure after the stream started ends it with an `error` event `{error, message}`. Between history events, `progress` events carry what running steps reported with `progress(fields)` (docs/progress.md); they are not part of the history (the JSON page has none), and their `id:` is `<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts too, so a reconnect neither repeats nor skips progress.',
+      description: 'With `Accept: text/event-stream`: one `workflow` event (metadata), one `history` event per engine event with `id:` = eventId, a `: keep-alive` comment every 15 s while quiet, and a final `done` event `{status}` once the run closes, after which the response ends. `Last-Event-ID` resumes after that event; once the run is closed and the client has its last event, the answer is 204. `Accept` is weighed by quality: JSON unless the client gives `text/event-stream` a higher quality, or the same and names it. A failure after the stream started ends it with an `error` event `{error, message}`. Between history events, `progress` events carry what running steps reported with `progress(fields)` (docs/progress.md); they are not part of the history (the JSON page has none), and their `id:` is `<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts too, so a reconnect neither repeats nor skips progress.',
       tags: ['runs'],
       params,
       query: HistoryQuerySchema,
+      // No `Accept` parameter: OpenAPI 3.1 ignores one (the description and the two media types say it).
       requestHeaders: [
-        { name: 'Accept', description: '`text/event-stream` selects the server-sent event form.' },
         { name: 'Last-Event-ID', description: 'Event stream only: resume after this event id (a history event id, or a progress event id).' },
       ],
       responses: {
         200: success(HistoryPageSchema, 'One page of history events.', {
           eventStream: {
-            description: 'Server-sent events: `workflow`, `history` (one per event), `progress` (of running steps), `done`.',
+            description: 'With `Accept: text/event-stream`, server-sent events: `workflow`, `history` (one per event), `progress` (of running steps), then `done` or `error`.',
             events: {
-              workflow: RunStatusViewSchema,
-              history: HistoryEventSchema,
-              progress: HistoryProgressSchema,
-              done: HistoryDoneSchema,
-              error: ErrorBodySchema,
+              workflow: { description: 'First: the run as its status reads.', data: RunStatusViewSchema },
+              history: { description: 'One per engine event, in order.', data: HistoryEventSchema, id: 'The event\'s `eventId`.' },
+              progress: {
+                description: 'What a running step reported with `progress(fields)` (docs/progress.md); not part of the history.',
+                data: HistoryProgressSchema,
+                id: '`<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts.',
+              },
+              done: { description: 'Last: the run closed; the response ends.', data: HistoryDoneSchema },
+              error: { description: 'Last: a failure after the stream started; the response ends.', data: ErrorBodySchema },
             },
           },
         }),
+        204: {
+          description:
+            'Event stream only: a reconnect (`Last-Event-ID`) to a closed run after its last event; the client has the whole history, and an EventSource stops on a 204 instead of reconnecting.',
+        },
         404: NOT_FOUND,
       },
       handle: (input, context) => getHistory(input, context),

@@ -1,11 +1,13 @@
 import type { HistoryStreamItem } from '../../core/api/views.js';
 import { knownJsonText } from '../../core/domain/json.js';
 import { parseStreamPosition, type StreamPosition } from '../../core/domain/progress.js';
+import { negotiate } from './negotiation.js';
 import { nextTurn } from './responseBody.js';
 import { firstHeader, type RequestHeaders } from './types.js';
 import { validationProblem } from './validation.js';
 
 export const EVENT_STREAM_CONTENT_TYPE = 'text/event-stream';
+const JSON_MEDIA_TYPE = 'application/json';
 export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
 
 export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
@@ -25,19 +27,12 @@ export function formatSseEvent(event: string, data: unknown, id?: number | strin
   return `event: ${event}\n${idLine}data: ${knownJsonText(data) ?? JSON.stringify(data)}\n\n`;
 }
 
-/** True when the client listed text/event-stream (with a non-zero quality) in Accept. */
-export function acceptsEventStream(headers: RequestHeaders): boolean {
-  const accept = headers['accept'];
-  const values = accept === undefined ? [] : typeof accept === 'string' ? [accept] : accept;
-  for (const value of values) {
-    for (const range of value.split(',')) {
-      const [mediaType, ...parameters] = range.split(';');
-      if (mediaType?.trim().toLowerCase() !== EVENT_STREAM_CONTENT_TYPE) continue;
-      const quality = parameters.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='));
-      if (quality === undefined || Number(quality.slice(2)) > 0) return true;
-    }
-  }
-  return false;
+/**
+ * Whether the history endpoints answer the event stream rather than their JSON page (the default): `Accept` weighs
+ * them by quality (negotiation.ts), so `application/json, text/event-stream;q=0.1` is answered with JSON.
+ */
+export function prefersEventStream(headers: RequestHeaders): boolean {
+  return negotiate(headers, [JSON_MEDIA_TYPE, EVENT_STREAM_CONTENT_TYPE]) === EVENT_STREAM_CONTENT_TYPE;
 }
 
 /**

@@ -41,7 +41,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   /**
    * A string is sent whole; an async iterable is streamed chunk by chunk, each pulled once the last one is taken
-   * (server-sent events, large JSON answers). `null` with a `content-length` header: the answer to HEAD.
+   * (server-sent events, large JSON answers). `null` with a `content-length` header: the answer to HEAD; `null` on a
+   * 204: no content.
    */
   body: string | AsyncIterable<string> | null;
 }

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { etagOf, matchesEtag } from './etag.js';
 import { NotFoundError } from './transportErrors.js';
 import type { Logger } from '../../ports/logger.js';
 import { firstHeader, type HttpResponse, type RequestHeaders } from './types.js';
@@ -113,17 +113,6 @@ function respond(file: StaticFile, cacheControl: string, headers: RequestHeaders
   const common = { ...SECURITY_HEADERS, etag: file.etag, 'cache-control': cacheControl };
   if (matchesEtag(firstHeader(headers, 'if-none-match'), file.etag)) return { status: 304, headers: common, body: null };
   return { status: 200, headers: { ...common, 'content-type': file.contentType }, body: file.body };
-}
-
-/** RFC 9110 If-None-Match: weak comparison over a list, or `*`. */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === etag);
-}
-
-function etagOf(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
 function readBuiltUi(dir: string): { page: string; assets: Map<string, StaticFile> } | undefined {

@@ -20,7 +20,11 @@ export async function startMetricsListener(metrics: MetricsExposition, host: str
       return;
     }
     metrics.exposition().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' }).end(request.method === 'HEAD' ? undefined : text),
+      (text) => {
+        // HEAD is GET without the body: the same headers, its length included.
+        const headers = { 'content-type': metrics.contentType, 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(text)) };
+        response.writeHead(200, headers).end(request.method === 'HEAD' ? undefined : text);
+      },
       () => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Metrics could not be collected.\n'),
     );
   });

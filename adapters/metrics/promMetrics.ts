@@ -21,6 +21,9 @@ function processMetricsRegistry(prefix: string): Registry {
     // The event loop delay is sampled every 100 ms, not prom-client's 10 ms: a timer every 10 ms measurably shifted
     // when a busy server got to new connections (tests/integration, graceful shutdown).
     collectDefaultMetrics({ register: registry, prefix, eventLoopMonitoringPrecision: 100 });
+    // prom-client names these gauges `_total`, the suffix Prometheus keeps for counters (`promtool check metrics`
+    // refuses them). Each is the sum of its family by type, which stays: `sum(flowgate_nodejs_active_handles)`.
+    for (const family of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`${prefix}nodejs_active_${family}_total`);
     processRegistries.set(prefix, registry);
   }
   return registry;

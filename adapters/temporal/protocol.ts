@@ -94,6 +94,24 @@ export interface TraceMemo {
 }
 
 /**
+ * Memo key the sandbox upserts when a webhook wait begins for real (sandbox/feedbackWaitStarted.ts): Temporal records
+ * no event for a run awaiting a signal, and the WORKFLOW_PROPERTIES_MODIFIED event of this upsert is the run's
+ * `feedback_wait_started` (engine/workflowEvents.ts), its value the event's attributes. Continue-as-new does not copy it.
+ */
+export const FEEDBACK_WAIT_MEMO_KEY = 'flowgate.feedbackWait';
+
+export interface FeedbackWaitMemo {
+  /** The wait's time limit, when it has one. */
+  timeoutMs?: number;
+}
+
+/**
+ * The patch (Temporal's workflow versioning) the upsert is made under: a run that waited under a worker from before
+ * it replays without the command, so upgrading workers does not break runs waiting across the upgrade.
+ */
+export const FEEDBACK_WAIT_PATCH = 'flowgate.feedback-wait-started';
+
+/**
  * Failure `type` for a workflow or step result larger than MAX_RESULT_BYTES, or, without a claim-check store, than
  * TEMPORAL_MAX_PAYLOAD_BYTES.
  */

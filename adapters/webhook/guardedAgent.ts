@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import { OutboundAddressRefusedError } from '../../core/definition/failures.js';
-import { describeRefusal, outboundRefusal, refusalKind, unlistedHostRefusal, type OutboundAllowlist } from '../../core/domain/outboundAddress.js';
+import { describeRefusal, loopbackNameRefusal, outboundRefusal, refusalKind, unlistedHostRefusal, type OutboundAllowlist } from '../../core/domain/outboundAddress.js';
 
 /** Every address a host name resolves to (dns.lookup with `all`). Tests inject one, so no test asks DNS. */
 export type ResolveHost = (hostname: string) => Promise<readonly LookupAddress[]>;
@@ -52,8 +52,9 @@ export function guardedAgent(options: GuardedAgentOptions): Agent {
   return new Agent({
     connect: (connectOptions, callback) => {
       // Allow-list only: a name the list does not name is refused here, before it is looked up.
-      const unlisted = unlistedHostRefusal(connectOptions.hostname, allowlist);
-      if (unlisted) return callback(new OutboundAddressRefusedError(describeRefusal(unlisted), connectOptions.hostname, unlisted.address), null);
+      // And a name that always means loopback (`localhost`), refused as its addresses would be, without a lookup.
+      const byName = unlistedHostRefusal(connectOptions.hostname, allowlist) ?? loopbackNameRefusal(connectOptions.hostname, allowlist);
+      if (byName) return callback(new OutboundAddressRefusedError(describeRefusal(byName), connectOptions.hostname, byName.address), null);
       // An address host never reaches `lookup` (net connects to it directly): it is checked here.
       if (isIP(connectOptions.hostname)) {
         const refusal = outboundRefusal(connectOptions.hostname, connectOptions.hostname, allowlist);

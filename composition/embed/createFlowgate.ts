@@ -15,26 +15,26 @@ export type StepReplacement = (input: any) => unknown;
 
 export interface CreateFlowgateOptions extends FlowgateParts {
   /** Workflow definitions to serve (imported by your code). */
-  workflows?: readonly WorkflowDefinition<any, any>[];
+  workflows?: readonly WorkflowDefinition<any, any>[] | undefined;
   /** A directory of workflow modules to serve (.ts, .mts, .js, .mjs; TypeScript loads as it is). */
-  workflowsDir?: string;
+  workflowsDir?: string | undefined;
   /** The workflows of the exposed packages in this project's node_modules join the catalog (docs/packages.md). @default none */
-  projectDir?: string;
+  projectDir?: string | undefined;
   /** The catalog the workflows are served in. @default DEFAULT_CATALOG, `main` */
-  catalog?: string;
+  catalog?: string | undefined;
   /** Step and evaluator code replaced by name (a fake payment step in a demo, say). Schemas, retries and history stay. */
-  steps?: Readonly<Record<string, StepReplacement>>;
+  steps?: Readonly<Record<string, StepReplacement>> | undefined;
   /** The prefix both handlers are mounted under, e.g. `/flows` (Location, Link, messages and logs carry it). */
-  basePath?: string;
+  basePath?: string | undefined;
   /** Bearer token every endpoint but /health, /ready and /openapi.json requires. @default API_AUTH_TOKEN of `env`, else none */
-  authToken?: string;
+  authToken?: string | undefined;
   /**
    * Configuration variables, as the README's table lists them (`env: process.env` reads the process's). Only these are
    * read: by default every variable has its documented default (the embedded engine with its runs in .flowgate under
    * the current directory, traces under ./traces).
    * @default {}
    */
-  env?: EnvInput;
+  env?: EnvInput | undefined;
 }
 
 export interface Flowgate {

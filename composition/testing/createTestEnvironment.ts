@@ -14,28 +14,28 @@ import { composeEmbedded, type StepReplacement } from '../embed/createFlowgate.j
 
 export interface TestEnvironmentOptions {
   /** Workflow definitions to run (imported by the test). */
-  workflows?: readonly WorkflowDefinition<any, any, any>[];
+  workflows?: readonly WorkflowDefinition<any, any, any>[] | undefined;
   /** A directory of workflow modules to run (.ts as it is), with their step modules' steps registered by name. */
-  workflowsDir?: string;
+  workflowsDir?: string | undefined;
   /** Step and evaluator code replaced by name; the step's schemas, retries, history and trace stay. */
-  steps?: Readonly<Record<string, StepReplacement>>;
+  steps?: Readonly<Record<string, StepReplacement>> | undefined;
   /** The virtual clock's start. @default the real time when the environment is made */
-  startTime?: Date | number;
+  startTime?: Date | number | undefined;
   /**
    * Skip the clock ahead while a result or a history stream is awaited and no step runs. False: time moves only by
    * `clock.advance()`. @default true
    */
-  timeSkipping?: boolean;
+  timeSkipping?: boolean | undefined;
   /** Receives the calls of ctx.waitForWebhook({ url }). @default recorded in `webhookCalls`, answered OK */
-  webhookSender?: WebhookSender;
+  webhookSender?: WebhookSender | undefined;
   /** Receives run callbacks (callbackUrl). @default recorded in `callbacks`, answered OK */
-  callbackSender?: CallbackSender;
+  callbackSender?: CallbackSender | undefined;
   /** @default recorded in `logs` */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** The handlers' mount prefix, for request-level tests of a mounted API. */
-  basePath?: string;
+  basePath?: string | undefined;
   /** Configuration variables (README), e.g. `{ API_AUTH_TOKEN: 't' }`. @default {} */
-  env?: EnvInput;
+  env?: EnvInput | undefined;
 }
 
 /** A run's version 2 result, its output typed by the workflow. */
@@ -43,9 +43,9 @@ export type TestResult<O = unknown> = Omit<WorkflowResultV2, 'output' | 'runId'>
 
 export interface RunOptions {
   /** @default a random UUID */
-  workflowId?: string;
+  workflowId?: string | undefined;
   /** How long to wait for the run to close, in real seconds, before failing the call. @default 10 */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
 }
 
 export interface LogLine extends LogFields {

@@ -32,7 +32,10 @@ export interface FlowgateApi {
   getInput(run: RunRef): Promise<InputView>;
   listRuns(request: ListRunsRequest): Promise<RunListView>;
   historyPage(run: RunRef, request: HistoryPageRequest): Promise<HistoryPageView>;
-  /** Resolves once the run is found (so a 404 can still be answered before any event is sent). */
+  /**
+   * Resolves once the run is found (so a 404 can still be answered before any event is sent). Empty when the request
+   * resumes (`lastEventId`) a closed run after its last event: the client already has the whole history.
+   */
   historyStream(run: RunRef, request: HistoryStreamRequest): Promise<AsyncIterable<HistoryStreamItem>>;
   fetchTrace(run: PinnedRunRef): Promise<TraceLogView>;
   readiness(): Promise<ReadinessView>;

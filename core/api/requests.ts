@@ -7,17 +7,17 @@ import type { RunStatus } from '../domain/status.js';
  * IdempotencyKeyReusedError.
  */
 export interface IdempotencyOptions {
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }
 
 /** What identifies a workflow to start. `catalog` already has the deprecated `taskQueue` alias folded in. */
 export interface StartRequest {
   workflowName: string;
   input: unknown;
-  workflowId?: string;
-  catalog?: string;
+  workflowId?: string | undefined;
+  catalog?: string | undefined;
   /** Where to POST the v2 result when the run closes (docs/callbacks.md); checked by callbackUrlProblem. */
-  callbackUrl?: string;
+  callbackUrl?: string | undefined;
 }
 
 export interface RunSyncRequest extends StartRequest {
@@ -26,23 +26,23 @@ export interface RunSyncRequest extends StartRequest {
 }
 
 export interface ListRunsRequest {
-  workflowName?: string;
-  catalog?: string;
-  status?: RunStatus;
+  workflowName?: string | undefined;
+  catalog?: string | undefined;
+  status?: RunStatus | undefined;
   limit: number;
-  pageToken?: string;
+  pageToken?: string | undefined;
 }
 
 export interface HistoryPageRequest {
   pageSize: number;
-  pageToken?: string;
+  pageToken?: string | undefined;
 }
 
 export interface HistoryStreamRequest {
   /** Resume after this event id (SSE `Last-Event-ID`). */
-  lastEventId?: number;
+  lastEventId?: number | undefined;
   /** Progress already received, per running step (stepEventId → seq), from a progress event's `Last-Event-ID`. */
-  progressReceived?: ReadonlyMap<number, number>;
+  progressReceived?: ReadonlyMap<number, number> | undefined;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
 }
@@ -50,17 +50,17 @@ export interface HistoryStreamRequest {
 /** GET result with `?wait=`: how long to wait for an open run to close before answering 424. */
 export interface ResultWait {
   /** Seconds; absent or 0 answers at once. */
-  seconds?: number;
+  seconds?: number | undefined;
   /** Aborted when the client goes away: the wait ends with it. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** POST /workflow/runs/terminate and /cancel: the runs GET /workflow/runs would list, acted on together. */
 export interface BulkControlRequest {
   /** At least one of them: a bulk operation never means "every run there is". */
-  filter: { workflowName?: string; catalog?: string; status?: RunStatus };
+  filter: { workflowName?: string | undefined; catalog?: string | undefined; status?: RunStatus | undefined };
   /** Terminate only: the reason recorded with each run. */
-  reason?: string;
+  reason?: string | undefined;
   /** Count what the filter matches and act on nothing. */
   dryRun: boolean;
 }
@@ -68,9 +68,9 @@ export interface BulkControlRequest {
 /** POST /workflow/{id}/runs/{rid}/rerun: what the new run takes besides the repeated run's workflow and input. */
 export interface RerunRequest {
   /** The new run's id; a new one is generated without it (as for a start). */
-  workflowId?: string;
+  workflowId?: string | undefined;
   /** Where to POST the new run's v2 result when it closes (docs/callbacks.md); the repeated run's is not copied. */
-  callbackUrl?: string;
+  callbackUrl?: string | undefined;
 }
 
 /** POST /workflow/runs/rerun: every run GET /workflow/runs would list with the filter, rerun under new ids. */

@@ -113,12 +113,16 @@ export type ReadinessView =
   | { status: 'ready'; engine: string }
   | { status: 'unavailable'; engine: string; message: string };
 
-/** One workflow type of a catalog, with the JSON Schemas (draft 2020-12) its input and output are checked against. */
+/**
+ * One workflow type of a catalog, with the JSON Schemas (draft 2020-12) its input, output and, when it declares one,
+ * webhook replies (POST /workflow/feedback `payload`) are checked against.
+ */
 export interface WorkflowListEntry {
   name: string;
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
+  feedbackSchema?: JsonSchema;
 }
 
 export interface WorkflowListView {

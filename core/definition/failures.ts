@@ -78,6 +78,15 @@ export class WebhookTimeoutError extends Error {
   }
 }
 
+/**
+ * A webhook reply reached the run that its workflow's feedbackSchema refuses. POST /workflow/feedback checks replies
+ * against the schema the catalog publishes before delivering them, so this is met only when that schema and the
+ * running code's differ (workers of two releases at once, a reply buffered before a deploy changed the schema).
+ */
+export class FeedbackValidationError extends Error {
+  override name = 'FeedbackValidationError';
+}
+
 /** The workflow code did not call the same steps in the same order when a run was replayed after a reset. */
 export class NondeterminismError extends Error {
   override name = 'NondeterminismError';

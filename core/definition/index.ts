@@ -4,7 +4,7 @@ export { step, type StepSpec } from './step.js';
 export { evaluator } from './evaluator.js';
 export { isActivity, type Activity, type ActivityDefinition } from './activity.js';
 export type { WorkflowContext, WorkflowInfo, WebhookRequest, ChildWorkflowOptions } from './context.js';
-export type { RetryPolicy } from './retry.js';
+export type { RetryPolicy, RetryOptions } from './retry.js';
 export { progress, InvalidProgressError, MAX_PROGRESS_FIELDS_BYTES, PROGRESS_BUFFER_SIZE } from './progress.js';
 export {
   NonRetryableError,
@@ -12,6 +12,7 @@ export {
   StepFailedError,
   ChildWorkflowFailedError,
   WebhookTimeoutError,
+  FeedbackValidationError,
   NondeterminismError,
   OutboundAddressRefusedError,
 } from './failures.js';

@@ -20,8 +20,12 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
   nonRetryableErrorNames: [],
 }) as RetryPolicy;
 
-export function resolveRetryPolicy(partial: Partial<RetryPolicy> | undefined): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY_POLICY, ...partial };
+/** A step's `retry`: any of the policy's fields; one left out or `undefined` keeps its default. */
+export type RetryOptions = { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
+
+export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPolicy {
+  const given = Object.entries(options ?? {}).filter(([, value]) => value !== undefined);
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...Object.fromEntries(given) };
   if (!Number.isInteger(policy.maximumAttempts) || policy.maximumAttempts < 1) {
     throw new RangeError('retry.maximumAttempts must be an integer >= 1');
   }

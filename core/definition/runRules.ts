@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import type { SerializedFailure } from '../domain/run.js';
 import type { WebhookRequest } from './context.js';
+import { FeedbackValidationError } from './failures.js';
 
 /*
  * Rules both engines apply to the workflow code they run, written once so the two cannot drift: the embedded engine
@@ -16,6 +18,17 @@ export function checkWebhookRequest(request: WebhookRequest): void {
   if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
     throw new RangeError('waitForWebhook: timeoutMs must be a positive number');
   }
+}
+
+/**
+ * The reply a webhook wait hands the workflow code: parsed by the workflow's feedbackSchema (defaults and transforms
+ * apply), as is without one. Replayed waits parse their recorded reply again, with the same result.
+ */
+export function parseFeedback(workflowName: string, feedbackSchema: z.ZodType | undefined, payload: unknown): unknown {
+  if (!feedbackSchema) return payload;
+  const parsed = feedbackSchema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  throw new FeedbackValidationError(`Invalid feedback for workflow ${workflowName}: ${describeIssues(parsed.error.issues)}`);
 }
 
 /** A schema issue as zod reports it. */

@@ -2,18 +2,18 @@ import type { z } from 'zod';
 import type { ActivityKind } from '../domain/trace.js';
 import { DEFAULT_STEP_TIMEOUT_MS, type Activity, type ActivityDefinition } from './activity.js';
 import { assertDefinitionName } from './names.js';
-import { resolveRetryPolicy, type RetryPolicy } from './retry.js';
+import { resolveRetryPolicy, type RetryOptions } from './retry.js';
 import { callActivity } from './stepRouting.js';
 
 export interface StepSpec<I, O> {
   name: string;
-  description?: string;
-  inputSchema?: z.ZodType<I>;
-  outputSchema?: z.ZodType<O>;
+  description?: string | undefined;
+  inputSchema?: z.ZodType<I> | undefined;
+  outputSchema?: z.ZodType<O> | undefined;
   fn: (input: I) => Promise<O>;
-  retry?: Partial<RetryPolicy>;
+  retry?: RetryOptions | undefined;
   /** Longest a single attempt may take. @default 300000 */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 export function defineActivity<I, O>(kind: ActivityKind, spec: StepSpec<I, O>): Activity<I, O> {

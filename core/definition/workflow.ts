@@ -2,34 +2,52 @@ import type { z } from 'zod';
 import type { WorkflowContext } from './context.js';
 import { assertDefinitionName } from './names.js';
 
-/** `I` is the input the workflow's code gets, `In` what a caller may send (before the schema's defaults apply). */
-export interface WorkflowDefinition<I = unknown, O = unknown, In = I> {
+/**
+ * `I` is the input the workflow's code gets, `In` what a caller may send (before the schema's defaults apply), `F` the
+ * reply its webhook waits get.
+ */
+export interface WorkflowDefinition<I = unknown, O = unknown, In = I, F = unknown> {
   readonly kind: 'workflow';
   readonly name: string;
   readonly description: string;
   readonly inputSchema: z.ZodType<I, In>;
   readonly outputSchema: z.ZodType<O>;
-  readonly fn: (input: I, ctx: WorkflowContext) => Promise<O>;
+  /** What a reply to its webhook waits (POST /workflow/feedback `payload`) must match; undefined: any JSON object. */
+  readonly feedbackSchema: z.ZodType<F> | undefined;
+  /*
+   * A method, so its parameters are compared both ways: a definition whose replies are typed is still a
+   * WorkflowDefinition<any, any> (a worker's list), which is called with a context whose replies are `unknown`.
+   */
+  fn(input: I, ctx: WorkflowContext<F>): Promise<O>;
   /** A run still open after this long ends as timed_out. */
   readonly runTimeoutMs: number | undefined;
 }
 
-export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType> {
+export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType, FS extends z.ZodType = z.ZodUnknown> {
   name: string;
   description: string;
   inputSchema: IS;
   outputSchema: OS;
-  fn: (input: z.output<IS>, ctx: WorkflowContext) => Promise<z.input<OS>>;
-  runTimeoutMs?: number;
+  /**
+   * The reply of its webhook waits: POST /workflow/feedback refuses a `payload` that does not match (400, the run
+   * keeps waiting), and `ctx.waitForWebhook()` returns it parsed and typed. Published as JSON Schema with the others.
+   * @default any JSON object, returned as `unknown`
+   */
+  feedbackSchema?: FS | undefined;
+  fn: (input: z.output<IS>, ctx: WorkflowContext<z.output<FS>>) => Promise<z.input<OS>>;
+  runTimeoutMs?: number | undefined;
 }
 
 /** Defines a workflow. The module that calls this should import its steps, not define them (see docs/authoring.md). */
-export function workflow<IS extends z.ZodType, OS extends z.ZodType>(
-  spec: WorkflowSpec<IS, OS>,
-): WorkflowDefinition<z.output<IS>, z.output<OS>, z.input<IS>> {
+export function workflow<IS extends z.ZodType, OS extends z.ZodType, FS extends z.ZodType = z.ZodUnknown>(
+  spec: WorkflowSpec<IS, OS, FS>,
+): WorkflowDefinition<z.output<IS>, z.output<OS>, z.input<IS>, z.output<FS>> {
   assertDefinitionName('workflow', spec.name);
   if (typeof spec.fn !== 'function') throw new TypeError(`workflow ${spec.name}: fn must be a function`);
   if (!spec.inputSchema || !spec.outputSchema) throw new TypeError(`workflow ${spec.name}: inputSchema and outputSchema are required`);
+  if (spec.feedbackSchema !== undefined && typeof (spec.feedbackSchema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+    throw new TypeError(`workflow ${spec.name}: feedbackSchema must be a zod schema`);
+  }
   if (spec.runTimeoutMs !== undefined && !(spec.runTimeoutMs > 0)) {
     throw new RangeError(`workflow ${spec.name}: runTimeoutMs must be a positive number`);
   }
@@ -39,7 +57,8 @@ export function workflow<IS extends z.ZodType, OS extends z.ZodType>(
     description: spec.description ?? '',
     inputSchema: spec.inputSchema as unknown as z.ZodType<z.output<IS>, z.input<IS>>,
     outputSchema: spec.outputSchema as unknown as z.ZodType<z.output<OS>>,
-    fn: spec.fn as WorkflowDefinition<z.output<IS>, z.output<OS>>['fn'],
+    feedbackSchema: spec.feedbackSchema as z.ZodType<z.output<FS>> | undefined,
+    fn: spec.fn as WorkflowDefinition<z.output<IS>, z.output<OS>, z.input<IS>, z.output<FS>>['fn'],
     runTimeoutMs: spec.runTimeoutMs,
   });
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from './errors.js';
-import { describeRefusal, EMPTY_ALLOWLIST, hostAddress, outboundRefusal, unlistedHostRefusal, type OutboundAllowlist } from './outboundAddress.js';
+import { describeRefusal, EMPTY_ALLOWLIST, hostAddress, loopbackNameRefusal, outboundRefusal, unlistedHostRefusal, type OutboundAllowlist } from './outboundAddress.js';
 import type { PinnedRunRef } from './run.js';
 
 /**
@@ -63,14 +63,17 @@ export function callbackUrlProblem(value: string): string | undefined {
 }
 
 /**
- * Why flowgate will not call a well-formed callbackUrl whose host is an address (`http://169.254.169.254/`), or
- * undefined. A host name passes here: what it resolves to is checked when the callback is sent, on the address
- * connected to (docs/callbacks.md).
+ * Why flowgate will not call a well-formed callbackUrl whose host is an address (`http://169.254.169.254/`) or a name
+ * that always means loopback (`http://localhost/`), or undefined. Another host name passes here: what it resolves to
+ * is checked when the callback is sent, on the address connected to (docs/callbacks.md).
  */
 export function callbackAddressProblem(value: string, allowlist: OutboundAllowlist = EMPTY_ALLOWLIST): string | undefined {
   const { hostname } = new URL(value);
   const address = hostAddress(hostname);
-  const refusal = address === undefined ? unlistedHostRefusal(hostname, allowlist) : outboundRefusal(hostname, address, allowlist);
+  const refusal =
+    address === undefined
+      ? (unlistedHostRefusal(hostname, allowlist) ?? loopbackNameRefusal(hostname, allowlist))
+      : outboundRefusal(hostname, address, allowlist);
   return refusal && `callbackUrl is refused: ${describeRefusal(refusal)}, which flowgate does not call unless OUTBOUND_ALLOWLIST opens it`;
 }
 

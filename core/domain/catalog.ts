@@ -6,6 +6,8 @@ export interface WorkflowTypeInfo {
   description: string;
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
+  /** What POST /workflow/feedback checks a reply's `payload` against; absent when the workflow declares none. */
+  feedbackSchema?: JsonSchema;
 }
 
 export interface CatalogDescription {

@@ -7,6 +7,7 @@ export const HISTORY_EVENT_TYPES = [
   'step_failed',
   'timer_started',
   'timer_fired',
+  'feedback_wait_started',
   'signal_received',
   'child_started',
   'child_completed',
@@ -36,6 +37,14 @@ export const CLOSING_EVENT_TYPES: ReadonlySet<string> = new Set<HistoryEventType
 /** Whether an event of this type ends a run's history. */
 export function isClosingEventType(type: string): boolean {
   return CLOSING_EVENT_TYPES.has(type);
+}
+
+/**
+ * The attributes of `feedback_wait_started`, which both engines record when a webhook wait begins for real (no reply
+ * was buffered for it): its time limit, when it has one.
+ */
+export function feedbackWaitStartedAttributes(timeoutMs: number | undefined): { timeoutMs?: number } {
+  return timeoutMs === undefined ? {} : { timeoutMs };
 }
 
 export interface HistoryEvent {

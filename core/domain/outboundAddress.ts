@@ -2,8 +2,9 @@
  * Which addresses flowgate connects to when it POSTs a webhook call or a run callback (docs/reliability.md, "Outbound
  * calls"). A URL given by a caller must not turn flowgate into a way into the network it runs in: loopback, private,
  * link-local (cloud metadata), unspecified, multicast and reserved addresses are refused unless OUTBOUND_ALLOWLIST
- * opens them. Pure rules, checked by the HTTP adapter on the address it is about to connect to (after DNS, on every
- * redirect) and by the start use case on a callbackUrl whose host is an address.
+ * opens them, and so are the names that always mean loopback (`localhost`, `*.localhost`). Pure rules, checked by the
+ * HTTP adapter on the address it is about to connect to (after DNS, on every redirect) and by the start use case on a
+ * callbackUrl whose host is an address or a loopback name.
  */
 
 export type AddressCategory = 'cloud metadata' | 'unspecified' | 'loopback' | 'private' | 'link-local' | 'multicast' | 'reserved';
@@ -13,13 +14,15 @@ export const UNLISTED = 'not on OUTBOUND_ALLOWLIST';
 
 /** Why an address is refused: what it is, and the network of the rule that matched. */
 export interface AddressRefusal {
-  /** The address as checked (IPv6 in its canonical lower-case form). */
+  /** The address as checked (IPv6 in its canonical lower-case form); for a loopback name, the name (lower case). */
   address: string;
   category: AddressCategory | typeof UNLISTED;
   /** The rule's network, e.g. `169.254.0.0/16`; for an IPv6 address that carries an IPv4 one, that IPv4 rule's. */
   network: string;
   /** How an IPv6 address carries the IPv4 address the rule matched: `IPv4-mapped`, `NAT64`, `6to4`, ... */
   carriedAs?: string;
+  /** Refused by its name (`localhost`), which always means loopback: `address` is the name. */
+  byName?: true;
 }
 
 /** An address or network of the allow-list, or of a rule: the first `prefix` bits of `bytes` (4 or 16 of them). */
@@ -146,6 +149,36 @@ function unlisted(address: string): AddressRefusal {
   return { address, category: UNLISTED, network: 'OUTBOUND_ALLOW_PUBLIC=off' };
 }
 
+/** RFC 6761 6.3: `localhost` and every name under `.localhost` always mean loopback, whatever DNS would say. */
+const LOOPBACK_NAMES = 'localhost, *.localhost';
+const LOOPBACK_V4 = parseNetworkStrict('127.0.0.0/8');
+const LOOPBACK_V6 = parseNetworkStrict('::1/128');
+const MAPPED_LOOPBACK_V4 = parseNetworkStrict('::ffff:127.0.0.0/104');
+
+/** Whether `host` is a name that always means loopback: `localhost`, `*.localhost` (any case, a trailing dot). */
+export function isLoopbackName(host: string): boolean {
+  const name = normaliseHost(host);
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * The refusal of a name that always means loopback, decided from the name alone (before any lookup), as its
+ * addresses would be refused: unless the allow-list names it, or opens a loopback address it may stand for (then
+ * the address it resolves to decides, as for any name). Undefined for any other host.
+ */
+export function loopbackNameRefusal(host: string, allowlist: OutboundAllowlist): AddressRefusal | undefined {
+  if (!isLoopbackName(host) || hostAddress(host) !== undefined) return undefined;
+  const name = normaliseHost(host);
+  if (hostAllowed(name, allowlist) || allowlist.networks.some(opensLoopback)) return undefined;
+  return { address: name, category: 'loopback', network: LOOPBACK_NAMES, byName: true };
+}
+
+/** Whether an allow-list network holds a loopback address (any of 127.0.0.0/8, ::1, or 127.0.0.0/8 IPv4-mapped). */
+function opensLoopback(network: IpNetwork): boolean {
+  const overlaps = (rule: IpNetwork) => inNetwork(network.bytes, rule) || inNetwork(rule.bytes, network);
+  return network.bytes.length === 4 ? overlaps(LOOPBACK_V4) : overlaps(LOOPBACK_V6) || overlaps(MAPPED_LOOPBACK_V4);
+}
+
 /** `169.254.169.254 is a cloud metadata address (169.254.169.254/32)`. */
 export function describeRefusal(refusal: AddressRefusal): string {
   return `${refusal.address} is ${refusalKind(refusal)}`;
@@ -154,6 +187,7 @@ export function describeRefusal(refusal: AddressRefusal): string {
 /** `a cloud metadata address (169.254.169.254/32)`; for an IPv6 form, with the IPv4 address it carries. */
 export function refusalKind(refusal: AddressRefusal): string {
   if (refusal.category === UNLISTED) return `${UNLISTED} (${refusal.network})`;
+  if (refusal.byName) return `a loopback name (${refusal.network}: they always mean 127.0.0.1 and ::1)`;
   const article = /^[aeiou]/.test(refusal.category) ? 'an' : 'a';
   const carried = refusal.carriedAs ? `, ${refusal.carriedAs}` : '';
   return `${article} ${refusal.category} address (${refusal.network}${carried})`;

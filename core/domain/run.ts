@@ -5,7 +5,7 @@ import type { RunStatus } from './status.js';
 /** Points at a workflow execution: a pinned run, or the latest run of the id when `runId` is absent. */
 export interface RunRef {
   workflowId: string;
-  runId?: string;
+  runId?: string | undefined;
 }
 
 export interface PinnedRunRef {
@@ -16,7 +16,7 @@ export interface PinnedRunRef {
 export interface RelatedRun {
   workflowId: string;
   runId: string;
-  namespace?: string;
+  namespace?: string | undefined;
 }
 
 /** What the engine knows about one run, independent of the engine. */
@@ -54,9 +54,9 @@ export interface RunDescription {
 export interface SerializedFailure {
   name: string;
   message: string;
-  activityType?: string;
-  retryable?: boolean | null;
-  cause?: SerializedFailure;
+  activityType?: string | undefined;
+  retryable?: boolean | null | undefined;
+  cause?: SerializedFailure | undefined;
 }
 
 /**
@@ -64,6 +64,15 @@ export interface SerializedFailure {
  * 50 MiB by default; the embedded engine: MEMORY_MAX_HISTORY_BYTES). The run's status is `terminated`.
  */
 export const HISTORY_SIZE_LIMIT_EXCEEDED = 'HistorySizeLimitExceededError';
+
+/**
+ * The error of a run that ended cancelled (stopped), on both engines and wherever it shows (result, trace, hooks):
+ * how the run ended, not which sleep, wait or step the stop interrupted (Temporal records no error for a cancelled
+ * run, so there is nothing more to tell on every engine).
+ */
+export function cancelledRunFailure(): SerializedFailure {
+  return { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' };
+}
 
 /** A closed run: its description plus what it produced. */
 export interface RunOutcome {

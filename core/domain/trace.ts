@@ -13,7 +13,7 @@ export interface TraceStep {
   endedAt: string | null;
   attempt: number;
   /** What the step's last attempt cost and called (worker hooks: cost events, HTTP calls, tokens). */
-  aggregations?: { totalCost: number; httpCalls: number; tokens: number };
+  aggregations?: { totalCost: number; httpCalls: number; tokens: number } | undefined;
 }
 
 /** The content of a trace file. */

@@ -2,7 +2,10 @@ import type { WorkflowListView } from '../api/views.js';
 import { CatalogNotAvailableError } from '../domain/errors.js';
 import type { CoreDeps } from './deps.js';
 
-/** What a catalog publishes: names, descriptions and the input and output JSON Schemas (forms, typed clients). Answered from the engine's catalog registry, so it works while workers are busy or down. */
+/**
+ * What a catalog publishes: names, descriptions and the input, output and feedback JSON Schemas (forms, typed clients).
+ * Answered from the engine's catalog registry, so it works while workers are busy or down.
+ */
 export async function listWorkflows(
   deps: Pick<CoreDeps, 'engine' | 'defaultCatalog'>,
   catalogName: string | undefined,
@@ -11,11 +14,12 @@ export async function listWorkflows(
   const catalog = await deps.engine.describeCatalog(name);
   if (!catalog) throw CatalogNotAvailableError.unknown(name);
   return {
-    workflows: catalog.workflows.map(({ name: workflowName, description, inputSchema, outputSchema }) => ({
+    workflows: catalog.workflows.map(({ name: workflowName, description, inputSchema, outputSchema, feedbackSchema }) => ({
       name: workflowName,
       description,
       inputSchema,
       outputSchema,
+      ...(feedbackSchema === undefined ? {} : { feedbackSchema }),
     })),
   };
 }

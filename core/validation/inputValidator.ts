@@ -15,13 +15,23 @@ function toZod(schema: JsonSchema): z.ZodType {
   return zodSchema;
 }
 
-/** Checks a workflow input against the JSON Schema its catalog publishes; throws ValidationError with issues. */
-export function validateWorkflowInput(workflowName: string, schema: JsonSchema, input: unknown): void {
-  const result = toZod(schema).safeParse(input);
+/** Checks a value against a published JSON Schema; throws ValidationError with issues under `field` (`input`, `payload`). */
+function validateAgainst(schema: JsonSchema, value: unknown, field: string, message: string): void {
+  const result = toZod(schema).safeParse(value);
   if (result.success) return;
   const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
     ...issue,
-    path: ['input', ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))],
+    path: [field, ...issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))],
   }));
-  throw new ValidationError(`input does not match the input schema of workflow "${workflowName}"`, { issues });
+  throw new ValidationError(message, { issues });
+}
+
+/** Checks a workflow input against the JSON Schema its catalog publishes; throws ValidationError with issues. */
+export function validateWorkflowInput(workflowName: string, schema: JsonSchema, input: unknown): void {
+  validateAgainst(schema, input, 'input', `input does not match the input schema of workflow "${workflowName}"`);
+}
+
+/** Checks a webhook reply against the feedback JSON Schema its workflow's catalog publishes; throws ValidationError with issues. */
+export function validateFeedbackPayload(workflowName: string, schema: JsonSchema, payload: unknown): void {
+  validateAgainst(schema, payload, 'payload', `payload does not match the feedback schema of workflow "${workflowName}"`);
 }

@@ -106,3 +106,7 @@ export const CHROMIUM_ARGS: readonly string[];
 export const SYSTEM_CHROMIUM: string;
 /** `CHROMIUM_PATH` when set, else /usr/bin/chromium, else `apt-get install chromium` now; fails with what to do. */
 export function ensureChromium(options?: { log?: Log; env?: NodeJS.ProcessEnv }): Promise<string>;
+
+export const SYSTEM_PROMTOOL: string;
+/** `PROMTOOL_PATH`, else /usr/bin/promtool, else ~/.cache/flowgate/bin/promtool, else unpacked there from Debian's prometheus package. */
+export function ensurePromtool(options?: { log?: Log; env?: NodeJS.ProcessEnv }): Promise<string>;

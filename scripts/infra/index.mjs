@@ -12,3 +12,5 @@ export { ensureSchemathesis, runSchemathesis, schemathesisVenvDir, SCHEMATHESIS_
 export { ensureNodeRuntime, nodeRuntimeCacheDir, PINNED_NODE_VERSIONS, REPOSITORY_NODE_MAJOR } from './nodeRuntime.mjs';
 // The browser side: Debian's Chromium for tests/browser (playwright-core drives it).
 export { ensureChromium, CHROMIUM_ARGS, SYSTEM_CHROMIUM } from './chromium.mjs';
+// Prometheus' promtool from Debian's prometheus package, for the metrics lint in tests/contract.
+export { ensurePromtool, SYSTEM_PROMTOOL } from './promtool.mjs';

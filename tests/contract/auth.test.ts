@@ -131,6 +131,31 @@ test('HEAD: answered wherever GET is, without a body; the public probes need no 
   await missing.body.dump();
 });
 
+test('HEAD answers as GET without the body on every GET route the document lists: status, type and length', async ({ api }) => {
+  const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'every head' } }, headers: RIGHT });
+  expectStatus(run, 200);
+  const paths = Object.entries((await http(api, 'GET', '/openapi.json')).body.paths as Record<string, Record<string, unknown>>)
+    .filter(([, operations]) => operations.get !== undefined)
+    .map(([template]) => template.replace('{id}', encodeURIComponent(run.body.workflowId)).replace('{rid}', run.body.runId));
+  assert.ok(paths.length >= 10, 'every GET route');
+  for (const path of paths) {
+    const get = await request(`${api.baseUrl}${path}`, { headers: RIGHT });
+    const body = await get.body.text();
+    const head = await request(`${api.baseUrl}${path}`, { method: 'HEAD', headers: RIGHT });
+    assert.is(await head.body.text(), '', `HEAD ${path}: no body`);
+    assert.is(head.statusCode, get.statusCode, `HEAD ${path}: GET's status`);
+    assert.is(head.headers['content-type'], get.headers['content-type'], `HEAD ${path}: GET's type`);
+    assert.is(get.headers['content-length'], String(Buffer.byteLength(body)), `GET ${path} announces its length`);
+    const announced = Number(head.headers['content-length']);
+    if (path === '/metrics') {
+      // The exposition changes between two scrapes (durations, CPU seconds, the GET just counted): about its length.
+      assert.ok(Math.abs(announced - body.length) < body.length / 10, `HEAD ${path} announces about GET's length (${announced} vs ${body.length})`);
+    } else {
+      assert.is(announced, Buffer.byteLength(body), `HEAD ${path} announces GET's length`);
+    }
+  }
+});
+
 /** One request written as it is on a raw socket; returns the status line of the answer. */
 async function rawExchange(baseUrl: string, raw: string): Promise<string> {
   const { hostname, port } = new URL(baseUrl);

@@ -145,6 +145,24 @@ test('API errors exit 3 with the error name, message and request id; --json prin
   assert.is(parse(json).error, 'WorkflowNotFoundError');
 });
 
+test('a ValidationError: its line, then each issue as path: message; exit 3 (run and start alike)', async ({ api }) => {
+  const [run, start] = await Promise.all([
+    flowgate(api.baseUrl, ['run', 'echo', '--input', '{"message":1,"extra":true}']),
+    flowgate(api.baseUrl, ['start', 'arithmetic', '--input', '{"n":"two"}']),
+  ]);
+  assert.is(run.code, 3, run.stderr);
+  assert.is(run.stdout, '');
+  assert.not.match(run.stderr, /\n\s+at /);
+  assert.equal(run.stderr.split('\n').slice(1), [
+    'flowgate run:   input.message: Invalid input: expected string, received number',
+    'flowgate run:   input: Unrecognized key: "extra"',
+    '',
+  ]);
+  assert.match(run.stderr.split('\n')[0]!, /^flowgate run: ValidationError: input does not match the input schema of workflow "echo" \(HTTP 400, request id \S+\)$/);
+  assert.is(start.code, 3, start.stderr);
+  assert.is(start.stderr.split('\n')[1], 'flowgate start:   input.n: Invalid input: expected number, received string');
+});
+
 test('without the token: 401 is exit 3 saying how to give it; an unreachable server is exit 3 naming the URL', async ({ api }) => {
   const [noToken, unreachable] = await Promise.all([
     flowgate(api.baseUrl, ['list'], { env: { FLOWGATE_TOKEN: undefined } }),
@@ -254,6 +272,39 @@ test('follow, piped: one JSON line per event until done, exit 0; feedback resume
   failsWith(await flowgate(api.baseUrl, ['feedback', workflowId, '--payload', '[1]']), 2, /^flowgate feedback: --payload must be a JSON object$/);
 });
 
+test('follow piped into a reader that stops after the first line (| head -n 1): it ends quietly, exit 0', async ({ api }) => {
+  const workflowId = uniqueId('cli-pipe');
+  succeeds(await flowgate(api.baseUrl, ['start', 'awaits_feedback', '--id', workflowId]));
+  const env = { ...process.env, FLOWGATE_URL: api.baseUrl, FLOWGATE_TOKEN: TOKEN };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'composition/cli/main.ts', 'follow', workflowId], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  try {
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+    let read = '';
+    const firstLine = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk) => {
+        read += chunk;
+        if (!read.includes('\n')) return;
+        // The reader goes away, as head does: the pipe's read end is closed.
+        child.stdout.destroy();
+        resolve();
+      });
+    });
+    await Promise.race([firstLine, exited]);
+    assert.ok(child.stdout.destroyed, `follow ended before its first line: ${stderr}`);
+    // What follow writes next (the events of the run the feedback resumes) meets the closed pipe.
+    succeeds(await flowgate(api.baseUrl, ['feedback', workflowId, '--payload', '{"approved":true}']));
+    assert.equal(await exited, { code: 0, signal: null });
+    assert.is(stderr, '');
+    assert.is(JSON.parse(read.split('\n')[0]!).event, 'workflow');
+  } finally {
+    clearTimeout(killer);
+    child.kill('SIGKILL');
+  }
+});
+
 test('follow a run that fails: exit 1; --json is the same lines', async ({ api }) => {
   const workflowId = uniqueId('cli-follow-fail');
   await flowgate(api.baseUrl, ['run', 'fails_in_step', '--input', '{"reason":"no"}', '--id', workflowId]);
@@ -285,6 +336,34 @@ test('follow on a terminal: the step table redrawn in place, the last frame the 
   assert.not.match(stdout, /^\{/m, 'no JSON lines on a terminal');
   const last = frames.at(-1)!;
   assert.match(last, new RegExp(`^${workflowId}  run [0-9a-f-]{36}  arithmetic  completed  \\S+\\nSTEP +STATE +ATTEMPT +DURATION +PROGRESS\\nadd_one +completed +1 +\\S+\\ndouble +completed +1 +\\S+\\n$`));
+});
+
+test('follow on a terminal: a run waiting for feedback says since when and the command that sends it', async ({ api }) => {
+  const workflowId = uniqueId('cli-follow-waits');
+  succeeds(await flowgate(api.baseUrl, ['start', 'awaits_feedback', '--id', workflowId]));
+  let stdout = '';
+  let stderr = '';
+  let sent: Promise<Outcome> | undefined;
+  const code = await runCli(['follow', workflowId], {
+    env: { FLOWGATE_URL: api.baseUrl, FLOWGATE_TOKEN: TOKEN },
+    stdout: (text) => {
+      stdout += text;
+      // Sent once the table says the run waits: the run completes, and follow ends.
+      if (!sent && text.includes('waiting for feedback since')) sent = flowgate(api.baseUrl, ['feedback', workflowId, '--payload', '{"ok":true}']);
+    },
+    stderr: (text) => void (stderr += text),
+    entry: { execPath: process.execPath, execArgv: ['--import', 'tsx'], script: 'composition/cli/main.ts' },
+    version: '0.0.0-test',
+    stdoutIsTTY: true,
+    terminalColumns: 200,
+  });
+  assert.is(code, 0, stderr);
+  assert.ok(sent, `the table never said the run waits:\n${stdout}`);
+  succeeds(await sent);
+  const frames = stdout.split(/\x1b\[\d+A\r\x1b\[J/);
+  const waiting = frames.find((frame) => frame.includes('waiting for feedback since'))!;
+  assert.match(waiting, new RegExp(`\\nwaiting for feedback since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(\\S+ so far\\); send it with: flowgate feedback ${workflowId} --payload JSON\\n$`));
+  assert.match(frames.at(-1)!, new RegExp(`^${workflowId}  run [0-9a-f-]{36}  awaits_feedback  completed  \\S+\\nno steps\\n$`));
 });
 
 test('trace: the steps as a timeline with durations; --json is the trace log', async ({ api }) => {

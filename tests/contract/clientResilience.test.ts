@@ -225,6 +225,32 @@ test('follow() resumes after a dropped connection with Last-Event-ID, neither re
   }
 });
 
+test('follow() cut after the closing event, before done: the resumed stream is a 204 and done carries the status', async ({ api }) => {
+  const direct = createFlowgateClient({ baseUrl: api.baseUrl });
+  try {
+    const done = await direct.run(arithmetic, { n: 3 });
+    const { events } = await direct.history(done.workflowId, { runId: done.runId!, pageSize: 200 });
+    const proxy = await startCuttingProxy(api.baseUrl, [
+      { matches: (request) => /accept: text\/event-stream/i.test(request), cutAfter: afterEvent('history', events.length) },
+    ]);
+    try {
+      const followed: FollowEvent[] = [];
+      await using(createFlowgateClient({ baseUrl: proxy.url }), async (client) => {
+        for await (const event of client.follow(done.workflowId)) followed.push(event);
+      });
+      const streams = proxy.requests.filter((request) => /accept: text\/event-stream/i.test(request));
+      assert.is(streams.length, 2, 'one cut stream, one resumed (answered 204), no more');
+      assert.match(streams[1]!, new RegExp(`last-event-id: ${events.at(-1)!.eventId}\r\n`, 'i'));
+      assert.equal(followed.map((event) => event.event), ['workflow', ...events.map(() => 'history'), 'done']);
+      assert.equal(followed.at(-1), { event: 'done', data: { status: 'completed' } });
+    } finally {
+      await proxy.close();
+    }
+  } finally {
+    await direct.close();
+  }
+});
+
 test('follow() of an open run yields events as they happen and ends with done', ({ api }) =>
   using(createFlowgateClient({ baseUrl: api.baseUrl }), async (client) => {
     const { workflowId, runId } = await client.start(awaitsFeedback, {});

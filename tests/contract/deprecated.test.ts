@@ -23,7 +23,10 @@ const test = contractSuite('deprecated stop and reset');
  * (the pinned path); otherwise any pinned path of the operation.
  */
 function expectDeprecated(response: TestResponse, operation: 'stop' | 'reset', workflowId: string, runId?: string): void {
-  assert.is(response.headers['deprecation'], 'true', `Deprecation on ${response.status}`);
+  // RFC 9745: when it was deprecated, as a Structured Field Date; never after the Sunset.
+  const deprecation = response.headers['deprecation'] ?? '';
+  assert.match(deprecation, /^@\d+$/, `Deprecation on ${response.status}: ${deprecation}`);
+  assert.ok(Number(deprecation.slice(1)) * 1000 <= Date.parse(SUNSET), `deprecated (${deprecation}) before the Sunset`);
   assert.is(response.headers['sunset'], SUNSET, `Sunset on ${response.status}`);
   const link = response.headers['link'] ?? '';
   assert.match(link, /rel="successor-version"/, `Link rel on ${response.status}: ${link}`);
@@ -61,7 +64,7 @@ test('deprecated stop errors carry the headers too: unknown id 404, closed run 4
   expectDeprecated(badBody, 'stop', run.workflowId);
   const badId = await http(api, 'PATCH', '/workflow/a%00b/stop');
   expectError(badId, 400, 'ValidationError');
-  assert.is(badId.headers['deprecation'], 'true');
+  assert.match(badId.headers['deprecation'] ?? '', /^@\d+$/);
   assert.equal(await snapshot(api, run.workflowId), before);
 });
 

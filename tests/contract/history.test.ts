@@ -1,4 +1,5 @@
 import * as assert from 'uvu/assert';
+import { EventSource, type ErrorEvent } from 'eventsource';
 import { uniqueId } from '../support/http.js';
 import {
   contractSuite,
@@ -24,7 +25,7 @@ const EVENT_KEYS = ['attributes', 'eventId', 'time', 'type'];
 /** docs/api.md, History: the engine-neutral event types. */
 const EVENT_TYPES = [
   'workflow_started', 'step_scheduled', 'step_started', 'step_completed', 'step_failed', 'timer_started', 'timer_fired',
-  'signal_received', 'child_started', 'child_completed', 'child_failed', 'workflow_completed', 'workflow_failed',
+  'feedback_wait_started', 'signal_received', 'child_started', 'child_completed', 'child_failed', 'workflow_completed', 'workflow_failed',
   'workflow_cancel_requested', 'workflow_cancelled', 'workflow_terminated', 'workflow_timed_out',
   'workflow_continued_as_new', 'workflow_reset',
 ];
@@ -188,13 +189,90 @@ test('SSE of the first run of a continue-as-new chain ends with done {status: co
   assert.is(jsonEvents.at(-1).type, 'workflow_continued_as_new');
 });
 
-test('Last-Event-ID of the last event of a closed run: no history events, just done', async ({ api }) => {
+test('Last-Event-ID of the last event of a closed run: 204, the client has it all; an earlier one still streams', async ({ api }) => {
   const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('h-resume-end'), input: { message: 'x' } });
   const all = await historyEvents(api, run.workflowId, run.runId);
-  const stream = await openEventStream(api, `${wf(run.workflowId, run.runId)}/history`, { 'last-event-id': String(all.at(-1).eventId) });
-  const events = await stream.rest();
-  assert.equal(events.filter((event) => event.event === 'history'), []);
-  assert.equal(events.at(-1), { event: 'done', data: { status: 'completed' } });
+  const lastId = all.at(-1).eventId as number;
+  for (const path of [`${wf(run.workflowId, run.runId)}/history`, `${wf(run.workflowId)}/history`]) {
+    const caughtUp = await openEventStream(api, path, { 'last-event-id': String(lastId) });
+    assert.is(caughtUp.status, 204, `${path}: a reconnect after the closing event`);
+    assert.ok(caughtUp.headers['x-request-id']);
+    assert.is(caughtUp.headers['content-length'], undefined, 'a 204 announces no body');
+    assert.equal(await caughtUp.rest(), []);
+    const beyond = await openEventStream(api, path, { 'last-event-id': `${lastId + 5}` });
+    assert.is(beyond.status, 204, 'an id past the end: nothing left to send either');
+    beyond.close();
+  }
+  const oneBefore = await openEventStream(api, `${wf(run.workflowId)}/history`, { 'last-event-id': String(lastId - 1) });
+  assert.is(oneBefore.status, 200);
+  const events = await oneBefore.rest();
+  assert.equal(events.map((event) => event.event), ['workflow', 'history', 'done']);
+  assert.is(events[1]!.data.eventId, lastId);
 });
+
+test('Accept weighs by quality: JSON when the client prefers it, the stream when it prefers that', async ({ api }) => {
+  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('h-accept'), input: { message: 'x' } });
+  const path = `${wf(run.workflowId)}/history`;
+  const preferJson = await http(api, 'GET', path, { headers: { accept: 'application/json, text/event-stream;q=0.1' } });
+  expectStatus(preferJson, 200);
+  assert.match(preferJson.headers['content-type'] ?? '', /^application\/json/);
+  assert.equal(keys(preferJson.body), ['events', 'nextPageToken', 'workflow']);
+  const anything = await http(api, 'GET', path, { headers: { accept: '*/*' } });
+  assert.match(anything.headers['content-type'] ?? '', /^application\/json/, '*/* keeps the JSON page');
+  for (const accept of ['text/event-stream', 'application/json;q=0.5, text/event-stream;q=0.9']) {
+    const stream = await openEventStream(api, path, { accept });
+    assert.is(stream.status, 200, accept);
+    assert.match(stream.headers['content-type'] ?? '', /^text\/event-stream/, accept);
+    assert.equal((await stream.rest()).at(-1), { event: 'done', data: { status: 'completed' } });
+  }
+});
+
+test('a standard EventSource (the eventsource package) stops once the run has ended: no reconnect loop', async ({ api }) => {
+  const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('h-eventsource'));
+  const path = `${wf(workflowId, runId)}/history`;
+  const source = new EventSource(`${api.baseUrl}${path}`);
+  const received: string[] = [];
+  const statuses: number[] = [];
+  try {
+    const closed = new Promise<ErrorEvent>((resolve) => {
+      source.addEventListener('error', (error) => {
+        if (error.code !== undefined) statuses.push(error.code);
+        if (source.readyState === EventSource.CLOSED) resolve(error);
+      });
+    });
+    for (const name of ['workflow', 'history', 'done']) source.addEventListener(name, () => received.push(name));
+    await waitUntil(() => received.includes('history'), 'the stream delivered the history so far');
+    expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { approved: true } } }), 200);
+    const ended = await withTimeout(closed, 15_000, 'the EventSource never gave up reconnecting');
+    assert.is(ended.code, 204, `it stopped on the 204: ${ended.message}`);
+    // Nothing reconnects any more: the requests the server saw stay at two (the stream, the reconnect answered 204).
+    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    const requests = api.logs.filter((line) => line.msg === 'http request' && line.path === path);
+    assert.equal(requests.map((line) => line.status), [200, 204]);
+    assert.is(received.filter((name) => name === 'done').length, 1, 'done once, not again and again');
+    assert.is(received.filter((name) => name === 'workflow').length, 1);
+    assert.is(source.readyState, EventSource.CLOSED);
+  } finally {
+    source.close();
+  }
+});
+
+async function waitUntil(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(what)), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 test.run();

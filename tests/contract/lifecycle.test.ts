@@ -202,6 +202,7 @@ test('feedback to a closed run: 409 WorkflowClosedError; unknown id: 404', async
   const before = await snapshot(api, workflowId);
   const closed = await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { n: 2 } } });
   expectError(closed, 409, 'WorkflowClosedError', { workflowId });
+  assert.match(closed.body.message, /takes no more feedback: it had already taken a reply \(history event \d+, .+\) and has closed \(completed\)$/);
   assert.equal(await snapshot(api, workflowId), before);
   const result = await http(api, 'GET', `${wf(workflowId)}/result`);
   assert.equal(result.body.output, { reply: { n: 1 } });
@@ -210,6 +211,38 @@ test('feedback to a closed run: 409 WorkflowClosedError; unknown id: 404', async
   const unknown = await http(api, 'POST', '/workflow/feedback', { json: { workflowId: missing, payload: {} } });
   expectError(unknown, 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
   expectError(await statusOf(api, missing), 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
+});
+
+/** A 409 to a reply says what happened: the reply the run took (an event of its history) and how it ended. */
+const REFUSED_REPLY = /^Workflow (.+) run (\S+) takes no more feedback: it had already taken a reply \(history event (\d+), (\S+)\) and has closed \(completed\)$/;
+
+test('racing replies to a run that waits for one: each is taken or refused, and a refusal says the run took a reply and closed', async ({ api }) => {
+  const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('lc-fb-race'));
+  // Sent at once and a little apart, so that some land while the run is closing and some once it has closed.
+  const replies = await Promise.all(
+    Array.from({ length: 8 }, async (_, n) => {
+      await new Promise((resolve) => setTimeout(resolve, n < 4 ? 0 : (n - 3) * 60));
+      return { n, response: await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { n } } }) };
+    }),
+  );
+  await waitUntil(api, workflowId, 'completed');
+  const late = await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { n: 'late' } } });
+  const events = await historyEvents(api, workflowId, runId);
+  const result = await http(api, 'GET', `${wf(workflowId)}/result`);
+  const taken = events.find((event) => event.type === 'signal_received' && event.attributes.payload.n === result.body.output.reply.n);
+  assert.ok(taken, `the reply the run returned is in its history: ${JSON.stringify(result.body.output)}`);
+  const accepted = replies.filter(({ response }) => response.status === 200);
+  assert.ok(accepted.length >= 1, 'one reply at least was taken');
+  for (const { response } of accepted) assert.equal(response.body, { workflowId, runId });
+  const refused = [...replies.map(({ response }) => response).filter((response) => response.status !== 200), late];
+  for (const response of refused) {
+    expectError(response, 409, 'WorkflowClosedError', { workflowId });
+    const [, id, rid, eventId] = REFUSED_REPLY.exec(response.body.message) ?? [];
+    assert.ok(eventId, `the refusal says what happened: ${response.body.message}`);
+    assert.equal([id, rid], [workflowId, runId]);
+    const event = events.find((candidate) => candidate.eventId === Number(eventId));
+    assert.is(event?.type, 'signal_received', `history event ${eventId} is a reply the run took`);
+  }
 });
 
 test.run();

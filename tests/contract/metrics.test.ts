@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { call, uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectStatus, http, openEventStream, wf, type ContractContext } from '../support/contract.js';
 import { isEmbedded } from '../support/engines.js';
-import { parseExposition, valueOf, type Exposition } from '../support/prometheus.js';
+import { parseExposition, promtoolProblems, valueOf, type Exposition } from '../support/prometheus.js';
 import { startCallbackReceiver } from '../support/callbackReceiver.js';
 
 /** GET /metrics and METRICS_PORT (docs/operations.md, Metrics): what a scrape shows after real requests. */
@@ -180,6 +180,38 @@ test('callback attempts: delivered and failed, counted where the callbacks are s
     }
   } finally {
     await receiver.close();
+  }
+});
+
+test("promtool check metrics finds no problem: the API's /metrics, METRICS_PORT's and (Temporal) a worker's", async (context) => {
+  const { api } = context;
+  // After the tests above: every family has samples (requests, engine calls, runs, step attempts, callbacks).
+  const scrapes: [string, string][] = [
+    ['GET /metrics', (await http(api, 'GET', '/metrics', { headers: auth })).text],
+    ['METRICS_PORT', (await call({ baseUrl: api.metricsUrl! }, 'GET', '/metrics')).text],
+  ];
+  if (api.scrapeWorkers) scrapes.push(["a worker's metrics", await api.scrapeWorkers()]);
+  for (const [where, text] of scrapes) {
+    assert.ok(text.includes('flowgate_http_request_duration_seconds') || where.includes('worker'), `${where}: a real scrape`);
+    assert.is(await promtoolProblems(text), '', `${where}: promtool's problems`);
+  }
+});
+
+test('HEAD /metrics answers as GET without the body (its length announced), on the API and on METRICS_PORT', async (context) => {
+  const { api } = context;
+  for (const [where, baseUrl, headers] of [
+    ['the API', api.baseUrl, auth],
+    ['METRICS_PORT', api.metricsUrl!, {}],
+  ] as const) {
+    const get = await call({ baseUrl }, 'GET', '/metrics', { headers });
+    const head = await call({ baseUrl }, 'HEAD', '/metrics', { headers });
+    assert.is(head.status, 200, where);
+    assert.is(head.text, '', `${where}: no body`);
+    assert.is(head.headers['content-type'], get.headers['content-type'], where);
+    assert.is(get.headers['content-length'], String(Buffer.byteLength(get.text)), `${where}: GET announces its length`);
+    // Not equal to the byte: the text changes between two scrapes (durations, CPU seconds, the GET just counted).
+    const announced = Number(head.headers['content-length']);
+    assert.ok(Math.abs(announced - get.text.length) < get.text.length / 10, `${where}: HEAD announces about GET's length (${announced} vs ${get.text.length})`);
   }
 });
 

@@ -12,7 +12,7 @@ import type { TestApi } from '../support/engines.js';
  * packet there even if the rule broke.
  */
 // Public addresses allowed (the default; the other suites run with OUTBOUND_ALLOW_PUBLIC=off): the address rules
-// alone decide here, and `localhost` is resolved to be refused at delivery.
+// alone decide here, and `localhost` is refused by its name, at the start and by the webhook sender.
 const test = contractSuite('outbound address rules', { OUTBOUND_ALLOWLIST: '', OUTBOUND_ALLOW_PUBLIC: 'on' });
 
 let receiver: CallbackReceiver;
@@ -25,7 +25,7 @@ test.after(async () => {
 
 const SECRET = 's3cr3t-in-the-url';
 const withSecret = (url: string): string => `${url}?token=${SECRET}&sig=abc`;
-/** The receiver's port, by host name: `localhost` resolves to loopback through the system resolver (/etc/hosts). */
+/** The receiver's port, by host name: `localhost`, which always means loopback (RFC 6761; /etc/hosts resolves it). */
 const byName = (url: string): string => url.replace('//127.0.0.1:', '//localhost:');
 
 async function waitForLog(api: TestApi, message: string, workflowId: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
@@ -80,7 +80,7 @@ test('a webhook target on a refused address fails its wait at once with Outbound
     expectStatus(result, 200);
     assert.is(result.body.error.name, 'OutboundAddressRefusedError', JSON.stringify(result.body.error));
     assert.match(result.body.error.message, /webhook target http:\/\/(127\.0\.0\.1|localhost):\d+\/ok\/webhook\?token=REDACTED&sig=REDACTED/);
-    assert.match(result.body.error.message, /(127\.0\.0\.1|::1)(,| is) a loopback address/);
+    assert.match(result.body.error.message, /(127\.0\.0\.1|::1)(,| is) a loopback address|localhost is a loopback name/);
     assert.not.ok(JSON.stringify(result.body.error).includes(SECRET), 'the error carries the URL redacted');
     const failed = (await historyEvents(api, workflowId, runId)).filter((event) => event.type === 'step_failed');
     assert.is(failed.length, 1, 'one attempt: the refusal is not retried');
@@ -93,21 +93,20 @@ test('a webhook target on a refused address fails its wait at once with Outbound
   assertNoSecretLogged(api);
 });
 
-test('a callbackUrl naming a host is accepted at start and refused at delivery, on the address it resolves to; logged with the run ids, URL redacted', async ({ api }) => {
-  const url = byName(withSecret(receiver.url('/ok/by-name')));
-  const { workflowId, runId } = await start(api, 'echo', { message: 'resolved' }, uniqueId('out-callback'), { callbackUrl: url });
-  const line = await waitForLog(api, 'run callback not sent: its receiver’s address is refused', workflowId);
-  assert.is(line.level, 'error');
-  assert.is(line.runId, runId);
-  assert.match(String(line.url), /^http:\/\/localhost:\d+\/ok\/by-name\?token=REDACTED&sig=REDACTED$/);
-  assert.match(String(line.address), /^(127\.0\.0\.1|::1)$/);
-  assert.equal(receiver.calls(`/ok/by-name?token=${SECRET}&sig=abc`), [], 'the receiver got nothing');
-  assertNoSecretLogged(api);
-  if (api.engine === 'temporal') {
-    // On Temporal the refusal is also the failure of the delivery's activity, in the history of flowgate.callback:<runId>.
-    const types = await callbackActivityFailureTypes(runId);
-    assert.equal(types, ['OutboundAddressRefusedError'], 'one attempt, not retried');
+test('a callbackUrl on a name that always means loopback (localhost, *.localhost) is a 400 at start like 127.0.0.1; nothing starts', async ({ api }) => {
+  for (const host of ['localhost', 'LOCALHOST', 'hooks.localhost']) {
+    const url = withSecret(receiver.url('/ok/loopback-name').replace('//127.0.0.1:', `//${host}:`));
+    for (const path of ['/workflow', '/workflow/run']) {
+      const workflowId = uniqueId('out-localhost');
+      const response = await http(api, 'POST', path, { json: { workflowName: 'echo', workflowId, input: { message: 'x' }, callbackUrl: url } });
+      expectError(response, 400, 'ValidationError');
+      expectIssueAt(response, 'callbackUrl');
+      assert.match(response.body.message, /callbackUrl is refused: (hooks\.)?localhost is a loopback name/);
+      assert.not.ok(response.text.includes(SECRET), 'the answer does not repeat the secret');
+      expectError(await http(api, 'GET', `${wf(workflowId)}/status`), 404, 'WorkflowNotFoundError', { maybeWorkflowId: workflowId });
+    }
   }
+  assert.equal(receiver.calls('/ok/loopback-name'), []);
 });
 
 /** The failure types of the delivery activity's attempts, from the history of the run's callback workflow. */
@@ -129,3 +128,35 @@ async function callbackActivityFailureTypes(runId: string): Promise<string[]> {
 }
 
 test.run();
+
+/*
+ * A loopback address opened (127.0.0.2, where nothing listens): `localhost` may stand for it, so the name passes the
+ * start, and the address it resolves to (127.0.0.1 or ::1, both still refused) decides when the callback is sent.
+ */
+const opened = contractSuite('outbound address rules, a loopback address opened', { OUTBOUND_ALLOWLIST: '127.0.0.2', OUTBOUND_ALLOW_PUBLIC: 'on' });
+opened.before(async () => {
+  receiver = await startCallbackReceiver();
+});
+opened.after(async () => {
+  await receiver?.close();
+});
+
+opened('a callbackUrl naming a host is accepted at start and refused at delivery, on the address it resolves to; logged with the run ids, URL redacted', async ({ api }) => {
+  const url = byName(withSecret(receiver.url('/ok/by-name')));
+  const { workflowId, runId } = await start(api, 'echo', { message: 'resolved' }, uniqueId('out-callback'), { callbackUrl: url });
+  const line = await waitForLog(api, 'run callback not sent: its receiver’s address is refused', workflowId);
+  assert.is(line.level, 'error');
+  assert.is(line.runId, runId);
+  assert.match(String(line.url), /^http:\/\/localhost:\d+\/ok\/by-name\?token=REDACTED&sig=REDACTED$/);
+  assert.match(String(line.address), /^(127\.0\.0\.1|::1)$/);
+  assert.equal(receiver.calls(`/ok/by-name?token=${SECRET}&sig=abc`), [], 'the receiver got nothing');
+  assertNoSecretLogged(api);
+  if (api.engine === 'temporal') {
+    // On Temporal the refusal is also the failure of the delivery's activity, in the history of flowgate.callback:<runId>.
+    const types = await callbackActivityFailureTypes(runId);
+    assert.equal(types, ['OutboundAddressRefusedError'], 'one attempt, not retried');
+  }
+});
+
+opened.run();
+

@@ -111,6 +111,28 @@ test('the OpenAPI document: a relative server, defaulted request fields optional
   }
 });
 
+test('GET /openapi.json has a strong ETag; If-None-Match with it (or *, or its weak form, or in a list) is 304 without a body', async ({ api }) => {
+  const first = await http(api, 'GET', '/openapi.json');
+  const etag = first.headers['etag'];
+  assert.match(etag ?? '', /^"[A-Za-z0-9_-]+"$/, 'a strong entity tag');
+  assert.is((await http(api, 'GET', '/openapi.json')).headers['etag'], etag, 'the same bytes, the same tag');
+  assert.is((await http(api, 'HEAD', '/openapi.json')).headers['etag'], etag, 'HEAD too');
+  for (const ifNoneMatch of [etag!, `W/${etag}`, '*', `"other", ${etag}`]) {
+    for (const method of ['GET', 'HEAD']) {
+      const revalidated = await http(api, method, '/openapi.json', { headers: { 'if-none-match': ifNoneMatch } });
+      assert.is(revalidated.status, 304, `${method} If-None-Match: ${ifNoneMatch}`);
+      assert.is(revalidated.text, '', 'no body');
+      assert.is(revalidated.headers['etag'], etag);
+      assert.is(revalidated.headers['cache-control'], first.headers['cache-control'], "the 200's freshness");
+      assert.is(revalidated.headers['content-length'], undefined, 'no Content-Length: 0 (RFC 9110 8.6: it would not be the 200s)');
+      assert.ok(revalidated.headers['x-request-id']);
+    }
+  }
+  const changed = await http(api, 'GET', '/openapi.json', { headers: { 'if-none-match': '"an-older-document"' } });
+  expectStatus(changed, 200, 'another tag gets the document');
+  assert.is(changed.text, first.text);
+});
+
 test('GET /workflow/list publishes each workflow\'s input and output JSON Schema, and the document says so', async ({ api }) => {
   const { body: list } = await http(api, 'GET', '/workflow/list');
   const echo = list.workflows.find((workflow: { name: string }) => workflow.name === 'echo');

@@ -119,7 +119,7 @@ test('a corrupt trace file (truncated, or JSON that is not a trace) answers as a
   }
 });
 
-test('a stopped run: the trace holds the clean-up step', async ({ api }) => {
+test('a stopped run: the trace holds the clean-up step and the cancelled run\'s error', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'cleans_up_on_stop', {}, uniqueId('tr-cancel'));
   expectStatus(await http(api, 'PATCH', `${wf(workflowId, runId)}/stop`), 200);
   await waitUntil(api, workflowId, 'cancelled');
@@ -129,6 +129,7 @@ test('a stopped run: the trace holds the clean-up step', async ({ api }) => {
   assert.ok(cleanUp, 'clean_up is in the trace');
   assert.equal(cleanUp.output, { cleaned: 'scratch space' });
   assert.is(response.body.data.output, null);
+  assert.equal(response.body.data.error, { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' }, 'the error its result reports');
 });
 
 test('an open run: 424 WorkflowNotCompletedError with its workflowId', async ({ api }) => {

@@ -9,9 +9,18 @@ import { CATALOG_MEMO_KEY, catalogWorkflowId, type CatalogMemo } from '../../ada
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 let pdeathsig: boolean | undefined;
-function spawnArgs(args: string[]): [string, string[]] {
+function spawnArgs(args: string[], launcher: readonly string[]): [string, string[]] {
   pdeathsig ??= process.platform === 'linux' && spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' }).status === 0;
-  return pdeathsig ? ['setpriv', ['--pdeathsig', 'KILL', '--', process.execPath, ...args]] : [process.execPath, args];
+  const argv = [...launcher, process.execPath, ...args];
+  return pdeathsig ? ['setpriv', ['--pdeathsig', 'KILL', '--', ...argv]] : [argv[0]!, argv.slice(1)];
+}
+
+export interface NodeProcessOptions {
+  /**
+   * A command that runs node in its place (its arguments end with node's): it must `exec` node, so the process keeps
+   * the pid the test sees, and setpriv's parent-death signal, which survives exec. A mount namespace of its own, say.
+   */
+  launcher?: readonly string[];
 }
 
 const live = new Set<ChildProcess>();
@@ -39,8 +48,8 @@ export interface NodeProcess {
 const EXAMPLES = { WORKFLOWS_DIR: 'examples/workflows' };
 
 /** Runs `node --import tsx <script> ...args` from the repository root with `env` over this process's environment. */
-export function startNodeProcess(script: string, env: Record<string, string>, scriptArgs: string[] = []): NodeProcess {
-  const [command, args] = spawnArgs(['--import', 'tsx', script, ...scriptArgs]);
+export function startNodeProcess(script: string, env: Record<string, string>, scriptArgs: string[] = [], options: NodeProcessOptions = {}): NodeProcess {
+  const [command, args] = spawnArgs(['--import', 'tsx', script, ...scriptArgs], options.launcher ?? []);
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   if (!exitHook) {
@@ -97,8 +106,8 @@ export async function waitForLog(proc: NodeProcess, predicate: (line: Record<str
 }
 
 /** The API server as `npm start` runs it; resolves with its URL once it listens. */
-export async function startApiProcess(env: Record<string, string>): Promise<NodeProcess & { url: string }> {
-  const proc = startNodeProcess('composition/cli/main.ts', { HOST: '127.0.0.1', PORT: '0', ...EXAMPLES, ...env }, ['serve']);
+export async function startApiProcess(env: Record<string, string>, options: NodeProcessOptions = {}): Promise<NodeProcess & { url: string }> {
+  const proc = startNodeProcess('composition/cli/main.ts', { HOST: '127.0.0.1', PORT: '0', ...EXAMPLES, ...env }, ['serve'], options);
   try {
     const line = await waitForLog(proc, (candidate) => candidate.msg === 'flowgate listening');
     return Object.assign(proc, { url: String(line.url) });

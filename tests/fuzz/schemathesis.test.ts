@@ -28,9 +28,9 @@ import { call, type TestResponse } from '../support/http.js';
  * then read, stop, terminate, reset and resume those runs, and start new ones of real workflows with generated input.
  *
  * No operation is excluded. The history endpoints are server-sent event streams only with `Accept:
- * text/event-stream`; the documented `Accept` parameter is a free string, so schemathesis sends empty, match-all and
- * random values, never that one, and fuzzes their JSON form (tests/contract/history.test.ts covers the stream; an
- * open run's stream would hold the connection until the run closes). POST /workflow/run waits at most
+ * text/event-stream`, which the document does not list as a parameter (OpenAPI 3.1 ignores `Accept` parameters), so
+ * schemathesis fuzzes their JSON form (tests/contract/history.test.ts covers the stream; an open run's stream would
+ * hold the connection until the run closes). POST /workflow/run waits at most
  * RUN_TIMEOUT_MAX_SECONDS (2 s here, and the generated document says so) for a run, so a generated run of a
  * waiting workflow ends in its documented 408 instead of holding the connection.
  *

@@ -84,7 +84,7 @@ usage('an unknown command, an unknown option, a missing value, a stray argument,
   }
 });
 
-usage('--help on each run command: its usage line, its arguments and the --url, --token and --json options', async () => {
+usage('--help on each run command: its usage line, its arguments and the --url, --token, --json and --timeout options', async () => {
   const commands: [string, string][] = [
     ['run', 'WORKFLOW'], ['start', 'WORKFLOW'], ['status', 'WORKFLOW_ID'], ['result', 'WORKFLOW_ID'], ['input', 'WORKFLOW_ID'], ['list', '[--catalog C]'],
     ['runs', '[--workflow NAME]'], ['follow', 'WORKFLOW_ID'], ['history', 'WORKFLOW_ID'], ['trace', 'WORKFLOW_ID'], ['stop', 'WORKFLOW_ID'],
@@ -95,7 +95,7 @@ usage('--help on each run command: its usage line, its arguments and the --url, 
     assert.is(code, 0, name);
     assert.is(stderr, '');
     assert.ok(stdout.startsWith(`Usage: flowgate ${name} ${synopsis}`), stdout);
-    for (const option of ['--url URL', '--token T', '--json']) assert.ok(stdout.includes(option), `${name} --help names ${option}`);
+    for (const option of ['--url URL', '--token T', '--json', '--timeout S']) assert.ok(stdout.includes(option), `${name} --help names ${option}`);
   }
 });
 

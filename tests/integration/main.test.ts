@@ -87,7 +87,15 @@ shutdown('SIGTERM lets in-flight POST /workflow/run calls finish, then exits 0',
         body: JSON.stringify({ workflowName: 'nap', input: { ms: 400 }, workflowId: `term-${index}` }),
       }).then(async (response) => ({ status: response.statusCode, body: (await response.body.json()) as { status: string } })),
     );
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // In flight means taken by the server: every run started (a fixed pause lost requests still in the listen
+    // backlog on a loaded machine, and the closing listener reset them).
+    const deadline = Date.now() + 20_000;
+    for (let index = 0; index < 20; index += 1) {
+      while ((await request(`${server.url}/workflow/term-${index}/status`).then(async (response) => (await response.body.dump(), response.statusCode))) !== 200) {
+        if (Date.now() > deadline) throw new Error(`run term-${index} never started`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
     const exitCode = server.stop('SIGTERM');
     const answers = await Promise.all(inFlight);
     assert.equal(answers.map((answer) => answer.status), Array(20).fill(200));

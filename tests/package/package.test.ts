@@ -111,6 +111,35 @@ async function writeProjectFiles(project: string, files: Map<string, string>): P
   }
 }
 
+
+/**
+ * A TypeScript example of the docs: a file of the docs' sample project (```ts file=PATH), a whole module of its own
+ * (```ts), or a fragment that leans on names the page set up before (```ts fragment), which is not compiled.
+ */
+interface DocsExample {
+  where: string;
+  kind: 'file' | 'module' | 'fragment';
+  path: string;
+  code: string;
+}
+
+async function docsTypeScriptExamples(): Promise<DocsExample[]> {
+  const examples: DocsExample[] = [];
+  for (const page of (await readdir(join(ROOT, 'docs'))).filter((name) => name.endsWith('.md')).sort()) {
+    const markdown = await readFile(join(ROOT, 'docs', page), 'utf8');
+    for (const match of markdown.matchAll(/^```(?:ts|typescript|tsx)\b([^\n]*)\n([\s\S]*?)^```/gm)) {
+      const line = markdown.slice(0, match.index).split('\n').length;
+      const where = `docs/${page}:${line}`;
+      const info = match[1]!.trim();
+      const file = /^file=(\S+)$/.exec(info)?.[1];
+      if (info !== '' && info !== 'fragment' && file === undefined) throw new Error(`${where}: \`\`\`ts ${info}: say file=PATH, fragment, or nothing`);
+      const kind = file !== undefined ? 'file' : info === 'fragment' ? 'fragment' : 'module';
+      examples.push({ where, kind, path: file ?? `${page.replace(/\.md$/, '')}-line-${line}.ts`, code: match[2]! });
+    }
+  }
+  return examples;
+}
+
 const pkg = suite<Context>('the packed package in a fresh project');
 
 pkg.before(async (context) => {
@@ -241,6 +270,65 @@ pkg('the public types: tsc --noEmit over the workflow, steps, embedding and test
   );
   const checked = await run(context, process.execPath, [join(context.project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: context.project });
   assert.is(checked.code, 0, checked.stdout + checked.stderr);
+});
+
+/** The flags of the strictest projects beyond `tsc --init`'s (which has strict, exactOptionalPropertyTypes and noUncheckedIndexedAccess). */
+const STRICTEST_FLAGS = {
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  noPropertyAccessFromIndexSignature: true,
+  noImplicitReturns: true,
+  noFallthroughCasesInSwitch: true,
+  noUnusedLocals: true,
+  noUnusedParameters: true,
+  allowUnusedLabels: false,
+  allowUnreachableCode: false,
+  forceConsistentCasingInFileNames: true,
+  // The package's own declarations are checked under these flags too.
+  skipLibCheck: false,
+};
+
+pkg('every TypeScript example of the docs compiles, with tsc --init\'s defaults and with the strictest flags', async (context) => {
+  const examples = await docsTypeScriptExamples();
+  const compiled = examples.filter((example) => example.kind !== 'fragment');
+  assert.ok(compiled.length >= 14, `${compiled.length} examples to compile`);
+  // The frameworks the embedding examples use, at the versions this repository locks.
+  const frameworks = ['express', '@types/express', 'fastify', 'hono', '@hono/node-server'].map((name) => `${name}@${ownManifest.devDependencies[name]}`);
+  const installed = await run(context, 'npm', ['install', '--save-dev', ...frameworks, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
+  assert.is(installed.code, 0, installed.stderr);
+  // The docs' sample project (every file= block) with each whole example beside it, as its own module.
+  const dir = join(context.project, 'docs-examples');
+  await mkdir(dir);
+  const written = new Map<string, DocsExample>();
+  for (const example of compiled) {
+    const earlier = written.get(example.path);
+    if (earlier && earlier.code !== example.code) assert.unreachable(`${example.where} and ${earlier.where} are both ${example.path}, differently`);
+    written.set(example.path, example);
+    await mkdir(dirname(join(dir, example.path)), { recursive: true });
+    await writeFile(join(dir, example.path), example.code);
+  }
+  const tsc = join(context.project, 'node_modules', 'typescript', 'bin', 'tsc');
+  const init = await run(context, process.execPath, [tsc, '--init'], { cwd: dir });
+  assert.is(init.code, 0, init.stdout + init.stderr);
+  // tsc --init leaves Node's types out and says, in the file, to add them for Node: the one change made to it.
+  const generated = await readFile(join(dir, 'tsconfig.json'), 'utf8');
+  assert.match(generated, /"types": \[\],/);
+  assert.match(generated, /"exactOptionalPropertyTypes": true/);
+  await writeFile(join(dir, 'tsconfig.json'), generated.replace('"types": [],', '"types": ["node"],'));
+  await writeFile(join(dir, 'tsconfig.strictest.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { ...STRICTEST_FLAGS, noEmit: true } }, null, 2));
+  // Which example an error is in, by its file.
+  const explain = (output: string) =>
+    output.replace(/^([^\s(]+\.ts)\(/gm, (whole, file: string) => {
+      const example = written.get(file);
+      return example ? `${example.where} (${file})(` : whole;
+    });
+  const strictest = await run(context, process.execPath, [tsc, '-p', 'tsconfig.strictest.json'], { cwd: dir });
+  assert.is(strictest.code, 0, `the strictest flags:\n${explain(strictest.stdout + strictest.stderr)}`);
+  // tsc as `tsc --init` set it up, emitting (declarations included: an exported value's type must be nameable).
+  const defaults = await run(context, process.execPath, [tsc, '-p', '.'], { cwd: dir });
+  assert.is(defaults.code, 0, `tsc --init's defaults:\n${explain(defaults.stdout + defaults.stderr)}`);
 });
 
 pkg('the embedding of docs/embedding.md and the client script of docs/client.md, compiled with tsc and run: the API under /flows beside the app\'s own route', async (context) => {

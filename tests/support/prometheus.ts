@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import * as assert from 'uvu/assert';
+import { ensurePromtool } from '../../scripts/infra/index.mjs';
 
 /** One sample of a Prometheus text exposition: `name{label="value",...} value`. */
 export interface Sample {
@@ -42,4 +44,25 @@ export function valueOf(exposition: Exposition, name: string, labels: Record<str
   return exposition.samples
     .filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value))
     .reduce((sum, sample) => sum + sample.value, 0);
+}
+
+/**
+ * What `promtool check metrics` (Prometheus' own linter, scripts/infra/promtool.mjs) says of an exposition: its
+ * problems, one a line; empty when it has none.
+ */
+export async function promtoolProblems(text: string): Promise<string> {
+  const promtool = await ensurePromtool();
+  const child = spawn(promtool, ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  child.stdin.end(text);
+  const code = await exited;
+  // promtool exits 3 for lint problems, 1 for text it cannot parse: either way the output says what.
+  if (code !== 0 && output.trim() === '') output = `promtool exited with ${String(code)} and said nothing`;
+  return output.trim();
 }

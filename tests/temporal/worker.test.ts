@@ -211,7 +211,7 @@ worker('a stopped cleans_up_on_stop runs its clean-up step and ends CANCELED', a
   assert.ok((await activityTypes(handle)).includes('cleans_up_on_stop#clean_up'));
   const trace = await traceOf(context, handle);
   assert.equal(trace.steps.map((step) => [step.name, step.output]), [['clean_up', { cleaned: 'scratch space' }]]);
-  assert.is(trace.error?.name, 'CancelledError');
+  assert.equal(trace.error, { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' });
 });
 
 worker('countdown continues as new until it reaches zero', async (context) => {

@@ -1,10 +1,14 @@
 import { test } from 'uvu';
+import { assertCallbackUrl, callbackAddressProblem } from '../../core/domain/callback.js';
+import { ValidationError } from '../../core/domain/errors.js';
 import * as assert from 'uvu/assert';
 import {
   addressRefusal,
   describeRefusal,
   EMPTY_ALLOWLIST,
   hostAddress,
+  isLoopbackName,
+  loopbackNameRefusal,
   outboundRefusal,
   parseOutboundAllowlist,
   unlistedHostRefusal,
@@ -183,6 +187,51 @@ test('OUTBOUND_ALLOW_PUBLIC=off: only what the list names is called; an unnamed 
   assert.is(unlistedHostRefusal('203.0.113.7', listedOnly), undefined, 'an address host is left to outboundRefusal');
   // The default (public allowed) never refuses a name before resolution.
   assert.is(unlistedHostRefusal('example.com', EMPTY_ALLOWLIST), undefined);
+});
+
+test('names that always mean loopback (RFC 6761: localhost, *.localhost), any case, a trailing dot', () => {
+  for (const name of ['localhost', 'LOCALHOST', 'LocalHost.', 'api.localhost', 'a.b.LOCALHOST.', '[localhost]']) assert.ok(isLoopbackName(name), name);
+  for (const name of ['localhost.example', 'mylocalhost', 'localhostx', 'localhost.evil.com', 'notlocalhost', '127.0.0.1', '::1', 'local', '']) {
+    assert.not.ok(isLoopbackName(name), name);
+  }
+});
+
+test('a loopback name is refused by its name, before any lookup, as its addresses are; the allow-list may open it', () => {
+  const refusal = loopbackNameRefusal('LocalHost.', EMPTY_ALLOWLIST);
+  assert.equal(refusal, { address: 'localhost', category: 'loopback', network: 'localhost, *.localhost', byName: true });
+  assert.is(describeRefusal(refusal!), 'localhost is a loopback name (localhost, *.localhost: they always mean 127.0.0.1 and ::1)');
+  assert.is(loopbackNameRefusal('hooks.localhost', EMPTY_ALLOWLIST)?.address, 'hooks.localhost');
+  assert.is(loopbackNameRefusal('example.com', EMPTY_ALLOWLIST), undefined, 'another name is left to its addresses');
+  assert.is(loopbackNameRefusal('127.0.0.1', EMPTY_ALLOWLIST), undefined, 'an address is left to outboundRefusal');
+  // Opened by naming it (or a .domain holding it), or by a loopback address it may stand for: then its address decides.
+  for (const list of ['localhost', '127.0.0.1', '127.0.0.2', '127.0.0.0/8', '0.0.0.0/0', '::1', '::/0', '::ffff:127.0.0.1']) {
+    assert.is(loopbackNameRefusal('localhost', parseOutboundAllowlist(list).allowlist), undefined, list);
+  }
+  assert.is(loopbackNameRefusal('api.localhost', parseOutboundAllowlist('.localhost').allowlist), undefined);
+  // What opens no loopback address leaves it refused.
+  for (const list of ['10.0.0.0/8', 'receiver.internal', 'fd00::/8', '128.0.0.0/8', '::2', 'other.localhost']) {
+    assert.ok(loopbackNameRefusal('localhost', parseOutboundAllowlist(list).allowlist), list);
+  }
+});
+
+test('a callbackUrl on a loopback name is refused at the start like 127.0.0.1: a ValidationError at callbackUrl', () => {
+  for (const url of ['http://localhost:8080/x', 'http://LOCALHOST/x', 'https://hooks.localhost/cb']) {
+    assert.match(callbackAddressProblem(url) ?? '', /^callbackUrl is refused: (hooks\.)?localhost is a loopback name/, url);
+    const error = (() => {
+      try {
+        assertCallbackUrl(url);
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    assert.instance(error, ValidationError, url);
+    assert.equal((error as InstanceType<typeof ValidationError>).issues?.[0]?.path, ['callbackUrl']);
+  }
+  assert.match(callbackAddressProblem('http://127.0.0.1:8080/x') ?? '', /127\.0\.0\.1 is a loopback address/);
+  assert.is(callbackAddressProblem('http://localhost:8080/x', parseOutboundAllowlist('localhost').allowlist), undefined);
+  assert.is(callbackAddressProblem('http://localhost:8080/x', parseOutboundAllowlist('127.0.0.1').allowlist), undefined);
+  assert.is(callbackAddressProblem('http://receiver.example/x'), undefined, 'another name is checked when the call is made');
 });
 
 test.run();

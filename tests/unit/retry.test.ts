@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resolveRetryPolicy, retryDelayMs, isRetryable } from '../../core/definition/retry.js';
+import { DEFAULT_RETRY_POLICY, resolveRetryPolicy, retryDelayMs, isRetryable } from '../../core/definition/retry.js';
+import { step } from '../../core/definition/step.js';
 
 test('retry delays grow by the coefficient and stop at the maximum', () => {
   const policy = resolveRetryPolicy({ initialIntervalMs: 100, backoffCoefficient: 3, maximumIntervalMs: 500 });
@@ -17,6 +18,12 @@ test('non-retryable errors and exhausted attempts are not retried', () => {
 
 test('an invalid policy is refused with the field named', () => {
   assert.throws(() => resolveRetryPolicy({ maximumAttempts: 0 }), /maximumAttempts/);
+});
+
+test('a field given as undefined keeps its default, as one left out does', () => {
+  const policy = resolveRetryPolicy({ maximumAttempts: undefined, initialIntervalMs: 250, backoffCoefficient: undefined });
+  assert.equal(policy, { ...DEFAULT_RETRY_POLICY, initialIntervalMs: 250 });
+  assert.equal(step({ name: 'undefined_retry', retry: { maximumAttempts: undefined }, timeoutMs: undefined, fn: async () => 1 }).definition.retry, DEFAULT_RETRY_POLICY);
 });
 
 test.run();

@@ -175,6 +175,28 @@ test('OUTBOUND_ALLOW_PUBLIC=off: a host the allow-list does not name is refused 
   });
 });
 
+test('a name that always means loopback (localhost, *.localhost) is refused by its name, without a lookup, unless the list opens loopback', async () => {
+  await withReceiver(200, async ({ port, received }) => {
+    const asked: string[] = [];
+    // A resolver that maps the name elsewhere (a public address) changes nothing: the name alone decides.
+    const sender = new FetchWebhookSender({ resolve: resolverOf(['93.184.215.14'], asked) });
+    for (const host of ['localhost', 'LOCALHOST', 'hooks.localhost']) {
+      const error = refusal(await sender.send({ ...call, url: `http://${host}:${port}/hook` }).catch((e: unknown) => e));
+      assert.is(error.address, host.toLowerCase());
+      assert.match(error.message, /localhost is a loopback name/);
+    }
+    assert.equal(asked, [], 'never resolved');
+    assert.equal(received, []);
+    await sender.close();
+    // Opened by a loopback address: the name is resolved, and the address it resolves to decides.
+    const opened = new FetchWebhookSender({ resolve: resolverOf(['127.0.0.1'], asked), allowlist: parseOutboundAllowlist('127.0.0.1').allowlist });
+    await opened.send({ ...call, url: `http://localhost:${port}/hook` });
+    assert.equal(asked, ['localhost']);
+    assert.is(received.length, 1);
+    await opened.close();
+  });
+});
+
 test('a rebinding name cannot slip through: each connection checks the address it connects to', async () => {
   // The first answer is allowed (127.0.0.2, where nothing listens), the next ones are refused (127.0.0.1, where the
   // receiver is). A check on one lookup and a connection on another would reach the receiver.

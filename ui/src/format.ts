@@ -32,10 +32,6 @@ export function formatCost(cost: number): string {
   return cost >= 1 ? cost.toFixed(2) : cost.toPrecision(2).replace(/\.?0+$/, '');
 }
 
-export function shortId(id: string): string {
-  return id.length > 8 ? id.slice(0, 8) : id;
-}
-
 /** A JSON value, indented, for display; `undefined` as a dash. */
 export function prettyJson(value: unknown): string {
   if (value === undefined) return '—';

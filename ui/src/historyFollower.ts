@@ -21,7 +21,8 @@ const LONGEST_RETRY_MS = 5_000;
 /**
  * Follows a run's history stream (server-sent events over fetch, which can carry the bearer token) until its
  * `done` event. A dropped connection is resumed with `Last-Event-ID` (the last id received), so no history event is
- * repeated or skipped; progress a resumed stream repeats is dropped by `(stepEventId, seq)`.
+ * repeated or skipped; progress a resumed stream repeats is dropped by `(stepEventId, seq)`. Resumed after the run's
+ * closing event, the API answers 204 and the run's status ends the stream.
  */
 export function followHistory(api: Api, workflowId: string, runId: string, handlers: HistoryHandlers): { stop(): void } {
   const controller = new AbortController();
@@ -73,6 +74,13 @@ export function followHistory(api: Api, workflowId: string, runId: string, handl
     while (!controller.signal.aborted) {
       try {
         const response = await api.stream(`${runPath(workflowId, runId)}/history`, lastId, controller.signal);
+        if (response.status === 204) {
+          // Resumed after the closing event: the run has ended and every event is here; its status ends the stream.
+          const view = await api.get<RunStatusView>(`${runPath(workflowId, runId)}/status`, {}, controller.signal);
+          handlers.done(view.status);
+          handlers.connection('ended');
+          return;
+        }
         handlers.connection('live');
         const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
         const parser = new SseParser();

@@ -1,14 +1,16 @@
+import { currentFeedbackWait, trackFeedbackWaits, type FeedbackWait } from '../../core/domain/feedbackWaits.js';
 import type { HistoryEvent } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
 import type { TraceStep } from '../../core/domain/trace.js';
 
 /*
- * A run's timeline: one row per step call, timer and child run, each with a bar per attempt, built from the history
+ * A run's timeline: one row per step call, timer, child run and wait for feedback, each with a bar per attempt (a
+ * wait's bar spans from when it began to the reply that served it, or to its end), built from the history
  * (live, both engines) and enriched by the trace once the run has closed (cost, tokens, HTTP calls, attempts the
  * history does not show). Pure: tests/unit checks it against hand-written histories of both engines' shapes.
  */
 
-export type RowKind = 'step' | 'evaluator' | 'internal_step' | 'timer' | 'child';
+export type RowKind = 'step' | 'evaluator' | 'internal_step' | 'timer' | 'child' | 'feedback';
 export type RowState = 'scheduled' | 'running' | 'completed' | 'failed';
 
 export interface AttemptBar {
@@ -42,6 +44,8 @@ export interface TimelineRow {
   aggregations?: { totalCost: number; httpCalls: number; tokens: number };
   child?: { workflowId: string; runId: string; workflowName: string };
   timerMs?: number;
+  /** A wait for feedback (core/domain/feedbackWaits.ts): when it began, its time limit, how it ended. */
+  wait?: FeedbackWait;
   /** Copied from the run a reset started from: it ran there, before this run began (history before `workflow_reset`). */
   replayed?: boolean;
 }
@@ -55,9 +59,16 @@ export function buildTimeline(events: readonly HistoryEvent[], progress: readonl
     rows.push(row);
     byKey.set(row.key, row);
   };
+  let waits: readonly FeedbackWait[] = [];
+  /** Temporal's timers of waits with a time limit: the wait's row stands for them. */
+  const waitTimers = new Set<string>();
+  let previous: HistoryEvent | undefined;
   for (const event of events) {
     const at = Date.parse(event.time);
     const attributes = event.attributes;
+    waits = trackFeedbackWaits(waits, event);
+    const before = previous;
+    previous = event;
     switch (event.type) {
       case 'step_scheduled': {
         const kind = typeof attributes.kind === 'string' && STEP_KINDS.has(attributes.kind) ? (attributes.kind as RowKind) : 'step';
@@ -94,12 +105,21 @@ export function buildTimeline(events: readonly HistoryEvent[], progress: readonl
         }
         break;
       }
+      case 'feedback_wait_started':
+        add({ key: `feedback:${event.eventId}`, kind: 'feedback', name: 'feedback', eventId: event.eventId, scheduledAt: at, state: 'running', attempts: [{ attempt: 1, startedAt: at, endedAt: undefined, outcome: 'running' }], attemptCount: 1, endedAt: undefined });
+        break;
       case 'timer_started': {
         const timerMs = numberOr(attributes.durationMs, 0);
+        // On Temporal a wait with a time limit starts a timer for it at once, in the same workflow task.
+        if (before?.type === 'feedback_wait_started' && before.time === event.time && timerMs === before.attributes.timeoutMs) {
+          waitTimers.add(String(attributes.timerId));
+          break;
+        }
         add({ key: `timer:${event.eventId}`, kind: 'timer', name: 'sleep', eventId: event.eventId, scheduledAt: at, state: 'running', attempts: [{ attempt: 1, startedAt: at, endedAt: undefined, outcome: 'running' }], attemptCount: 1, endedAt: undefined, timerMs });
         break;
       }
       case 'timer_fired': {
+        if (waitTimers.has(String(attributes.timerId))) break;
         // Fired timers name no timer: the open one due nearest to now is the one that fired.
         const open = rows.filter((row) => row.kind === 'timer' && row.state === 'running');
         const fired = open.sort((a, b) => Math.abs(a.scheduledAt + (a.timerMs ?? 0) - at) - Math.abs(b.scheduledAt + (b.timerMs ?? 0) - at))[0];
@@ -132,6 +152,12 @@ export function buildTimeline(events: readonly HistoryEvent[], progress: readonl
     if (!row) continue;
     if (!row.progress || report.seq > row.progress.seq) row.progress = report;
     row.attemptCount = Math.max(row.attemptCount, report.attempt);
+  }
+  for (const wait of waits) {
+    const row = byKey.get(`feedback:${wait.eventId}`);
+    if (!row) continue;
+    row.wait = wait;
+    if (wait.endedAt !== undefined) finish(row, Date.parse(wait.endedAt), wait.end === 'feedback' ? 'completed' : 'failed');
   }
   for (const row of rows) showEarlierAttempts(row);
   enrichFromTrace(rows, trace);
@@ -189,6 +215,14 @@ function enrichFromTrace(rows: TimelineRow[], trace: readonly TraceStep[]): void
       if (earlier && startedAt >= earlier.startedAt && startedAt < earlier.endedAt!) earlier.startedAt = startedAt;
     }
   }
+}
+
+/**
+ * The wait for feedback the run is in at `now`, the oldest when it is in several: what the run page says it waits
+ * for (since when, with the Send feedback action).
+ */
+export function currentWait(rows: readonly TimelineRow[], now: number): FeedbackWait | undefined {
+  return currentFeedbackWait(rows.flatMap((row) => (row.wait ? [row.wait] : [])), now);
 }
 
 function numberOr(value: unknown, fallback: number): number {

@@ -155,6 +155,8 @@ export interface EngineStore {
   /** A callback's delivery ended (delivered, refused or abandoned): it leaves the outbox at the next commit. */
   callbackEnded(run: PinnedRunRef): void;
 
+  /** Whether the store takes a write now (a tiny one, committed on its own): true for a store that cannot fail. */
+  probe(): boolean;
   /** Who hears of a commit that failed (the engine restores the runs it touched from the store). */
   onWriteFailed(handler: (records: readonly RunRecord[], error: unknown) => void): void;
   /** What the store holds now, for EmbeddedEngine.usage() and tests. */

@@ -95,6 +95,10 @@ export class MemoryStore implements EngineStore {
   /** Nothing is written: nothing can fail. */
   onWriteFailed(): void {}
 
+  probe(): boolean {
+    return true;
+  }
+
   admitKey(workflowId: string): void {
     this.keys.admit(workflowId);
   }

@@ -2,6 +2,7 @@ import type { ListRunsRequest, ResultWait } from '../../../core/api/requests.js'
 import type { ResultVersion } from '../../../core/api/views.js';
 import type { RunRef } from '../../../core/domain/run.js';
 import type { RunStatus } from '../../../core/domain/status.js';
+import { DEPRECATION_HEADER } from '../responseDocs.js';
 import { ok, type RouteContext, type RouteResult } from '../route.js';
 
 /** Path parameters of the id form (`{id}`) and the pinned form (`{id}` + `{rid}`). */
@@ -14,9 +15,9 @@ export function toRunRef(params: RunPathParams): RunRef {
   return params.rid === undefined ? { workflowId: params.id } : { workflowId: params.id, runId: params.rid };
 }
 
-/** docs/api.md: a legacy result carries `Deprecation: true`. */
+/** docs/api.md: a legacy result carries `Deprecation` (RFC 9745). */
 export function resultHeaders(version: ResultVersion): Record<string, string> | undefined {
-  return version === 'legacy' ? { deprecation: 'true' } : undefined;
+  return version === 'legacy' ? { deprecation: DEPRECATION_HEADER } : undefined;
 }
 
 /** GET /workflow/{id}/result and /workflow/{id}/runs/{rid}/result */

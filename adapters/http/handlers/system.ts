@@ -1,6 +1,8 @@
 import type { RouteContext, RouteResult } from '../route.js';
 import { causeChain } from '../errors.js';
+import { matchesEtag } from '../etag.js';
 import { NotFoundError } from '../transportErrors.js';
+import { firstHeader, type RequestHeaders } from '../types.js';
 
 /** Seconds a load balancer should wait before probing an unready instance again. */
 const READINESS_RETRY_AFTER_SECONDS = '5';
@@ -28,9 +30,12 @@ export async function health(): Promise<RouteResult> {
   return { kind: 'json', status: 200, body: { status: 'ok' } };
 }
 
-/** GET /openapi.json */
-export async function openApiDocument(context: RouteContext): Promise<RouteResult> {
-  return { kind: 'serialized-json', status: 200, body: context.openApiJson, headers: { 'cache-control': 'public, max-age=300' } };
+/** GET /openapi.json: a client that has this document (`If-None-Match` names its tag) gets a 304 instead. */
+export async function openApiDocument(headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+  const { json, etag } = context.openApiDocument;
+  const validators = { etag, 'cache-control': 'public, max-age=300' };
+  if (matchesEtag(firstHeader(headers, 'if-none-match'), etag)) return { kind: 'not-modified', headers: validators };
+  return { kind: 'serialized-json', status: 200, body: json, headers: validators };
 }
 
 /** GET /metrics: the Prometheus text exposition (docs/operations.md, Metrics). */

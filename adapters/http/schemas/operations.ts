@@ -38,6 +38,10 @@ export const WorkflowListSchema = z
         description: z.string(),
         inputSchema: PublishedJsonSchema.meta({ description: 'What a start\'s `input` is validated against before anything starts.' }),
         outputSchema: PublishedJsonSchema.meta({ description: 'What a completed run\'s `output` matches.' }),
+        feedbackSchema: PublishedJsonSchema.optional().meta({
+          description:
+            'What a reply\'s `payload` (POST /workflow/feedback) is validated against before it is delivered. Absent when the workflow declares none: any JSON object is delivered.',
+        }),
       }),
     ),
   })

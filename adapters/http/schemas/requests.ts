@@ -29,23 +29,40 @@ export const IdempotencyKeySchema = z
   });
 
 // ---- Query parameters -----------------------------------------------------------------------------------------
-// Unknown query parameters are ignored (cache busters, tracing tags); a repeated one arrives as an array and fails.
+// A repeated parameter arrives as an array and fails.
 
-export const NoQuerySchema = z.object({});
+/**
+ * The query of an endpoint: an unknown parameter is refused, naming it and the ones the endpoint takes. Ignored, a
+ * typo widened what the call meant (`/workflow/runs?workflowNmae=x` listed every run).
+ */
+function queryParameters<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+  const accepted = Object.keys(shape);
+  const takes = accepted.length === 0 ? 'takes no query parameters' : `takes ${accepted.join(', ')}`;
+  return z.strictObject(shape, {
+    error: (issue) => {
+      if (issue.code !== 'unrecognized_keys') return undefined;
+      const plural = issue.keys.length > 1 ? 's' : '';
+      return `unknown query parameter${plural} ${issue.keys.join(', ')}; this endpoint ${takes}`;
+    },
+  });
+}
+
+export const NoQuerySchema = queryParameters({});
 
 export const ResultVersionSchema = z
   .enum(['2', 'legacy'])
   .default('2')
-  .meta({ description: 'Result shape. `legacy` is deprecated and answered with `Deprecation: true`.' });
+  .meta({ description: 'Result shape. `legacy` is deprecated and answered with a `Deprecation` header.' });
 
-export const ResultQuerySchema = z.object({ v: ResultVersionSchema });
+export const ResultQuerySchema = queryParameters({ v: ResultVersionSchema });
 
 /** A number as JSON (and the document's `type: number`) writes it, exponents included: `1.5`, `2e1`, `-1`. */
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 
 /** The result query with `wait` (long-poll), bounded by RUN_TIMEOUT_MAX_SECONDS like a run-and-wait's `timeout`. */
 export function createResultQuerySchema(limits: Pick<RunBodyLimits, 'runTimeoutMaxSeconds'>) {
-  return ResultQuerySchema.extend({
+  return queryParameters({
+    v: ResultVersionSchema,
     wait: z
       .preprocess(
         (value) => (typeof value === 'string' && JSON_NUMBER.test(value) ? Number(value) : value),
@@ -95,7 +112,7 @@ function queryInteger(bounds: { min: number; max: number; fallback: number }) {
 
 const PageTokenSchema = z.string().min(1).meta({ description: 'The `nextPageToken` of the previous page.' });
 
-export const ListRunsQuerySchema = z.object({
+export const ListRunsQuerySchema = queryParameters({
   workflowName: WorkflowNameSchema.optional(),
   catalog: CatalogNameSchema.optional(),
   status: StatusFilterSchema.optional(),
@@ -103,12 +120,12 @@ export const ListRunsQuerySchema = z.object({
   pageToken: PageTokenSchema.optional(),
 });
 
-export const HistoryQuerySchema = z.object({
+export const HistoryQuerySchema = queryParameters({
   pageSize: queryInteger({ min: 1, max: 200, fallback: 50 }).meta({ description: 'Events per page (JSON form only).' }),
   pageToken: PageTokenSchema.optional().meta({ description: 'Continue after the previous page (JSON form only).' }),
 });
 
-export const WorkflowListQuerySchema = z.object({ catalog: CatalogNameSchema.optional() });
+export const WorkflowListQuerySchema = queryParameters({ catalog: CatalogNameSchema.optional() });
 
 // ---- Bodies ---------------------------------------------------------------------------------------------------
 
@@ -151,7 +168,9 @@ export const StartWorkflowBodySchema = z
 export const FeedbackBodySchema = z
   .strictObject({
     workflowId: WorkflowIdSchema,
-    payload: JsonObjectSchema.meta({ description: 'Data the waiting workflow resumes with.' }),
+    payload: JsonObjectSchema.meta({
+      description: "Data the waiting workflow resumes with. Must match the workflow's `feedbackSchema` (GET /workflow/list) when it publishes one.",
+    }),
   })
   .meta({ title: 'FeedbackRequest' });
 

@@ -54,7 +54,7 @@ export const WorkflowResultLegacySchema = z
     error: z.string().nullable().meta({ description: 'Message when failed, else null.' }),
     errorDetails: LegacyErrorDetailsSchema.nullable(),
   })
-  .meta({ title: 'WorkflowResultLegacy', deprecated: true, description: 'The deprecated result shape, answered only for `?v=legacy` (with `Deprecation: true`). It has no `v`.' });
+  .meta({ title: 'WorkflowResultLegacy', deprecated: true, description: 'The deprecated result shape, answered only for `?v=legacy` (with a `Deprecation` header). It has no `v`.' });
 
 /**
  * Exactly one of the two (`oneOf` in the document): version 2 always has `v: "2"`, which the strict legacy shape

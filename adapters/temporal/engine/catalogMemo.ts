@@ -22,8 +22,8 @@ export function runTimeoutsOf(workflows: readonly PublishedWorkflow[]): Readonly
 }
 
 /** What the core sees of a published workflow: exactly a WorkflowTypeInfo. */
-export function typeInfoOf({ name, description, inputSchema, outputSchema }: PublishedWorkflow): WorkflowTypeInfo {
-  return { name, description, inputSchema, outputSchema };
+export function typeInfoOf({ name, description, inputSchema, outputSchema, feedbackSchema }: PublishedWorkflow): WorkflowTypeInfo {
+  return { name, description, inputSchema, outputSchema, ...(feedbackSchema === undefined ? {} : { feedbackSchema }) };
 }
 
 /** The catalog registry workflow's memo, checked; undefined when it is missing or not a CatalogMemo. */
@@ -55,7 +55,14 @@ function isWorkflowTypeInfo(value: unknown): value is WorkflowTypeInfo {
   if (typeof value !== 'object' || value === null) return false;
   const info = value as Partial<WorkflowTypeInfo>;
   const isSchema = (schema: unknown): boolean => typeof schema === 'boolean' || (typeof schema === 'object' && schema !== null);
-  return typeof info.name === 'string' && typeof info.description === 'string' && isSchema(info.inputSchema) && isSchema(info.outputSchema);
+  // A worker of a release before feedbackSchema publishes none.
+  return (
+    typeof info.name === 'string' &&
+    typeof info.description === 'string' &&
+    isSchema(info.inputSchema) &&
+    isSchema(info.outputSchema) &&
+    (info.feedbackSchema === undefined || isSchema(info.feedbackSchema))
+  );
 }
 
 /**

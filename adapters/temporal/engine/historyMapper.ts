@@ -16,7 +16,7 @@ export const INITIAL_MAPPER_STATE: MapperState = Object.freeze({ next: 1, steps:
 
 /**
  * Turns Temporal's events, read in order from the first, into engine-neutral ones (docs/api.md, History).
- * Workflow-task, marker, memo and search-attribute events and unknown types are left out.
+ * Workflow-task, marker and search-attribute events, memo upserts other than a wait's, and unknown types are left out.
  *
  * Neutral events are numbered 1, 2, 3… in order, like the embedded engine's: clients (and the contract suite) see
  * consecutive ids, and `Last-Event-ID` resumes by that number. History is append-only, so the numbering of a run

@@ -1,4 +1,4 @@
-import { HISTORY_SIZE_LIMIT_EXCEEDED, type RunDescription, type RunOutcome, type SerializedFailure } from '../../../core/domain/run.js';
+import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, type RunDescription, type RunOutcome, type SerializedFailure } from '../../../core/domain/run.js';
 import { failureOf } from './failures.js';
 import { EventType, type HistoryEvent } from './proto.js';
 import { decodeFirst } from './values.js';
@@ -22,7 +22,7 @@ export function closingFailureOf(close: HistoryEvent | undefined): SerializedFai
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
       return failureOf(close.workflowExecutionFailedEventAttributes?.failure);
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED:
-      return { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' };
+      return cancelledRunFailure();
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
       return terminationOf(close.workflowExecutionTerminatedEventAttributes?.reason);
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:

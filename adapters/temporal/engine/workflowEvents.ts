@@ -1,15 +1,16 @@
-import type { SerializedFailure } from '../../../core/domain/run.js';
-import { CALLBACK_WORKFLOW_TYPE, FEEDBACK_SIGNAL } from '../protocol.js';
+import { cancelledRunFailure, type SerializedFailure } from '../../../core/domain/run.js';
+import { feedbackWaitStartedAttributes } from '../../../core/domain/history.js';
+import { CALLBACK_WORKFLOW_TYPE, FEEDBACK_SIGNAL, FEEDBACK_WAIT_MEMO_KEY, type FeedbackWaitMemo } from '../protocol.js';
 import { failureOf } from './failures.js';
 import { EventType, enums, type HistoryEvent } from './proto.js';
 import { parseResetReason, withoutKeyRecord } from './resetReason.js';
 import type { MappedEvent } from './stepEvents.js';
-import { decodeForDisplay, toMillis } from './values.js';
+import { decodeForDisplay, decodeIfPossible, toMillis } from './values.js';
 
 type ChildEnd = { status: 'cancelled' | 'terminated' | 'timed_out'; error: SerializedFailure };
 // What a child's end looks like from the parent, as the worker runtime reports it to workflow code.
 const CHILD_ENDS: Readonly<Record<string, ChildEnd>> = {
-  [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED]: { status: 'cancelled', error: { name: 'CancelledError', message: 'Workflow cancelled' } },
+  [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED]: { status: 'cancelled', error: cancelledRunFailure() },
   [EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED]: {
     status: 'terminated',
     error: { name: 'WorkflowTerminatedError', message: 'The workflow run was terminated' },
@@ -20,7 +21,7 @@ const CHILD_ENDS: Readonly<Record<string, ChildEnd>> = {
   },
 };
 
-/** Workflow lifecycle, timer, signal and child events; undefined for events the neutral history leaves out. */
+/** Workflow lifecycle, timer, wait, signal and child events; undefined for events the neutral history leaves out. */
 export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
   switch (raw.eventType) {
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
@@ -66,6 +67,8 @@ export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
     }
     case EventType.EVENT_TYPE_TIMER_FIRED:
       return { type: 'timer_fired', attributes: { timerId: raw.timerFiredEventAttributes?.timerId ?? '' } };
+    case EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED:
+      return feedbackWaitStarted(raw);
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED: {
       const attributes = raw.workflowExecutionSignaledEventAttributes;
       // Other signals (anything sent from outside flowgate) are not part of the neutral history.
@@ -106,6 +109,18 @@ function mapChildEvent(raw: HistoryEvent): MappedEvent | undefined {
       return { type: 'child_failed', attributes: { ...childIds(execution), status: end.status, error: { ...end.error } } };
     }
   }
+}
+
+/**
+ * The memo upsert a webhook wait makes as it begins (sandbox/feedbackWaitStarted.ts); other upserts (the trace
+ * location a closing run records) are not part of the neutral history.
+ */
+function feedbackWaitStarted(raw: HistoryEvent): MappedEvent | undefined {
+  const field = raw.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[FEEDBACK_WAIT_MEMO_KEY];
+  if (!field) return undefined;
+  const memo = decodeIfPossible(field) as FeedbackWaitMemo | undefined;
+  const timeoutMs = typeof memo?.timeoutMs === 'number' ? memo.timeoutMs : undefined;
+  return { type: 'feedback_wait_started', attributes: feedbackWaitStartedAttributes(timeoutMs) };
 }
 
 /** The reset's mark in the new run: the workflow task it replaced fails with cause RESET_WORKFLOW. */

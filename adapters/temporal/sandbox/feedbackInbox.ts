@@ -18,6 +18,11 @@ export class FeedbackInbox {
     return inbox;
   }
 
+  /** Whether a reply is buffered: a wait now takes it at once. */
+  get hasReply(): boolean {
+    return this.replies.length > 0;
+  }
+
   /**
    * The oldest reply, waiting for one if none is buffered; `undefined` when `timeoutMs` passed first. Loops because
    * two concurrent waits wake up on the same reply and only one of them gets it.

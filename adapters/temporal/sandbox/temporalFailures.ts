@@ -6,7 +6,7 @@ import {
   TerminatedFailure,
   TimeoutFailure,
 } from '@temporalio/workflow';
-import type { SerializedFailure } from '../../../core/domain/run.js';
+import { cancelledRunFailure, type SerializedFailure } from '../../../core/domain/run.js';
 import type { FailureDetail } from '../protocol.js';
 
 const MAX_CAUSE_DEPTH = 5;
@@ -55,7 +55,7 @@ export type ChildStatus = 'failed' | 'cancelled' | 'terminated' | 'timed_out';
 export function childOutcomeOf(error: ChildWorkflowFailure): { status: ChildStatus; failure: SerializedFailure | null } {
   const cause = error.cause;
   if (cause instanceof CancelledFailure) {
-    return { status: 'cancelled', failure: { name: 'CancelledError', message: cause.message || 'Workflow cancelled' } };
+    return { status: 'cancelled', failure: cancelledRunFailure() };
   }
   if (cause instanceof TerminatedFailure) {
     return { status: 'terminated', failure: { name: 'WorkflowTerminatedError', message: cause.message || 'The workflow run was terminated' } };

@@ -1,4 +1,5 @@
 import { CancellationScope, isCancellation, sleep as temporalSleep } from '@temporalio/workflow';
+import type { z } from 'zod';
 import type { WorkflowContext } from '../../../core/definition/context.js';
 import { CancelledError } from '../../../core/definition/failures.js';
 import { executeChild } from './childWorkflows.js';
@@ -6,15 +7,18 @@ import { continueAsNewKeepingMemo } from './continueAsNew.js';
 import type { RunState } from './runState.js';
 import { waitForWebhook } from './webhookWait.js';
 
-/** The ctx handed to a workflow function on Temporal; mirrors adapters/embedded/workflowContext.ts. */
-export function createWorkflowContext(run: RunState): WorkflowContext {
+/**
+ * The ctx handed to a workflow function on Temporal; mirrors adapters/embedded/workflowContext.ts. `feedbackSchema` is
+ * the workflow's: webhook waits hand over their reply parsed by it.
+ */
+export function createWorkflowContext(run: RunState, feedbackSchema: z.ZodType | undefined): WorkflowContext {
   return {
     info: run.info,
     get cancellationRequested() {
       return run.cancellationRequested;
     },
     sleep: (ms) => sleep(ms),
-    waitForWebhook: (request) => waitForWebhook(run, request),
+    waitForWebhook: (request) => waitForWebhook(run, feedbackSchema, request),
     continueAsNew: (input) => continueAsNewKeepingMemo(input),
     executeChild: (workflow, input, options) => executeChild(run, workflow, input, options) as Promise<never>,
     nonCancellable: (fn) => CancellationScope.nonCancellable(fn),

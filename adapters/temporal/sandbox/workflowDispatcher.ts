@@ -1,6 +1,7 @@
 import { CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { CancelledError, childWorkflowNotFound, serializeFailure } from '../../../core/definition/failures.js';
 import { invalidInputFailure } from '../../../core/definition/runRules.js';
+import { cancelledRunFailure } from '../../../core/domain/run.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery } from '../protocol.js';
 import { FeedbackInbox } from './feedbackInbox.js';
@@ -51,14 +52,15 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
   if (!parsedInput.success) return await fail(invalidInputFailure(definition.name, parsedInput.error.issues), input);
   let output: unknown;
   try {
-    output = await definition.fn(parsedInput.data, createWorkflowContext(run));
+    output = await definition.fn(parsedInput.data, createWorkflowContext(run, definition.feedbackSchema));
   } catch (error) {
     if (error instanceof ContinueAsNew) {
       await closeRun({ status: 'continued_as_new', input });
       throw error;
     }
     if (run.cancellationRequested && (error instanceof CancelledError || isCancellation(error))) {
-      await closeRun({ status: 'cancelled', input, failure: serializeFailure(error) });
+      // Its trace and hooks get the error its result reports (engine/outcome.ts), as on the embedded engine.
+      await closeRun({ status: 'cancelled', input, failure: cancelledRunFailure() });
       await startCallbackDelivery();
       // Temporal closes a run as CANCELED only when it ends with its own CancelledFailure after a cancel request.
       throw isCancellation(error) ? error : new CancelledFailure((error as Error).message);

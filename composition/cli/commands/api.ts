@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createFlowgateClient, FlowgateApiError, type FlowgateClient } from '../../../adapters/client/index.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../adapters/client/transport.js';
 import { textOption, UsageError, type CliContext, type Command, type OptionSpec } from '../command.js';
 
 /** Where the API is when neither --url nor FLOWGATE_URL says: `flowgate serve`'s default address. */
@@ -10,6 +11,11 @@ export const API_OPTIONS: Record<string, OptionSpec> = {
   url: { type: 'string', value: 'URL', description: `the API's address (FLOWGATE_URL; default ${DEFAULT_API_URL})` },
   token: { type: 'string', value: 'T', description: "the API's bearer token (FLOWGATE_TOKEN)" },
   json: { type: 'boolean', description: "print the API's JSON answer, one line, for scripts" },
+  timeout: {
+    type: 'string',
+    value: 'S',
+    description: `give up when the API has not answered in S seconds (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000}; counted after a --wait; follow: its first byte)`,
+  },
 };
 
 /** The API could not be reached at all (refused, unknown host, reset): exit 3 like an error answer. */
@@ -28,22 +34,24 @@ export interface ApiSession {
 }
 
 /**
- * A command over the API: its options plus --url, --token and --json, a client for its run, closed afterwards. An
- * error answer with --json is also printed as the server's JSON body on stdout; a connection that fails is an
- * ApiUnreachableError naming the URL.
+ * A command over the API: its options plus --url, --token, --json and --timeout, a client for its run, closed
+ * afterwards. An error answer with --json is also printed as the server's JSON body on stdout; a connection that
+ * fails is an ApiUnreachableError naming the URL. A command with a --timeout of its own (`run`: the whole wait for
+ * the run) gives it its own meaning; its requests keep the default timeout.
  */
 export function apiCommand(
   command: Omit<Command, 'run'> & { run(session: ApiSession, values: Values, args: readonly string[], context: CliContext): Promise<number> },
 ): Command {
   return {
     ...command,
-    options: { ...command.options, ...API_OPTIONS },
+    options: { ...command.options, ...withoutKeys(API_OPTIONS, Object.keys(command.options)) },
     async run(values, context, args) {
       const url = textOption(values.url, 'url') ?? nonEmpty(context.env.FLOWGATE_URL) ?? DEFAULT_API_URL;
       const token = textOption(values.token, 'token') ?? nonEmpty(context.env.FLOWGATE_TOKEN);
+      const timeoutSeconds = 'timeout' in command.options ? undefined : secondsOption(values.timeout, 'timeout');
       let client: FlowgateClient;
       try {
-        client = createFlowgateClient({ baseUrl: url, ...(token === undefined ? {} : { token }) });
+        client = createFlowgateClient({ baseUrl: url, token, requestTimeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000 });
       } catch {
         throw new UsageError(`${values.url !== undefined ? '--url' : 'FLOWGATE_URL'} must be an http or https URL, got ${JSON.stringify(url)}`);
       }
@@ -69,6 +77,11 @@ export function apiCommand(
       }
     },
   };
+}
+
+/** `options` without the keys a command defines itself. */
+function withoutKeys(options: Record<string, OptionSpec>, keys: readonly string[]): Record<string, OptionSpec> {
+  return Object.fromEntries(Object.entries(options).filter(([name]) => !keys.includes(name)));
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -34,7 +34,7 @@ export const runCommand = apiCommand({
   ].join('\n'),
   options: {
     ...START_OPTIONS,
-    timeout: { type: 'string', value: 'S', description: 'give up waiting after S seconds (exit 3, the run goes on; default: wait until it closes)' },
+    timeout: { type: 'string', value: 'S', description: 'give up waiting for the run after S seconds (exit 3, the run goes on; default: until it closes; a request unanswered 30 s past its wait ends it too)' },
   },
   async run(session, values, [workflow], context) {
     const { input, fields } = await startFields(values, context);

@@ -1,4 +1,5 @@
 import type { FollowEvent, RunStatusView } from '../../../adapters/client/index.js';
+import { currentFeedbackWait, trackFeedbackWaits, type FeedbackWait } from '../../../core/domain/feedbackWaits.js';
 import { between, duration, shortJson, table } from './text.js';
 
 /** One step call of the run as `flowgate follow` shows it. */
@@ -19,6 +20,8 @@ export interface StepLine {
 export interface FollowView {
   workflow?: RunStatusView;
   steps: StepLine[];
+  /** The run's waits for feedback so far (core/domain/feedbackWaits.ts). */
+  waits: readonly FeedbackWait[];
   /** The latest event that is not a step's, e.g. `timer_started`. */
   lastEvent?: string;
   /** The run's final status, once the stream's `done` came. */
@@ -27,7 +30,7 @@ export interface FollowView {
 }
 
 export function emptyFollowView(): FollowView {
-  return { steps: [] };
+  return { steps: [], waits: [] };
 }
 
 /**
@@ -45,6 +48,8 @@ export function applyFollowEvent(view: FollowView, event: FollowEvent): FollowVi
       return { ...view, steps: view.steps.map((step) => (step.scheduledEventId === stepEventId ? { ...step, attempt, progress: fields } : step)) };
     }
     case 'history': {
+      const waits = trackFeedbackWaits(view.waits, event.data);
+      if (waits !== view.waits) view = { ...view, waits };
       const { type, stepName, eventId, time, attributes } = event.data;
       const attempt = typeof attributes.attempt === 'number' ? attributes.attempt : undefined;
       if (type === 'step_scheduled') {
@@ -66,7 +71,10 @@ export function applyFollowEvent(view: FollowView, event: FollowEvent): FollowVi
   }
 }
 
-/** The compact table `follow` redraws on a terminal: the run, then a line per step call. */
+/**
+ * The compact table `follow` redraws on a terminal: the run, then a line per step call; while the run waits for
+ * feedback, since when and how to send it, else its latest other event.
+ */
 export function renderFollowView(view: FollowView, now: number = Date.now()): string {
   const run = view.workflow;
   const status = view.closedAs ?? run?.status ?? 'connecting';
@@ -80,6 +88,18 @@ export function renderFollowView(view: FollowView, now: number = Date.now()): st
     step.progress ? shortJson(step.progress, 50) : '',
   ]);
   const steps = rows.length === 0 ? (view.closedAs ? 'no steps\n' : 'no steps yet\n') : table(['STEP', 'STATE', 'ATTEMPT', 'DURATION', 'PROGRESS'], rows);
-  const last = view.lastEvent && !view.closedAs ? `last event: ${view.lastEvent}\n` : '';
+  const wait = view.closedAs ? undefined : currentFeedbackWait(view.waits, now);
+  const last = wait ? waitingLine(wait, run, now) : view.lastEvent && !view.closedAs ? `last event: ${view.lastEvent}\n` : '';
   return `${head}\n${steps}${last}`;
+}
+
+function waitingLine(wait: FeedbackWait, run: RunStatusView | undefined, now: number): string {
+  const limit = wait.timeoutMs === undefined ? '' : `, time limit ${duration(wait.timeoutMs)}`;
+  const send = run ? `; send it with: flowgate feedback ${shellWord(run.workflowId)} --payload JSON` : '';
+  return `waiting for feedback since ${wait.startedAt} (${duration(between(wait.startedAt, undefined, now))} so far${limit})${send}\n`;
+}
+
+/** A workflow id as one word of a shell command line: quoted unless it is plain. */
+function shellWord(text: string): string {
+  return /^[\w.:@%+=,/-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }

@@ -27,7 +27,7 @@ export function renderTraceTimeline(log: TraceLog, now: number = Date.now()): st
   const start = Date.parse(record.startedAt);
   const end = Math.max(record.closedAt ? Date.parse(record.closedAt) : now, ...record.steps.map((step) => (step.endedAt ? Date.parse(step.endedAt) : now)));
   const total = Math.max(end - start, 1);
-  const status = record.closedAt === null ? 'open' : record.error ? `failed: ${record.error.name}: ${record.error.message}` : 'closed';
+  const status = record.closedAt === null ? 'open' : howItEnded(record.error);
   const head = `${record.workflowName}  ${record.workflowId}  run ${log.runId}  ${duration(end - start)}  ${status}\n`;
   if (record.steps.length === 0) return `${head}no steps\n`;
   const sums = { cost: 0, tokens: 0, httpCalls: 0 };
@@ -51,6 +51,25 @@ export function renderTraceTimeline(log: TraceLog, now: number = Date.now()): st
   });
   const totals = ['total', '', duration(end - start), '', '', cost(sums.cost), String(sums.tokens), String(sums.httpCalls)];
   return head + table(['STEP', 'TIMELINE', 'DURATION', 'ATTEMPT', 'STATE', 'COST', 'TOKENS', 'HTTP'], [...rows, totals]);
+}
+
+/**
+ * A trace keeps no status: the run's error tells how it ended, by the names every engine gives a stopped, terminated
+ * or timed-out run (docs/api.md, Results). No error: it completed or continued as new.
+ */
+function howItEnded(error: TraceRecord['error']): string {
+  if (!error) return 'closed';
+  switch (error.name) {
+    case 'WorkflowCancelledError':
+      return 'cancelled';
+    case 'WorkflowTerminatedError':
+    case 'HistorySizeLimitExceededError':
+      return `terminated: ${error.message}`;
+    case 'WorkflowTimedOutError':
+      return `timed out: ${error.message}`;
+    default:
+      return `failed: ${error.name}: ${error.message}`;
+  }
 }
 
 /** `|   ████      |`: where in the run the step ran, at least one block wide. */

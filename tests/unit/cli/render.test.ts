@@ -114,6 +114,27 @@ follow('two calls of one step: the later events go to the first open row', () =>
   assert.equal(view.steps.map((step) => step.state), ['completed', 'scheduled']);
 });
 
+follow('a run waiting for feedback says since when and how to send it; the reply ends the wait', () => {
+  const started: FollowEvent[] = [
+    { event: 'workflow', data: { ...RUN, workflowId: 'order 7', status: 'running', closedAt: null } },
+    history(1, 'workflow_started', 0),
+    history(2, 'step_scheduled', 1, 'charge'),
+    history(3, 'step_started', 1, 'charge', { attempt: 1 }),
+    history(4, 'step_completed', 2, 'charge', { attempt: 1 }),
+    history(5, 'feedback_wait_started', 3, undefined, { timeoutMs: 600_000 }),
+  ];
+  const waiting = started.reduce(applyFollowEvent, emptyFollowView());
+  assert.is(
+    renderFollowView(waiting, Date.parse(at(65))).split('\n').slice(-2).join('\n'),
+    "waiting for feedback since 2026-01-01T00:00:03.000Z (1m02s so far, time limit 10m00s); send it with: flowgate feedback 'order 7' --payload JSON\n",
+  );
+  const answered = [history(6, 'signal_received', 70, undefined, { signalName: 'feedback', payload: {} })].reduce(applyFollowEvent, waiting);
+  assert.match(renderFollowView(answered, Date.parse(at(71))), /\nlast event: signal_received\n$/);
+  assert.not.match(renderFollowView(answered, Date.parse(at(71))), /waiting for feedback/);
+  const closed = [history(7, 'workflow_terminated', 80), { event: 'done', data: { status: 'terminated' } } as FollowEvent].reduce(applyFollowEvent, waiting);
+  assert.not.match(renderFollowView(closed, Date.parse(at(81))), /waiting for feedback/, 'a closed run waits for nothing');
+});
+
 follow.run();
 
 const trace = suite('render: the trace timeline');
@@ -158,6 +179,21 @@ trace('a line per step with duration, cost, tokens and HTTP calls, and the total
   assert.is(lines[2], `fetch  |${'█'.repeat(15)}${' '.repeat(15)}|  5.0s      1        ok     0.0125  300     2`);
   assert.is(lines[3], `store  |${' '.repeat(15)}${'█'.repeat(15)}|  5.0s      1        ok     -       -       -`);
   assert.match(lines[4]!, /^total +10\.0s +0\.0125 +300 +2$/);
+});
+
+trace('the head line says how the run ended: cancelled, terminated and timed out are not failures', () => {
+  const headOf = (error: { name: string; message: string } | null) =>
+    renderTraceTimeline({
+      source: 'local',
+      runId: 'r1',
+      localPath: '/t/r1.json',
+      data: { workflowId: 'w1', workflowName: 'echo', input: null, output: null, error, startedAt: at(0), closedAt: at(2), steps: [] },
+    }).split('\n')[0];
+  assert.is(headOf({ name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' }), 'echo  w1  run r1  2.0s  cancelled');
+  assert.is(headOf({ name: 'WorkflowTerminatedError', message: 'by hand' }), 'echo  w1  run r1  2.0s  terminated: by hand');
+  assert.is(headOf({ name: 'WorkflowTimedOutError', message: 'The run exceeded its run timeout of 150 ms' }), 'echo  w1  run r1  2.0s  timed out: The run exceeded its run timeout of 150 ms');
+  assert.is(headOf({ name: 'TypeError', message: 'bad' }), 'echo  w1  run r1  2.0s  failed: TypeError: bad');
+  assert.is(headOf(null), 'echo  w1  run r1  2.0s  closed');
 });
 
 trace('a trace this server cannot read says where it is', () => {

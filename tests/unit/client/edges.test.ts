@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createFlowgateClient, FlowgateApiError } from '../../../adapters/client/index.js';
+import { createFlowgateClient, FlowgateApiError, FlowgateTimeoutError } from '../../../adapters/client/index.js';
 
 /*
  * What the contract suites cannot make a real flowgate server do on demand: a stream failing after it started (its
@@ -65,6 +65,12 @@ test('an error page that is not the API\'s JSON is named by its status', async (
         assert.is((error as FlowgateApiError).error, 'HTTP502');
         assert.is((error as FlowgateApiError).status, 502);
         assert.is((error as FlowgateApiError).body, '<h1>Bad gateway</h1>');
+        assert.is((error as FlowgateApiError).fromApi, false);
+        assert.is(
+          (error as FlowgateApiError).message,
+          `HTTP502: the answer to GET ${url}/health is not the API's JSON (HTTP 502, content-type text/html)`,
+          'one line naming the status and the request, never the page',
+        );
       } finally {
         await client.close();
       }
@@ -91,6 +97,140 @@ test('baseUrl: the mount prefix is kept, a trailing slash or query dropped; only
   );
   assert.equal(paths, Array(3).fill(['/flows/health', '/flows/workflow/a%2Fb/runs/r%201/status']).flat());
   assert.throws(() => createFlowgateClient({ baseUrl: 'ftp://example.com' }), /http or https/);
+});
+
+test('options given as undefined are the defaults: no token sent, the latest run read, retries and timeout as by default', async () => {
+  const seen: { url: string | undefined; authorization: string | undefined; requestId: string | undefined }[] = [];
+  await withServer(
+    (req, res) => {
+      seen.push({ url: req.url, authorization: req.headers.authorization, requestId: req.headers['x-request-id'] as string | undefined });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(STATUS_VIEW));
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: url, token: undefined, retry: { maxRetries: undefined, maxWaitMs: undefined }, requestTimeoutMs: undefined, headers: undefined, dispatcher: undefined });
+      try {
+        assert.equal(await client.status('w', { runId: undefined, signal: undefined, requestId: undefined }), STATUS_VIEW);
+        await client.listRuns({ workflowName: undefined, limit: undefined });
+      } finally {
+        await client.close();
+      }
+    },
+  );
+  assert.equal(seen, [
+    { url: '/workflow/w/status', authorization: undefined, requestId: undefined },
+    { url: '/workflow/runs', authorization: undefined, requestId: undefined },
+  ]);
+});
+
+test('a 2xx answer that is not JSON is a FlowgateApiError naming it, to a call and to a stream, never a SyntaxError', async () => {
+  await withServer(
+    (req, res) => {
+      if (req.url === '/workflow/w/history') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>a login page</html>');
+        return;
+      }
+      res.writeHead(200, { 'content-type': req.url === '/health' ? 'application/json' : 'text/plain', 'x-request-id': 'req-9' });
+      res.end(req.url === '/health' ? '{oops' : 'hello');
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: url });
+      try {
+        const [badJson, plain, stream] = await Promise.all([
+          client.health().then(() => undefined, (caught: unknown) => caught),
+          client.status('w').then(() => undefined, (caught: unknown) => caught),
+          (async () => {
+            for await (const _event of client.follow('w')) return 'an event';
+            return 'the end';
+          })().then((value) => value, (caught: unknown) => caught),
+        ]);
+        for (const [error, method, path, type] of [
+          [badJson, 'GET', '/health', 'application/json'],
+          [plain, 'GET', '/workflow/w/status', 'text/plain'],
+          [stream, 'GET', '/workflow/w/history', 'text/html'],
+        ] as const) {
+          assert.instance(error, FlowgateApiError);
+          const failure = error as FlowgateApiError;
+          assert.equal([failure.error, failure.status, failure.fromApi, failure.method, failure.url], ['HTTP200', 200, false, method, `${url}${path}`]);
+          assert.is(failure.message, `HTTP200: the answer to ${method} ${url}${path} is not the API's JSON (HTTP 200, content-type ${type})`);
+        }
+        assert.is((plain as FlowgateApiError).requestId, 'req-9');
+        assert.is((plain as FlowgateApiError).body, 'hello');
+      } finally {
+        await client.close();
+      }
+    },
+  );
+});
+
+test('requestTimeoutMs: a server that never answers is a FlowgateTimeoutError after it, not retried, even for a read', async () => {
+  let requests = 0;
+  await withServer(
+    () => {
+      requests += 1;
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: url, requestTimeoutMs: 300 });
+      try {
+        const startedAt = Date.now();
+        const [status, stream] = await Promise.all([
+          client.status('w').then(() => undefined, (caught: unknown) => caught),
+          (async () => {
+            for await (const _event of client.follow('w')) return 'an event';
+            return 'the end';
+          })().then((value) => value, (caught: unknown) => caught),
+        ]);
+        const elapsed = Date.now() - startedAt;
+        assert.instance(status, FlowgateTimeoutError);
+        assert.equal([(status as FlowgateTimeoutError).method, (status as FlowgateTimeoutError).url, (status as FlowgateTimeoutError).timeoutMs], ['GET', `${url}/workflow/w/status`, 300]);
+        assert.is((status as FlowgateTimeoutError).message, `no answer to GET ${url}/workflow/w/status within 0.3 s`);
+        assert.instance(stream, FlowgateTimeoutError, 'a stream without its first byte');
+        assert.ok(elapsed >= 290 && elapsed < 3_000, `${elapsed} ms`);
+        assert.is(requests, 2, 'one request each: a timeout is not retried');
+      } finally {
+        await client.close();
+      }
+    },
+  );
+});
+
+test('requestTimeoutMs counts after the wait a long-poll asks for, and only to a stream\'s first byte; a caller\'s abort still ends the stream', async () => {
+  await withServer(
+    (req, res) => {
+      if (req.headers.accept === 'text/event-stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`event: workflow\ndata: ${JSON.stringify(STATUS_VIEW)}\n\n`);
+        if (req.url !== '/workflow/w/history') return; // quiet for ever: only the caller's abort ends it
+        setTimeout(() => res.end('event: done\ndata: {"status":"completed"}\n\n'), 700);
+        return;
+      }
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ v: '2', workflowId: 'w', runId: 'r', status: 'completed', input: {}, output: 1, error: null, trace: null }));
+      }, 700);
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: url, requestTimeoutMs: 300 });
+      try {
+        const result = await client.result('w', { wait: 1 });
+        assert.is(result.output, 1, 'answered 0.7 s into a 1 s wait, past the 0.3 s timeout');
+        const late = await client.result('w').then(() => undefined, (caught: unknown) => caught);
+        assert.instance(late, FlowgateTimeoutError, 'the same answer without a wait is too late');
+        const kinds: string[] = [];
+        for await (const event of client.follow('w')) kinds.push(event.event);
+        assert.equal(kinds, ['workflow', 'done'], 'a stream quiet for 0.7 s after its first byte is not cut');
+        const abort = new AbortController();
+        const aborted = (async () => {
+          for await (const event of client.follow('w', { runId: 'r', signal: abort.signal })) if (event.event === 'workflow') setTimeout(() => abort.abort(new Error('enough')), 400);
+        })().then(() => undefined, (caught: unknown) => caught);
+        assert.is(((await aborted) as Error).message, 'enough');
+      } finally {
+        await client.close();
+      }
+    },
+  );
+  assert.throws(() => createFlowgateClient({ baseUrl: 'http://127.0.0.1:1', requestTimeoutMs: 0 }), /requestTimeoutMs must be a positive number/);
 });
 
 test.run();

@@ -113,6 +113,34 @@ test('a cancelled wait rejects with CancelledError and the run ends cancelled', 
   h.close();
 });
 
+const typedReplies = workflow({
+  name: 'typed_replies',
+  description: 'Waits twice for a reply its feedbackSchema parses; reports what each wait gave or threw',
+  inputSchema: z.object({}),
+  outputSchema: z.unknown(),
+  feedbackSchema: z.object({ approved: z.boolean(), note: z.string().default('none') }),
+  fn: async (_input, ctx) => {
+    const first = await ctx.waitForWebhook();
+    const second = await ctx.waitForWebhook().catch((error: Error) => ({ refused: error.name, message: error.message }));
+    return { first, second };
+  },
+});
+
+test('the engine hands the code its reply parsed by the feedbackSchema; a reply the schema refuses throws FeedbackValidationError', async () => {
+  // The API refuses such a reply before it reaches the engine (tests/contract/feedbackSchema.test.ts); an engine
+  // given one anyway (workers of two releases) throws in the wait, where the code can catch it.
+  const h = harness([typedReplies]);
+  const ref = await h.run(typedReplies, {});
+  await h.engine.deliverFeedback(ref.workflowId, { approved: true });
+  await h.engine.deliverFeedback(ref.workflowId, { approved: 'yes' });
+  const outcome = await h.outcome(ref);
+  assert.equal(outcome.output, {
+    first: { approved: true, note: 'none' },
+    second: { refused: 'FeedbackValidationError', message: 'Invalid feedback for workflow typed_replies: approved: Invalid input: expected boolean, received string' },
+  });
+  h.close();
+});
+
 test('feedback for an unknown id is WorkflowNotFoundError, for a closed run WorkflowClosedError', async () => {
   const h = harness([timesOut]);
   const unknown = await rejection(h.engine.deliverFeedback('ghost', {}));

@@ -94,4 +94,5 @@ test('basePath: the OpenAPI document names the mount prefix as its server; unmou
   assert.equal(mounted.json.servers.map((server: { url: string }) => server.url), ['/flows']);
   const plain = await call(harness({}), 'GET', '/openapi.json');
   assert.equal(plain.json.servers.map((server: { url: string }) => server.url), ['/']);
+  assert.is.not(mounted.headers['etag'], plain.headers['etag'], 'other bytes, another entity tag');
 });

@@ -2,6 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHttpApp, type HttpAppOptions } from '../../../adapters/http/index.js';
 import { workflowIdProblem } from '../../../core/domain/ids.js';
+import { buildOpenApiDocument } from '../../../adapters/http/openapi.js';
+import { defineRoute } from '../../../adapters/http/route.js';
 import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 
@@ -14,6 +16,21 @@ function appWith(options: Partial<HttpAppOptions> = {}) {
 }
 
 const document = appWith().openApiDocument as Json;
+
+/** The document of the real route table plus one GET route that declares the request header `name`. */
+function createHttpAppWithRouteHeader(name: string): unknown {
+  const probe = defineRoute({
+    method: 'GET',
+    path: '/probe',
+    operationId: 'probe',
+    summary: 'probe',
+    tags: ['system'],
+    requestHeaders: [{ name, description: 'a header' }],
+    responses: { 200: { description: 'ok' } },
+    handle: async () => ({ kind: 'text', status: 200, body: '', contentType: 'text/plain' }),
+  });
+  return buildOpenApiDocument([...appWith().routes, probe]);
+}
 const schemas = document.components.schemas as Record<string, Json>;
 
 function operations(): { method: string; path: string; operation: Json }[] {
@@ -109,6 +126,17 @@ test('every documented status has a JSON schema that resolves; errors use the er
         assert.equal(Object.keys(response.content), ['text/plain'], `${where} is plain text`);
         continue;
       }
+      // A revalidated copy of the document: no body at all.
+      if (path === '/openapi.json' && status === '304') {
+        assert.is(response.content, undefined, `${where} has no body`);
+        assert.ok(response.headers['ETag'], `${where} documents ETag`);
+        continue;
+      }
+      // A reconnect to a closed history stream whose client has every event: no content.
+      if (status === '204') {
+        assert.is(response.content, undefined, `${where} has no body`);
+        continue;
+      }
       const reference = response.content?.['application/json']?.schema?.$ref as string | undefined;
       assert.ok(reference, `${where} has a JSON schema`);
       assert.ok(resolve(reference), `${where}: ${reference} resolves`);
@@ -156,7 +184,11 @@ test('deprecated endpoints: deprecated, 410 documented, Deprecation/Sunset/Link 
     }
   }
   const resultOk = document.paths['/workflow/{id}/result'].get.responses['200'];
-  assert.ok(resultOk.headers.Deprecation, 'a legacy result is answered with Deprecation: true');
+  assert.ok(resultOk.headers.Deprecation, 'a legacy result is answered with Deprecation');
+  // RFC 9745: a Structured Field Date, `@` and epoch seconds; not RFC 8594's old `true`.
+  const deprecation = new RegExp(document.components.headers.Deprecation.schema.pattern);
+  assert.ok(deprecation.test('@1767225600'), 'the documented form is @<epoch seconds>');
+  assert.not.ok(deprecation.test('true'));
 });
 
 test('result shapes: exactly the documented keys, all required, no others', () => {
@@ -217,6 +249,45 @@ test('parameters: path ids required, query parameters typed with their bounds an
   const history = document.paths['/workflow/{id}/runs/{rid}/history'].get;
   assert.ok(history.responses['200'].content['text/event-stream'], 'the SSE form is documented');
   assert.ok(history.parameters.some((candidate: Json) => candidate.in === 'header' && candidate.name === 'Last-Event-ID'));
+});
+
+test('no header parameter OpenAPI 3.1 ignores (Accept, Content-Type, Authorization): tools drop them or complain', () => {
+  for (const { method, path, operation } of operations()) {
+    for (const parameter of operation.parameters as Json[]) {
+      if (parameter.in !== 'header') continue;
+      assert.not.ok(['accept', 'content-type', 'authorization'].includes(String(parameter.name).toLowerCase()), `${method} ${path} documents ${parameter.name}`);
+    }
+  }
+  assert.throws(
+    () => createHttpAppWithRouteHeader('Accept'),
+    /Accept.*OpenAPI 3\.1 ignores/,
+    'a route that declares one is refused when the document is built',
+  );
+});
+
+test('the history event stream: text/event-stream whose schema is one of the named events, each with the schema of its data', () => {
+  for (const path of ['/workflow/{id}/history', '/workflow/{id}/runs/{rid}/history']) {
+    const stream = document.paths[path].get.responses['200'].content['text/event-stream'];
+    assert.ok(stream, `${path}: the event-stream form`);
+    assert.is(stream['x-events'], undefined, 'no vendor extension: a schema tools read');
+    const events = stream.schema.oneOf as Json[];
+    const byName = Object.fromEntries(events.map((event) => [event.properties.event.const, event]));
+    assert.equal(Object.keys(byName), ['workflow', 'history', 'progress', 'done', 'error'], 'every event name, in stream order');
+    const data = (name: string) => byName[name]!.properties.data.$ref;
+    assert.is(data('workflow'), '#/components/schemas/WorkflowStatus');
+    assert.is(data('history'), '#/components/schemas/HistoryEvent');
+    assert.is(data('progress'), '#/components/schemas/HistoryProgress');
+    assert.is(data('done'), '#/components/schemas/HistoryDone');
+    assert.is(data('error'), '#/components/schemas/Error');
+    for (const event of events) {
+      assert.is(event.type, 'object');
+      assert.ok(event.required.includes('event') && event.required.includes('data'), `${event.properties.event.const}: event and data required`);
+      assert.ok(resolve(event.properties.data.$ref), `${event.properties.data.$ref} resolves`);
+      assert.type(event.description, 'string');
+    }
+    assert.ok(byName.history!.required.includes('id') && byName.progress!.required.includes('id'), 'history and progress events carry an id');
+    assert.is(byName.workflow!.properties.id, undefined, 'the others none');
+  }
 });
 
 test('the documented workflowId rule is the enforced one: no control characters (pattern), 1000 characters', async () => {

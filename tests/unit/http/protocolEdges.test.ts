@@ -139,7 +139,7 @@ test('Expect: 100-continue: a final answer known from the headers (401, 413 by l
   }
 });
 
-test('refusals node makes below the app (431, 400, 408, 417) are JSON error answers with X-Request-Id, access-logged', async () => {
+test('refusals below the app (431, 400 for bad framing, a garbled request line or no Host, 408, 417) are JSON error answers with X-Request-Id, access-logged', async () => {
   const { server, logger } = await startHarness({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
   try {
     const cases: [string, RegExp, string][] = [
@@ -147,6 +147,9 @@ test('refusals node makes below the app (431, 400, 408, 417) are JSON error answ
       [`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`, /^HTTP\/1\.1 431 /, 'RequestHeaderFieldsTooLargeError'],
       ['GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n', /^HTTP\/1\.1 400 /, 'BadRequestError'],
       ['NOT HTTP AT ALL\r\n\r\n', /^HTTP\/1\.1 400 /, 'BadRequestError'],
+      ['GET /health HTTP/1.1\r\n\r\n', /^HTTP\/1\.1 400 /, 'BadRequestError'],
+      ['GET /health HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n', /^HTTP\/1\.1 400 /, 'BadRequestError'],
+      ['GET /he alth HTTP/1.1\r\nHost: x\r\n\r\n', /^HTTP\/1\.1 400 /, 'BadRequestError'],
       ['GET /health HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 408 /, 'RequestTimeoutError'],
       ['POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":', /^HTTP\/1\.1 408 /, 'RequestTimeoutError'],
       ['GET /health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nConnection: close\r\n\r\n', /^HTTP\/1\.1 417 /, 'ExpectationFailedError'],
@@ -196,6 +199,12 @@ test('node handler in a plain node:http server: the same refusals and Expect han
     const tooLarge = await exchange(url, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'y'.repeat(20_000)}\r\n\r\n`);
     assert.match(tooLarge, /^HTTP\/1\.1 431 /);
     assert.is((bodyOf(tooLarge) as { error: string }).error, 'RequestHeaderFieldsTooLargeError');
+    const noHost = await exchange(url, 'GET /health HTTP/1.1\r\n\r\n');
+    assert.match(noHost, /^HTTP\/1\.1 400 /);
+    assert.ok(headersOf(noHost)['x-request-id'], 'a request without Host gets an X-Request-Id');
+    assert.match((bodyOf(noHost) as { message: string }).message, /Host header/);
+    const oldProtocol = await exchange(url, 'GET /health HTTP/1.0\r\n\r\n');
+    assert.match(oldProtocol, /^HTTP\/1\.1 200 /, 'HTTP/1.0 needs no Host');
     const noToken = await exchange(url, 'POST /workflow HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n', /\r\n\r\n\{.*\}/);
     assert.match(noToken, /^HTTP\/1\.1 401 /);
   } finally {

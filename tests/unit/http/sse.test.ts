@@ -6,7 +6,7 @@ import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { EngineError, ValidationError } from '../../../core/domain/errors.js';
 import { JSON_TEXT } from '../../../core/domain/json.js';
 import { formatStreamPosition } from '../../../core/domain/progress.js';
-import { acceptsEventStream, formatSseEvent, historyEventStream, parseLastEventId, SSE_KEEP_ALIVE } from '../../../adapters/http/sse.js';
+import { formatSseEvent, historyEventStream, parseLastEventId, prefersEventStream, SSE_KEEP_ALIVE } from '../../../adapters/http/sse.js';
 import { closedRunStream } from './fakeApi.js';
 
 const describeFailure = (error: unknown) => ({ error: 'EngineError', message: error instanceof Error ? 'generic' : 'x' });
@@ -182,13 +182,19 @@ test('an already aborted signal yields nothing', async () => {
   assert.equal(await collect(historyEventStream(closedRunStream('w'), { heartbeatMs: 10, signal: controller.signal, describeFailure })), []);
 });
 
-test('Accept negotiation', () => {
-  assert.ok(acceptsEventStream({ accept: 'text/event-stream' }));
-  assert.ok(acceptsEventStream({ accept: 'application/json, Text/Event-Stream;q=0.5' }));
-  assert.not.ok(acceptsEventStream({ accept: 'text/event-stream;q=0' }));
-  assert.not.ok(acceptsEventStream({ accept: 'application/json' }));
-  assert.not.ok(acceptsEventStream({ accept: '*/*' }));
-  assert.not.ok(acceptsEventStream({}));
+test('Accept negotiation: the event stream when the client weighs it at least as high as JSON, by name', () => {
+  assert.ok(prefersEventStream({ accept: 'text/event-stream' }));
+  assert.ok(prefersEventStream({ accept: 'application/json;q=0.5, Text/Event-Stream' }), 'a higher quality');
+  assert.ok(prefersEventStream({ accept: 'text/event-stream, application/json' }), 'equal, and named');
+  assert.ok(prefersEventStream({ accept: 'text/event-stream, */*' }));
+  assert.ok(prefersEventStream({ accept: ['application/json;q=0.2', 'text/event-stream;q=0.3'] }), 'over two header lines');
+  assert.not.ok(prefersEventStream({ accept: 'application/json, text/event-stream;q=0.1' }), 'a lower quality');
+  assert.not.ok(prefersEventStream({ accept: 'application/json, Text/Event-Stream;q=0.5' }));
+  assert.not.ok(prefersEventStream({ accept: 'text/event-stream;q=0' }));
+  assert.not.ok(prefersEventStream({ accept: 'text/event-stream;q=0, */*' }), 'refused by name, whatever the wildcard says');
+  assert.not.ok(prefersEventStream({ accept: 'application/json' }));
+  assert.not.ok(prefersEventStream({ accept: '*/*' }));
+  assert.not.ok(prefersEventStream({}));
 });
 
 test('Last-Event-ID: a non-negative integer or a progress position, else a ValidationError', () => {

@@ -5,6 +5,7 @@ import { HistoryMapper } from '../../../adapters/temporal/engine/historyMapper.j
 import { STEP_KIND_HEADER } from '../../../adapters/temporal/engine/stepEvents.js';
 import { resetReasonWithStep } from '../../../adapters/temporal/engine/resetReason.js';
 import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
+import { FEEDBACK_WAIT_MEMO_KEY, TRACE_MEMO_KEY } from '../../../adapters/temporal/protocol.js';
 import { arithmeticHistory, eventTime, payloads, rawEvent } from './protoFixtures.js';
 
 function mapAll(events: ReturnType<typeof arithmeticHistory>, mapper = new HistoryMapper()): NeutralEvent[] {
@@ -106,6 +107,22 @@ test('timers, the feedback signal (other signals left out), cancel request, chil
     [6, 'child_completed', { childWorkflowId: 'c1', childRunId: 'r1', output: 'done' }],
     [7, 'child_failed', { childWorkflowId: 'c2', childRunId: 'r2', status: 'failed', error: { name: 'Nope', message: 'no' } }],
     [8, 'child_failed', { childWorkflowId: 'c3', childRunId: 'r3', status: 'terminated', error: { name: 'WorkflowTerminatedError', message: 'The workflow run was terminated' } }],
+  ]);
+});
+
+test('the memo upsert a wait makes as it begins is feedback_wait_started; other upserts are left out', () => {
+  const upsert = (id: number, fields: Record<string, unknown>) =>
+    rawEvent(id, 'EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED', {
+      workflowPropertiesModifiedEventAttributes: { upsertedMemo: { fields: Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, payloads(value).payloads![0]])) } },
+    });
+  const events = [
+    upsert(1, { [FEEDBACK_WAIT_MEMO_KEY]: {} }),
+    upsert(2, { [FEEDBACK_WAIT_MEMO_KEY]: { timeoutMs: 60_000 } }),
+    upsert(3, { [TRACE_MEMO_KEY]: { local: '/traces/x.json' } }),
+  ];
+  assert.equal(mapAll(events).map((event) => [event.eventId, event.type, event.time, event.attributes]), [
+    [1, 'feedback_wait_started', eventTime(1), {}],
+    [2, 'feedback_wait_started', eventTime(2), { timeoutMs: 60_000 }],
   ]);
 });
 

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import type { TraceStep } from '../../../core/domain/trace.js';
-import { buildTimeline, timelineSpan } from '../../../ui/src/timelineModel.js';
+import { buildTimeline, currentWait, timelineSpan } from '../../../ui/src/timelineModel.js';
 
 /** The run page's timeline model (ui/src/timelineModel.ts) from histories shaped as each engine writes them. */
 
@@ -142,6 +142,59 @@ test('a reset run: the calls before workflow_reset were copied from the run it s
   assert.equal(buildTimeline(events).map((row) => [row.name, row.replayed ?? false]), [
     ['add_one', true],
     ['double', false],
+  ]);
+});
+
+test('a wait for feedback is a row whose bar runs from when it began to the reply that served it', () => {
+  nextId = 1;
+  const events = [
+    event(0, 'workflow_started'),
+    event(1, 'step_scheduled', { kind: 'step' }, 'add_one'),
+    event(2, 'step_started', { attempt: 1 }, 'add_one'),
+    event(5, 'step_completed', { attempt: 1, output: 2 }, 'add_one'),
+    event(6, 'feedback_wait_started'),
+  ];
+  const open = buildTimeline(events);
+  assert.equal(open.map((row) => [row.kind, row.name, row.state]), [
+    ['step', 'add_one', 'completed'],
+    ['feedback', 'feedback', 'running'],
+  ]);
+  const waiting = open[1]!;
+  assert.equal(waiting.attempts.map(({ startedAt, endedAt, outcome }) => [startedAt - T0, endedAt, outcome]), [[6, undefined, 'running']]);
+  assert.is(currentWait(open, T0 + 60_000)?.startedAt, at(6), 'the run waits, since the event');
+
+  events.push(event(4_000, 'signal_received', { signalName: 'feedback', payload: { ok: true } }), event(4_010, 'workflow_completed'));
+  const served = buildTimeline(events)[1]!;
+  assert.is(served.state, 'completed');
+  assert.is(served.endedAt! - T0, 4_000, 'ends at the reply');
+  assert.equal(served.attempts.map(({ startedAt, endedAt, outcome }) => [startedAt - T0, endedAt! - T0, outcome]), [[6, 4_000, 'completed']]);
+  assert.is(served.wait?.end, 'feedback');
+  assert.is(currentWait(buildTimeline(events), T0 + 60_000), undefined);
+});
+
+test('a finished run\'s wait that no reply served ends at the close (or its time limit), failed', () => {
+  nextId = 1;
+  const terminated = buildTimeline([event(0, 'workflow_started'), event(6, 'feedback_wait_started'), event(9_000, 'workflow_terminated', { reason: 'x' })]);
+  assert.equal(terminated.map((row) => [row.kind, row.state, row.endedAt! - T0, row.wait?.end]), [['feedback', 'failed', 9_000, 'run_closed']]);
+  assert.equal(timelineSpan(terminated, T0, T0 + 9_000), { start: T0, end: T0 + 9_000 });
+  nextId = 1;
+  const timedOut = buildTimeline([event(0, 'workflow_started'), event(6, 'feedback_wait_started', { timeoutMs: 1_500 }), event(1_510, 'workflow_failed')]);
+  assert.equal(timedOut.map((row) => [row.state, row.endedAt! - T0, row.wait?.end, row.wait?.timeoutMs]), [['failed', 1_506, 'timed_out', 1_500]]);
+});
+
+test('Temporal: the timer a wait with a time limit starts in the same task is the wait\'s, not a sleep', () => {
+  nextId = 1;
+  const rows = buildTimeline([
+    event(0, 'workflow_started'),
+    event(6, 'feedback_wait_started', { timeoutMs: 60_000 }),
+    event(6, 'timer_started', { timerId: '1', durationMs: 60_000 }),
+    event(10, 'timer_started', { timerId: '2', durationMs: 50 }),
+    event(60, 'timer_fired', { timerId: '2' }),
+    event(900, 'signal_received', { signalName: 'feedback', payload: {} }),
+  ]);
+  assert.equal(rows.map((row) => [row.kind, row.state, row.timerMs]), [
+    ['feedback', 'completed', undefined],
+    ['timer', 'completed', 50],
   ]);
 });
 

@@ -1,6 +1,5 @@
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import { h } from '../dom.js';
-import { shortId } from '../format.js';
 import { runHref } from '../routes.js';
 import type { Router } from '../router.js';
 
@@ -15,15 +14,15 @@ export function relatedRuns(router: Router, workflowId: string, events: readonly
       const parent = text('parentWorkflowId');
       if (parent) item('Parent:', runHref(parent), parent);
       const previous = text('continuedFromRunId');
-      if (previous) item('Continued from run', runHref(workflowId, previous), shortId(previous));
+      if (previous) item('Continued from run', runHref(workflowId, previous), previous);
       const origin = text('resetFromRunId');
-      if (origin) item('Reset from run', runHref(workflowId, origin), shortId(origin));
+      if (origin) item('Reset from run', runHref(workflowId, origin), origin);
     } else if (event.type === 'workflow_reset') {
       const origin = text('resetFromRunId');
-      if (origin && !links.some((link) => link.textContent?.includes(shortId(origin)))) item('Reset from run', runHref(workflowId, origin), shortId(origin));
+      if (origin && !links.some((link) => link.textContent?.includes(origin))) item('Reset from run', runHref(workflowId, origin), origin);
     } else if (event.type === 'workflow_continued_as_new') {
       const next = text('newRunId');
-      if (next) item('Continued as new in run', runHref(workflowId, next), shortId(next));
+      if (next) item('Continued as new in run', runHref(workflowId, next), next);
     } else if (event.type === 'child_started') {
       const child = text('childWorkflowId');
       const childRun = text('childRunId');

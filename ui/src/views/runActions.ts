@@ -2,7 +2,6 @@ import type { RunRefView, RunStatusView, TerminateView } from '../../../core/api
 import { ApiError, runPath, type Api } from '../api.js';
 import { confirmAction } from '../dialogs.js';
 import { h } from '../dom.js';
-import { shortId } from '../format.js';
 import type { Notices } from '../notices.js';
 import { rerun } from '../rerun.js';
 import { runHref } from '../routes.js';
@@ -16,18 +15,23 @@ export interface ActionContext {
 
 /**
  * What a user can do to a run, each confirmed first and answered with the API's own words: stop and terminate and
- * feedback while it runs, rerun at any time, reset from a step chosen on the timeline (resetButton).
+ * feedback while it runs, rerun at any time, reset from a step chosen on the timeline (resetButton). `feedbackHere`
+ * false: the run waits for feedback, and the page shows Send feedback beside that (feedbackButton).
  */
-export function actionBar(context: ActionContext, run: RunStatusView): HTMLElement {
+export function actionBar(context: ActionContext, run: RunStatusView, options: { feedbackHere?: boolean } = {}): HTMLElement {
   const running = run.status === 'running';
   return h(
     'div',
     { class: 'actions', role: 'group', 'aria-label': 'Run actions' },
     running ? h('button', { type: 'button', onclick: () => void stop(context, run) }, 'Stop…') : null,
     running ? h('button', { type: 'button', class: 'danger', onclick: () => void terminate(context, run) }, 'Terminate…') : null,
-    running ? h('button', { type: 'button', onclick: () => void feedback(context, run) }, 'Send feedback…') : null,
+    running && options.feedbackHere !== false ? feedbackButton(context, run) : null,
     h('button', { type: 'button', onclick: () => void rerunAction(context, run) }, 'Rerun…'),
   );
+}
+
+export function feedbackButton(context: ActionContext, run: RunStatusView): HTMLButtonElement {
+  return h('button', { type: 'button', onclick: () => void feedback(context, run) }, 'Send feedback…');
 }
 
 export function resetButton(context: ActionContext, run: RunStatusView, stepName: string): HTMLButtonElement {
@@ -44,7 +48,7 @@ async function stop(context: ActionContext, run: RunStatusView): Promise<void> {
   if (!confirmed) return;
   await answered(context, async () => {
     await context.api.patch<RunRefView>(`${runPath(run.workflowId, run.runId)}/stop`);
-    context.notices.show(`Stop requested for run ${shortId(run.runId)}.`, 'ok');
+    context.notices.show(`Stop requested for run ${run.runId}.`, 'ok');
   });
 }
 
@@ -59,7 +63,7 @@ async function terminate(context: ActionContext, run: RunStatusView): Promise<vo
   if (!confirmed) return;
   await answered(context, async () => {
     await context.api.post<TerminateView>(`${runPath(run.workflowId, run.runId)}/terminate`, confirmed.reason === undefined ? {} : { reason: confirmed.reason });
-    context.notices.show(`Run ${shortId(run.runId)} terminated.`, 'ok');
+    context.notices.show(`Run ${run.runId} terminated.`, 'ok');
   });
 }
 
@@ -73,7 +77,7 @@ async function feedback(context: ActionContext, run: RunStatusView): Promise<voi
   if (!confirmed) return;
   await answered(context, async () => {
     const delivered = await context.api.post<RunRefView>('/workflow/feedback', { workflowId: run.workflowId, payload: confirmed.payload });
-    context.notices.show(`Feedback delivered to run ${shortId(delivered.runId)}.`, 'ok');
+    context.notices.show(`Feedback delivered to run ${delivered.runId}.`, 'ok');
   });
 }
 
@@ -87,7 +91,7 @@ async function reset(context: ActionContext, run: RunStatusView, stepName: strin
   if (!confirmed) return;
   await answered(context, async () => {
     const created = await context.api.post<RunRefView>(`${runPath(run.workflowId, run.runId)}/reset`, { stepName, ...(confirmed.reason === undefined ? {} : { reason: confirmed.reason }) });
-    context.notices.show(`Reset from ${stepName}: this is the new run ${shortId(created.runId)}.`, 'ok', { acrossNavigation: true });
+    context.notices.show(`Reset from ${stepName}: this is the new run ${created.runId}.`, 'ok', { acrossNavigation: true });
     context.router.navigate(runHref(created.workflowId, created.runId));
   });
 }
@@ -101,7 +105,7 @@ async function rerunAction(context: ActionContext, run: RunStatusView): Promise<
   if (!confirmed) return;
   await answered(context, async () => {
     const started = await rerun(context.api, run);
-    context.notices.show(`Started run ${shortId(started.runId)} of ${started.workflowId} with the same input.`, 'ok', { acrossNavigation: true });
+    context.notices.show(`Started run ${started.runId} of ${started.workflowId} with the same input.`, 'ok', { acrossNavigation: true });
     context.router.navigate(runHref(started.workflowId, started.runId));
   });
 }

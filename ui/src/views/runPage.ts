@@ -5,15 +5,17 @@ import type { SerializedFailure } from '../../../core/domain/run.js';
 import type { TraceRecord } from '../../../core/domain/trace.js';
 import { ApiError, runPath } from '../api.js';
 import { h, replaceChildren } from '../dom.js';
-import { formatDuration, formatTime, shortId, statusLabel } from '../format.js';
+import type { FeedbackWait } from '../../../core/domain/feedbackWaits.js';
+import { formatDuration, formatTime, statusLabel } from '../format.js';
 import { followHistory, type ConnectionState } from '../historyFollower.js';
 import { runHref } from '../routes.js';
-import { buildTimeline, timelineSpan, type TimelineRow } from '../timelineModel.js';
+import { buildTimeline, currentWait, timelineSpan, type TimelineRow } from '../timelineModel.js';
 import { HistoryTable } from './historyTable.js';
 import { jsonDetails } from './jsonView.js';
 import type { Page, PageEnv } from './page.js';
 import { relatedRuns } from './relatedRuns.js';
-import { actionBar, resetButton, type ActionContext } from './runActions.js';
+import { actionBar, feedbackButton, resetButton, type ActionContext } from './runActions.js';
+import { copyableRunId } from './runId.js';
 import { TimelineView } from './timeline.js';
 
 const CONNECTION_WORDS: Record<ConnectionState, string> = {
@@ -42,7 +44,17 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
   const badge = h('span', { class: 'badge' });
   const connection = h('span', { class: 'connection', role: 'status' });
   const facts = h('dl', { class: 'facts' });
+  const duration = h('span');
   const actions = h('div');
+  /** The wait for feedback the open run is in, with Send feedback beside it (hidden while it waits for none). */
+  let waiting: FeedbackWait | undefined;
+  const waitingSince = h('p', { role: 'status' });
+  const waitingFor = h('span', { class: 'hint' });
+  const waitingAction = h('span');
+  const waitingBox = h('div', { class: 'waiting-for-feedback', hidden: true }, waitingSince, waitingFor, waitingAction);
+  /** What the facts and the actions were last drawn from: drawn again only when it changes, so focus stays put. */
+  let drawnFacts = '';
+  let drawnActions = '';
   const related = h('nav', { class: 'related', 'aria-label': 'Related runs' });
   const errorBox = h('div');
   const io = h('div', { class: 'io' });
@@ -64,6 +76,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
     h('p', { class: 'breadcrumb' }, router.link('runs', {}, 'Runs'), ' › run'),
     title,
     h('div', { class: 'status-line' }, badge, connection),
+    waitingBox,
     facts,
     actions,
     related,
@@ -86,17 +99,44 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
     badge.className = `badge status-${status.status}`;
     badge.textContent = statusLabel(status.status);
     const end = status.closedAt ? Date.parse(status.closedAt) : Date.now();
-    replaceChildren(
-      facts,
-      fact('Run', h('code', {}, status.runId)),
-      fact('Workflow', router.link(`runs?workflowName=${encodeURIComponent(status.workflowName)}`, {}, status.workflowName)),
-      fact('Catalog', status.catalog),
-      fact('Started', formatTime(status.startedAt)),
-      fact('Closed', status.closedAt ? formatTime(status.closedAt) : 'still running'),
-      fact('Duration', formatDuration(end - Date.parse(status.startedAt))),
-      ...(status.rerunOf ? [fact('Rerun of', router.link(runHref(status.rerunOf.workflowId, status.rerunOf.runId), {}, `${status.rerunOf.workflowId} · ${shortId(status.rerunOf.runId)}`))] : []),
-    );
-    replaceChildren(actions, actionBar(context, status));
+    duration.textContent = formatDuration(end - Date.parse(status.startedAt));
+    const factsOf = JSON.stringify(status);
+    if (factsOf !== drawnFacts) {
+      drawnFacts = factsOf;
+      replaceChildren(
+        facts,
+        fact('Run', copyableRunId(status.runId), 'run-fact'),
+        fact('Workflow', router.link(`runs?workflowName=${encodeURIComponent(status.workflowName)}`, {}, status.workflowName)),
+        fact('Catalog', status.catalog),
+        fact('Started', formatTime(status.startedAt)),
+        fact('Closed', status.closedAt ? formatTime(status.closedAt) : 'still running'),
+        fact('Duration', duration),
+        ...(status.rerunOf ? [fact('Rerun of', router.link(runHref(status.rerunOf.workflowId, status.rerunOf.runId), {}, `${status.rerunOf.workflowId} · ${status.rerunOf.runId}`))] : []),
+      );
+    }
+    renderActions();
+    renderWaiting(Date.now());
+  };
+
+  /** The actions, with Send feedback beside the wait while the run waits for feedback, in the bar otherwise. */
+  const renderActions = () => {
+    if (!status) return;
+    const open = status.status === 'running' ? waiting : undefined;
+    const actionsOf = `${factsOfActions(status)}|${open?.eventId ?? ''}`;
+    if (actionsOf === drawnActions) return;
+    drawnActions = actionsOf;
+    replaceChildren(actions, actionBar(context, status, { feedbackHere: open === undefined }));
+    replaceChildren(waitingAction, open ? feedbackButton(context, status) : null);
+  };
+
+  const renderWaiting = (now: number) => {
+    const open = status?.status === 'running' ? waiting : undefined;
+    waitingBox.hidden = open === undefined;
+    if (!open) return;
+    const since = `Waiting for feedback since ${formatTime(open.startedAt)}.`;
+    if (waitingSince.textContent !== since) waitingSince.textContent = since;
+    const limit = open.timeoutMs === undefined ? '' : `; gives up after ${formatDuration(open.timeoutMs)}`;
+    waitingFor.textContent = `For ${formatDuration(now - Date.parse(open.startedAt))} so far${limit}.`;
   };
 
   const renderIo = () => {
@@ -114,6 +154,9 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
     if (!status) return;
     const now = Date.now();
     const rows = buildTimeline(events, progress, trace?.steps ?? []);
+    waiting = currentWait(rows, now);
+    renderActions();
+    renderWaiting(now);
     const start = Date.parse(status.startedAt);
     const end = status.closedAt ? Date.parse(status.closedAt) : now;
     timeline.render(rows, timelineSpan(rows, start, end), status.closedAt ? end : now, status.status !== 'running');
@@ -230,8 +273,13 @@ function outputNote(status: RunStatusView | undefined, result: WorkflowResultV2 
   return result.status === 'continued_as_new' ? 'No output: the run continued as new (see the next run).' : `No output: the run ended ${statusLabel(result.status)}.`;
 }
 
-function fact(term: string, value: Node | string): HTMLElement {
-  return h('div', {}, h('dt', {}, term), h('dd', {}, value));
+/** What the action bar depends on. */
+function factsOfActions(status: RunStatusView): string {
+  return `${status.workflowId}|${status.runId}|${status.status}`;
+}
+
+function fact(term: string, value: Node | string, className?: string): HTMLElement {
+  return h('div', { class: className }, h('dt', {}, term), h('dd', {}, value));
 }
 
 function errorSection(error: SerializedFailure): HTMLElement {

@@ -2,9 +2,10 @@ import type { RunListView, RunStatusView, WorkflowListView } from '../../../core
 import { RUN_STATUSES } from '../../../core/domain/status.js';
 import { ApiError } from '../api.js';
 import { h, replaceChildren, uniqueId } from '../dom.js';
-import { formatDuration, formatTime, shortId, statusLabel } from '../format.js';
+import { formatDuration, formatTime, statusLabel } from '../format.js';
 import { runHref, runsHref } from '../routes.js';
 import type { Page, PageEnv } from './page.js';
+import { runIdText } from './runId.js';
 
 const PAGE_SIZES = [10, 25, 100, 500, 1000];
 const DEFAULT_PAGE_SIZE = 100;
@@ -107,7 +108,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
         'tr',
         { 'data-status': run.status },
         h('td', {}, router.link(runHref(run.workflowId, run.runId), { 'data-run-key': key }, run.workflowId)),
-        h('td', { title: run.runId }, h('code', {}, shortId(run.runId))),
+        h('td', {}, runIdText(run.runId)),
         h('td', {}, run.workflowName),
         h('td', {}, run.catalog),
         h('td', {}, h('span', { class: `badge status-${run.status}` }, statusLabel(run.status))),

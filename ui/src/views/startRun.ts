@@ -1,7 +1,7 @@
 import type { StartView, WorkflowListEntry, WorkflowListView } from '../../../core/api/views.js';
 import { ApiError } from '../api.js';
 import { h, replaceChildren, uniqueId } from '../dom.js';
-import { prettyJson, shortId } from '../format.js';
+import { prettyJson } from '../format.js';
 import { runHref, startHref } from '../routes.js';
 import { jsonDetails } from './jsonView.js';
 import type { Page, PageEnv } from './page.js';
@@ -151,7 +151,7 @@ export function startRunPage(env: PageEnv, initial: { workflowName: string | und
     const id = idInput.value.trim();
     try {
       const started = await api.post<StartView>('/workflow', { workflowName: workflow.name, input, ...(catalog ? { catalog } : {}), ...(id ? { workflowId: id } : {}) });
-      notices.show(`Started run ${shortId(started.runId)} of ${started.workflowId}.`, 'ok', { acrossNavigation: true });
+      notices.show(`Started run ${started.runId} of ${started.workflowId}.`, 'ok', { acrossNavigation: true });
       router.navigate(runHref(started.workflowId, started.runId));
     } catch (error) {
       notices.show(error instanceof ApiError ? error.describe() : String(error), 'error');

@@ -2,6 +2,7 @@ import { h, replaceChildren } from '../dom.js';
 import { formatCost, formatDuration } from '../format.js';
 import { runHref } from '../routes.js';
 import type { Router } from '../router.js';
+import type { FeedbackWait } from '../../../core/domain/feedbackWaits.js';
 import type { TimelineRow } from '../timelineModel.js';
 
 export interface TimelineOptions {
@@ -11,7 +12,8 @@ export interface TimelineOptions {
 }
 
 /**
- * The timeline: a row per step call, timer and child, with a bar per attempt placed on the run's time axis. The bars
+ * The timeline: a row per step call, timer, child and wait for feedback, with a bar per attempt (a wait's bar spans the
+ * wait) placed on the run's time axis. The bars
  * are drawing only (aria-hidden); each row's button and text say the same in words. Bars are positioned through
  * CSSOM (element.style), which the page's CSP allows, unlike style attributes.
  */
@@ -48,8 +50,8 @@ export class TimelineView {
         place(bar, attempt.startedAt, attempt.endedAt ?? (row.state === 'running' || row.state === 'scheduled' ? now : end));
         track.append(bar);
       }
-      const label = `${row.name}`;
-      const selectable = row.kind !== 'timer' && row.kind !== 'child';
+      const label = row.kind === 'feedback' ? 'waiting for feedback' : row.name;
+      const selectable = row.kind !== 'timer' && row.kind !== 'child' && row.kind !== 'feedback';
       const heading = selectable
         ? h('button', {
             type: 'button',
@@ -92,6 +94,7 @@ export class TimelineView {
 }
 
 function attemptTitle(row: TimelineRow, attempt: number, earlier: boolean | undefined): string {
+  if (row.kind === 'feedback') return `waiting for feedback: ${stateWord(row)}`;
   if (earlier) return `${row.name}: attempts 1 to ${attempt} (failed)`;
   return `${row.name}: attempt ${attempt}`;
 }
@@ -99,6 +102,7 @@ function attemptTitle(row: TimelineRow, attempt: number, earlier: boolean | unde
 function facts(row: TimelineRow, duration: string): (string | HTMLElement)[] {
   const parts: (string | HTMLElement)[] = [h('span', { class: `state ${row.state}` }, stateWord(row))];
   parts.push(h('span', { class: 'duration' }, duration));
+  if (row.wait?.timeoutMs !== undefined) parts.push(h('span', { class: 'limit' }, `time limit ${formatDuration(row.wait.timeoutMs)}`));
   if (row.replayed) parts.push(h('span', { class: 'replayed' }, 'replayed from the run this one was reset from'));
   if (row.attemptCount > 1) parts.push(h('span', { class: 'retries' }, `${row.attemptCount} attempts (${row.attemptCount - 1} ${row.attemptCount === 2 ? 'retry' : 'retries'})`));
   const aggregations = row.aggregations;
@@ -113,7 +117,16 @@ function facts(row: TimelineRow, duration: string): (string | HTMLElement)[] {
   return parts;
 }
 
+const WAIT_ENDS: Record<NonNullable<FeedbackWait['end']>, string> = {
+  feedback: 'answered',
+  timed_out: 'timed out',
+  cancel_requested: 'stopped',
+  reset: 'ended by the reset',
+  run_closed: 'ended with the run',
+};
+
 function stateWord(row: TimelineRow): string {
   if (row.kind === 'timer') return row.state === 'completed' ? 'fired' : 'waiting';
+  if (row.kind === 'feedback') return row.wait?.end ? WAIT_ENDS[row.wait.end] : 'waiting';
   return row.state;
 }

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { DataDirectoryError, DataDirectoryInUseError } from './dataDirErrors.js';
 import { loadSqlite } from './loadSqlite.js';
@@ -78,9 +78,31 @@ function prepareDirectory(dataDir: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
-    throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be made (${describe(error)}): give a directory this process can write`);
+    throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be made (${describe(whyNotMade(dataDir, error))}): give a directory this process can write`);
   }
   if (!statSync(dataDir).isDirectory()) throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
+  // SQLite's own refusal of a read-only directory reads "unable to open database file" or "disk I/O error".
+  try {
+    accessSync(dataDir, constants.W_OK);
+  } catch (error) {
+    throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be written (${describe(error)}): give a directory this process can write`);
+  }
+}
+
+/**
+ * Node's recursive mkdir reports some refusals (a read-only file system) as ENOENT, as if a parent were missing: the
+ * nearest existing directory says why it takes no new one.
+ */
+function whyNotMade(dataDir: string, error: unknown): unknown {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
+  let parent = dirname(dataDir);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  try {
+    accessSync(parent, constants.W_OK);
+  } catch (refusal) {
+    return refusal;
+  }
+  return error;
 }
 
 /** Why SQLite would not open or lock the database, as one line. */

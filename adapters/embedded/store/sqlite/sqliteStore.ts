@@ -103,6 +103,23 @@ export class SqliteStore implements EngineStore {
 
   runClosed(): void {}
 
+  probe(): boolean {
+    if (this.closed) return false;
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      this.statement("INSERT OR REPLACE INTO meta (key, value) VALUES ('probed_at', ?)").run(String(this.options.clock.now()));
+      this.db.exec('COMMIT');
+      return true;
+    } catch {
+      try {
+        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // Rolled back when the database is next opened.
+      }
+      return false;
+    }
+  }
+
   onWriteFailed(handler: (records: readonly RunRecord[], error: unknown) => void): void {
     this.failureHandler = handler;
   }
