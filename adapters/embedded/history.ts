@@ -1,5 +1,5 @@
 import { PROGRESS_BUFFER_SIZE } from '../../core/definition/progress.js';
-import { isClosingEventType, PageFill, type HistoryEvent, type HistoryEventType } from '../../core/domain/history.js';
+import { HISTORY_PAGE_MAX_BYTES, isClosingEventType, PageFill, type HistoryEvent, type HistoryEventType } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RunStreamItem } from '../../ports/engine.js';
@@ -118,10 +118,10 @@ export class RunHistory {
     return this.list;
   }
 
-  /** Visible events from `offset`, at most `size` and a page's bytes (HISTORY_PAGE_MAX_BYTES), payloads decoded. */
-  page(offset: number, size: number): HistoryEvent[] {
+  /** Visible events from `offset`, at most `size` and about `maxBytes` of them (HISTORY_PAGE_MAX_BYTES), payloads decoded. */
+  page(offset: number, size: number, maxBytes: number = HISTORY_PAGE_MAX_BYTES): HistoryEvent[] {
     const visible = this.visibleCount;
-    const fill = new PageFill(size);
+    const fill = new PageFill(size, maxBytes);
     let end = offset;
     while (end < visible && fill.takes(this.sizes[end]!)) end += 1;
     return this.list.slice(offset, end).map(materialize);

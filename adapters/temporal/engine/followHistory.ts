@@ -1,4 +1,4 @@
-import { HISTORY_PAGE_MAX_BYTES, isClosingEventType, type HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
+import { isClosingEventType, type HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { HistoryEvent as RawEvent } from './proto.js';
 import { isInternalWorkflowType } from '../protocol.js';
@@ -11,19 +11,21 @@ import { fetchHistoryPage } from './historyReader.js';
 /** Longest wait for one long poll; Temporal answers within about 20 s, with or without news. */
 export const LONG_POLL_TIMEOUT_MS = 70_000;
 /**
- * Raw events per long poll: Temporal counts pages in events, not bytes, and a follower holds the rest of its page
- * while its client does not read. The first page is small; each next one is sized from the last one's events to about
- * a history page's bytes (HISTORY_PAGE_MAX_BYTES), so a history of small events is still read 1000 at a time and one of
- * large events a few at a time.
+ * How much one long poll asks for. Temporal counts a page in batches of events (the events one task wrote together), not
+ * in bytes, and a follower holds its page while its client does not read: the payloads of a page are views of the one
+ * buffer its answer came in, so that buffer stays until the page's last event is sent. The first poll asks for a few
+ * batches; each next one for about a history page's bytes (HISTORY_PAGE_MAX_BYTES) by what the last one's batches
+ * weighed, so a history of small events is still read 1000 batches at a time and one of large events one at a time.
  */
-const FIRST_FOLLOW_PAGE_SIZE = 25;
+const FIRST_FOLLOW_PAGE_SIZE = 5;
 const MAX_FOLLOW_PAGE_SIZE = 1000;
-const MIN_FOLLOW_PAGE_SIZE = 5;
 
-function nextFollowPageSize(events: readonly RawEvent[], bytes: number): number {
-  if (events.length === 0) return MAX_FOLLOW_PAGE_SIZE;
-  const perEvent = Math.max(1, bytes / events.length);
-  return Math.max(MIN_FOLLOW_PAGE_SIZE, Math.min(MAX_FOLLOW_PAGE_SIZE, Math.floor(HISTORY_PAGE_MAX_BYTES / perEvent)));
+/** `asked` batches came as `events` events of `bytes` in all, the largest of `largest`; the next poll's batches for `readAheadBytes`. */
+function nextFollowPageSize(asked: number, events: number, bytes: number, largest: number, readAheadBytes: number): number {
+  if (events === 0) return MAX_FOLLOW_PAGE_SIZE;
+  // A batch weighs at least its largest event; on average, the page's bytes over its batches (at most one per event).
+  const perBatch = Math.max(1, largest, bytes / Math.min(asked, events));
+  return Math.max(1, Math.min(MAX_FOLLOW_PAGE_SIZE, Math.floor(readAheadBytes / perBatch)));
 }
 
 /**
@@ -37,6 +39,8 @@ export async function* followRunHistory(
   run: PinnedRunRef,
   afterEventId: number,
   signal: AbortSignal,
+  /** About how many bytes of events one long poll reads (HISTORY_PAGE_MAX_BYTES): what a follower holds at most. */
+  readAheadBytes: number,
   /** Sees every event read, from the first, with its neutral form if it has one, just before it is yielded. */
   observe?: (raw: RawEvent, event: NeutralEvent | undefined) => void,
 ): AsyncGenerator<NeutralEvent> {
@@ -60,11 +64,15 @@ export async function* followRunHistory(
     }
     const events: (RawEvent | undefined)[] = page.events;
     let bytes = 0;
+    let largest = 0;
     for (let index = 0; index < events.length; index += 1) {
       const raw = events[index]!;
-      // Let go of each raw event once mapped: a follower waiting on its client holds what it has not sent yet.
+      // Let go of each raw event once mapped (what it holds apart from the answer's buffer: payloads read from the
+      // claim-check store, the decoded fields).
       events[index] = undefined;
-      bytes += rawEventBytes(raw);
+      const size = rawEventBytes(raw);
+      bytes += size;
+      largest = Math.max(largest, size);
       if (!checkedType) {
         checkedType = true;
         if (isInternalWorkflowType(raw.workflowExecutionStartedEventAttributes?.workflowType?.name)) throw runNotFound(run.workflowId, run.runId);
@@ -77,6 +85,6 @@ export async function* followRunHistory(
     }
     if (!page.nextPageToken) return;
     nextPageToken = page.nextPageToken;
-    pageSize = nextFollowPageSize(page.events, bytes);
+    pageSize = nextFollowPageSize(pageSize, page.events.length, bytes, largest, readAheadBytes);
   }
 }

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../../core/domain/errors.js';
-import { PageFill, type HistoryPage } from '../../../core/domain/history.js';
+import { HISTORY_PAGE_MAX_BYTES, PageFill, type HistoryPage } from '../../../core/domain/history.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { HistoryPageQuery } from '../../../ports/engine.js';
 import type { TemporalCalls } from './calls.js';
@@ -24,7 +24,14 @@ const MAX_RAW_PAGE_SIZE = 1000;
  * page is filled from as many raw pages as it takes, and its token may point into the middle of a raw page. The
  * next token is issued only once the following event is known to exist, so no page is empty.
  */
-export async function readHistoryPage(calls: TemporalCalls, tokens: PageTokens, run: PinnedRunRef, query: HistoryPageQuery): Promise<HistoryPage> {
+export async function readHistoryPage(
+  calls: TemporalCalls,
+  tokens: PageTokens,
+  run: PinnedRunRef,
+  query: HistoryPageQuery,
+  /** About how many bytes of events a page holds (HISTORY_PAGE_MAX_BYTES). */
+  maxBytes: number = HISTORY_PAGE_MAX_BYTES,
+): Promise<HistoryPage> {
   const { pageSize } = query;
   checkPageSize(pageSize);
   // The raw page size is part of the position's meaning, so the token is bound to pageSize as well as to the run.
@@ -33,8 +40,8 @@ export async function readHistoryPage(calls: TemporalCalls, tokens: PageTokens, 
   const rawPageSize = Math.min(MAX_RAW_PAGE_SIZE, pageSize * RAW_EVENTS_PER_EVENT + 1);
   const mapper = new HistoryMapper(start.m);
   const events: HistoryPage['events'] = [];
-  // Up to pageSize events and a page's bytes (HISTORY_PAGE_MAX_BYTES), each counted by its raw event's size.
-  const fill = new PageFill(pageSize);
+  // Up to pageSize events and maxBytes of them, each counted by its raw event's size.
+  const fill = new PageFill(pageSize, maxBytes);
   let rawToken = start.r;
   let skip = start.k;
   for (;;) {

@@ -232,13 +232,13 @@ export class SqliteStore implements EngineStore {
   }
 
   /**
-   * The events of a stored run from `afterEventId` on (SqliteStoredRun's reads): at most `limit`, and no more than a
-   * history page's bytes (HISTORY_PAGE_MAX_BYTES), so a page or a follower's read never loads a whole large history.
-   * The rows past the page are not read.
+   * The events of a stored run from `afterEventId` on (SqliteStoredRun's reads): at most `limit`, and about `maxBytes`
+   * of them (a history page's bytes), so a page or a follower's read never loads a whole large history. The rows past
+   * the page are not read.
    */
-  eventRows(seq: number, afterEventId: number, limit: number): EventRow[] {
+  eventRows(seq: number, afterEventId: number, limit: number, maxBytes: number): EventRow[] {
     const rows: EventRow[] = [];
-    const fill = new PageFill(limit);
+    const fill = new PageFill(limit, maxBytes);
     const read = this.statement('SELECT event_id, type, time, step_name, attributes FROM events WHERE run_seq = ? AND event_id > ? ORDER BY event_id LIMIT ?');
     for (const row of read.iterate(seq, afterEventId, limit) as Iterable<unknown> as Iterable<EventRow>) {
       if (!fill.takes(storedEventBytes(row))) break;

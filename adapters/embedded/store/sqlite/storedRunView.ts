@@ -7,8 +7,8 @@ import { chainInputText, descriptionOf, storedEventForReader, type EventRow, typ
 
 /** What a stored run's reads need of the store. */
 export interface StoredRunReads {
-  /** At most `limit` events after `afterEventId`, and at most a history page's bytes (HISTORY_PAGE_MAX_BYTES). */
-  eventRows(seq: number, afterEventId: number, limit: number): EventRow[];
+  /** At most `limit` events after `afterEventId`, and about `maxBytes` of them (at least one). */
+  eventRows(seq: number, afterEventId: number, limit: number, maxBytes: number): EventRow[];
   eventCount(seq: number): number;
 }
 
@@ -55,24 +55,31 @@ export class SqliteStoredRun implements StoredRun {
     return text === null ? undefined : JSON.parse(text);
   }
 
-  historyPage(offset: number, size: number): { events: HistoryEvent[]; visibleCount: number } {
-    return { events: this.reads.eventRows(this.row.seq, offset, size).map(storedEventForReader), visibleCount: this.reads.eventCount(this.row.seq) };
+  historyPage(offset: number, size: number, maxBytes: number): { events: HistoryEvent[]; visibleCount: number } {
+    return { events: this.reads.eventRows(this.row.seq, offset, size, maxBytes).map(storedEventForReader), visibleCount: this.reads.eventCount(this.row.seq) };
   }
 
-  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem> {
-    return followStored(this.reads, this.row.seq, Math.max(0, Math.floor(afterEventId)), signal, stopped);
+  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean, readAheadBytes: number): AsyncIterableIterator<RunStreamItem> {
+    return followStored(this.reads, this.row.seq, Math.max(0, Math.floor(afterEventId)), signal, stopped, readAheadBytes);
   }
 }
 
 /**
- * A stored run's events after `afterEventId`, read a page at a time (at most a page's bytes: a follower whose client
+ * A stored run's events after `afterEventId`, read a page at a time (about `readAheadBytes`: a follower whose client
  * does not read holds one page of rows); ends after the closing event or the last stored.
  */
-async function* followStored(reads: StoredRunReads, seq: number, afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncGenerator<RunStreamItem> {
+async function* followStored(
+  reads: StoredRunReads,
+  seq: number,
+  afterEventId: number,
+  signal: AbortSignal,
+  stopped: () => boolean,
+  readAheadBytes: number,
+): AsyncGenerator<RunStreamItem> {
   let last = afterEventId;
   for (;;) {
     if (signal.aborted || stopped()) return;
-    const rows: (EventRow | undefined)[] = reads.eventRows(seq, last, FOLLOW_PAGE);
+    const rows: (EventRow | undefined)[] = reads.eventRows(seq, last, FOLLOW_PAGE, readAheadBytes);
     if (rows.length === 0) return;
     for (let index = 0; index < rows.length; index += 1) {
       const event = storedEventForReader(rows[index]!);
