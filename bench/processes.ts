@@ -7,10 +7,21 @@ export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** Servers and in-process references run the compiled dist/ under plain node, as `npm start` does; clients run TS. */
 const nodeArgs = (entry: string): string[] => (entry.endsWith('.mjs') || entry.startsWith('dist/') ? ['--expose-gc'] : ['--expose-gc', '--import', 'tsx']);
 
+export interface ProbeAnswer {
+  peak: number;
+  current: number;
+  cpu: number;
+  loop?: { p50: number; p99: number; max: number; samples: number };
+  commits?: { count: number; p50: number; p99: number; max: number; totalMs: number; runsMedian: number; runsMax: number };
+}
+
 export interface ServerProcess {
   ready: Promise<Record<string, any>>;
-  /** IPC probe of bench/processes/rssProbe.mjs: RSS in bytes, `cpu` the process's CPU time so far in µs. */
-  ask(command: 'rss:reset' | 'rss:read' | 'gc' | 'cpu:read'): Promise<{ peak: number; current: number; cpu: number }>;
+  /**
+   * IPC probe of bench/processes/rssProbe.mjs: RSS in bytes, `cpu` the process's CPU time so far in µs; after
+   * 'loop:stop', the event loop's delay since 'loop:start' and the durable store's commits meanwhile (ms).
+   */
+  ask(command: 'rss:reset' | 'rss:read' | 'gc' | 'cpu:read' | 'loop:start' | 'loop:stop'): Promise<ProbeAnswer>;
   stop(): Promise<void>;
 }
 
@@ -28,7 +39,7 @@ export function startServer(entry: string, env: Record<string, string> = {}, arg
     ask: (command) =>
       new Promise((resolve) => {
         const id = ++nextId;
-        const onMessage = (message: { id: number; peak: number; current: number; cpu: number }) => {
+        const onMessage = (message: ProbeAnswer & { id: number }) => {
           if (message.id !== id) return;
           child.off('message', onMessage);
           resolve(message);

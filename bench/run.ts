@@ -1,17 +1,22 @@
 // `npm run bench`: each figure of issue 7 beside its reference, measured in the same run, written to
 // docs/performance.md. Not part of `npm test`: speed goals live here, never as timed assertions in tests.
-// BENCH_SECONDS (default 5) is each measurement's length; BENCH_ONLY=1,4 runs some figures.
+// BENCH_SECONDS (default 5) is each measurement's length; BENCH_ONLY=1,4 runs some figures (and replaces only their
+// sections of docs/performance.md); BENCH_SCALE_RUNS (default
+// 1,000,000) the closed runs of figure 10's data directory.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { startTemporalDevServer } from '../scripts/infra/index.mjs';
 import type { LoadResult, LoadSpec } from './processes/load.js';
 import { ROOT, runToEnd, startHelper, startServer, type ServerProcess } from './processes.js';
 import { measureUi, uiFigureRows } from './ui.js';
 import { greedyEventStreams, greedyReaders, pipelining } from './greedyClients.js';
 import { cpuFigureRows, measureApiCpu } from './temporalCpu.js';
+import { measureScale, scaleFigureRows } from './scale.js';
+import { startTemporalFlowgate } from './temporalFlowgate.js';
+import { durableSpeedRows, measureDurableSpeed } from './durableSpeed.js';
+import { figureId, replaceFigures } from './reportSections.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -19,7 +24,8 @@ const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const SCALE_RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 1_000_000);
 const ONLY = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(Number) : ALL_FIGURES);
 const MiB = 1024 * 1024;
 
@@ -50,22 +56,6 @@ async function withServer<T>(entry: string, env: Record<string, string>, body: (
     return await body(server, url as string);
   } finally {
     await server.stop();
-  }
-}
-
-async function waitUntilServes(url: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await request(`${url}/workflow/run`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ workflowName: 'bench_noop', input: {} }),
-    }).catch(() => undefined);
-    const status = response?.statusCode;
-    await response?.body.dump();
-    if (status === 200) return;
-    if (Date.now() > deadline) throw new Error(`${url} did not run bench_noop within ${timeoutMs} ms (last status ${status})`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 
@@ -302,67 +292,80 @@ async function figure8(): Promise<void> {
   });
 }
 
+/** Figure 10: the durable embedded engine holding a million closed runs, started and read as an operator would. */
+async function figure10(): Promise<void> {
+  const rows = scaleFigureRows(await measureScale(SCALE_RUNS));
+  figures.push({
+    title: `Figure 10: \`flowgate serve\` on a data directory of ${SCALE_RUNS.toLocaleString('en')} closed runs (durable embedded engine)`,
+    table: rows.table,
+    verdict: rows.verdict,
+  });
+}
+
+/** Figure 11: the durable embedded engine's throughput beside the memory engine's and Temporal's, /health meanwhile. */
+async function figure11(traceDir: string): Promise<void> {
+  const rows = durableSpeedRows(await measureDurableSpeed({ traceDir, connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: WARM_UP_SECONDS, rounds: ROUNDS, load, log }));
+  figures.push({
+    title: `Figure 11: a two-step workflow on the durable embedded engine, beside the memory engine and Temporal, ${CONNECTIONS} concurrent`,
+    table: rows.table,
+    verdict: `${rows.verdict}. The median of ${ROUNDS} rounds in rotating order, all four flowgates up throughout; \`/health\` probed every 20 ms on connections of its own while each load ran, p99 over all rounds`,
+  });
+}
+
 async function figures2and3(traceDir: string): Promise<void> {
-  log('starting the Temporal dev server');
-  const temporal = await startTemporalDevServer({ log: () => {} });
-  const env = { ENGINE: 'temporal', TEMPORAL_ADDRESS: temporal.address, TRACE_DIR: traceDir, LOG_LEVEL: 'error' };
-  const worker = startServer('dist/composition/cli/main.js', { ...env, WORKER_CATALOG: 'main', WORKFLOWS_DIR: 'dist/bench/workflows' }, ['worker']);
-  worker.ready.catch(() => {}); // it prints nothing at LOG_LEVEL=error; readiness is checked through the API
+  log('starting the Temporal dev server, its worker and the API');
+  const temporal = await startTemporalFlowgate(traceDir);
+  const { server, url } = temporal;
   try {
-    await withServer('bench/processes/flowgateServer.mjs', env, async (server, url) => {
-      log('waiting for the worker');
-      await waitUntilServes(url);
-      const raw = (mode: 'start' | 'execute', workflowType: string, input: unknown, connections: number) =>
-        runToEnd<LoadResult>('bench/processes/rawTemporal.ts', { mode, address: temporal.address, taskQueue: 'main', workflowType, input, connections, seconds: SECONDS });
-      // Before figure 2: its thousands of started runs queue on the worker, and an execute() measured behind that
-      // backlog would time the queue, not the run.
-      if (ONLY.has(3)) {
-        await raw('execute', 'bench_one_step', { n: 1 }, 1);
-        const rawExecute = await raw('execute', 'bench_one_step', { n: 1 }, 1);
-        const runs = await warmThenLoad({ url: `${url}/workflow/run`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_one_step', input: { n: 1 } }), connections: 1, expect: '"status":"completed"' });
-        const overhead = runs.p50 - rawExecute.p50;
-        figures.push({
-          title: 'Figure 3: latency of a one-step workflow through `POST /workflow/run` on Temporal, one at a time',
-          table: [LOAD_HEADER, loadRow('raw @temporalio/client execute()', rawExecute, 'runs/s'), loadRow('POST /workflow/run', runs, 'runs/s')],
-          verdict: verdict(overhead < 2, `p50 overhead ${ms(overhead)}, p99 overhead ${ms(runs.p99 - rawExecute.p99)} (target: p50 < 2 ms)`),
-        });
+    const raw = (mode: 'start' | 'execute', workflowType: string, input: unknown, connections: number) =>
+      runToEnd<LoadResult>('bench/processes/rawTemporal.ts', { mode, address: temporal.address, taskQueue: 'main', workflowType, input, connections, seconds: SECONDS });
+    // Before figure 2: its thousands of started runs queue on the worker, and an execute() measured behind that
+    // backlog would time the queue, not the run.
+    if (ONLY.has(3)) {
+      await raw('execute', 'bench_one_step', { n: 1 }, 1);
+      const rawExecute = await raw('execute', 'bench_one_step', { n: 1 }, 1);
+      const runs = await warmThenLoad({ url: `${url}/workflow/run`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_one_step', input: { n: 1 } }), connections: 1, expect: '"status":"completed"' });
+      const overhead = runs.p50 - rawExecute.p50;
+      figures.push({
+        title: 'Figure 3: latency of a one-step workflow through `POST /workflow/run` on Temporal, one at a time',
+        table: [LOAD_HEADER, loadRow('raw @temporalio/client execute()', rawExecute, 'runs/s'), loadRow('POST /workflow/run', runs, 'runs/s')],
+        verdict: verdict(overhead < 2, `p50 overhead ${ms(overhead)}, p99 overhead ${ms(runs.p99 - rawExecute.p99)} (target: p50 < 2 ms)`),
+      });
+    }
+    if (ONLY.has(9)) {
+      log('figure 9');
+      await postJson(`${url}/workflow/run`, { workflowName: 'bench_noop', input: {}, workflowId: 'bench-status-temporal' });
+      const setup = { server, url, address: temporal.address, taskQueue: 'main', seconds: SECONDS, rounds: ROUNDS, load };
+      const rows = cpuFigureRows(await measureApiCpu(setup, 'bench-status-temporal'));
+      figures.push({
+        title: 'Figure 9: CPU of the API process per request on Temporal, beside the raw @temporalio/client per call',
+        table: rows.table,
+        verdict: `${rows.verdict}; the median of ${ROUNDS} alternating rounds each, the API's CPU read from its own process over IPC, the raw client's in its own process`,
+      });
+    }
+    if (ONLY.has(2)) {
+      await raw('start', 'bench_noop', {}, CONNECTIONS); // warm-up of the server and worker, discarded
+      await load({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }), seconds: WARM_UP_SECONDS });
+      // Alternating rounds, as in figure 1: the dev server's speed drifts as its history grows.
+      const rounds: { rawStarts: LoadResult; starts: LoadResult; ratio: number }[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        // ABBA order: the server slows as it accumulates runs, which would favour whichever always went first.
+        const measureRaw = () => raw('start', 'bench_noop', {}, CONNECTIONS);
+        const measureFlowgate = () => load({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }) });
+        const rawFirst = round % 2 === 0;
+        const first = await (rawFirst ? measureRaw() : measureFlowgate());
+        const second = await (rawFirst ? measureFlowgate() : measureRaw());
+        const [rawStarts, starts] = rawFirst ? [first, second] : [second, first];
+        rounds.push({ rawStarts, starts, ratio: starts.rps / rawStarts.rps });
       }
-      if (ONLY.has(9)) {
-        log('figure 9');
-        await postJson(`${url}/workflow/run`, { workflowName: 'bench_noop', input: {}, workflowId: 'bench-status-temporal' });
-        const setup = { server, url, address: temporal.address, taskQueue: 'main', seconds: SECONDS, rounds: ROUNDS, load };
-        const rows = cpuFigureRows(await measureApiCpu(setup, 'bench-status-temporal'));
-        figures.push({
-          title: 'Figure 9: CPU of the API process per request on Temporal, beside the raw @temporalio/client per call',
-          table: rows.table,
-          verdict: `${rows.verdict}; the median of ${ROUNDS} alternating rounds each, the API's CPU read from its own process over IPC, the raw client's in its own process`,
-        });
-      }
-      if (ONLY.has(2)) {
-        await raw('start', 'bench_noop', {}, CONNECTIONS); // warm-up of the server and worker, discarded
-        await load({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }), seconds: WARM_UP_SECONDS });
-        // Alternating rounds, as in figure 1: the dev server's speed drifts as its history grows.
-        const rounds: { rawStarts: LoadResult; starts: LoadResult; ratio: number }[] = [];
-        for (let round = 0; round < ROUNDS; round++) {
-          // ABBA order: the server slows as it accumulates runs, which would favour whichever always went first.
-          const measureRaw = () => raw('start', 'bench_noop', {}, CONNECTIONS);
-          const measureFlowgate = () => load({ url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }) });
-          const rawFirst = round % 2 === 0;
-          const first = await (rawFirst ? measureRaw() : measureFlowgate());
-          const second = await (rawFirst ? measureFlowgate() : measureRaw());
-          const [rawStarts, starts] = rawFirst ? [first, second] : [second, first];
-          rounds.push({ rawStarts, starts, ratio: starts.rps / rawStarts.rps });
-        }
-        const { rawStarts, starts, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
-        figures.push({
-          title: `Figure 2: starts through \`POST /workflow\` on the Temporal dev server, ${CONNECTIONS} concurrent`,
-          table: [LOAD_HEADER, loadRow('raw @temporalio/client start()', rawStarts, 'starts/s'), loadRow('POST /workflow', starts, 'starts/s')],
-          verdict: verdict(ratio >= 0.9, `${ratio.toFixed(2)} of raw (target ≥ 0.9); the median of ${ROUNDS} alternating rounds: ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}`),
-        });
-      }
-    });
+      const { rawStarts, starts, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(ROUNDS / 2)]!;
+      figures.push({
+        title: `Figure 2: starts through \`POST /workflow\` on the Temporal dev server, ${CONNECTIONS} concurrent`,
+        table: [LOAD_HEADER, loadRow('raw @temporalio/client start()', rawStarts, 'starts/s'), loadRow('POST /workflow', starts, 'starts/s')],
+        verdict: verdict(ratio >= 0.9, `${ratio.toFixed(2)} of raw (target ≥ 0.9); the median of ${ROUNDS} alternating rounds: ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}`),
+      });
+    }
   } finally {
-    await worker.stop();
     await temporal.stop();
   }
 }
@@ -413,11 +416,19 @@ try {
     log('figure 8');
     await figure8();
   }
+  if (ONLY.has(10)) {
+    log(`figure 10: generating ${SCALE_RUNS.toLocaleString('en')} closed runs`);
+    await figure10();
+  }
+  if (ONLY.has(11)) {
+    log('figure 11');
+    await figure11(traceDir);
+  }
   if (ONLY.has(2) || ONLY.has(3) || ONLY.has(9)) await figures2and3(traceDir);
 } finally {
   await rm(traceDir, { recursive: true, force: true });
 }
-figures.sort((a, b) => a.title.localeCompare(b.title));
+figures.sort((a, b) => a.title.localeCompare(b.title, 'en', { numeric: true }));
 const report = `# Performance
 
 Measured by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)} in ${((Date.now() - began) / 1000).toFixed(0)} s:
@@ -431,14 +442,25 @@ runs; the ratios, measured side by side, are the numbers to watch.
 Reproduce: \`npm run bench\` (all figures, about ${Math.ceil((Date.now() - began) / 60_000)} min), \`BENCH_ONLY=1,6 npm run bench\` (some),
 \`BENCH_SECONDS=10 npm run bench\` (longer runs).
 
-${figures.map((figure) => `## ${figure.title}\n\n${markdownTable(figure.table)}\n\n${figure.verdict}\n`).join('\n')}
+${figures.map(renderFigure).join('\n')}
 ${await readNotes()}`;
-if (ALL_FIGURES.every((figure) => ONLY.has(figure))) await writeFile(join(ROOT, 'docs', 'performance.md'), report);
+const reportPath = join(ROOT, 'docs', 'performance.md');
+if (ALL_FIGURES.every((figure) => ONLY.has(figure))) {
+  await writeFile(reportPath, report);
+} else if (figures.length > 0) {
+  // Some figures: theirs replace their sections of the last report (bench/reportSections.ts), the others are kept.
+  const measured = figures.map((figure) => ({ id: figureId(figure.title), text: renderFigure(figure) }));
+  const note = `_Measured on ${new Date().toISOString().slice(0, 10)} by \`BENCH_ONLY=${[...ONLY].join(',')} npm run bench\` (${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}), apart from the full run named above._`;
+  await writeFile(reportPath, replaceFigures(await readFile(reportPath, 'utf8'), measured, note));
+}
 process.stdout.write(report);
+
+function renderFigure(figure: Figure): string {
+  return `## ${figure.title}\n\n${markdownTable(figure.table)}\n\n${figure.verdict}\n`;
+}
 
 /** The hand-written part of docs/performance.md (profiles, what was changed), kept across runs. */
 async function readNotes(): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
   const notes = await readFile(join(ROOT, 'bench', 'notes.md'), 'utf8').catch(() => '');
   return notes;
 }

@@ -43,7 +43,11 @@ export async function measureUi(url: string, rounds = 5): Promise<UiFigures> {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       const sizes: Promise<{ url: string; bytes: number }>[] = [];
+      let sizing = true;
       page.on('requestfinished', (request) => {
+        // Only the first load's requests: a later one's sizes() still pending when the context closes rejects,
+        // unhandled, and ends the bench.
+        if (!sizing) return;
         sizes.push(request.sizes().then((size) => ({ url: request.url(), bytes: size.responseBodySize + size.responseHeadersSize })));
       });
       const started = Date.now();
@@ -52,6 +56,7 @@ export async function measureUi(url: string, rounds = 5): Promise<UiFigures> {
       await page.evaluate(NEXT_PAINT);
       openList.push(Date.now() - started);
       renderOnly.push(await page.evaluate<number>("performance.getEntriesByName('flowgate:runs-render').at(-1).duration"));
+      sizing = false;
       const loaded = await Promise.all(sizes);
       if (round === 0) {
         firstLoadFileBytes = loaded.filter((entry) => new URL(entry.url).pathname.startsWith('/ui')).reduce((sum, entry) => sum + entry.bytes, 0);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isHooksDefinition, type HooksDefinition } from '../../core/definition/hooks.js';
+import { ModuleLoadError } from '../workflowSources/errors.js';
 import { importModuleFile } from '../workflowSources/typeScriptLoader.js';
 
 /** A declared hook file that cannot be used: missing, failing to import, or without a defineHooks() default export. */
@@ -22,7 +23,7 @@ export async function loadHookFiles(options: { projectDir?: string | undefined; 
     try {
       module = await importModuleFile(file);
     } catch (error) {
-      throw new HookFileError(`hook file ${file} cannot be imported: ${error instanceof Error ? error.message : String(error)}`);
+      throw new HookFileError(`hook file ${file} cannot be imported: ${error instanceof ModuleLoadError ? error.reason : String(error)}`);
     }
     if (!isHooksDefinition(module.default)) {
       throw new HookFileError(`hook file ${file} must default-export defineHooks((hooks) => { ... }) from 'flowgate'`);

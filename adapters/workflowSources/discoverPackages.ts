@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ModuleLoadError } from './errors.js';
 import { importModuleFile } from './typeScriptLoader.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import { resolvePackageExports, type DiscoveryWarning, type ExportBinding } from './exportGraph.js';
@@ -88,7 +89,7 @@ async function discoverPackage(pkg: InstalledPackage): Promise<{ workflows: Work
     let module = modules.get(binding.file);
     if (!module) {
       module = importModule(binding.file).catch((error: unknown) => {
-        warnings.push({ packageName: pkg.name, file: binding.file, message: `importing the module failed: ${error instanceof Error ? error.message : String(error)}` });
+        warnings.push({ packageName: pkg.name, file: binding.file, message: `importing the module failed: ${error instanceof ModuleLoadError ? error.reason : String(error)}` });
         return undefined;
       });
       modules.set(binding.file, module);

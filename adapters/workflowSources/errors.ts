@@ -1,3 +1,4 @@
+import { describeLoadFailure } from './loadFailure.js';
 import type { WorkflowOrigin } from './workflowExport.js';
 
 /**
@@ -21,14 +22,19 @@ export function describeOrigin(origin: WorkflowOrigin): string {
   return origin.kind === 'local' ? `local module ${origin.file}` : `package ${origin.packageName} (${origin.file})`;
 }
 
-/** A workflow or step module of the project that cannot be imported (a syntax error, a missing import, a throw). */
+/**
+ * A workflow, step or hook module of the project that cannot be imported (a syntax error, a missing import, a throw).
+ * `reason` is one line: the compiler's message with its file, line and column, or the error's first line; the error
+ * itself is the cause.
+ */
 export class ModuleLoadError extends Error {
   override name = 'ModuleLoadError';
+  readonly reason: string;
 
   constructor(readonly file: string, cause: unknown) {
-    // The first line only: a stack or a code frame belongs to the cause, which is kept for whoever wants it.
-    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    super(`${file} does not load: ${reason.split('\n')[0]}`, { cause });
+    const reason = describeLoadFailure(cause);
+    super(`${file} does not load: ${reason}`, { cause });
+    this.reason = reason;
   }
 }
 

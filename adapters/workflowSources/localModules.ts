@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
 import { isWorkflowDefinition } from '../../core/definition/workflow.js';
-import { ModuleLoadError, WorkflowNameCollisionError, WorkflowsDirectoryError } from './errors.js';
+import { WorkflowNameCollisionError, WorkflowsDirectoryError } from './errors.js';
 import { importModuleFile } from './typeScriptLoader.js';
 import type { WorkflowExport } from './workflowExport.js';
 
@@ -38,9 +38,7 @@ export async function importWorkflowExports(modulePaths: readonly string[]): Pro
   const found = new Map<string, WorkflowExport>();
   for (const modulePath of modulePaths) {
     if (!isAbsolute(modulePath)) throw new TypeError(`workflow module paths must be absolute: ${modulePath}`);
-    const module = await importModuleFile(modulePath).catch((error: unknown) => {
-      throw new ModuleLoadError(modulePath, error);
-    });
+    const module = await importModuleFile(modulePath);
     for (const [exportName, exported] of Object.entries(module)) {
       if (!isWorkflowDefinition(exported)) continue;
       const previous = found.get(exported.name);

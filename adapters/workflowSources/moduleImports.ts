@@ -3,6 +3,7 @@ import { extname } from 'node:path';
 import { parse } from 'acorn';
 import { simple } from 'acorn-walk';
 import { transform } from 'esbuild';
+import { compilerMessageLine } from './loadFailure.js';
 
 const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.tsx']);
 
@@ -41,6 +42,7 @@ async function stripTypes(source: string, file: string): Promise<string> {
     });
     return code;
   } catch (error) {
-    throw new Error(`cannot read the imports of ${file}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    const reason = compilerMessageLine(error) ?? (error instanceof Error ? error.message.split('\n')[0] : String(error));
+    throw new Error(`cannot read the imports of ${file}: ${reason}`);
   }
 }

@@ -1,7 +1,6 @@
 import { access } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve, sep } from 'node:path';
 import { isActivity, type ActivityDefinition } from '../../core/definition/activity.js';
-import { ModuleLoadError } from './errors.js';
 import { staticImportSpecifiers } from './moduleImports.js';
 import { importModuleFile } from './typeScriptLoader.js';
 import type { PackageOwnership } from './packageOwnership.js';
@@ -35,9 +34,7 @@ export async function findStepModules(workflowModules: readonly string[], owners
 }
 
 async function stepsExportedBy(file: string): Promise<ActivityDefinition[]> {
-  const module = await importModuleFile(file).catch((error: unknown) => {
-    throw new ModuleLoadError(file, error);
-  });
+  const module = await importModuleFile(file);
   return [...new Set(Object.values(module).filter(isActivity).map((activity) => activity.definition))];
 }
 

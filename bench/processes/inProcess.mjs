@@ -5,7 +5,7 @@ import { startFlowgateServer } from '../../dist/composition/server.js';
 import { latencySummary } from './latencySummary.mjs';
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
-const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', WORKFLOWS_DIR: 'dist/bench/workflows' } });
+const server = await startFlowgateServer({ env: { ENGINE: 'memory', ...process.env, PORT: '0', LOG_LEVEL: 'error', WORKFLOWS_DIR: 'dist/bench/workflows' } });
 const latencies = [];
 let errors = 0;
 

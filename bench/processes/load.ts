@@ -14,6 +14,11 @@ export interface LoadSpec {
   maxRequests?: number;
   /** A 2xx answer counts as an error unless its body contains this (a run that ended failed still answers 200). */
   expect?: string;
+  /**
+   * Requests per second, sent on schedule by whichever connection is free (at most `connections` in flight): a
+   * server below its capacity, instead of as many requests as it can answer.
+   */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -26,6 +31,8 @@ export interface LoadResult {
   p99: number;
   /** The measuring process's own CPU time over the requests, in µs (the raw client's reference in figure 9). */
   cpuMicros?: number;
+  /** When the requests began and ended, epoch ms: what another process measured meanwhile (figure 11's prober). */
+  window?: { from: number; to: number };
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
@@ -43,6 +50,11 @@ const headers = spec.body ? { 'content-type': 'application/json' } : {};
 async function worker(): Promise<void> {
   while (performance.now() < deadline && (spec.maxRequests === undefined || sequence < spec.maxRequests)) {
     sequence += 1;
+    if (spec.rate) {
+      const wait = begun + (sequence / spec.rate) * 1000 - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (performance.now() >= deadline) break;
+    }
     const body = spec.body?.replaceAll('{{seq}}', String(sequence));
     const started = performance.now();
     try {
@@ -63,4 +75,5 @@ const begun = performance.now();
 await Promise.all(Array.from({ length: spec.connections }, worker));
 const elapsed = (performance.now() - begun) / 1000;
 await pool.close();
-process.stdout.write(`${JSON.stringify(latencySummary(latencies, errors, elapsed, statuses))}\n`);
+const window = { from: performance.timeOrigin + begun, to: performance.timeOrigin + begun + elapsed * 1000 };
+process.stdout.write(`${JSON.stringify({ ...latencySummary(latencies, errors, elapsed, statuses), window })}\n`);

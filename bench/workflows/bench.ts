@@ -35,3 +35,34 @@ export const benchWaits = workflow({
   outputSchema: z.object({ reply: z.unknown() }),
   fn: async (_input, ctx) => ({ reply: await ctx.waitForWebhook() }),
 });
+
+export const benchTwoSteps = workflow({
+  name: 'bench_two_steps',
+  description: 'Runs two steps one after the other (the durable engine figure: each step is committed before the next)',
+  inputSchema: z.object({ n: z.number() }),
+  outputSchema: z.object({ n: z.number() }),
+  fn: async ({ n }) => ({ n: await addOne(await addOne(n)) }),
+});
+
+export const benchManySteps = workflow({
+  name: 'bench_many_steps',
+  description: 'Runs the given number of steps one after the other (the long history of the scale figure)',
+  inputSchema: z.object({ steps: z.number().int().min(0) }),
+  outputSchema: z.object({ n: z.number() }),
+  fn: async ({ steps }) => {
+    let n = 0;
+    for (let step = 0; step < steps; step++) n = await addOne(n);
+    return { n };
+  },
+});
+
+export const benchFails = workflow({
+  name: 'bench_fails',
+  description: 'Fails after one step (the failed runs of the scale figure)',
+  inputSchema: z.object({ n: z.number() }),
+  outputSchema: z.object({}),
+  fn: async ({ n }) => {
+    await addOne(n);
+    throw new Error('bench_fails fails on purpose');
+  },
+});

@@ -1,4 +1,5 @@
 import type { FlowgateApi } from '../../core/api/flowgateApi.js';
+import { definedStepNames } from '../../core/definition/definedSteps.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import { LOGGER, WORKFLOW_ENGINE } from '../../ports/index.js';
 import type { WorkflowEngine } from '../../ports/engine.js';
@@ -131,9 +132,8 @@ async function workerSpec(options: CreateFlowgateOptions, catalog: string, compo
   const replaceSteps = options.steps ? new Map(Object.entries(options.steps)) : undefined;
   for (const [name, replacement] of replaceSteps ?? []) {
     if (typeof replacement !== 'function') throw new TypeError(`createFlowgate: steps.${name} must be a function`);
-    if (loaded?.steps && !options.workflows && !loaded.steps.has(name)) {
-      throw new TypeError(`createFlowgate: steps.${name} replaces no step: the workflows' step modules have ${[...loaded.steps.keys()].join(', ') || 'none'}`);
-    }
+    const refusal = unknownStepReplacement(name, options.workflows !== undefined, loaded?.steps);
+    if (refusal) throw new TypeError(`createFlowgate: ${refusal}`);
   }
   return {
     catalog,
@@ -142,4 +142,17 @@ async function workerSpec(options: CreateFlowgateOptions, catalog: string, compo
     ...(loaded?.observer ? { observer: loaded.observer } : {}),
     ...(replaceSteps ? { replaceSteps } : {}),
   };
+}
+
+/**
+ * Why a replacement names no step, or undefined when it names one. The steps of a workflows directory (and of exposed
+ * packages) are those of their step modules; workflows given as definitions come with no module to read, so their
+ * steps are every step defined in the process: the workflows' steps are defined before the workflows can be passed
+ * (by their modules, or by the test file that defines them), so a misspelled name is in neither.
+ */
+function unknownStepReplacement(name: string, definitionsGiven: boolean, moduleSteps: ReadonlyMap<string, unknown> | undefined): string | undefined {
+  if (moduleSteps?.has(name) || (definitionsGiven && definedStepNames().has(name))) return undefined;
+  if (!definitionsGiven) return `steps.${name} replaces no step: the workflows' step modules have ${[...(moduleSteps?.keys() ?? [])].join(', ') || 'none'}`;
+  const known = [...new Set([...(moduleSteps?.keys() ?? []), ...definedStepNames()])].sort();
+  return `steps.${name} replaces no step: the steps defined are ${known.join(', ') || 'none'}`;
 }

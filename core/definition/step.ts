@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ActivityKind } from '../domain/trace.js';
 import { DEFAULT_STEP_TIMEOUT_MS, type Activity, type ActivityDefinition } from './activity.js';
+import { recordDefinedStep } from './definedSteps.js';
 import { assertDefinitionName } from './names.js';
 import { resolveRetryPolicy, type RetryOptions } from './retry.js';
 import { callActivity } from './stepRouting.js';
@@ -32,6 +33,7 @@ export function defineActivity<I, O>(kind: ActivityKind, spec: StepSpec<I, O>): 
   });
   const call = (input: I) => callActivity(definition as ActivityDefinition, input) as Promise<O>;
   Object.defineProperty(call, 'name', { value: spec.name });
+  recordDefinedStep(spec.name);
   return Object.assign(call, { definition });
 }
 

@@ -25,8 +25,11 @@ export interface WorkflowDefinition<I = unknown, O = unknown, In = I, F = unknow
 
 export interface WorkflowSpec<IS extends z.ZodType, OS extends z.ZodType, FS extends z.ZodType = z.ZodUnknown> {
   name: string;
-  description: string;
+  /** What the workflow does, as GET /workflow/list publishes it. @default '' */
+  description?: string | undefined;
+  /** Required: a run's input is validated with it before the run starts, and GET /workflow/list publishes it. */
   inputSchema: IS;
+  /** Required: a run's output is validated with it, and GET /workflow/list publishes it. */
   outputSchema: OS;
   /**
    * The reply of its webhook waits: POST /workflow/feedback refuses a `payload` that does not match (400, the run
@@ -44,9 +47,14 @@ export function workflow<IS extends z.ZodType, OS extends z.ZodType, FS extends 
 ): WorkflowDefinition<z.output<IS>, z.output<OS>, z.input<IS>, z.output<FS>> {
   assertDefinitionName('workflow', spec.name);
   if (typeof spec.fn !== 'function') throw new TypeError(`workflow ${spec.name}: fn must be a function`);
-  if (!spec.inputSchema || !spec.outputSchema) throw new TypeError(`workflow ${spec.name}: inputSchema and outputSchema are required`);
-  if (spec.feedbackSchema !== undefined && typeof (spec.feedbackSchema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+  if (!isSchema(spec.inputSchema) || !isSchema(spec.outputSchema)) {
+    throw new TypeError(`workflow ${spec.name}: inputSchema and outputSchema are required zod schemas (the input and output are validated with them, and published)`);
+  }
+  if (spec.feedbackSchema !== undefined && !isSchema(spec.feedbackSchema)) {
     throw new TypeError(`workflow ${spec.name}: feedbackSchema must be a zod schema`);
+  }
+  if (spec.description !== undefined && typeof spec.description !== 'string') {
+    throw new TypeError(`workflow ${spec.name}: description must be a string when given`);
   }
   if (spec.runTimeoutMs !== undefined && !(spec.runTimeoutMs > 0)) {
     throw new RangeError(`workflow ${spec.name}: runTimeoutMs must be a positive number`);
@@ -61,6 +69,11 @@ export function workflow<IS extends z.ZodType, OS extends z.ZodType, FS extends 
     fn: spec.fn as WorkflowDefinition<z.output<IS>, z.output<OS>, z.input<IS>, z.output<FS>>['fn'],
     runTimeoutMs: spec.runTimeoutMs,
   });
+}
+
+/** A zod schema, as far as running a workflow needs one: it parses. */
+function isSchema(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function';
 }
 
 export function isWorkflowDefinition(value: unknown): value is WorkflowDefinition {

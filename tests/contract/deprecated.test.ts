@@ -115,7 +115,7 @@ const gone = contractSuite('deprecated endpoints switched off', { DEPRECATED_END
 
 gone('DEPRECATED_ENDPOINTS=off: both answer 410 GoneError pointing at the pinned form, and change nothing', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'step_then_waits', { n: 1 }, uniqueId('gone'));
-  await waitForEvent(api, workflowId, 'step_completed');
+  await waitForEvent(api, workflowId, 'feedback_wait_started');
   const before = await snapshot(api, workflowId);
 
   const stop = await http(api, 'PATCH', `${wf(workflowId)}/stop`);

@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { stat } from 'node:fs/promises';
 import { sep } from 'node:path';
-import { uniqueId } from '../support/http.js';
+import { uniqueId, waitForEvent } from '../support/http.js';
 import {
   contractSuite,
   expectError,
@@ -58,6 +58,7 @@ test('known path, wrong method: 405 MethodNotAllowedError with Allow', async ({ 
 
 test('a run id that is not a UUID: 400 ValidationError on every pinned endpoint', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('eh-rid'));
+  await waitForEvent(api, workflowId, 'feedback_wait_started');
   const before = await snapshot(api, workflowId);
   for (const rid of ['not-a-uuid', '123', `${runId}x`, 'latest']) {
     const base = wf(workflowId, rid);
@@ -189,6 +190,7 @@ limits('a body over MAX_BODY_BYTES: 413 PayloadTooLargeError, nothing started; a
 
 limits('a too-large feedback or reset body changes nothing', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('lim-fb'));
+  await waitForEvent(api, workflowId, 'feedback_wait_started');
   const before = await snapshot(api, workflowId);
   const feedback = await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { blob: 'z'.repeat(5000) } } });
   expectError(feedback, 413, 'PayloadTooLargeError', { workflowId: null });

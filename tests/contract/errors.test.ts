@@ -201,6 +201,7 @@ test('a workflowId of 1000 characters outside ASCII: the API takes it (character
 
 test('POST /workflow/run with the workflowId of a running execution: 409, the running run untouched', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('err-dup'));
+  await waitForEvent(api, workflowId, 'feedback_wait_started');
   const before = await snapshot(api, workflowId);
   const response = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'awaits_feedback', workflowId, input: {}, timeout: 1 } });
   expectError(response, 409, 'WorkflowAlreadyStartedError', { workflowId });
@@ -236,7 +237,7 @@ test('bad control and feedback requests change nothing; the waiting run still ta
     ['POST', '/workflow/feedback', { json: { workflowId, payload: {}, extra: 1 } }, 400, 'ValidationError'],
     ['POST', '/workflow/feedback', { raw: JSON.stringify({ workflowId, payload: {} }), headers: { 'content-type': 'text/plain' } }, 415, 'UnsupportedMediaTypeError'],
   ];
-  await waitForEvent(api, workflowId, 'step_completed');
+  await waitForEvent(api, workflowId, 'feedback_wait_started');
   const before = await snapshot(api, workflowId);
   for (const [method, path, options, status, error] of bad) {
     const response = await http(api, method, path, options);

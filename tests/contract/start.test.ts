@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { engineUnderTest } from '../support/engines.js';
-import { uniqueId } from '../support/http.js';
+import { uniqueId, waitForEvent } from '../support/http.js';
 import {
   contractSuite,
   expectError,
@@ -93,6 +93,7 @@ test('catalog and the taskQueue alias route the start; catalog wins', async ({ a
 
 test('a workflowId that is still running: 409 WorkflowAlreadyStartedError; the running run is untouched', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('st-dup'));
+  await waitForEvent(api, workflowId, 'feedback_wait_started');
   const before = await snapshot(api, workflowId);
   const again = await http(api, 'POST', '/workflow', { json: { workflowName: 'awaits_feedback', workflowId, input: {} } });
   expectError(again, 409, 'WorkflowAlreadyStartedError', { workflowId });

@@ -127,14 +127,31 @@ mistakes('a missing workflows directory: one line naming it, exit 2', async ({ d
   assert.is(oneLine(stderr), `flowgate serve: workflows directory ${missing} does not exist (give another with --workflows DIR or WORKFLOWS_DIR)`);
 });
 
-mistakes('a workflow file that does not load: one line naming the file and the error, exit 1', async ({ dir }) => {
+mistakes('a workflow file with a syntax error: one line naming the file, its line and column and the compiler\'s message, exit 1', async ({ dir }) => {
   const workflows = join(dir, 'broken');
   await mkdir(workflows);
   await writeFile(join(workflows, 'ok.ts'), workflowModule('fine'));
+  // workflowModule's text ends on line 5; the faulty statement is line 6, its `;` in column 19.
   await writeFile(join(workflows, 'typo.ts'), `${workflowModule('typo')}\nconst x: number = ;\n`);
   const { code, stderr } = await cli(['serve', '--workflows', workflows, '--port', '0'], { TRACE_DIR: join(dir, 'traces') });
   assert.is(code, 1);
-  assert.match(oneLine(stderr), new RegExp(`^flowgate serve: ${join(workflows, 'typo.ts').replace(/[.]/g, '\\.')} does not load: `));
+  const typo = join(workflows, 'typo.ts');
+  assert.is(oneLine(stderr), `flowgate serve: ${typo} does not load: ${typo}:6:19: Unexpected ";"`);
+});
+
+mistakes('a syntax error in a step file a workflow imports: the line names the step file where the compiler stopped', async ({ dir }) => {
+  const project = join(dir, 'broken-step');
+  await mkdir(join(project, 'workflows'), { recursive: true });
+  await mkdir(join(project, 'steps'));
+  await writeFile(join(project, 'steps', 'mail.ts'), `import { step } from ${JSON.stringify(CORE)};\nexport const send = step({ name: 'send', fn: async (to: string) => { return to +; } });\n`);
+  await writeFile(
+    join(project, 'workflows', 'notify.ts'),
+    `${workflowModule('notify').replace('fn: async () => null', 'fn: async () => send(\'a@example.test\')')}import { send } from '../steps/mail.js';\n`,
+  );
+  const { code, stderr } = await cli(['serve', '--workflows', join(project, 'workflows'), '--port', '0'], { TRACE_DIR: join(dir, 'traces') });
+  assert.is(code, 1);
+  const stepFile = join(project, 'steps', 'mail.ts');
+  assert.is(oneLine(stderr), `flowgate serve: ${join(project, 'workflows', 'notify.ts')} does not load: ${stepFile}:2:81: Unexpected ";"`);
 });
 
 mistakes('two workflows with one name: one line naming both files, exit 1', async ({ dir }) => {

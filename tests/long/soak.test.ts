@@ -136,7 +136,7 @@ function requestMix(latest: LatestRun): Mix[] {
       send: (pool, seq) =>
         statusOf(pool, { method: 'POST', path: '/workflow', headers: json, body: JSON.stringify({ workflowName: 'echo', input: { message: `soak ${seq}` } }) }),
     },
-    { weight: 5, name: 'list runs', send: (pool) => statusOf(pool, { method: 'GET', path: '/workflow/runs?pageSize=20' }) },
+    { weight: 5, name: 'list runs', send: (pool) => statusOf(pool, { method: 'GET', path: '/workflow/runs?limit=20' }) },
     { weight: 5, name: 'list workflows', send: (pool) => statusOf(pool, { method: 'GET', path: '/workflow/list' }) },
     { weight: 5, name: 'unknown run', send: (pool, seq) => statusOf(pool, { method: 'GET', path: `/workflow/missing-${seq}/status` }) },
     {

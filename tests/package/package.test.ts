@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
+import { ensureNodeRuntime } from '../../scripts/infra/index.mjs';
 import { unsupportedMachineNode, whenUnsupportedNodeExpected } from '../support/unsupportedNode.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -65,9 +66,20 @@ function run(context: Context, command: string, args: string[], options: { cwd: 
   });
 }
 
-/** A long-running process of the project, resolved once `pattern` appears on `stream`, with its first group. */
-function startUntil(context: Context, args: string[], stream: 'stdout' | 'stderr', pattern: RegExp, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, args, { cwd: context.project, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * A long-running process of the project (or of `where.cwd`, on `where.node`), resolved once `pattern` appears on
+ * `stream`, with its first group.
+ */
+function startUntil(
+  context: Context,
+  args: string[],
+  stream: 'stdout' | 'stderr',
+  pattern: RegExp,
+  env: Record<string, string> = {},
+  where: { cwd?: string; node?: string } = {},
+) {
+  const node = where.node ?? process.execPath;
+  const child = spawn(node, args, { cwd: where.cwd ?? context.project, env: { ...childEnv(env), PATH: pathWithFirst(dirname(node)) }, stdio: ['ignore', 'pipe', 'pipe'] });
   context.children.add(child);
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk) => (output.stdout += chunk));
@@ -235,6 +247,94 @@ pkg('npx flowgate serve: the TypeScript workflow with its two steps, over HTTP, 
     server.child.kill('SIGTERM');
   }
   assert.is(await server.exited, 0, server.output.stderr);
+});
+
+// What `npm init -y` and a first workflow give: npm 11 writes `"type": "commonjs"`, which makes Node load `.ts` and
+// `.js` files as CommonJS; flowgate loads workflow and step files as ES modules all the same. On the pinned Node 22
+// (the oldest supported line) too, where a workflow loaded as CommonJS could not require() flowgate.
+const NPM_INIT_PROJECT_FILES = new Map([
+  [
+    'steps/greeting.ts',
+    `import { step } from 'flowgate';
+
+export const composeGreeting = step({
+  name: 'compose_greeting',
+  fn: async ({ name }: { name: string }) => ({ greeting: \`Hello, \${name}!\` }),
+});
+`,
+  ],
+  [
+    'workflows/greet.ts',
+    `import { z } from 'zod';
+import { workflow } from 'flowgate';
+import { composeGreeting } from '../steps/greeting.js';
+
+export const greet = workflow({
+  name: 'greet',
+  description: 'Greets someone',
+  inputSchema: z.object({ name: z.string() }),
+  outputSchema: z.object({ greeting: z.string() }),
+  fn: async ({ name }) => composeGreeting({ name }),
+});
+`,
+  ],
+  [
+    'workflows/farewell.js',
+    `import { z } from 'zod';
+import { workflow } from 'flowgate';
+
+export const farewell = workflow({
+  name: 'farewell',
+  description: 'Says goodbye',
+  inputSchema: z.object({ name: z.string() }),
+  outputSchema: z.object({ farewell: z.string() }),
+  fn: async ({ name }) => ({ farewell: \`Goodbye, \${name}.\` }),
+});
+`,
+  ],
+]);
+
+pkg('a project made by npm init -y ("type": "commonjs"): flowgate serve serves its .ts workflow with its step and its .js workflow, on Node 24 and on Node 22', async (context) => {
+  const project = join(context.work, 'npm-init-project');
+  await mkdir(project);
+  const initialised = await run(context, 'npm', ['init', '-y'], { cwd: project });
+  assert.is(initialised.code, 0, initialised.stderr);
+  const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8')) as { type?: string };
+  assert.is(manifest.type, 'commonjs', 'npm 11\'s `npm init -y` writes "type": "commonjs"');
+  const installed = await run(context, 'npm', ['install', context.tarball, `zod@${ownManifest.dependencies.zod}`, '--prefer-offline', '--no-audit', '--no-fund'], {
+    cwd: project,
+    timeoutMs: 180_000,
+  });
+  assert.is(installed.code, 0, installed.stderr);
+  await writeProjectFiles(project, NPM_INIT_PROJECT_FILES);
+  for (const node of [process.execPath, await ensureNodeRuntime('22', { log: () => {} })]) {
+    const flowgate = [join(project, 'node_modules', '.bin', 'flowgate'), 'serve', '--port', '0'];
+    const server = startUntil(context, flowgate, 'stderr', /serving on (http:\/\/127\.0\.0\.1:\d+)/, {}, { cwd: project, node });
+    try {
+      const url = await server.ready;
+      const outputs: unknown[] = [];
+      for (const [workflowName, input] of [['greet', { name: 'Ada' }], ['farewell', { name: 'Ada' }]] as const) {
+        const response = await request(`${url}/workflow/run`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ workflowName, input }),
+        });
+        const result = (await response.body.json()) as { status: string; output: unknown; workflowId: string };
+        assert.is(response.statusCode, 200, JSON.stringify(result));
+        assert.is(result.status, 'completed', JSON.stringify(result));
+        outputs.push(result.output);
+        if (workflowName === 'greet') {
+          // The step ran as a step of the run (found in its module and registered by name), not as a plain call.
+          const history = (await (await request(`${url}/workflow/${result.workflowId}/history`)).body.json()) as { events: { type: string; stepName?: string }[] };
+          assert.equal(history.events.filter(({ type }) => type === 'step_completed').map(({ stepName }) => stepName), ['compose_greeting']);
+        }
+      }
+      assert.equal(outputs, [{ greeting: 'Hello, Ada!' }, { farewell: 'Goodbye, Ada.' }], `on ${node}`);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    assert.is(await server.exited, 0, server.output.stderr);
+  }
 });
 
 pkg('npx flowgate worker without the worker\'s packages: one line naming them, exit 1', async (context) => {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { workflow, step, evaluator, isActivity, NonRetryableError, StepFailedError } from '../../core/definition/index.js';
 import { serializeFailure, failureToError } from '../../core/definition/failures.js';
 import { activityTypeOf } from '../../core/definition/names.js';
+import { createTestEnvironment } from '../../composition/testing/index.js';
 
 test('a step outside any run is a plain async function with schema checks', async () => {
   const half = step({ name: 'half', inputSchema: z.number(), outputSchema: z.number().int(), fn: async (n: number) => n / 2 });
@@ -29,6 +30,28 @@ test('bad definitions are refused at definition time with the name in the messag
     /runTimeoutMs/,
   );
   assert.throws(() => workflow({ name: '', description: '', inputSchema: z.object({}), outputSchema: z.object({}), fn: async () => ({}) }), /invalid/);
+});
+
+test('workflow(): a description is optional (published as \'\'); the input and output schemas are required zod schemas', async () => {
+  const fn = async () => ({});
+  const bare = workflow({ name: 'no_description', inputSchema: z.object({}), outputSchema: z.object({}), fn });
+  assert.is(bare.description, '');
+  assert.is(workflow({ name: 'described', description: 'Does a thing', inputSchema: z.object({}), outputSchema: z.object({}), fn }).description, 'Does a thing');
+  const required = /^workflow w: inputSchema and outputSchema are required zod schemas \(the input and output are validated with them, and published\)$/;
+  // As JavaScript callers (or a cast) can write them: the types refuse these (typecheck/workflowSpec.ts).
+  const loose = workflow as unknown as (spec: Record<string, unknown>) => unknown;
+  assert.throws(() => loose({ name: 'w', outputSchema: z.object({}), fn }), required);
+  assert.throws(() => loose({ name: 'w', inputSchema: z.object({}), fn }), required);
+  assert.throws(() => loose({ name: 'w', inputSchema: { type: 'object' }, outputSchema: z.object({}), fn }), required);
+  assert.throws(() => loose({ name: 'w', description: 42, inputSchema: z.object({}), outputSchema: z.object({}), fn }), /^workflow w: description must be a string when given$/);
+  // What GET /workflow/list publishes for it.
+  const env = await createTestEnvironment({ workflows: [bare] });
+  try {
+    const { workflows } = await env.api.listWorkflows(undefined);
+    assert.equal(workflows.map(({ name, description }) => ({ name, description })), [{ name: 'no_description', description: '' }]);
+  } finally {
+    await env.close();
+  }
 });
 
 test('failures serialise to name and message, with the activity type of a step and a bounded cause chain', () => {

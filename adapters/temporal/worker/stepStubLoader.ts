@@ -1,4 +1,5 @@
 import { sep } from 'node:path';
+import { ModuleLoadError } from '../../workflowSources/errors.js';
 import { importModuleFile } from '../../workflowSources/typeScriptLoader.js';
 import { isActivity, type ActivityDefinition } from '../../../core/definition/activity.js';
 import { isWorkflowDefinition } from '../../../core/definition/workflow.js';
@@ -53,7 +54,7 @@ async function moduleExports(modulePath: string): Promise<(ModuleExport & { valu
   try {
     module = await importModuleFile(modulePath);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof ModuleLoadError ? error.reason : String(error);
     throw new Error(`cannot import ${modulePath} in Node to look for steps: ${reason}`);
   }
   return Object.entries(module).map(([exportName, value]) => ({

@@ -5,9 +5,9 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { step, workflow } from '../../../core/definition/index.js';
+import { step, workflow, type WorkflowDefinition } from '../../../core/definition/index.js';
 import { createTestEnvironment, type TestEnvironment } from '../../../composition/testing/index.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -171,6 +171,45 @@ replaced('a replacement that breaks the step\'s output schema fails the run, as 
     assert.is(result.error?.activityType, 'renewal#send_receipt');
   } finally {
     await env.close();
+  }
+});
+
+replaced('with workflows given as definitions, a misspelled replacement is refused, naming the steps defined; nothing runs', async () => {
+  realCharges = 0;
+  const error = await createTestEnvironment({ workflows: [renewal], steps: { chargecard: async () => ({ chargeId: 'ch_test' }) } }).then(
+    () => undefined,
+    (caught: unknown) => caught as Error,
+  );
+  assert.instance(error, TypeError);
+  const listed = /^createFlowgate: steps\.chargecard replaces no step: the steps defined are (.+)$/.exec(error!.message)?.[1]?.split(', ');
+  assert.ok(listed, error!.message);
+  assert.ok(listed.includes('charge_card') && listed.includes('send_receipt'), error!.message);
+  assert.equal(listed, [...listed].sort(), 'sorted');
+  assert.is(realCharges, 0);
+});
+
+replaced('definitions imported from the project\'s modules, as a test file imports them: a misspelled replacement is refused, the right one runs', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fg-testing-'));
+  const core = fileURLToPath(new URL('../../../core/definition/index.ts', import.meta.url));
+  const zod = fileURLToPath(import.meta.resolve('zod'));
+  try {
+    await writeFile(join(dir, 'billing.ts'), `import { step } from ${JSON.stringify(core)};\nexport const refund = step({ name: 'refund_payment', fn: async (id: string) => 'refunded ' + id });\n`);
+    await writeFile(
+      join(dir, 'refunds.ts'),
+      `import { z } from ${JSON.stringify(zod)};\nimport { workflow } from ${JSON.stringify(core)};\nimport { refund } from './billing.js';\n` +
+        `export const refunds = workflow({ name: 'refunds', description: '', inputSchema: z.object({ id: z.string() }), outputSchema: z.string(), fn: async ({ id }) => refund(id) });\n`,
+    );
+    const { refunds } = (await import(pathToFileURL(join(dir, 'refunds.ts')).href)) as { refunds: WorkflowDefinition<{ id: string }, string> };
+    const error = await createTestEnvironment({ workflows: [refunds], steps: { refund: async () => 'fake' } }).then(() => undefined, (caught: unknown) => caught as Error);
+    assert.match(String(error?.message), /^createFlowgate: steps\.refund replaces no step: the steps defined are .*\brefund_payment\b/);
+    const env = await createTestEnvironment({ workflows: [refunds], steps: { refund_payment: async (id: string) => `fake refund of ${id}` } });
+    try {
+      assert.is((await env.run(refunds, { id: 'p-1' })).output, 'fake refund of p-1');
+    } finally {
+      await env.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
 });
 

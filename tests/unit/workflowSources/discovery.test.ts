@@ -234,7 +234,7 @@ test('each unsupported form, missing file, syntax error, refused specifier and b
     /^package odd-flows: node_modules\/odd-flows\/legacy\.js:3: CommonJS export Object\.defineProperty\(exports, …\) is not followed/,
     /^package odd-flows: node_modules\/odd-flows\/bundle\.js:4: export "bundle" is assembled at run time and holds workflows "odd\.good", "odd\.dup", "odd\.stray"; .*export each workflow by name \("odd\.good", "odd\.dup" are already served through its own export\)$/,
     /^package odd-flows: node_modules\/odd-flows\/bundle\.js:6: the default export is assembled at run time and holds workflows "odd\.stray"; .*export each workflow by name$/,
-    /^package odd-flows: node_modules\/odd-flows\/boom\.js: importing the module failed: boom at import$/,
+    /^package odd-flows: node_modules\/odd-flows\/boom\.js: importing the module failed: Error: boom at import$/,
   ];
   for (const pattern of expected) assert.is(odd.filter((line) => pattern.test(line)).length, 1, `one line matching ${pattern} in:\n${odd.join('\n')}`);
   assert.is(odd.length, expected.length, odd.join('\n'));

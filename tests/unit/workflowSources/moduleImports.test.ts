@@ -45,15 +45,14 @@ test('TypeScript: types stripped first; type-only imports are not loads, every o
   }
 });
 
-test('a TypeScript file that does not parse names itself in one line', async () => {
+test('a TypeScript file that does not parse: one line naming it, the line and column, and the compiler\'s message', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fg-imports-'));
   try {
     const file = join(dir, 'broken.ts');
-    await writeFile(file, 'export const x: = ;\n');
+    await writeFile(file, 'import { a } from "./a.js";\nexport const x: = ;\n');
     const error = await staticImportSpecifiers(file).then(() => undefined, (caught: unknown) => caught as Error);
     assert.ok(error);
-    assert.match(error.message, /^cannot read the imports of .*broken\.ts: /);
-    assert.not.match(error.message, /\n/);
+    assert.is(error.message, `cannot read the imports of ${file}: ${file}:2:17: Unexpected "="`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
