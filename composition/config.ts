@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
+import { HISTORY_PAGE_MAX_BYTES } from '../core/domain/history.js';
 import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
 import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
 import { outboundEnv, outboundPolicy } from './outboundConfig.js';
@@ -85,6 +86,7 @@ const envShape = {
   MEMORY_MAX_CLOSED_BYTES: positiveInt.default(268_435_456),
   MEMORY_MAX_HISTORY_BYTES: positiveInt.default(52_428_800),
   MEMORY_MAX_IDEMPOTENCY_BYTES: positiveInt.default(67_108_864),
+  HISTORY_PAGE_MAX_BYTES: positiveInt.default(HISTORY_PAGE_MAX_BYTES),
   MAX_CONNECTIONS: positiveInt.default(10_000),
   MAX_EVENT_STREAMS: positiveInt.default(10_000),
   MAX_PIPELINED_REQUESTS: positiveInt.default(8),
@@ -188,6 +190,8 @@ export interface FlowgateConfig {
   memoryMaxHistoryBytes: number;
   /** Bytes of the embedded engine's Idempotency-Key records of starts; a keyed start beyond is refused. @default 64 MiB */
   memoryMaxIdempotencyBytes: number;
+  /** About how many bytes of events a history page holds, and a history stream reads ahead, on every engine. @default 1 MiB */
+  historyPageMaxBytes: number;
   /** Limits that keep one client or an overload from holding the server (docs/reliability.md). */
   limits: {
     maxConnections: number;
@@ -266,6 +270,7 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
     memoryMaxClosedBytes: value.MEMORY_MAX_CLOSED_BYTES,
     memoryMaxHistoryBytes: value.MEMORY_MAX_HISTORY_BYTES,
     memoryMaxIdempotencyBytes: value.MEMORY_MAX_IDEMPOTENCY_BYTES,
+    historyPageMaxBytes: value.HISTORY_PAGE_MAX_BYTES,
     limits: {
       maxConnections: value.MAX_CONNECTIONS,
       maxEventStreams: value.MAX_EVENT_STREAMS,

@@ -208,6 +208,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
           maxClosedRuns: config.memoryMaxClosedRuns,
           maxClosedBytes: config.memoryMaxClosedBytes,
           maxHistoryBytes: config.memoryMaxHistoryBytes,
+          historyPageMaxBytes: config.historyPageMaxBytes,
           // Keyed starts' records outlive their runs until the answers they keep expire (docs/idempotency.md).
           idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
           maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
@@ -328,6 +329,7 @@ async function connectTemporalEngine(
     // The embedded engine has no per-payload limit; on Temporal, large payloads go to S3 or are refused by name.
     ...(claimChecks ? { claimChecks } : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),
     ...(config.pageTokenSecret ? { pageTokenSecret: config.pageTokenSecret } : {}),
+    historyPageMaxBytes: config.historyPageMaxBytes,
     logger: resolveToken(container, LOGGER),
     clock: resolveToken(container, CLOCK),
     ...(clientInterceptors ? { clientInterceptors } : {}),

@@ -225,14 +225,14 @@ export class EmbeddedEngine implements WorkflowEngine {
     const { workflowId, runId } = found.description;
     const scope = JSON.stringify(['history', workflowId, runId]);
     const offset = pageToken === undefined ? 0 : (this.tokens.read(scope, pageToken).o ?? 0);
-    const { events, visibleCount } = found.historyPage(offset, pageSize);
+    const { events, visibleCount } = found.historyPage(offset, pageSize, this.options.historyPageMaxBytes);
     const end = offset + events.length;
     const nextPageToken = end < visibleCount ? this.tokens.issue(scope, { o: end }) : null;
     return { run: found.snapshot(), page: { events, nextPageToken } };
   }
 
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {
-    return (this.find(run) ?? notFound(run)).follow(afterEventId, signal, () => this.closed);
+    return (this.find(run) ?? notFound(run)).follow(afterEventId, signal, () => this.closed, this.options.historyPageMaxBytes);
   }
 
   async listRuns(query: ListRunsQuery): Promise<RunList> {

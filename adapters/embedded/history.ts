@@ -1,5 +1,5 @@
 import { PROGRESS_BUFFER_SIZE } from '../../core/definition/progress.js';
-import { isClosingEventType, type HistoryEvent, type HistoryEventType } from '../../core/domain/history.js';
+import { HISTORY_PAGE_MAX_BYTES, isClosingEventType, PageFill, type HistoryEvent, type HistoryEventType } from '../../core/domain/history.js';
 import type { ProgressEvent } from '../../core/domain/progress.js';
 import type { Clock } from '../../ports/clock.js';
 import type { RunStreamItem } from '../../ports/engine.js';
@@ -62,6 +62,8 @@ const UNGATED: HistoryJournal = { onAppend: () => {}, gated: false, committed: 0
  */
 export class RunHistory {
   private readonly list: HistoryEvent[];
+  /** Each event's bytes as JSON (historySize.ts), by index: what a page's byte budget is counted in. */
+  private readonly sizes: number[] = [];
   private readonly listeners = new Set<() => void>();
   private closed = false;
   private readonly progressLog: ProgressEntry[] = [];
@@ -116,9 +118,13 @@ export class RunHistory {
     return this.list;
   }
 
-  /** Visible events `offset` to `offset + size`, payloads decoded. */
-  page(offset: number, size: number): HistoryEvent[] {
-    return this.list.slice(offset, Math.min(offset + size, this.visibleCount)).map(materialize);
+  /** Visible events from `offset`, at most `size` and about `maxBytes` of them (HISTORY_PAGE_MAX_BYTES), payloads decoded. */
+  page(offset: number, size: number, maxBytes: number = HISTORY_PAGE_MAX_BYTES): HistoryEvent[] {
+    const visible = this.visibleCount;
+    const fill = new PageFill(size, maxBytes);
+    let end = offset;
+    while (end < visible && fill.takes(this.sizes[end]!)) end += 1;
+    return this.list.slice(offset, end).map(materialize);
   }
 
   /** The history as JSON, each event in full: what the cap is checked against. */
@@ -209,6 +215,7 @@ export class RunHistory {
     if (!event) return;
     this.list[eventId - 1] = { ...event, attributes: { ...event.attributes, ...added } };
     const bytes = attributesBytes(added);
+    this.sizes[eventId - 1]! += bytes;
     this.logicalBytes += bytes;
     this.retainedEventBytes += bytes;
   }
@@ -231,6 +238,7 @@ export class RunHistory {
 
   private count(event: HistoryEvent): void {
     const size = eventSize(event, this.seen ?? new Set());
+    this.sizes.push(size.logical);
     this.logicalBytes += size.logical;
     this.retainedEventBytes += size.retained;
   }

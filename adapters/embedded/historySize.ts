@@ -7,7 +7,7 @@ import { Payload } from './payload.js';
  */
 
 /** `{"eventId":…,"type":"…","time":"2026-01-01T00:00:00.000Z","stepName":"…","attributes":{}}` without the names. */
-const EVENT_FRAME_BYTES = 80;
+export const EVENT_FRAME_BYTES = 80;
 
 /** Two sizes of the same events: `logical`, what the history holds as JSON (each event in full, as Temporal counts
  * it), and `retained`, what keeping them costs (a payload shown by several events counted once). */

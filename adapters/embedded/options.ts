@@ -1,4 +1,5 @@
 import type { RunCallbackTarget } from '../../core/domain/callback.js';
+import { HISTORY_PAGE_MAX_BYTES } from '../../core/domain/history.js';
 import type { PinnedRunRef } from '../../core/domain/run.js';
 import type { ClosedRunRecord } from '../../core/trace/recordTrace.js';
 import type { Clock } from '../../ports/clock.js';
@@ -56,6 +57,11 @@ export interface EmbeddedEngineOptions {
   /** A warning is logged once a run's history passes this. @default a fifth of maxHistoryBytes (10 MiB) */
   historyWarnBytes?: number;
   /**
+   * About how many bytes of events, as JSON, a history page holds (HISTORY_PAGE_MAX_BYTES), and how many a history
+   * stream of a stored run reads at a time. @default 1048576 (1 MiB)
+   */
+  historyPageMaxBytes?: number;
+  /**
    * How long a keyed start's answer is kept once final (IDEMPOTENCY_RETENTION_SECONDS): the key records of runs
    * forgotten meanwhile are kept until then. @default 86400000 (24 h)
    */
@@ -106,7 +112,7 @@ export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('EmbeddedEngine: options must be an object');
   const { clock, ids, logger, webhookSender, onRunClosed, onRunCallback, tracing = noTracing, metrics = noMetrics, store } = options;
   const { maxClosedRuns = DEFAULT_MAX_CLOSED_RUNS, maxClosedBytes = DEFAULT_MAX_CLOSED_BYTES, maxHistoryBytes = DEFAULT_MAX_HISTORY_BYTES } = options;
-  const { historyWarnBytes = Math.floor(maxHistoryBytes / 5) } = options;
+  const { historyWarnBytes = Math.floor(maxHistoryBytes / 5), historyPageMaxBytes = HISTORY_PAGE_MAX_BYTES } = options;
   const { idempotencyRetentionMs = DEFAULT_IDEMPOTENCY_RETENTION_MS, maxIdempotencyBytes = DEFAULT_MAX_IDEMPOTENCY_BYTES } = options;
   requireMethods('clock', clock, ['now', 'setTimer']);
   requireMethods('ids', ids, ['uuid']);
@@ -125,6 +131,7 @@ export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
   requirePositiveInteger('maxClosedBytes', maxClosedBytes);
   requirePositiveInteger('maxHistoryBytes', maxHistoryBytes);
   requirePositiveInteger('historyWarnBytes', historyWarnBytes);
+  requirePositiveInteger('historyPageMaxBytes', historyPageMaxBytes);
   requirePositiveInteger('idempotencyRetentionMs', idempotencyRetentionMs);
   requirePositiveInteger('maxIdempotencyBytes', maxIdempotencyBytes);
   if (historyWarnBytes > maxHistoryBytes) {
@@ -132,7 +139,7 @@ export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
   }
   return {
     ...{ clock, ids, logger, webhookSender: webhookSender ?? refusingWebhookSender, onRunClosed, onRunCallback, tracing, metrics, store },
-    ...{ maxClosedRuns, maxClosedBytes, maxHistoryBytes, historyWarnBytes, idempotencyRetentionMs, maxIdempotencyBytes },
+    ...{ maxClosedRuns, maxClosedBytes, maxHistoryBytes, historyWarnBytes, historyPageMaxBytes, idempotencyRetentionMs, maxIdempotencyBytes },
   };
 }
 

@@ -85,8 +85,8 @@ export class RunRecord implements StoredRun {
     return this.chainInput.value();
   }
 
-  historyPage(offset: number, size: number): { events: HistoryEvent[]; visibleCount: number } {
-    return { events: this.history.page(offset, size), visibleCount: this.history.visibleCount };
+  historyPage(offset: number, size: number, maxBytes: number): { events: HistoryEvent[]; visibleCount: number } {
+    return { events: this.history.page(offset, size, maxBytes), visibleCount: this.history.visibleCount };
   }
 
   follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem> {

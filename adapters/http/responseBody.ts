@@ -17,7 +17,8 @@ async function* streamedJson(value: unknown): AsyncGenerator<string, void, undef
   }
 }
 
-function nextTurn(): Promise<void> {
+/** A macrotask later: what is waiting on the event loop (other requests, I/O) runs first. */
+export function nextTurn(): Promise<void> {
   return new Promise((resolve) => (globalThis.setImmediate ?? setTimeout)(resolve));
 }
 

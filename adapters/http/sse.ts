@@ -1,6 +1,8 @@
 import type { HistoryStreamItem } from '../../core/api/views.js';
+import { knownJsonText } from '../../core/domain/json.js';
 import { parseStreamPosition, type StreamPosition } from '../../core/domain/progress.js';
 import { negotiate } from './negotiation.js';
+import { nextTurn } from './responseBody.js';
 import { firstHeader, type RequestHeaders } from './types.js';
 import { validationProblem } from './validation.js';
 
@@ -16,10 +18,13 @@ export const SSE_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** One event. JSON.stringify never emits a raw newline, so `data` is always a single line. */
+/**
+ * One event. JSON.stringify never emits a raw newline, so `data` is always a single line; nor does the JSON text an
+ * engine hands with a history event (JSON_TEXT), which is written as it is.
+ */
 export function formatSseEvent(event: string, data: unknown, id?: number | string): string {
   const idLine = id === undefined ? '' : `id: ${id}\n`;
-  return `event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`;
+  return `event: ${event}\n${idLine}data: ${knownJsonText(data) ?? JSON.stringify(data)}\n\n`;
 }
 
 /**
@@ -70,32 +75,38 @@ export async function* historyEventStream(
   const { signal } = options;
   if (signal.aborted) return;
   const iterator = items[Symbol.asyncIterator]();
-  let aborted!: () => void;
-  const abortedStep = new Promise<Step<HistoryStreamItem>>((resolve) => {
-    aborted = () => resolve({ kind: 'aborted' });
-  });
-  signal.addEventListener('abort', aborted, { once: true });
   let pending: Promise<Step<HistoryStreamItem>> | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   // Whether the source has ended by itself; otherwise it is told to stop on the way out.
   let sourceEnded = false;
   try {
     while (true) {
+      // An abort while the last event was being sent: its listener below would never fire.
+      if (signal.aborted) return;
       // One next() at a time: a heartbeat must not make us ask the source twice.
       pending ??= iterator.next().then((result) => ({ kind: 'item', result }));
-      const heartbeat = new Promise<Step<HistoryStreamItem>>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: 'heartbeat' }), options.heartbeatMs);
+      // The heartbeat or the abort, made anew for each wait and let go after it: a promise raced in every turn and
+      // never settled would hold every race's result, so every event sent, for the stream's life (40 streams of a
+      // 12 MB history held 200 MB).
+      let stopWaiting!: () => void;
+      const interrupted = new Promise<Step<HistoryStreamItem>>((resolve) => {
+        const aborted = () => resolve({ kind: 'aborted' });
+        const timer = setTimeout(() => resolve({ kind: 'heartbeat' }), options.heartbeatMs);
+        signal.addEventListener('abort', aborted, { once: true });
+        stopWaiting = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', aborted);
+        };
       });
       let step: Step<HistoryStreamItem>;
       try {
-        step = await Promise.race([pending, heartbeat, abortedStep]);
+        step = await Promise.race([pending, interrupted]);
       } catch (error) {
         sourceEnded = true;
         if (signal.aborted) return;
         yield formatSseEvent('error', options.describeFailure(error));
         return;
       } finally {
-        clearTimeout(timer);
+        stopWaiting();
       }
       if (step.kind === 'aborted') return;
       if (step.kind === 'heartbeat') {
@@ -110,9 +121,12 @@ export async function* historyEventStream(
       const item = step.result.value;
       yield item.event === 'history' || item.event === 'progress' ? formatSseEvent(item.event, item.data, item.id) : formatSseEvent(item.event, item.data);
       if (item.event === 'done') return;
+      // Other requests get their turn between events: a stream's backlog (a large history) comes from memory or one
+      // read at a time without waiting, and while a client's kernel buffers take event after event, sending it would
+      // otherwise hold the event loop (40 streams of a 12 MB history kept /health waiting for seconds).
+      await nextTurn();
     }
   } finally {
-    signal.removeEventListener('abort', aborted);
     if (!sourceEnded) {
       // The source may be mid-await; its return() then settles later. Nobody waits for it, and a late
       // rejection must not become an unhandled one.

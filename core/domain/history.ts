@@ -61,3 +61,42 @@ export interface HistoryPage {
   events: HistoryEvent[];
   nextPageToken: string | null;
 }
+
+/**
+ * About how many bytes of events, as JSON, one history page holds (docs/api.md, History): a page ends before the
+ * event that would take it past this, however many `pageSize` allows, and its `nextPageToken` continues there. A page
+ * holds at least one event, however large. What a client that does not read its page holds of the server is so
+ * bounded by this, not by `pageSize` times the largest event.
+ */
+export const HISTORY_PAGE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * The events of one page as it fills: up to `pageSize` of them, ending before the event that would take the page past
+ * `maxBytes`, and at least one. Engines measure an event as they can without encoding it again (about its JSON).
+ */
+export class PageFill {
+  private count = 0;
+  private bytes = 0;
+
+  constructor(
+    private readonly pageSize: number,
+    private readonly maxBytes: number = HISTORY_PAGE_MAX_BYTES,
+  ) {}
+
+  /** Whether an event of `size` bytes would join the page. */
+  fits(size: number): boolean {
+    return this.count < this.pageSize && (this.count === 0 || this.bytes + size <= this.maxBytes);
+  }
+
+  add(size: number): void {
+    this.count += 1;
+    this.bytes += size;
+  }
+
+  /** Whether an event of `size` bytes joins the page; if it does, it is counted. */
+  takes(size: number): boolean {
+    if (!this.fits(size)) return false;
+    this.add(size);
+    return true;
+  }
+}

@@ -6,13 +6,18 @@ import type { PinnedRunRef, RunDescription, RunRef } from '../domain/run.js';
 import { isTerminal } from '../domain/status.js';
 import { toStatusView } from '../results/statusView.js';
 import type { CoreDeps } from './deps.js';
+import { sharedHistoryPages } from './sharedHistoryPages.js';
 
+/**
+ * One page of a run's history: at most `pageSize` events and about HISTORY_PAGE_MAX_BYTES of them. Concurrent readers
+ * of one page share it (sharedHistoryPages.ts): treat it as read-only.
+ */
 export async function historyPage(
   deps: Pick<CoreDeps, 'engine'>,
   ref: RunRef,
   request: HistoryPageRequest,
 ): Promise<HistoryPageView> {
-  const { run, page } = await deps.engine.historyPage(ref, request);
+  const { run, page } = await sharedHistoryPages(deps.engine).read(ref, request);
   return { workflow: toStatusView(run), events: page.events, nextPageToken: page.nextPageToken };
 }
 

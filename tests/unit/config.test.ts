@@ -52,6 +52,14 @@ test('the embedded engine\'s memory limits: defaults, overrides, and a bad value
   }
 });
 
+test('HISTORY_PAGE_MAX_BYTES: 1 MiB by default, set, and a bad value named', () => {
+  assert.is(parseConfig({}).historyPageMaxBytes, 1024 * 1024);
+  assert.is(parseConfig({ HISTORY_PAGE_MAX_BYTES: '262144' }).historyPageMaxBytes, 262_144);
+  for (const value of ['0', '-1', '1.5', 'lots']) {
+    assert.throws(() => parseConfig({ HISTORY_PAGE_MAX_BYTES: value }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('HISTORY_PAGE_MAX_BYTES:'));
+  }
+});
+
 test('production refuses to start without a token', () => {
   assert.throws(() => parseConfig({ NODE_ENV: 'production' }), /API_AUTH_TOKEN: must be set/);
   assert.is(parseConfig({ NODE_ENV: 'production', API_AUTH_TOKEN: 's3cret' }).authToken, 's3cret');

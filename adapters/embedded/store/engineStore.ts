@@ -24,10 +24,16 @@ export interface StoredRun {
   inputValue(): unknown;
   /** The input of the chain's first run (continue-as-new, reset). */
   chainInputValue(): unknown;
-  /** Events `offset` to `offset + size` of the history readers may see, and how many there are. */
-  historyPage(offset: number, size: number): { events: HistoryEvent[]; visibleCount: number };
-  /** Every event after `afterEventId`, then new ones as they happen; ends after the closing event. */
-  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem>;
+  /**
+   * Events from `offset` of the history readers may see, at most `size` and about `maxBytes` of them (at least one),
+   * and how many there are.
+   */
+  historyPage(offset: number, size: number, maxBytes: number): { events: HistoryEvent[]; visibleCount: number };
+  /**
+   * Every event after `afterEventId`, then new ones as they happen; ends after the closing event. A run read from a
+   * store reads about `readAheadBytes` of events at a time: what a follower whose client does not read holds.
+   */
+  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean, readAheadBytes: number): AsyncIterableIterator<RunStreamItem>;
 }
 
 /**

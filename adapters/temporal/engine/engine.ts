@@ -48,6 +48,7 @@ export class TemporalEngine implements WorkflowEngine {
   private readonly lister: RunLister;
   private readonly catalogs: CatalogReader;
   private readonly progressPollMs: number;
+  private readonly historyPageMaxBytes: number;
   private ownedConnection: Connection | undefined;
   private closing: Promise<void> | undefined;
 
@@ -55,6 +56,7 @@ export class TemporalEngine implements WorkflowEngine {
     const checked = checkOptions(options);
     this.clock = checked.clock;
     this.progressPollMs = checked.progressPollMs;
+    this.historyPageMaxBytes = checked.historyPageMaxBytes;
     this.calls = new TemporalCalls(checked.client, checked.namespace, checked.rpcTimeoutMs, checked.claimChecks);
     this.tokens = new PageTokens(checked.pageTokenSecret);
     this.lister = new RunLister(this.calls, this.tokens);
@@ -132,12 +134,12 @@ export class TemporalEngine implements WorkflowEngine {
   async historyPage(ref: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
     checkPageSize(query.pageSize);
     const run = await this.describeRun(ref);
-    const page = await readHistoryPage(this.calls, this.tokens, { workflowId: run.workflowId, runId: run.runId }, query);
+    const page = await readHistoryPage(this.calls, this.tokens, { workflowId: run.workflowId, runId: run.runId }, query, this.historyPageMaxBytes);
     return { run, page };
   }
 
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem> {
-    return followRunWithProgress(this.calls, run, Math.max(0, Math.floor(afterEventId)), signal, this.progressPollMs);
+    return followRunWithProgress(this.calls, run, Math.max(0, Math.floor(afterEventId)), signal, this.progressPollMs, this.historyPageMaxBytes);
   }
 
   listRuns(query: ListRunsQuery): Promise<RunList> {

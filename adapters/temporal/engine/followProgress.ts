@@ -28,13 +28,15 @@ export async function* followRunWithProgress(
   afterEventId: number,
   signal: AbortSignal,
   pollMs: number,
+  /** How much the history's long polls read ahead (HISTORY_PAGE_MAX_BYTES). */
+  readAheadBytes: number,
 ): AsyncGenerator<RunStreamItem> {
   const running = new Map<number, RunningStep>();
   // Events up to afterEventId are read but not yielded: a step among them wakes the loop, which may be waiting for a
   // long poll, so that its progress is read.
   let stepAdded!: () => void;
   let stepAddedOrPoll = new Promise<'poll'>((resolve) => (stepAdded = () => resolve('poll')));
-  const history = followRunHistory(calls, run, afterEventId, signal, (raw, event) => {
+  const history = followRunHistory(calls, run, afterEventId, signal, readAheadBytes, (raw, event) => {
     if (track(running, raw, event)) stepAdded();
   });
   let sentEventId = afterEventId;

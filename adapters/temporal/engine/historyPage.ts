@@ -1,8 +1,9 @@
 import { ValidationError } from '../../../core/domain/errors.js';
-import type { HistoryPage } from '../../../core/domain/history.js';
+import { HISTORY_PAGE_MAX_BYTES, PageFill, type HistoryPage } from '../../../core/domain/history.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { HistoryPageQuery } from '../../../ports/engine.js';
 import type { TemporalCalls } from './calls.js';
+import type { HistoryEvent as RawEvent } from './proto.js';
 import { HistoryMapper, type MapperState } from './historyMapper.js';
 import { fetchHistoryPage } from './historyReader.js';
 import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
@@ -23,7 +24,14 @@ const MAX_RAW_PAGE_SIZE = 1000;
  * page is filled from as many raw pages as it takes, and its token may point into the middle of a raw page. The
  * next token is issued only once the following event is known to exist, so no page is empty.
  */
-export async function readHistoryPage(calls: TemporalCalls, tokens: PageTokens, run: PinnedRunRef, query: HistoryPageQuery): Promise<HistoryPage> {
+export async function readHistoryPage(
+  calls: TemporalCalls,
+  tokens: PageTokens,
+  run: PinnedRunRef,
+  query: HistoryPageQuery,
+  /** About how many bytes of events a page holds (HISTORY_PAGE_MAX_BYTES). */
+  maxBytes: number = HISTORY_PAGE_MAX_BYTES,
+): Promise<HistoryPage> {
   const { pageSize } = query;
   checkPageSize(pageSize);
   // The raw page size is part of the position's meaning, so the token is bound to pageSize as well as to the run.
@@ -32,6 +40,8 @@ export async function readHistoryPage(calls: TemporalCalls, tokens: PageTokens, 
   const rawPageSize = Math.min(MAX_RAW_PAGE_SIZE, pageSize * RAW_EVENTS_PER_EVENT + 1);
   const mapper = new HistoryMapper(start.m);
   const events: HistoryPage['events'] = [];
+  // Up to pageSize events and maxBytes of them, each counted by its raw event's size.
+  const fill = new PageFill(pageSize, maxBytes);
   let rawToken = start.r;
   let skip = start.k;
   for (;;) {
@@ -43,16 +53,38 @@ export async function readHistoryPage(calls: TemporalCalls, tokens: PageTokens, 
     );
     for (let index = skip; index < page.events.length; index += 1) {
       const raw = page.events[index]!;
-      const before = events.length === pageSize ? mapper.snapshot() : undefined;
+      const size = rawEventBytes(raw);
+      const before = fill.fits(size) ? undefined : mapper.snapshot();
       const event = mapper.map(raw);
       if (!event) continue;
       if (before) return { events, nextPageToken: tokens.issue(scope, { r: rawToken, k: index, m: before } satisfies HistoryPosition) };
+      fill.add(size);
       events.push(event);
     }
     if (!page.nextPageToken) return { events, nextPageToken: null };
     rawToken = encodeTemporalToken(page.nextPageToken);
     skip = 0;
   }
+}
+
+/**
+ * About the bytes of the neutral event a raw event becomes, as JSON: its payloads' bytes (the bulk of any large event)
+ * and its strings, without decoding anything. Raw events are small trees of fields around their payloads.
+ */
+export function rawEventBytes(raw: RawEvent): number {
+  return 80 + fieldBytes(raw, 0);
+}
+
+function fieldBytes(value: unknown, depth: number): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'string') return value.length + 4;
+  if (typeof value !== 'object') return 8;
+  if (value instanceof Uint8Array) return value.byteLength;
+  // Deeper than any field of a history event: a failure's cause chain, cut short (it is small anyway).
+  if (depth > 16) return 0;
+  let bytes = 0;
+  for (const key of Object.keys(value)) bytes += fieldBytes((value as Record<string, unknown>)[key], depth + 1);
+  return bytes;
 }
 
 export function checkPageSize(pageSize: number): void {

@@ -50,9 +50,11 @@ export async function fetchHistoryPage(
     { workflowId: run.workflowId, runId: run.runId, pageToken: fromClient === true },
     callOptions,
   );
+  // A copy of the token: as decoded it is a view of the whole answer's buffer, and a reader holds the token while it
+  // reads the next page, so it would hold this page's bytes too (a follower of a large history, two pages).
   const token = response.nextPageToken;
   const events = response.history?.events ?? [];
-  return { events: skipPayloads ? events : await calls.resolvePayloads(events), nextPageToken: token && token.length > 0 ? token : undefined };
+  return { events: skipPayloads ? events : await calls.resolvePayloads(events), nextPageToken: token && token.length > 0 ? new Uint8Array(token) : undefined };
 }
 
 /** Every event of a run as it is now, page by page. */

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { HISTORY_PAGE_MAX_BYTES } from '../../../core/domain/history.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Logger } from '../../../ports/logger.js';
 import type { ClaimCheckCodec } from '../claimCheckCodec.js';
@@ -39,6 +40,11 @@ export interface TemporalEngineOptions {
    * docs/progress.md). @default 1000
    */
   progressPollMs?: number;
+  /**
+   * About how many bytes of events, as JSON, a history page holds (HISTORY_PAGE_MAX_BYTES), and how much a history
+   * stream reads ahead of its client. @default 1048576 (1 MiB)
+   */
+  historyPageMaxBytes?: number;
 }
 
 type OptionalEngineOptions = 'pageTokenSecret' | 'claimChecks' | 'maxPayloadBytes';
@@ -65,6 +71,7 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
     claimChecks,
     maxPayloadBytes,
     progressPollMs = DEFAULT_PROGRESS_POLL_MS,
+    historyPageMaxBytes = HISTORY_PAGE_MAX_BYTES,
   } = options;
   if (typeof client !== 'object' || client === null || typeof client.workflow?.start !== 'function' || !client.workflowService) {
     throw new TypeError('TemporalEngine: options.client must be a @temporalio/client Client');
@@ -86,7 +93,10 @@ export function checkOptions(options: TemporalEngineOptions): CheckedTemporalEng
   if (maxPayloadBytes !== undefined && !(Number.isSafeInteger(maxPayloadBytes) && maxPayloadBytes > 0)) {
     throw new RangeError(`TemporalEngine: options.maxPayloadBytes must be a positive integer when given, got ${String(maxPayloadBytes)}`);
   }
-  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret, claimChecks, maxPayloadBytes, progressPollMs };
+  if (!(Number.isSafeInteger(historyPageMaxBytes) && historyPageMaxBytes > 0)) {
+    throw new RangeError(`TemporalEngine: options.historyPageMaxBytes must be a positive integer, got ${String(historyPageMaxBytes)}`);
+  }
+  return { client, namespace, logger, clock, catalogCacheMs, workerLivenessMs, rpcTimeoutMs, pageTokenSecret, claimChecks, maxPayloadBytes, progressPollMs, historyPageMaxBytes };
 }
 
 function requireMethods(option: string, value: unknown, methods: string[]): void {

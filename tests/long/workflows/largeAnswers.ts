@@ -1,24 +1,12 @@
 import { z } from 'zod';
-import { step, workflow } from '../../../core/definition/index.js';
+import { workflow } from '../../../core/definition/index.js';
+import { makeBatch } from '../steps/largeAnswers.js';
 
 /**
- * Large answers for the greedy-reader scene (tests/long/greedyReaders.test.ts): each step returns `records` records of
- * about 1 KiB, the shape of a data workflow's batches, so the run's trace and its history pages are megabytes of
- * many small objects, not one long string.
+ * Large answers for the greedy-client scenes (bench/greedyClients.ts, tests/contract/unreadAnswers.test.ts): each step
+ * returns `records` records of about 1 KiB, so the run's trace and its history are megabytes of many small objects,
+ * not one long string.
  */
-export const makeBatch = step({
-  name: 'make_batch',
-  inputSchema: z.object({ batch: z.number().int(), records: z.number().int().positive() }),
-  fn: async ({ batch, records }: { batch: number; records: number }) => ({
-    batch,
-    records: Array.from({ length: records }, (_, index) => ({
-      id: `${batch}-${index}`,
-      score: (batch * 7919 + index) % 1000,
-      text: `record ${index} of batch ${batch}: ${'lorem ipsum dolor sit amet '.repeat(36)}`,
-    })),
-  }),
-});
-
 export const largeTrace = workflow({
   name: 'large_trace',
   description: 'Runs `batches` steps of `records` records each: a trace (and history) of megabytes',

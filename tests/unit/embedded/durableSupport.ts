@@ -6,7 +6,7 @@ import { openSqliteStore } from '../../../adapters/embedded/store/sqlite/openSql
 import type { SqliteStore } from '../../../adapters/embedded/store/sqlite/sqliteStore.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunOutcome } from '../../../core/domain/run.js';
-import { CapturingLogger, FakeClock, flush, SequentialIds } from './support.js';
+import { CapturingLogger, eventTypes, FakeClock, flush, SequentialIds } from './support.js';
 
 /** Days of retention the durable harness keeps closed runs (RUN_RETENTION_DAYS). */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -77,10 +77,7 @@ export async function durableHarness(workflows: WorkflowDefinition<any, any>[], 
       if (!outcome) throw new Error('run did not close within an hour of fake time');
       return outcome;
     },
-    async types(ref) {
-      const { page } = await h.engine.historyPage(ref, { pageSize: 200 });
-      return page.events.map((event) => event.type);
-    },
+    types: (ref) => eventTypes(h.engine, ref),
     close() {
       h.engine.close();
       rmSync(dataDir, { recursive: true, force: true });

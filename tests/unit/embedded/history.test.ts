@@ -1,11 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
+import type { EmbeddedEngine } from '../../../adapters/embedded/index.js';
 import { step, workflow } from '../../../core/definition/index.js';
-import type { HistoryEvent } from '../../../core/domain/history.js';
+import { HISTORY_PAGE_MAX_BYTES, type HistoryEvent } from '../../../core/domain/history.js';
+import { knownJsonText } from '../../../core/domain/json.js';
 import type { RunStreamItem } from '../../../ports/engine.js';
 import { historyEventsOf } from '../../support/runStream.js';
 import { validationError } from '../../support/rejection.js';
+import { durableHarness } from './durableSupport.js';
 import { flush, harness } from './support.js';
 
 const tick = step({ name: 'tick', fn: async (n: number) => n });
@@ -20,6 +23,42 @@ const ticker = workflow({
     return 'done';
   },
 });
+
+/** Returns `kb` kilobytes of text: each step's output is one large event of the history. */
+const bulky = step({ name: 'bulky', fn: async (kb: number) => ({ text: 'é'.repeat(kb * 512) }) });
+const bulkyRun = workflow({
+  name: 'bulky_run',
+  description: 'Runs one step per entry of sizes, each returning that many kilobytes',
+  inputSchema: z.object({ sizes: z.array(z.number()) }),
+  outputSchema: z.unknown(),
+  fn: async ({ sizes }) => {
+    for (const kb of sizes) await bulky(kb);
+    return 'done';
+  },
+});
+
+/** Every page of a run's history at pageSize 200, as the engine hands them out. */
+async function pagesOf(engine: EmbeddedEngine, ref: { workflowId: string; runId: string }): Promise<HistoryEvent[][]> {
+  const pages: HistoryEvent[][] = [];
+  let pageToken: string | undefined;
+  do {
+    const { page } = await engine.historyPage(ref, { pageSize: 200, ...(pageToken ? { pageToken } : {}) });
+    pages.push(page.events);
+    pageToken = page.nextPageToken ?? undefined;
+  } while (pageToken !== undefined);
+  return pages;
+}
+
+/** Pages of at most HISTORY_PAGE_MAX_BYTES (or of one larger event), together the whole history in order. */
+function assertBoundedPages(pages: HistoryEvent[][], lastEventId: number): void {
+  assert.ok(pages.length > 1, `${pages.length} page(s)`);
+  for (const page of pages) {
+    const bytes = Buffer.byteLength(JSON.stringify(page));
+    assert.ok(page.length === 1 || bytes <= HISTORY_PAGE_MAX_BYTES, `a page of ${page.length} events is ${bytes} bytes`);
+    assert.ok(page.length < 200);
+  }
+  assert.equal(pages.flat().map((event) => event.eventId), Array.from({ length: lastEventId }, (_, index) => index + 1));
+}
 
 async function collect(stream: AsyncIterable<RunStreamItem>): Promise<HistoryEvent[]> {
   const events: HistoryEvent[] = [];
@@ -47,6 +86,40 @@ test('history pages cover the whole history with opaque tokens', async () => {
     assert.match(event.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
   h.close();
+});
+
+test('a page ends at HISTORY_PAGE_MAX_BYTES before pageSize, its token continues; an event larger than that is a page of its own', async () => {
+  // 300 KB outputs (as JSON: 'é' is two bytes) fill a page after three; the 1.5 MB one is a page alone.
+  const sizes = [300, 300, 300, 300, 300, 1500, 300];
+  const h = harness([bulkyRun]);
+  const ref = await h.run(bulkyRun, { sizes });
+  await h.outcome(ref);
+  const pages = await pagesOf(h.engine, ref);
+  assertBoundedPages(pages, sizes.length * 3 + 2);
+  const alone = pages.find((page) => page.some((event) => event.type === 'step_completed' && (event.attributes.output as { text: string }).text.length === 1500 * 512));
+  assert.is(alone?.length, 1, 'the 1.5 MB event is a page of its own');
+  h.close();
+});
+
+test('the durable store pages the same way, live and once read back from the database; a follower of the stored run gets every event', async () => {
+  const sizes = [300, 300, 300, 300, 1500, 300];
+  const h = await durableHarness([bulkyRun]);
+  try {
+    const ref = await h.run(bulkyRun, { sizes }, 'bulky');
+    await h.outcome(ref);
+    assertBoundedPages(await pagesOf(h.engine, ref), sizes.length * 3 + 2);
+    await h.restart();
+    const stored = await pagesOf(h.engine, ref);
+    assertBoundedPages(stored, sizes.length * 3 + 2);
+    for (const event of stored.flat()) {
+      // Read back as the stored text, handed on as it is: the same JSON as the event itself.
+      assert.is(knownJsonText(event), JSON.stringify({ ...event }), `event ${event.eventId}`);
+    }
+    const followed = await collect(h.engine.followRun(ref, 0, new AbortController().signal));
+    assert.equal(followed.map((event) => event.eventId), Array.from({ length: sizes.length * 3 + 2 }, (_, index) => index + 1));
+  } finally {
+    h.close();
+  }
 });
 
 test('forged, garbled and stale history tokens are ValidationErrors with an invalid_page_token issue', async () => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { step, workflow } from '../../../core/definition/index.js';
 import type { FlowgateError } from '../../../core/domain/errors.js';
 import { EmbeddedEngine } from '../../../adapters/embedded/index.js';
-import { eventTypes, flush, harness } from './support.js';
+import { eventTypes, flush, harness, historyEvents } from './support.js';
 import { rejection } from '../../support/rejection.js';
 
 /*
@@ -109,8 +109,8 @@ test('a payload is kept once: an input passed through a step and returned costs 
   // Four places show it (workflow_started, step_scheduled, step_completed, workflow_completed; the trace and the
   // run record share the same copies): one copy is kept, plus a little per event.
   assert.ok(closedBytes >= 1_500_000 && closedBytes < 1_600_000, `closed bytes ${closedBytes}`);
-  const { page } = await h.engine.historyPage(ref, { pageSize: 100 });
-  assert.equal(page.events.find((event) => event.type === 'step_completed')?.attributes.output, input, 'history shows each place in full');
+  const events = await historyEvents(h.engine, ref);
+  assert.equal(events.find((event) => event.type === 'step_completed')?.attributes.output, input, 'history shows each place in full');
   assert.equal(h.closedRuns[0]?.steps[0]?.output, input, 'and so does the trace');
   h.close();
 });

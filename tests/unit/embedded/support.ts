@@ -1,7 +1,8 @@
 import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { EmbeddedEngine, type ClosedRunRecord, type EmbeddedEngineOptions } from '../../../adapters/embedded/index.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
-import type { RunOutcome } from '../../../core/domain/run.js';
+import type { HistoryEvent } from '../../../core/domain/history.js';
+import type { RunOutcome, RunRef } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { IdGenerator } from '../../../ports/ids.js';
 import type { LogFields, Logger } from '../../../ports/logger.js';
@@ -144,8 +145,19 @@ export function harness(
   };
 }
 
+/** Every event of a run's history, in order, page after page (a page holds at most HISTORY_PAGE_MAX_BYTES). */
+export async function historyEvents(engine: EmbeddedEngine, ref: RunRef): Promise<HistoryEvent[]> {
+  const events: HistoryEvent[] = [];
+  let pageToken: string | undefined;
+  do {
+    const { page } = await engine.historyPage(ref, { pageSize: 200, ...(pageToken === undefined ? {} : { pageToken }) });
+    events.push(...page.events);
+    pageToken = page.nextPageToken ?? undefined;
+  } while (pageToken !== undefined);
+  return events;
+}
+
 /** The event types of a run's history, in order. */
-export async function eventTypes(engine: EmbeddedEngine, ref: { workflowId: string; runId: string }): Promise<string[]> {
-  const { page } = await engine.historyPage(ref, { pageSize: 200 });
-  return page.events.map((event) => event.type);
+export async function eventTypes(engine: EmbeddedEngine, ref: RunRef): Promise<string[]> {
+  return (await historyEvents(engine, ref)).map((event) => event.type);
 }

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { jsonChunks, jsonLengthExceeds } from '../../../adapters/http/jsonChunks.js';
+import { JSON_TEXT } from '../../../core/domain/json.js';
 
 /** The chunked serialiser of large answers (adapters/http/jsonChunks.ts) must write exactly what JSON.stringify writes. */
 
@@ -74,6 +75,63 @@ test('jsonLengthExceeds: close to the serialised length, and stops early on larg
     },
   });
   assert.ok(jsonLengthExceeds(huge, 64 * 1024), 'stops once over budget');
+});
+
+/** A large part that counts how often it is serialised (each walk of it, or JSON.stringify of it, calls its row's toJSON). */
+function countedPart(): { part: { rows: unknown[] }; serialised: () => number } {
+  let count = 0;
+  const rows: unknown[] = Array.from({ length: 400 }, (_, index) => ({ index, text: `row ${index} 😀 ${'é'.repeat(40)}` }));
+  rows[200] = { toJSON: () => (count += 1, { counted: true }) };
+  return { part: { rows }, serialised: () => count };
+}
+
+test('answers writing the same large part at once build its text once and share it; each writes exactly its JSON', () => {
+  const { part, serialised } = countedPart();
+  const views = [0, 1, 2, 3].map((reader) => ({ reader, data: part }));
+  const answers = views.map((view) => jsonChunks(view, 512));
+  const written = views.map(() => '');
+  // The first answer goes into the part; the others reach it while it is still writing it.
+  written[0] += answers[0]!.next().value ?? '';
+  let pending = true;
+  while (pending) {
+    pending = false;
+    answers.forEach((answer, index) => {
+      const next = answer.next();
+      if (!next.done) {
+        written[index] += next.value;
+        pending = true;
+      }
+    });
+  }
+  assert.is(serialised(), 2, 'walked by the first answer, stringified once for the three others');
+  views.forEach((view, index) => assert.is(written[index], JSON.stringify(view), `answer ${index}`));
+});
+
+test('an answer alone builds no shared text; a part left by its answers (done or cut short) is walked anew', () => {
+  const { part, serialised } = countedPart();
+  assert.is(joined({ data: part }, 512), JSON.stringify({ data: part }));
+  assert.is(serialised(), 2, 'walked once (and once by JSON.stringify in the assertion)');
+  const cut = jsonChunks({ data: part }, 512);
+  cut.next();
+  cut.return(undefined);
+  assert.is(joined({ again: part }, 512), JSON.stringify({ again: part }));
+  assert.is(serialised(), 4, 'walked again, not taken from text nobody shares');
+});
+
+test('a part whose JSON text is known (JSON_TEXT) is written as that text, never read or serialised again', () => {
+  const read = { count: 0 };
+  const stored = (eventId: number, text: string): object => {
+    const event = { eventId };
+    Object.defineProperty(event, 'attributes', { enumerable: true, get: () => (read.count += 1, JSON.parse(text)) });
+    Object.defineProperty(event, JSON_TEXT, { value: `{"eventId":${eventId},"attributes":${text}}` });
+    return event;
+  };
+  const page = { events: [stored(1, '{"n":1}'), stored(2, `{"text":"${'é'.repeat(5000)}😀"}`), stored(3, '{}')], nextPageToken: null };
+  assert.ok(jsonLengthExceeds(page, 4000), 'measured by its text');
+  assert.is(read.count, 0, 'measuring reads no attributes');
+  const written = joined(page, 1000);
+  assert.is(read.count, 0, 'writing reads no attributes');
+  assert.is(written, JSON.stringify(page), 'the same JSON as the object itself');
 });
 
 test.run();

@@ -1,7 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { EngineError, ValidationError } from '../../../core/domain/errors.js';
+import { JSON_TEXT } from '../../../core/domain/json.js';
 import { formatStreamPosition } from '../../../core/domain/progress.js';
 import { formatSseEvent, historyEventStream, parseLastEventId, prefersEventStream, SSE_KEEP_ALIVE } from '../../../adapters/http/sse.js';
 import { closedRunStream } from './fakeApi.js';
@@ -136,6 +139,41 @@ test('a source that ends without done just ends the stream', async () => {
   const done = collect(historyEventStream(manual.source, { heartbeatMs: 10_000, signal: new AbortController().signal, describeFailure }));
   manual.end();
   assert.equal(await done, []);
+});
+
+test('a history event whose JSON text the engine holds (JSON_TEXT) is framed with that text', () => {
+  const event = { eventId: 4, type: 'step_completed', time: 't', attributes: { output: 1 } };
+  Object.defineProperty(event, JSON_TEXT, { value: '{"eventId":4,"type":"step_completed","time":"t","attributes":{"output":1}}' });
+  Object.defineProperty(event, 'attributes', { enumerable: true, get: () => assert.unreachable('the attributes are not read') });
+  assert.is(formatSseEvent('history', event, 4), 'event: history\nid: 4\ndata: {"eventId":4,"type":"step_completed","time":"t","attributes":{"output":1}}\n\n');
+});
+
+test('an event sent is let go: a long stream holds the event being sent, not every event it sent', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const manual = manualSource();
+  const controller = new AbortController();
+  const stream = historyEventStream(manual.source, { heartbeatMs: 10_000, signal: controller.signal, describeFailure });
+  const sent = new FinalizationRegistry<number>(() => (collected += 1));
+  let collected = 0;
+  const events = 50;
+  try {
+    for (let eventId = 1; eventId <= events; eventId += 1) {
+      const data = { eventId, type: 'step_completed', time: 't', attributes: { output: 'x'.repeat(1000) } };
+      sent.register(data, eventId);
+      manual.push({ event: 'history', id: eventId, data });
+      assert.match((await stream.next()).value as string, `id: ${eventId}\n`);
+    }
+    // The stream is open, waiting for the next event: what it sent is garbage now.
+    for (let round = 0; round < 10 && collected < events - 1; round += 1) {
+      gc();
+      await tick(10);
+    }
+    assert.ok(collected >= events - 1, `${collected} of the ${events} events sent were collected while the stream stayed open`);
+  } finally {
+    controller.abort();
+    await stream.return(undefined);
+  }
 });
 
 test('an already aborted signal yields nothing', async () => {

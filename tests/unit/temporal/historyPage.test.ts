@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { HistoryMapper } from '../../../adapters/temporal/engine/historyMapper.js';
 import { readHistoryPage } from '../../../adapters/temporal/engine/historyPage.js';
 import { PageTokens } from '../../../adapters/temporal/engine/pageTokens.js';
-import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
+import { HISTORY_PAGE_MAX_BYTES, type HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
 import { FakeClient } from './fakeClient.js';
 import { arithmeticHistory, payloads, rawEvent } from './protoFixtures.js';
 
@@ -56,6 +56,33 @@ test('pages of every size concatenate to the whole neutral history, none empty, 
     assert.ok(pages.every((page) => page.length > 0), 'no empty page');
     assert.ok(pages.slice(0, -1).every((page) => page.length === pageSize), 'full pages');
   }
+});
+
+test('a page ends at about HISTORY_PAGE_MAX_BYTES of events, its token continuing there; a larger event is a page of its own', async () => {
+  // Steps returning 300 KB, 300 KB, 1.5 MB, 300 KB...: measured by their raw payloads' bytes, without decoding them.
+  const sizes = [300_000, 300_000, 300_000, 300_000, 1_500_000, 300_000];
+  const events = [
+    rawEvent(1, 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED', { workflowExecutionStartedEventAttributes: { workflowType: { name: 'big' }, taskQueue: { name: 'main' }, input: payloads({}) } }),
+    ...sizes.flatMap((size, index) => {
+      const id = 2 + index * 3;
+      return [
+        rawEvent(id, 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED', { activityTaskScheduledEventAttributes: { activityType: { name: `big#s${index}` }, input: payloads(index) } }),
+        rawEvent(id + 1, 'EVENT_TYPE_ACTIVITY_TASK_STARTED', { activityTaskStartedEventAttributes: { scheduledEventId: String(id), attempt: 1 } }),
+        rawEvent(id + 2, 'EVENT_TYPE_ACTIVITY_TASK_COMPLETED', { activityTaskCompletedEventAttributes: { scheduledEventId: String(id), result: payloads('x'.repeat(size)) } }),
+      ];
+    }),
+    rawEvent(2 + sizes.length * 3, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED', { workflowExecutionCompletedEventAttributes: { result: payloads(1) } }),
+  ];
+  const mapper = new HistoryMapper();
+  const expected = events.flatMap((event) => mapper.map(event) ?? []);
+  const pages = await readAll(historyServer(events), new PageTokens(), 200);
+  assert.equal(pages.flat(), expected, 'the whole history, in order');
+  assert.ok(pages.length > 2, `${pages.length} pages`);
+  for (const page of pages) {
+    const bytes = Buffer.byteLength(JSON.stringify(page));
+    assert.ok(page.length === 1 || bytes <= HISTORY_PAGE_MAX_BYTES * 1.05, `a page of ${page.length} events is ${bytes} bytes`);
+  }
+  assert.ok(pages.some((page) => page.length === 1 && JSON.stringify(page).length > 1_500_000), 'the 1.5 MB event is a page of its own');
 });
 
 test('a token is bound to the run and the page size; out-of-range page sizes are refused', async () => {

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { awaitChainOutcome } from '../../../adapters/temporal/engine/awaitOutcome.js';
 import { followRunHistory } from '../../../adapters/temporal/engine/followHistory.js';
+import { HISTORY_PAGE_MAX_BYTES } from '../../../core/domain/history.js';
 import type { RunDescription } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
 import { FakeClient } from './fakeClient.js';
@@ -92,7 +93,7 @@ test('followRunHistory: events after afterEventId, across long polls, ending aft
     },
   });
   const seen = [];
-  for await (const event of followRunHistory(client.calls(), { workflowId: 'w', runId: 'r' }, 2, new AbortController().signal)) seen.push(event);
+  for await (const event of followRunHistory(client.calls(), { workflowId: 'w', runId: 'r' }, 2, new AbortController().signal, HISTORY_PAGE_MAX_BYTES)) seen.push(event);
   assert.equal(seen.map((event) => [event.eventId, event.type]), [
     [3, 'step_started'],
     [4, 'step_completed'],
@@ -110,7 +111,7 @@ test('followRunHistory ends quietly on abort, also in the middle of a long poll;
   });
   const controller = new AbortController();
   const seen = [];
-  for await (const event of followRunHistory(client.calls(), { workflowId: 'w', runId: 'r' }, 0, controller.signal)) {
+  for await (const event of followRunHistory(client.calls(), { workflowId: 'w', runId: 'r' }, 0, controller.signal, HISTORY_PAGE_MAX_BYTES)) {
     seen.push(event);
     setTimeout(() => controller.abort(), 10);
   }
@@ -122,7 +123,7 @@ test('followRunHistory ends quietly on abort, also in the middle of a long poll;
     }),
   });
   try {
-    for await (const event of followRunHistory(registry.calls(), { workflowId: 'flowgate.catalog:main', runId: 'r' }, 0, new AbortController().signal)) void event;
+    for await (const event of followRunHistory(registry.calls(), { workflowId: 'flowgate.catalog:main', runId: 'r' }, 0, new AbortController().signal, HISTORY_PAGE_MAX_BYTES)) void event;
     assert.unreachable('hidden');
   } catch (error) {
     assert.is((error as Error).name, 'WorkflowNotFoundError');

@@ -1,8 +1,10 @@
 import { CancelledError, ChildWorkflowFailedError, failureToError, serializeFailure, StepFailedError, WebhookTimeoutError } from '../../../../core/definition/failures.js';
 import type { HistoryEvent } from '../../../../core/domain/history.js';
+import { JSON_TEXT } from '../../../../core/domain/json.js';
 import type { RunDescription, SerializedFailure } from '../../../../core/domain/run.js';
 import type { RunStatus } from '../../../../core/domain/status.js';
 import type { CommandKind, CommandOutcome, CommandProgress, CommandRecord } from '../../commandLog.js';
+import { EVENT_FRAME_BYTES } from '../../historySize.js';
 import { Payload } from '../../payload.js';
 import type { StepTrace } from '../../stepTrace.js';
 
@@ -61,6 +63,37 @@ export function encodeAttributes(attributes: Record<string, unknown>): string {
     if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
   }
   return `{${parts.join(',')}}`;
+}
+
+/** An event's bytes as JSON, as the history counts them (historySize.ts): what a page's byte budget is counted in. */
+export function storedEventBytes(row: EventRow): number {
+  return EVENT_FRAME_BYTES + row.type.length + (row.step_name?.length ?? 0) + Buffer.byteLength(row.attributes, 'utf8');
+}
+
+/**
+ * An event as readers get it, read from its row without decoding it: it carries its JSON text (JSON_TEXT), which an
+ * answer writes as it is, and its attributes are parsed only when something reads them. A history page or stream of
+ * large events is then sent as the stored text, not parsed and serialised again for each reader.
+ */
+export function storedEventForReader(row: EventRow): HistoryEvent {
+  const { event_id: eventId, type, time, step_name: stepName, attributes: text } = row;
+  const event = { eventId, type, time, ...(stepName === null ? {} : { stepName }) } as HistoryEvent;
+  const keep = (attributes: Record<string, unknown>): void => {
+    Object.defineProperty(event, 'attributes', { value: attributes, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(event, 'attributes', {
+    get: () => {
+      const attributes = JSON.parse(text) as Record<string, unknown>;
+      keep(attributes);
+      return attributes;
+    },
+    set: keep,
+    enumerable: true,
+    configurable: true,
+  });
+  const json = `{"eventId":${eventId},"type":${JSON.stringify(type)},"time":${JSON.stringify(time)}${stepName === null ? '' : `,"stepName":${JSON.stringify(stepName)}`},"attributes":${text}}`;
+  Object.defineProperty(event, JSON_TEXT, { value: json });
+  return event;
 }
 
 /** An event as readers get it: payloads decoded. */

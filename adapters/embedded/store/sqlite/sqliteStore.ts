@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { HistoryEvent } from '../../../../core/domain/history.js';
+import { PageFill, type HistoryEvent } from '../../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunRef } from '../../../../core/domain/run.js';
 import type { Clock } from '../../../../ports/clock.js';
 import type { Logger } from '../../../../ports/logger.js';
@@ -8,7 +8,7 @@ import type { CommandRecord } from '../../commandLog.js';
 import { Payload } from '../../payload.js';
 import type { RunRecord } from '../../runRecord.js';
 import { StoreWriteError, type ControlKeyRecord, type EngineStore, type PendingCallback, type RunState, type RunsPage, type RunsQuery, type StoredRun } from '../engineStore.js';
-import { callbackOf, chainInputText, decodeCommand, descriptionOf, encodeAttributes, encodeCommand, eventForEngine, payloadText, runRowValues, type EventRow, type RunRow } from './rowCodec.js';
+import { callbackOf, chainInputText, decodeCommand, descriptionOf, encodeAttributes, encodeCommand, eventForEngine, payloadText, runRowValues, storedEventBytes, type EventRow, type RunRow } from './rowCodec.js';
 import { SqliteStoredRun } from './storedRunView.js';
 
 export interface SqliteStoreOptions {
@@ -231,9 +231,20 @@ export class SqliteStore implements EngineStore {
     this.db.close();
   }
 
-  /** The events of a stored run from `afterEventId` on (SqliteStoredRun's reads). */
-  eventRows(seq: number, afterEventId: number, limit: number): EventRow[] {
-    return this.statement('SELECT event_id, type, time, step_name, attributes FROM events WHERE run_seq = ? AND event_id > ? ORDER BY event_id LIMIT ?').all(seq, afterEventId, limit) as unknown as EventRow[];
+  /**
+   * The events of a stored run from `afterEventId` on (SqliteStoredRun's reads): at most `limit`, and about `maxBytes`
+   * of them (a history page's bytes), so a page or a follower's read never loads a whole large history. The rows past
+   * the page are not read.
+   */
+  eventRows(seq: number, afterEventId: number, limit: number, maxBytes: number): EventRow[] {
+    const rows: EventRow[] = [];
+    const fill = new PageFill(limit, maxBytes);
+    const read = this.statement('SELECT event_id, type, time, step_name, attributes FROM events WHERE run_seq = ? AND event_id > ? ORDER BY event_id LIMIT ?');
+    for (const row of read.iterate(seq, afterEventId, limit) as Iterable<unknown> as Iterable<EventRow>) {
+      if (!fill.takes(storedEventBytes(row))) break;
+      rows.push(row);
+    }
+    return rows;
   }
 
   eventCount(seq: number): number {

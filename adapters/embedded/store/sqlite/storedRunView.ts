@@ -3,11 +3,12 @@ import type { RunDescription, RunOutcome, SerializedFailure } from '../../../../
 import type { RunStreamItem } from '../../../../ports/engine.js';
 import { descriptionCopy } from '../../runRecord.js';
 import type { StoredRun } from '../engineStore.js';
-import { chainInputText, descriptionOf, eventForReader, type EventRow, type RunRow } from './rowCodec.js';
+import { chainInputText, descriptionOf, storedEventForReader, type EventRow, type RunRow } from './rowCodec.js';
 
 /** What a stored run's reads need of the store. */
 export interface StoredRunReads {
-  eventRows(seq: number, afterEventId: number, limit: number): EventRow[];
+  /** At most `limit` events after `afterEventId`, and about `maxBytes` of them (at least one). */
+  eventRows(seq: number, afterEventId: number, limit: number, maxBytes: number): EventRow[];
   eventCount(seq: number): number;
 }
 
@@ -54,27 +55,39 @@ export class SqliteStoredRun implements StoredRun {
     return text === null ? undefined : JSON.parse(text);
   }
 
-  historyPage(offset: number, size: number): { events: HistoryEvent[]; visibleCount: number } {
-    return { events: this.reads.eventRows(this.row.seq, offset, size).map(eventForReader), visibleCount: this.reads.eventCount(this.row.seq) };
+  historyPage(offset: number, size: number, maxBytes: number): { events: HistoryEvent[]; visibleCount: number } {
+    return { events: this.reads.eventRows(this.row.seq, offset, size, maxBytes).map(storedEventForReader), visibleCount: this.reads.eventCount(this.row.seq) };
   }
 
-  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncIterableIterator<RunStreamItem> {
-    return followStored(this.reads, this.row.seq, Math.max(0, Math.floor(afterEventId)), signal, stopped);
+  follow(afterEventId: number, signal: AbortSignal, stopped: () => boolean, readAheadBytes: number): AsyncIterableIterator<RunStreamItem> {
+    return followStored(this.reads, this.row.seq, Math.max(0, Math.floor(afterEventId)), signal, stopped, readAheadBytes);
   }
 }
 
-/** A stored run's events after `afterEventId`, read a page at a time; ends after the closing event or the last stored. */
-async function* followStored(reads: StoredRunReads, seq: number, afterEventId: number, signal: AbortSignal, stopped: () => boolean): AsyncGenerator<RunStreamItem> {
+/**
+ * A stored run's events after `afterEventId`, read a page at a time (about `readAheadBytes`: a follower whose client
+ * does not read holds one page of rows); ends after the closing event or the last stored.
+ */
+async function* followStored(
+  reads: StoredRunReads,
+  seq: number,
+  afterEventId: number,
+  signal: AbortSignal,
+  stopped: () => boolean,
+  readAheadBytes: number,
+): AsyncGenerator<RunStreamItem> {
   let last = afterEventId;
   for (;;) {
     if (signal.aborted || stopped()) return;
-    const rows = reads.eventRows(seq, last, FOLLOW_PAGE);
-    for (const row of rows) {
-      const event = eventForReader(row);
+    const rows: (EventRow | undefined)[] = reads.eventRows(seq, last, FOLLOW_PAGE, readAheadBytes);
+    if (rows.length === 0) return;
+    for (let index = 0; index < rows.length; index += 1) {
+      const event = storedEventForReader(rows[index]!);
+      // Read and let go: a follower waiting on its client keeps the rows still to send, not those it sent.
+      rows[index] = undefined;
       last = event.eventId;
       yield { kind: 'history', event };
       if (isClosingEventType(event.type)) return;
     }
-    if (rows.length < FOLLOW_PAGE) return;
   }
 }
