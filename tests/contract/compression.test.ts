@@ -11,7 +11,7 @@ import type { TestApi } from '../support/engines.js';
 /** Compressed answers (docs/api.md, Compression): brotli or gzip by Accept-Encoding, over a real socket. */
 const TOKEN = 'compression-Secret-t0ken_77';
 const auth = { authorization: `Bearer ${TOKEN}` };
-const test = contractSuite('compression', { API_AUTH_TOKEN: TOKEN });
+const test = contractSuite('compression', { API_AUTH_TOKEN: TOKEN, METRICS_PORT: '0' });
 
 interface RawAnswer {
   status: number;
@@ -21,7 +21,7 @@ interface RawAnswer {
 }
 
 /** One exchange whose body is kept as sent: undici's `request` decodes nothing. */
-async function raw(api: TestApi, method: 'GET' | 'HEAD' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> {
+async function raw(api: Pick<TestApi, 'baseUrl'>, method: 'GET' | 'HEAD' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<RawAnswer> {
   const response = await request(`${api.baseUrl}${path}`, { method, headers: { ...auth, ...headers }, ...(body === undefined ? {} : { body }) });
   return { status: response.statusCode, headers: response.headers, bytes: Buffer.from(await response.body.arrayBuffer()) };
 }
@@ -162,20 +162,23 @@ test('the event stream is never coded: its events arrive as they are sent', asyn
   }
 });
 
-test('GET and HEAD /metrics in gzip: the exposition decoded, HEAD with the coded length of a scrape', async ({ api }) => {
-  const plain = await raw(api, 'GET', '/metrics', {});
-  const gzip = await raw(api, 'GET', '/metrics', { 'accept-encoding': 'gzip' });
-  assert.is(gzip.headers['content-encoding'], 'gzip');
-  assert.is(gzip.headers['content-length'], String(gzip.bytes.length));
-  varies(gzip, '/metrics');
-  assert.match(decoded(gzip), /^# HELP flowgate_/m);
-  assert.ok(gzip.bytes.length < plain.bytes.length / 3);
-  const head = await raw(api, 'HEAD', '/metrics', { 'accept-encoding': 'gzip' });
-  assert.is(head.headers['content-encoding'], 'gzip');
-  assert.is(head.bytes.length, 0);
-  // Not equal to the byte: the text changes between two scrapes (durations, CPU seconds, the GET just counted).
-  const announced = Number(head.headers['content-length']);
-  assert.ok(Math.abs(announced - gzip.bytes.length) < gzip.bytes.length / 5, `HEAD announces about GET's coded length (${announced} vs ${gzip.bytes.length})`);
+test('GET and HEAD /metrics in gzip (as Prometheus asks), on the API and on METRICS_PORT: HEAD with the coded length', async ({ api }) => {
+  for (const [where, target] of [['the API', api], ['METRICS_PORT', { baseUrl: api.metricsUrl! }]] as const) {
+    const plain = await raw(target, 'GET', '/metrics', {});
+    assert.is(plain.headers['content-encoding'], undefined, where);
+    const gzip = await raw(target, 'GET', '/metrics', { 'accept-encoding': 'gzip' });
+    assert.is(gzip.headers['content-encoding'], 'gzip', where);
+    assert.is(gzip.headers['content-length'], String(gzip.bytes.length), where);
+    varies(gzip, where);
+    assert.match(decoded(gzip), /^# HELP flowgate_/m, where);
+    assert.ok(gzip.bytes.length < plain.bytes.length / 3, where);
+    const head = await raw(target, 'HEAD', '/metrics', { 'accept-encoding': 'gzip' });
+    assert.is(head.headers['content-encoding'], 'gzip', where);
+    assert.is(head.bytes.length, 0, where);
+    // Not equal to the byte: the text changes between two scrapes (durations, CPU seconds, the GET just counted).
+    const announced = Number(head.headers['content-length']);
+    assert.ok(Math.abs(announced - gzip.bytes.length) < gzip.bytes.length / 5, `${where}: HEAD announces about GET's coded length (${announced} vs ${gzip.bytes.length})`);
+  }
 });
 
 test('flowgate/client asks for compressed answers and decodes them', async ({ api }) => {
