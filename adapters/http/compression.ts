@@ -80,6 +80,8 @@ export class ResponseCompression {
     if (headers['content-encoding'] !== undefined) return;
     appendVary(headers, 'Accept-Encoding');
     const { body } = response;
+    // A small answer without a tag to weaken (a status, an error) leaves here, before Accept-Encoding is even read.
+    if (typeof body === 'string' && body.length < COMPRESSION_THRESHOLD_CHARS && headers['etag'] === undefined) return;
     // A HEAD answer without a body is one too large to build whole (responseBody.ts builds nothing for it): GET streams it.
     const streamed = body === null ? head : typeof body !== 'string' && !(body instanceof Uint8Array);
     const coding = preferredCoding(acceptEncoding, streamed ? STREAMED_ANSWER_CODINGS : WHOLE_ANSWER_CODINGS);

@@ -14,6 +14,8 @@ export interface LoadSpec {
   maxRequests?: number;
   /** A 2xx answer counts as an error unless its body contains this (a run that ended failed still answers 200). */
   expect?: string;
+  /** Request headers besides the content type (figure 12: Accept-Encoding). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -38,7 +40,7 @@ let errors = 0;
 let sequence = 0;
 const deadline = performance.now() + spec.seconds * 1000;
 const path = target.pathname + target.search;
-const headers = spec.body ? { 'content-type': 'application/json' } : {};
+const headers = { ...spec.headers, ...(spec.body ? { 'content-type': 'application/json' } : {}) };
 
 async function worker(): Promise<void> {
   while (performance.now() < deadline && (spec.maxRequests === undefined || sequence < spec.maxRequests)) {
