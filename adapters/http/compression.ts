@@ -12,7 +12,7 @@ import {
 } from 'node:zlib';
 import { preferredCoding, type Compressing, type ContentCoding } from './contentCoding.js';
 import { appendVary } from './cors.js';
-import type { HeaderValue, HttpResponse } from './types.js';
+import { isStreamedBody, type HeaderValue, type HttpResponse } from './types.js';
 
 /*
  * Compressed answers (docs/api.md, Compression): a JSON, text or SVG answer of at least COMPRESSION_THRESHOLD_CHARS
@@ -37,8 +37,8 @@ const SYNC_COMPRESSION_MAX_CHARS = 16 * 1024;
 /** zlib's default level: level 1 saved little CPU and made JSON answers a third larger. */
 const GZIP_OPTIONS: ZlibOptions = { level: 6 };
 /**
- * Brotli quality 4: for answers above a few KiB it took less CPU than gzip 6 and was 5 to 15 % smaller; quality 5
- * was a few per cent smaller again for about twice the CPU. Node's default (11) costs a hundred times more.
+ * Brotli quality 4: 4 to 22 % smaller than gzip 6 on the API's JSON and text; quality 5 was a few per cent smaller
+ * again for 1.5 to 2 times the CPU. Node's default (11) costs a hundred times more.
  */
 const BROTLI_QUALITY = 4;
 const STREAM_BROTLI_WINDOW_BITS = 18;
@@ -47,13 +47,15 @@ const STREAM_BROTLI_WINDOW_BITS = 18;
 const KEPT_COMPRESSED_ANSWERS = 64;
 
 /**
- * A whole answer goes out in the coding the client rates best, brotli on a tie: it is both the cheaper and the
- * smaller. A streamed answer (a large history page, a trace, a result) prefers gzip: its compressor lives as long as
- * a client takes to read, and brotli's holds about 1 MiB against gzip's 0.25 MiB, which a crowd of slow readers
- * multiplies.
+ * The coding the client rates best; on a tie (`gzip, deflate, br`, as browsers and curl send it), by what the answer
+ * costs. One compressed for each request goes out in gzip: at the sizes API answers have (1 to 64 KiB) gzip 6 took
+ * 0.6 to 0.9 times brotli 4's CPU (bench figure 12 and the measurements in docs/performance.md), and a streamed one
+ * (a large history page, a trace, a result) keeps its compressor as long as its client takes to read, where gzip's
+ * holds about 0.25 MiB and brotli's about 1 MiB. One compressed once and kept (a strong ETag: the OpenAPI document,
+ * the UI's files) goes out in brotli, the smaller: its CPU is spent once.
  */
-const WHOLE_ANSWER_CODINGS: readonly Compressing[] = ['br', 'gzip'];
-const STREAMED_ANSWER_CODINGS: readonly Compressing[] = ['gzip', 'br'];
+const PER_REQUEST_CODINGS: readonly Compressing[] = ['gzip', 'br'];
+const KEPT_ANSWER_CODINGS: readonly Compressing[] = ['br', 'gzip'];
 
 /** JSON (and `+json`), every text type but the event stream, SVG. */
 const COMPRESSIBLE_TYPE = /^(?:application\/(?:[\w.-]+\+)?json|text\/(?!event-stream\s*(?:;|$))[\w.+-]+|image\/svg\+xml)\s*(?:;|$)/i;
@@ -80,20 +82,21 @@ export class ResponseCompression {
     if (headers['content-encoding'] !== undefined) return;
     appendVary(headers, 'Accept-Encoding');
     const { body } = response;
-    // A small answer without a tag to weaken (a status, an error) leaves here, before Accept-Encoding is even read.
-    if (typeof body === 'string' && body.length < COMPRESSION_THRESHOLD_CHARS && headers['etag'] === undefined) return;
-    // A HEAD answer without a body is one too large to build whole (responseBody.ts builds nothing for it): GET streams it.
-    const streamed = body === null ? head : typeof body !== 'string' && !(body instanceof Uint8Array);
-    const coding = preferredCoding(acceptEncoding, streamed ? STREAMED_ANSWER_CODINGS : WHOLE_ANSWER_CODINGS);
-    if (coding === 'identity') return;
     const etag = headers['etag'];
-    if (etag !== undefined && !etag.startsWith('W/')) headers['etag'] = `W/${etag}`;
+    // A small answer without a tag to weaken (a status, an error) leaves here, before Accept-Encoding is even read.
+    if (typeof body === 'string' && body.length < COMPRESSION_THRESHOLD_CHARS && etag === undefined) return;
+    // A HEAD answer without a body is one too large to build whole (responseBody.ts builds nothing for it): GET streams it.
+    const streamed = body === null ? head : isStreamedBody(body);
+    const strongTag = etag !== undefined && !etag.startsWith('W/');
+    const coding = preferredCoding(acceptEncoding, strongTag && !streamed ? KEPT_ANSWER_CODINGS : PER_REQUEST_CODINGS);
+    if (coding === 'identity') return;
+    if (strongTag) headers['etag'] = `W/${etag}`;
     if (notModified) return;
     if (body === null) {
       if (head) headers['content-encoding'] = coding;
       return;
     }
-    if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
+    if (isStreamedBody(body)) {
       headers['content-encoding'] = coding;
       response.body = compressedStream(body, coding);
       return;
@@ -101,12 +104,13 @@ export class ResponseCompression {
     const length = typeof body === 'string' ? body.length : body.byteLength;
     if (length < COMPRESSION_THRESHOLD_CHARS) return;
     headers['content-encoding'] = coding;
-    response.body = await this.compressedWhole(body, coding, etag);
+    response.body = await this.compressedWhole(body, coding, strongTag ? etag : undefined);
   }
 
-  private async compressedWhole(body: string | Uint8Array, coding: Compressing, etag: string | undefined): Promise<Uint8Array> {
-    if (etag === undefined || etag.startsWith('W/')) return compressWhole(body, coding);
-    const key = `${coding} ${etag}`;
+  /** `strongTag`: the answer's bytes are the same every time it has that tag, so its compressed form is kept. */
+  private async compressedWhole(body: string | Uint8Array, coding: Compressing, strongTag: string | undefined): Promise<Uint8Array> {
+    if (strongTag === undefined) return compressWhole(body, coding);
+    const key = `${coding} ${strongTag}`;
     const kept = this.kept.get(key);
     if (kept) return kept;
     const compressed = await compressWhole(body, coding);
@@ -116,9 +120,9 @@ export class ResponseCompression {
   }
 }
 
-/** The coding `acceptEncoding` asks for, for a whole answer (the metrics listener's one answer). */
+/** The coding `acceptEncoding` asks for, for an answer compressed for its request (the metrics listener's scrape). */
 export function wholeAnswerCoding(acceptEncoding: HeaderValue): ContentCoding {
-  return preferredCoding(acceptEncoding, WHOLE_ANSWER_CODINGS);
+  return preferredCoding(acceptEncoding, PER_REQUEST_CODINGS);
 }
 
 /** A whole body, coded: on the event loop when small, in the thread pool when not (SYNC_COMPRESSION_MAX_CHARS). */
