@@ -17,6 +17,7 @@ import { measureScale, scaleFigureRows } from './scale.js';
 import { startTemporalFlowgate } from './temporalFlowgate.js';
 import { durableSpeedRows, measureDurableSpeed } from './durableSpeed.js';
 import { figureId, replaceFigures } from './reportSections.js';
+import { measureCompression } from './compression.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -24,7 +25,7 @@ const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 const SCALE_RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 1_000_000);
 const ONLY = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(Number) : ALL_FIGURES);
 const MiB = 1024 * 1024;
@@ -239,6 +240,18 @@ async function figure7(traceDir: string): Promise<void> {
   });
 }
 
+/** Figure 12: what compressing answers costs (bench/compression.ts). */
+async function figure12(traceDir: string): Promise<void> {
+  await withServer('bench/processes/flowgateServer.mjs', { ENGINE: 'memory', TRACE_DIR: traceDir, BENCH_STATUS_RUN: 'bench-status' }, async (server, url) => {
+    const figure = await measureCompression({ server, url, rounds: ROUNDS, load });
+    figures.push({
+      title: 'Figure 12: compressed answers (memory engine): bytes and server CPU per request, and the small status answer',
+      table: figure.table,
+      verdict: verdict(figure.met, figure.verdict),
+    });
+  });
+}
+
 /** Figure 8: greedy clients (docs/reliability.md): their goals are measured here; tests/contract/unreadAnswers.test.ts asserts the bound. */
 async function figure8(): Promise<void> {
   const readers = [await greedyReaders('embedded'), await greedyReaders('memory')];
@@ -423,6 +436,10 @@ try {
   if (ONLY.has(11)) {
     log('figure 11');
     await figure11(traceDir);
+  }
+  if (ONLY.has(12)) {
+    log('figure 12');
+    await figure12(traceDir);
   }
   if (ONLY.has(2) || ONLY.has(3) || ONLY.has(9)) await figures2and3(traceDir);
 } finally {

@@ -73,6 +73,7 @@ const envShape = {
   DEPRECATED_ENDPOINTS: envBoolean.default(true),
   UI: envBoolean.default(true),
   CORS_ORIGINS: corsOrigins,
+  COMPRESSION: envBoolean.default(true),
   WEBHOOK_SIGNING_SECRET: optionalSecret,
   CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
   ...outboundEnv,
@@ -164,6 +165,8 @@ export interface FlowgateConfig {
   ui: boolean;
   /** CORS_ORIGINS: origins whose pages may call the API from a browser, or `*`; empty: CORS off. @default none */
   corsOrigins: readonly string[];
+  /** COMPRESSION: brotli or gzip for answers of 1 KiB and more, when the client accepts it (docs/api.md). @default true */
+  compression: boolean;
   webhookSigningSecret: string | undefined;
   /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
   callbackRetryForMs: number;
@@ -257,6 +260,7 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
     deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
     ui: value.UI,
     corsOrigins: value.CORS_ORIGINS,
+    compression: value.COMPRESSION,
     webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
     outboundAllowlist: outboundPolicy(value),

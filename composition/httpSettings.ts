@@ -12,6 +12,7 @@ export function httpAppSettings(config: FlowgateConfig): HttpAppSettings {
     deprecatedEndpoints: config.deprecatedEndpoints,
     ui: config.ui,
     ...(config.corsOrigins.length === 0 ? {} : { corsOrigins: config.corsOrigins }),
+    compression: config.compression,
     maxEventStreams: config.limits.maxEventStreams,
     maxJsonDepth: config.limits.maxJsonDepth,
   };

@@ -95,7 +95,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
   });
   let metricsListener: MetricsListener | undefined;
   if (config.metrics.port !== undefined) {
-    metricsListener = await startMetricsListener(composition.resolve(METRICS), config.host, config.metrics.port).catch(async (error: unknown) => {
+    metricsListener = await startMetricsListener(composition.resolve(METRICS), config.host, config.metrics.port, { compression: config.compression }).catch(async (error: unknown) => {
       await http.close(0);
       await workers?.close();
       await composition.close(0);

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './errors.js';
 import type { CallOptions } from './types.js';
@@ -104,7 +106,7 @@ export class Transport {
    */
   async json<T>(call: Call): Promise<Answer<T>> {
     return this.withRetries(call, 'answer', async (response, request) => {
-      const text = await response.body.text();
+      const text = await bodyText(response);
       const body = jsonBody(text, request.contentType);
       if (body === NOT_JSON) throw FlowgateApiError.notFromApi({ status: response.statusCode, body: text, requestId: header(response, 'x-request-id'), request });
       return { status: response.statusCode, body: body as T, requestId: header(response, 'x-request-id'), headers: response.headers };
@@ -136,7 +138,7 @@ export class Transport {
       const timedOut = () => new FlowgateTimeoutError({ method: call.method, url: url.href, timeoutMs: deadline.ms });
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.send(call, url, deadline.signal);
+        response = await this.send(call, url, deadline.signal, awaited === 'answer');
       } catch (error) {
         deadline.clear();
         if (call.signal?.aborted) throw call.signal.reason;
@@ -186,8 +188,17 @@ export class Transport {
     return url;
   }
 
-  private async send(call: Call, url: URL, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers, ...call.headers };
+  /**
+   * `compressed`: the answer is read whole, so it may come compressed (bodyText decodes it). A stream is asked for
+   * without: its events must not wait in a compressor.
+   */
+  private async send(call: Call, url: URL, signal: AbortSignal, compressed: boolean): Promise<Dispatcher.ResponseData> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...(compressed ? { 'accept-encoding': ACCEPTED_CODINGS } : {}),
+      ...this.options.headers,
+      ...call.headers,
+    };
     if (this.options.token !== undefined) headers['authorization'] = `Bearer ${this.options.token}`;
     if (call.requestId !== undefined) headers['x-request-id'] = call.requestId;
     let body: string | undefined;
@@ -201,7 +212,7 @@ export class Transport {
 
   private async failure(response: Dispatcher.ResponseData, request: AnsweredRequest): Promise<FlowgateApiError> {
     // A body cut short still leaves the status to go by.
-    const text = await response.body.text().catch(() => '');
+    const text = await bodyText(response).catch(() => '');
     const body = jsonBody(text, request.contentType);
     const retryAfter = Number(header(response, 'retry-after'));
     return FlowgateApiError.fromAnswer({
@@ -244,6 +255,25 @@ class AttemptDeadline {
 }
 
 const NOT_JSON = Symbol('not JSON');
+
+/** The codings the client decodes: the server compresses large answers in one of them (docs/api.md, Compression). */
+const ACCEPTED_CODINGS = 'br, gzip';
+const DECODERS: ReadonlyMap<string, (compressed: Buffer) => Promise<Buffer>> = new Map([
+  ['br', promisify(brotliDecompress)],
+  ['gzip', promisify(gunzip)],
+  ['x-gzip', promisify(gunzip)],
+]);
+
+/**
+ * The answer's text, decoded from its `Content-Encoding`. Decoded whole (the JSON is parsed whole anyway), in the
+ * thread pool. A coding the client did not ask for is left as it is: the answer is then not JSON, and says so.
+ */
+async function bodyText(response: Dispatcher.ResponseData): Promise<string> {
+  const coding = header(response, 'content-encoding')?.trim().toLowerCase();
+  const decode = coding === undefined ? undefined : DECODERS.get(coding);
+  if (!decode) return response.body.text();
+  return (await decode(Buffer.from(await response.body.arrayBuffer()))).toString('utf8');
+}
 
 /** The parsed body when the answer says it is JSON and is; NOT_JSON otherwise. */
 function jsonBody(text: string, contentType: string | undefined): unknown {

@@ -4,6 +4,7 @@ import { FlowgateError } from '../../core/domain/errors.js';
 import { createBearerAuthenticator, unauthorized } from './auth.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
 import { CorsPolicy } from './cors.js';
+import { ResponseCompression } from './compression.js';
 import { answerError, causeChain } from './errors.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
 import { etagOf } from './etag.js';
@@ -17,7 +18,7 @@ import { DEPRECATION_HEADER } from './responseDocs.js';
 import { Router, type RouteMatch } from './router.js';
 import { createRoutes } from './routes.js';
 import { defaultUiDir, loadUiFiles, UI_METHODS } from './ui.js';
-import { firstHeader, type HttpHandler, type HttpRequest, type HttpResponse } from './types.js';
+import { firstHeader, isStreamedBody, type HttpHandler, type HttpRequest, type HttpResponse } from './types.js';
 import { ClientClosedRequestError, GoneError, MethodNotAllowedError, NotFoundError, ServerBusyError } from './transportErrors.js';
 import { parseRequestPart } from './validation.js';
 
@@ -63,6 +64,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const eventStreams = new EventStreamSlots(config.maxEventStreams, metrics && ((delta) => metrics.eventStreamsOpen(delta)));
   const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
   const cors = config.corsOrigins.length > 0 ? new CorsPolicy(config.corsOrigins) : undefined;
+  const compression = config.compression ? new ResponseCompression() : undefined;
   const shared: SharedContext = { config, logger, eventStreams, openApiSerialized };
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
@@ -102,6 +104,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     cors?.addResponseHeaders(request, headers);
     if (state.route?.deprecated) Object.assign(headers, deprecationHeaders(state.route, state));
     if (mount) prefixHandedOutPaths(headers, mount);
+    await compression?.encode(response, request.headers['accept-encoding'], request.method === 'HEAD');
     if (request.method === 'HEAD') await withoutBody(response);
 
     const logAccess = (streamCut: boolean) => {
@@ -118,7 +121,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         ...(aborted || streamCut ? { aborted: true } : {}),
       });
     };
-    if (response.body !== null && typeof response.body !== 'string') {
+    if (isStreamedBody(response.body)) {
       // A stream's duration is the stream's: log when it ends, however it ends (a client that leaves cuts it).
       response.body = afterLast(response.body, () => logAccess(clientGone(request)));
     } else {

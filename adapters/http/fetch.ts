@@ -1,5 +1,6 @@
 import { createHttpApp, type HttpApp } from './app.js';
 import type { HttpAppOptions } from './options.js';
+import { isStreamedBody } from './types.js';
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
@@ -32,7 +33,7 @@ export function toFetchHandler(app: HttpApp): FetchHandler {
     });
     for (const name of HOP_BY_HOP_HEADERS) delete response.headers[name];
     const init = { status: response.status, headers: response.headers };
-    if (response.body === null || typeof response.body === 'string') return new Response(response.body, init);
+    if (!isStreamedBody(response.body)) return new Response(response.body, init);
 
     const chunks = response.body[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
@@ -40,7 +41,7 @@ export function toFetchHandler(app: HttpApp): FetchHandler {
       async pull(controller) {
         const next = await chunks.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
+        else controller.enqueue(typeof next.value === 'string' ? encoder.encode(next.value) : next.value);
       },
       async cancel() {
         cancelled.abort();

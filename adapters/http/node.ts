@@ -11,7 +11,7 @@ import {
   PipelineTurns,
 } from './nodeConnection.js';
 import type { HttpAppOptions } from './options.js';
-import type { HttpRequest, HttpResponse, RequestHeaders } from './types.js';
+import { isStreamedBody, type HttpRequest, type HttpResponse, type RequestHeaders } from './types.js';
 
 /** A `(req, res)` handler, with the node:http server events that answer what never reaches it as a request. */
 export interface NodeRequestHandler {
@@ -160,13 +160,13 @@ async function send(
   if (request.clientGone) {
     // Client gone before the answer. A stream is still entered once (its signal is aborted, so it ends at once):
     // return() on a generator that never started would skip its clean-up and its access-log line.
-    if (response.body !== null && typeof response.body !== 'string') for await (const _chunk of response.body) break;
+    if (isStreamedBody(response.body)) for await (const _chunk of response.body) break;
     return;
   }
   // A body we did not read (an early 401/413/415, a GET with a body) would otherwise be drained byte by byte
   // before the connection could be reused; closing is cheaper and bounds what a client can make us read.
   if (shutdownSignal?.aborted || hasUnreadBody(req)) response.headers['connection'] = 'close';
-  if (response.body === null || typeof response.body === 'string') {
+  if (!isStreamedBody(response.body)) {
     // writeHead fixes the headers before end() sees the body: without a length Node would send it chunked (a writev
     // of framing and body per response, a chunk parser on the client), which cost half the throughput (figure 1).
     // A HEAD answer has no body and keeps the length GET would have, when GET's would have one. A 204 and a 304

@@ -96,6 +96,12 @@ export interface HttpAppOptions {
    */
   corsOrigins?: readonly string[];
   /**
+   * Compress JSON, text and SVG answers of 1 KiB and more in brotli or gzip when the request's `Accept-Encoding`
+   * accepts one (docs/api.md, Compression; COMPRESSION). Turn it off behind a host or proxy that compresses itself.
+   * @default true
+   */
+  compression?: boolean;
+  /**
    * A span per request (named after its route), child of the request's W3C `traceparent` when it brings one; the
    * engine calls the request makes run inside it (docs/operations.md, Tracing). @default none
    */
@@ -122,6 +128,7 @@ export interface ResolvedHttpAppOptions {
   tracing: Tracing;
   /** Empty: CORS off. */
   corsOrigins: readonly string[];
+  compression: boolean;
 }
 
 /**
@@ -133,6 +140,7 @@ export const HTTP_APP_DEFAULTS = {
   sseHeartbeatMs: 15_000,
   validateResponses: false,
   ui: true,
+  compression: true,
 } as const;
 
 /** Fills defaults and refuses bad options at construction, naming the option (not on the first request). */
@@ -166,6 +174,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     basePath: normalizedBasePath(options.basePath, problems),
     tracing: options.tracing ?? noTracing,
     corsOrigins: options.corsOrigins ?? [],
+    compression: options.compression ?? HTTP_APP_DEFAULTS.compression,
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
     problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);
@@ -183,6 +192,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
   if (typeof resolved.deprecatedEndpoints !== 'boolean') problems.push('deprecatedEndpoints must be a boolean');
   if (typeof resolved.validateResponses !== 'boolean') problems.push('validateResponses must be a boolean');
   if (typeof resolved.ui !== 'boolean') problems.push('ui must be a boolean');
+  if (typeof resolved.compression !== 'boolean') problems.push('compression must be a boolean');
   if (resolved.uiDir !== undefined && (typeof resolved.uiDir !== 'string' || resolved.uiDir.length === 0)) problems.push('uiDir must be a non-empty string');
   // Below ~1 s a heartbeat is noise, but tests need short intervals, so only positivity is enforced.
   if (!Number.isSafeInteger(resolved.sseHeartbeatMs) || resolved.sseHeartbeatMs < 1) {

@@ -29,6 +29,7 @@ export function nextTurn(): Promise<void> {
 export async function withoutBody(response: HttpResponse): Promise<void> {
   const { body } = response;
   if (typeof body === 'string') response.headers['content-length'] = String(new TextEncoder().encode(body).byteLength);
+  else if (body instanceof Uint8Array) response.headers['content-length'] = String(body.byteLength);
   else if (body !== null) for await (const _chunk of body) break;
   response.body = null;
 }

@@ -40,11 +40,19 @@ export interface HttpResponse {
   /** Lower-case header names. */
   headers: Record<string, string>;
   /**
-   * A string is sent whole; an async iterable is streamed chunk by chunk, each pulled once the last one is taken
-   * (server-sent events, large JSON answers). `null` with a `content-length` header: the answer to HEAD; `null` on a
-   * 204: no content.
+   * A string (or bytes: a compressed answer) is sent whole; an async iterable is streamed chunk by chunk, each pulled
+   * once the last one is taken (server-sent events, large JSON answers). `null` with a `content-length` header: the
+   * answer to HEAD; `null` on a 204: no content.
    */
-  body: string | AsyncIterable<string> | null;
+  body: WholeBody | AsyncIterable<string | Uint8Array> | null;
+}
+
+/** A body sent at once, with its length. */
+export type WholeBody = string | Uint8Array;
+
+/** Whether a body is streamed (not whole, not absent). */
+export function isStreamedBody(body: HttpResponse['body']): body is AsyncIterable<string | Uint8Array> {
+  return body !== null && typeof body !== 'string' && !(body instanceof Uint8Array);
 }
 
 export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>;

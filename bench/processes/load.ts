@@ -19,6 +19,8 @@ export interface LoadSpec {
    * server below its capacity, instead of as many requests as it can answer.
    */
   rate?: number;
+  /** Request headers besides the content type (figure 12: Accept-Encoding). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -45,7 +47,7 @@ let errors = 0;
 let sequence = 0;
 const deadline = performance.now() + spec.seconds * 1000;
 const path = target.pathname + target.search;
-const headers = spec.body ? { 'content-type': 'application/json' } : {};
+const headers = { ...spec.headers, ...(spec.body ? { 'content-type': 'application/json' } : {}) };
 
 async function worker(): Promise<void> {
   while (performance.now() < deadline && (spec.maxRequests === undefined || sequence < spec.maxRequests)) {

@@ -28,6 +28,21 @@ export const benchBigResult = workflow({
   fn: async ({ bytes }) => ({ text: 'x'.repeat(bytes) }),
 });
 
+const orderLine = z.object({ sku: z.string(), name: z.string(), quantity: z.number().int(), unitPrice: z.number(), tags: z.array(z.string()) });
+
+/** An order priced line by line: a history page of realistic JSON (figure 12's compression). */
+export const benchOrder = workflow({
+  name: 'bench_order',
+  description: 'Prices an order, a step per line',
+  inputSchema: z.object({ customer: z.string(), lines: z.array(orderLine) }),
+  outputSchema: z.object({ customer: z.string(), lines: z.array(orderLine.extend({ total: z.number() })), total: z.number() }),
+  fn: async ({ customer, lines }) => {
+    const priced = [];
+    for (const line of lines) priced.push({ ...line, total: await addOne(line.quantity * line.unitPrice) - 1 });
+    return { customer, lines: priced, total: priced.reduce((sum, line) => sum + line.total, 0) };
+  },
+});
+
 export const benchWaits = workflow({
   name: 'bench_waits',
   description: 'Waits for one webhook reply (keeps a history stream open)',

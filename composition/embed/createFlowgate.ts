@@ -30,6 +30,12 @@ export interface CreateFlowgateOptions extends FlowgateParts {
   /** Bearer token every endpoint but /health, /ready and /openapi.json requires. @default API_AUTH_TOKEN of `env`, else none */
   authToken?: string | undefined;
   /**
+   * Whether the handlers compress large answers (brotli or gzip, by the request's `Accept-Encoding`). Turn it off
+   * when your framework compresses (Express's `compression`, Hono's `compress()`, a proxy).
+   * @default COMPRESSION of `env`, else true
+   */
+  compression?: boolean | undefined;
+  /**
    * Configuration variables, as the README's table lists them (`env: process.env` reads the process's). Only these are
    * read: by default every variable has its documented default (the embedded engine with its runs in .flowgate under
    * the current directory, traces under ./traces).
@@ -67,8 +73,12 @@ export async function composeEmbedded(
   compose: Pick<ComposeOptions, 'decorateEngine'> & { observe?: (hooks: RunObserver | undefined) => RunObserver } = {},
 ): Promise<{ flowgate: Flowgate; composition: Composition; workers: EmbeddedWorkers | undefined }> {
   const parsed = parseConfig(options.env ?? {});
-  const config = options.authToken === undefined ? parsed : { ...parsed, authToken: options.authToken };
-  const { workflows, workflowsDir, projectDir, catalog, steps, basePath, env: _env, authToken: _token, ...parts } = options;
+  const config = {
+    ...parsed,
+    ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
+    ...(options.compression === undefined ? {} : { compression: options.compression }),
+  };
+  const { workflows, workflowsDir, projectDir, catalog, steps, basePath, env: _env, authToken: _token, compression: _compression, ...parts } = options;
   const composition = await composeFlowgate(config, parts, { ...compose, ...(basePath === undefined ? {} : { basePath }) });
   let workers: EmbeddedWorkers | undefined;
   try {

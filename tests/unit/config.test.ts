@@ -2,6 +2,7 @@ import { parseWorkerConfig } from '../../composition/workerConfig.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig, ConfigError } from '../../composition/config.js';
+import { httpAppSettings } from '../../composition/httpSettings.js';
 
 test('defaults follow the README\'s configuration table', () => {
   const config = parseConfig({});
@@ -208,6 +209,13 @@ test('UI: the browser UI is on unless UI is off (any boolean spelling); anything
   assert.is(parseConfig({ UI: 'off' }).ui, false);
   assert.is(parseConfig({ UI: 'No' }).ui, false);
   assert.throws(() => parseConfig({ UI: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('UI:'));
+});
+
+test('COMPRESSION: large answers are compressed unless COMPRESSION is off; the HTTP app is given the switch', () => {
+  assert.is(parseConfig({}).compression, true);
+  assert.is(parseConfig({ COMPRESSION: 'off' }).compression, false);
+  assert.is(httpAppSettings(parseConfig({ COMPRESSION: 'false' })).compression, false);
+  assert.throws(() => parseConfig({ COMPRESSION: 'gzip' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('COMPRESSION:'));
 });
 
 test('OTEL_EXPORTER_OTLP_ENDPOINT turns tracing on, with OTEL_SERVICE_NAME or flowgate; unset or empty it is off', () => {

@@ -20,18 +20,28 @@ test('the adapter\'s own defaults are the documented ones; the configured limits
       maxJsonDepth: resolved.maxJsonDepth,
       validateResponses: resolved.validateResponses,
       ui: resolved.ui,
+      compression: resolved.compression,
       authToken: resolved.authToken,
     },
     { ...ADAPTER_DEFAULTS, ...HTTP_APP_DEFAULTS, authToken: undefined },
   );
-  assert.equal(ADAPTER_DEFAULTS, { defaultRunTimeoutSeconds: 30, sseHeartbeatMs: 15_000, validateResponses: false, ui: true });
-  assert.equal(HTTP_APP_DEFAULTS, { maxBodyBytes: 2_097_152, runTimeoutMaxSeconds: 3600, deprecatedEndpoints: true, ui: true, maxEventStreams: 10_000, maxJsonDepth: 100 });
+  assert.equal(ADAPTER_DEFAULTS, { defaultRunTimeoutSeconds: 30, sseHeartbeatMs: 15_000, validateResponses: false, ui: true, compression: true });
+  assert.equal(HTTP_APP_DEFAULTS, {
+    maxBodyBytes: 2_097_152,
+    runTimeoutMaxSeconds: 3600,
+    deprecatedEndpoints: true,
+    ui: true,
+    compression: true,
+    maxEventStreams: 10_000,
+    maxJsonDepth: 100,
+  });
 });
 
 test('bad options are refused at construction, each one named', () => {
   const cases: [Partial<HttpAppOptions> & Record<string, unknown>, RegExp][] = [
     [{ maxBodyBytes: 0 }, /maxBodyBytes/],
     [{ ui: 'off' as unknown as boolean }, /ui must be a boolean/],
+    [{ compression: 'off' as unknown as boolean }, /compression must be a boolean/],
     [{ uiDir: '' }, /uiDir/],
     [{ maxBodyBytes: 1.5 }, /maxBodyBytes/],
     [{ runTimeoutMaxSeconds: -1 }, /runTimeoutMaxSeconds/],
