@@ -43,11 +43,11 @@ interface Hop {
 }
 
 /**
- * POSTs webhook calls and run callbacks with undici, both signed the same way (Standard Webhooks), and only to addresses the outbound
- * rules allow (guardedAgent.ts): a refused address, host name or redirect rejects with OutboundAddressRefusedError
- * before a byte is sent there. Redirects are followed by hand, as fetch would (307/308 repeat the POST; 301, 302 and
- * 303 turn it into a GET without a body), each hop a new check, at most MAX_REDIRECTS. 5xx and network errors are
- * retried by the caller (the engine, or the callback delivery); 4xx are not.
+ * POSTs webhook calls and run callbacks with undici, both signed the same way (Standard Webhooks, standardWebhooks.ts),
+ * and only to addresses the outbound rules allow (guardedAgent.ts): a refused address, host name or redirect rejects
+ * with OutboundAddressRefusedError before a byte is sent there. Redirects are followed by hand, as fetch would
+ * (307/308 repeat the POST; 301, 302 and 303 turn it into a GET without a body), each hop a new check, at most
+ * MAX_REDIRECTS. 5xx and network errors are retried by the caller (the engine, or the callback delivery); 4xx are not.
  */
 export class FetchWebhookSender implements WebhookSender, CallbackSender {
   private readonly timeoutMs: number;
