@@ -8,6 +8,7 @@ import { outboundEnv, outboundPolicy } from './outboundConfig.js';
 import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 import { envBoolean } from './envBoolean.js';
 import { corsOriginProblems } from '../adapters/http/cors.js';
+import { webhookSecretProblem } from '../adapters/webhook/standardWebhooks.js';
 
 const positiveInt = z.coerce.number().int().positive();
 const optionalSecret = z
@@ -34,6 +35,36 @@ const corsOrigins = z
   .superRefine((origins, context) => {
     for (const message of corsOriginProblems(origins)) context.addIssue({ code: 'custom', message });
   });
+
+/**
+ * WEBHOOK_SIGNING_SECRET: a Standard Webhooks `whsec_` secret, or two separated by a space while one replaces the
+ * other (each call then carries both signatures). Unset: calls are not signed. Set but empty is a mistake (a variable
+ * emptied by a template), never a way to stop signing. A secret is never echoed; its position is.
+ */
+const webhookSigningSecrets = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined) return [];
+    const secrets = value.trim().split(/\s+/).filter((secret) => secret !== '');
+    const problem = webhookSigningSecretsProblem(secrets);
+    if (problem) {
+      context.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    return secrets;
+  });
+
+function webhookSigningSecretsProblem(secrets: string[]): string | undefined {
+  if (secrets.length === 0) return 'is empty; set a whsec_ secret, or leave the variable unset to send webhook calls and callbacks unsigned';
+  if (secrets.length > 2) return `holds ${secrets.length} secrets; give one, or two (the new and the old) while rotating`;
+  if (secrets.length === 2 && secrets[0] === secrets[1]) return 'holds the same secret twice';
+  for (const [index, secret] of secrets.entries()) {
+    const problem = webhookSecretProblem(secret);
+    if (problem) return secrets.length === 1 ? problem : `its ${index === 0 ? 'first' : 'second'} secret ${problem}`;
+  }
+  return undefined;
+}
 
 /** OTEL_EXPORTER_OTLP_ENDPOINT: an http(s) base URL; empty is the same as unset (tracing off). */
 const otlpEndpoint = z
@@ -74,7 +105,9 @@ const envShape = {
   UI: envBoolean.default(true),
   CORS_ORIGINS: corsOrigins,
   COMPRESSION: envBoolean.default(true),
-  WEBHOOK_SIGNING_SECRET: optionalSecret,
+  WEBHOOK_SIGNING_SECRET: webhookSigningSecrets,
+  /** Deprecated, for one release: the X-Flowgate-* signature headers besides the Standard Webhooks ones. */
+  WEBHOOK_LEGACY_SIGNATURE: envBoolean.default(false),
   CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
   ...outboundEnv,
   WORKFLOWS_DIR: z.string().min(1).default('./workflows'),
@@ -110,6 +143,7 @@ export const envSchema = z
       context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
     }
     refuseMetricsPortWithoutMetrics(env, context);
+    refuseLegacySignatureWithoutSecret(env, context);
     if (env.ENGINE === 'temporal' && !env.TEMPORAL_ADDRESS) {
       context.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: 'must be set when ENGINE=temporal' });
     }
@@ -121,12 +155,22 @@ export const workerEnvSchema = z
     ...envShape,
     TEMPORAL_ADDRESS: z.string({ error: 'is required (host:port of the Temporal frontend)' }).min(1, 'is required (host:port of the Temporal frontend)'),
   })
-  .superRefine(refuseMetricsPortWithoutMetrics);
+  .superRefine((env, context) => {
+    refuseMetricsPortWithoutMetrics(env, context);
+    refuseLegacySignatureWithoutSecret(env, context);
+  });
 
 /** API servers and workers alike: a port for metrics that are not kept is a contradiction, not a default. */
 function refuseMetricsPortWithoutMetrics(env: { METRICS: boolean; METRICS_PORT?: number | undefined }, context: z.RefinementCtx): void {
   if (env.METRICS_PORT !== undefined && !env.METRICS) {
     context.addIssue({ code: 'custom', path: ['METRICS_PORT'], message: 'serves metrics, which METRICS=off switches off; set one or the other' });
+  }
+}
+
+/** The legacy headers are a signature too: asking for them without a secret would send nothing, silently. */
+function refuseLegacySignatureWithoutSecret(env: { WEBHOOK_LEGACY_SIGNATURE: boolean; WEBHOOK_SIGNING_SECRET: string[] }, context: z.RefinementCtx): void {
+  if (env.WEBHOOK_LEGACY_SIGNATURE && env.WEBHOOK_SIGNING_SECRET.length === 0) {
+    context.addIssue({ code: 'custom', path: ['WEBHOOK_LEGACY_SIGNATURE'], message: 'adds signature headers, which need WEBHOOK_SIGNING_SECRET; set both, or neither' });
   }
 }
 
@@ -167,7 +211,12 @@ export interface FlowgateConfig {
   corsOrigins: readonly string[];
   /** COMPRESSION: brotli or gzip for answers of 1 KiB and more, when the client accepts it (docs/api.md). @default true */
   compression: boolean;
-  webhookSigningSecret: string | undefined;
+  /**
+   * WEBHOOK_SIGNING_SECRET and WEBHOOK_LEGACY_SIGNATURE: the `whsec_` secrets webhook calls and run callbacks are
+   * signed with (Standard Webhooks, docs/callbacks.md), and whether the deprecated X-Flowgate-* headers are sent too.
+   * Undefined: calls are not signed.
+   */
+  webhookSigning: { secrets: readonly string[]; legacyHeaders: boolean } | undefined;
   /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
   callbackRetryForMs: number;
   /** OUTBOUND_ALLOWLIST (with OUTBOUND_ALLOW_PUBLIC): hosts and networks webhook calls and run callbacks may reach although the address rules refuse them. */
@@ -261,7 +310,8 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
     ui: value.UI,
     corsOrigins: value.CORS_ORIGINS,
     compression: value.COMPRESSION,
-    webhookSigningSecret: value.WEBHOOK_SIGNING_SECRET,
+    webhookSigning:
+      value.WEBHOOK_SIGNING_SECRET.length > 0 ? { secrets: value.WEBHOOK_SIGNING_SECRET, legacyHeaders: value.WEBHOOK_LEGACY_SIGNATURE } : undefined,
     callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
     outboundAllowlist: outboundPolicy(value),
     workflowsDir: value.WORKFLOWS_DIR,

@@ -148,7 +148,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   const outboundSender = (): FetchWebhookSender => {
     const sender = new FetchWebhookSender({
       allowlist: config.outboundAllowlist,
-      ...(config.webhookSigningSecret ? { signingSecret: config.webhookSigningSecret } : {}),
+      ...(config.webhookSigning ? { signingSecrets: config.webhookSigning.secrets, legacySignature: config.webhookSigning.legacyHeaders } : {}),
     });
     owned.push(sender);
     return sender;

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { request, type Agent } from 'undici';
 import { NonRetryableError, OutboundAddressRefusedError } from '../../core/definition/failures.js';
 import { EMPTY_ALLOWLIST, type OutboundAllowlist } from '../../core/domain/outboundAddress.js';
@@ -6,10 +5,20 @@ import { redactUrl } from '../../core/domain/urlRedaction.js';
 import type { CallbackPost, CallbackSender } from '../../ports/callbackSender.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
 import { guardedAgent, type ResolveHost } from './guardedAgent.js';
+import { legacyWebhookSignature, standardWebhookSignature, webhookMessageId, webhookSecretKey } from './standardWebhooks.js';
 
 export interface FetchWebhookSenderOptions {
-  /** WEBHOOK_SIGNING_SECRET: when set, webhook calls and run callbacks carry `X-Flowgate-Signature` and `X-Flowgate-Timestamp`. */
-  signingSecret?: string;
+  /**
+   * WEBHOOK_SIGNING_SECRET: `whsec_` secrets (standardWebhooks.ts), one, or two while one replaces the other. With
+   * any, webhook calls and run callbacks carry the Standard Webhooks headers, with one signature per secret.
+   * @default none: calls are not signed
+   */
+  signingSecrets?: readonly string[];
+  /**
+   * WEBHOOK_LEGACY_SIGNATURE (deprecated): also send `X-Flowgate-Timestamp` and `X-Flowgate-Signature` as releases
+   * before Standard Webhooks did, signed with the first secret. @default false
+   */
+  legacySignature?: boolean;
   /**
    * OUTBOUND_ALLOWLIST: hosts and networks called even though the address rules refuse them (loopback, private, ...).
    * @default empty: only addresses the rules allow are called
@@ -27,11 +36,6 @@ export interface FetchWebhookSenderOptions {
 export const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** The HMAC webhook calls and callbacks carry (docs/callbacks.md): hex SHA-256 over `<timestamp>.<raw body>`. */
-export function webhookSignature(secret: string, timestamp: number, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-}
-
 interface Hop {
   url: URL;
   method: 'POST' | 'GET';
@@ -39,18 +43,25 @@ interface Hop {
 }
 
 /**
- * POSTs webhook calls and run callbacks with undici, both signed the same way, and only to addresses the outbound
- * rules allow (guardedAgent.ts): a refused address, host name or redirect rejects with OutboundAddressRefusedError
- * before a byte is sent there. Redirects are followed by hand, as fetch would (307/308 repeat the POST; 301, 302 and
- * 303 turn it into a GET without a body), each hop a new check, at most MAX_REDIRECTS. 5xx and network errors are
- * retried by the caller (the engine, or the callback delivery); 4xx are not.
+ * POSTs webhook calls and run callbacks with undici, both signed the same way (Standard Webhooks, standardWebhooks.ts),
+ * and only to addresses the outbound rules allow (guardedAgent.ts): a refused address, host name or redirect rejects
+ * with OutboundAddressRefusedError before a byte is sent there. Redirects are followed by hand, as fetch would
+ * (307/308 repeat the POST; 301, 302 and 303 turn it into a GET without a body), each hop a new check, at most
+ * MAX_REDIRECTS. 5xx and network errors are retried by the caller (the engine, or the callback delivery); 4xx are not.
  */
 export class FetchWebhookSender implements WebhookSender, CallbackSender {
   private readonly timeoutMs: number;
   private readonly nowSeconds: () => number;
   private readonly agent: Agent;
+  private readonly signingKeys: readonly Buffer[];
+  private readonly legacySignature: boolean;
 
-  constructor(private readonly options: FetchWebhookSenderOptions = {}) {
+  constructor(options: FetchWebhookSenderOptions = {}) {
+    this.signingKeys = (options.signingSecrets ?? []).map(webhookSecretKey);
+    this.legacySignature = options.legacySignature ?? false;
+    if (this.legacySignature && this.signingKeys.length === 0) {
+      throw new RangeError('FetchWebhookSender: options.legacySignature needs options.signingSecrets');
+    }
     this.timeoutMs = options.timeoutMs ?? 10_000;
     if (!(this.timeoutMs > 0)) throw new RangeError('FetchWebhookSender: options.timeoutMs must be positive');
     this.nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
@@ -81,12 +92,7 @@ export class FetchWebhookSender implements WebhookSender, CallbackSender {
   }
 
   private async post(url: string, body: string, idempotencyKey: string, target: string): Promise<void> {
-    const headers: Record<string, string> = { 'idempotency-key': idempotencyKey };
-    if (this.options.signingSecret) {
-      const timestamp = this.nowSeconds();
-      headers['x-flowgate-timestamp'] = String(timestamp);
-      headers['x-flowgate-signature'] = webhookSignature(this.options.signingSecret, timestamp, body);
-    }
+    const headers = { 'idempotency-key': idempotencyKey, ...this.signatureHeaders(idempotencyKey, body) };
     const signal = AbortSignal.timeout(this.timeoutMs);
     let hop: Hop = { url: new URL(url), method: 'POST', body };
     for (let redirects = 0; ; redirects += 1) {
@@ -102,6 +108,27 @@ export class FetchWebhookSender implements WebhookSender, CallbackSender {
       if (response.statusCode >= 400) throw new NonRetryableError(`${target} refused the call with ${response.statusCode}`);
       return;
     }
+  }
+
+  /**
+   * A new timestamp, and with it new signatures, on every attempt (the specification's replay protection); the id
+   * stays that of the call. Redirect hops repeat the headers of their attempt.
+   */
+  private signatureHeaders(idempotencyKey: string, body: string): Record<string, string> {
+    const [firstKey] = this.signingKeys;
+    if (!firstKey) return {};
+    const timestamp = this.nowSeconds();
+    const id = webhookMessageId(idempotencyKey);
+    const headers: Record<string, string> = {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': this.signingKeys.map((key) => standardWebhookSignature(key, id, timestamp, body)).join(' '),
+    };
+    if (this.legacySignature) {
+      headers['x-flowgate-timestamp'] = String(timestamp);
+      headers['x-flowgate-signature'] = legacyWebhookSignature(firstKey, timestamp, body);
+    }
+    return headers;
   }
 
   private async hop(hop: Hop, headers: Record<string, string>, signal: AbortSignal, firstUrl: string, target: string) {

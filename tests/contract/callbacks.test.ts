@@ -1,12 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as assert from 'uvu/assert';
+import { Webhook } from 'standardwebhooks';
 import { uniqueId } from '../support/http.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callbackReceiver.js';
 import { contractSuite, expectError, expectIssueAt, expectStatus, http, start, wf } from '../support/contract.js';
 import { engineUnderTest } from '../support/engines.js';
 
 /** Run-finished callbacks: POST /workflow and /workflow/run with `callbackUrl` (issue 9, docs/callbacks.md). */
-const SECRET = 'callback-signing-secret';
+const SECRET = `whsec_${Buffer.from('flowgate callbacks contract key!').toString('base64')}`;
 const RETRY_SECONDS = 4;
 // The receiver listens on loopback, which outbound calls refuse unless the allow-list opens it (tests/contract/outbound.test.ts).
 const test = contractSuite('run callbacks', {
@@ -24,23 +24,30 @@ test.after(async () => {
   await receiver?.close();
 });
 
-/** The receiver's side of the signature (docs/callbacks.md): HMAC-SHA256 over `<timestamp>.<raw body>`, compared in constant time. */
+/**
+ * The receiver's side of the signature (docs/callbacks.md), as receivers do it: the published standardwebhooks
+ * package verifies the raw body with the headers as they came, and refuses the same call with its body changed.
+ */
 function assertSigned(call: ReceivedCallback): void {
-  const timestamp = call.headers['x-flowgate-timestamp'];
-  const signature = call.headers['x-flowgate-signature'];
-  assert.match(String(timestamp), /^\d+$/, 'X-Flowgate-Timestamp is epoch seconds');
-  assert.type(signature, 'string', 'X-Flowgate-Signature is sent');
-  const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${call.body}`).digest('hex')}`);
-  const given = Buffer.from(String(signature));
-  assert.ok(given.length === expected.length && timingSafeEqual(given, expected), 'the signature verifies with the shared secret');
+  const headers = Object.fromEntries(Object.entries(call.headers).map(([name, value]) => [name, String(value)]));
+  assert.equal(new Webhook(SECRET).verify(call.body, headers), JSON.parse(call.body), 'the standardwebhooks package verifies the call');
+  const tampered = call.body.replace('"status":"', '"status":"not-');
+  assert.is.not(tampered, call.body);
+  assert.throws(() => new Webhook(SECRET).verify(tampered, headers), /No matching signature/, 'a changed body fails verification');
+  assert.is(decodeURIComponent(String(call.headers['webhook-id'])), call.headers['idempotency-key'], 'webhook-id is the Idempotency-Key');
+  assert.is(call.headers['x-flowgate-signature'], undefined, 'no legacy header without WEBHOOK_LEGACY_SIGNATURE');
 }
 
-/** Every attempt carried the same signed JSON body and key; the body is what GET .../runs/{rid}/result answers. */
+/**
+ * Every attempt carried the same signed JSON body, key and webhook-id (the key, its full stops escaped); the body is
+ * what GET .../runs/{rid}/result answers.
+ */
 async function assertDeliveredResult(api: Parameters<typeof http>[0], calls: ReceivedCallback[], workflowId: string, runId: string): Promise<any> {
   for (const call of calls) {
     assertSigned(call);
     assert.is(call.body, calls[0]!.body, 'every attempt sends exactly the same body');
     assert.is(call.headers['idempotency-key'], `${workflowId}:${runId}`);
+    assert.is(call.headers['webhook-id'], `${workflowId}:${runId}`.replaceAll('.', '%2E'), 'the same webhook-id on every attempt');
     assert.match(String(call.headers['content-type']), /^application\/json/);
   }
   const delivered = JSON.parse(calls[0]!.body);
@@ -62,7 +69,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a completed run is delivered after two failed attempts: the same signed body, keyed workflowId:runId, equal to its result', async ({ api }) => {
   const path = `/flaky/${uniqueId('cb')}`;
-  const { workflowId, runId } = await start(api, 'echo', { message: 'hi' }, uniqueId('cb-completed'), { callbackUrl: receiver.url(path) });
+  // A full stop in the workflowId: webhook-id escapes it, and the package still verifies every attempt.
+  const { workflowId, runId } = await start(api, 'echo', { message: 'hi' }, uniqueId('cb.completed'), { callbackUrl: receiver.url(path) });
   const calls = await receiver.waitForCalls(path, 3);
   assert.equal(calls.map((call) => call.answeredWith), [500, 500, 200]);
   const delivered = await assertDeliveredResult(api, calls, workflowId, runId);

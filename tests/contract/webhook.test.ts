@@ -1,14 +1,27 @@
 import * as assert from 'uvu/assert';
 import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uniqueId, waitForEvent } from '../support/http.js';
 import { contractSuite, expectStatus, historyEvents, http, start, waitUntil, wf } from '../support/contract.js';
 
 /** docs/api.md, "Webhook calls made by workflows", observed by a target listening on loopback. */
-const SECRET = 'contract-webhook-secret';
+const KEY = Buffer.from('flowgate webhook calls contract key');
+const SECRET = `whsec_${KEY.toString('base64')}`;
+const OLD_SECRET = `whsec_${Buffer.from('flowgate webhook calls old contract key').toString('base64')}`;
+// Two secrets, as during a rotation, and the deprecated X-Flowgate-* headers on (callbacks.test.ts runs without them).
 // The targets listen on loopback, which outbound calls refuse unless the allow-list opens it (tests/contract/outbound.test.ts).
-const test = contractSuite('webhook calls', { WEBHOOK_SIGNING_SECRET: SECRET, OUTBOUND_ALLOWLIST: '127.0.0.1' });
+const test = contractSuite('webhook calls', {
+  WEBHOOK_SIGNING_SECRET: `${SECRET} ${OLD_SECRET}`,
+  WEBHOOK_LEGACY_SIGNATURE: 'on',
+  OUTBOUND_ALLOWLIST: '127.0.0.1',
+});
+
+/** What a receiver does with the published standardwebhooks package: verify the raw body with the headers as they came. */
+function verify(secret: string, body: string, headers: IncomingHttpHeaders): unknown {
+  return new Webhook(secret).verify(body, Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)])));
+}
 
 interface ReceivedCall {
   headers: IncomingHttpHeaders;
@@ -50,7 +63,7 @@ async function waitForCalls(target: Target, count: number): Promise<void> {
   assert.ok(target.calls.length >= count, `${count} call(s) reached the target, got ${target.calls.length}`);
 }
 
-test('the call: JSON {workflowId, runId, workflowName, payload}, Idempotency-Key and an HMAC signature', async ({ api }) => {
+test('the call: JSON {workflowId, runId, workflowName, payload}, Idempotency-Key, signed as Standard Webhooks with each secret, and the legacy headers', async ({ api }) => {
   const target = await startTarget();
   try {
     const { workflowId, runId } = await start(api, 'awaits_feedback', { url: target.url }, uniqueId('wh-call'));
@@ -60,10 +73,15 @@ test('the call: JSON {workflowId, runId, workflowName, payload}, Idempotency-Key
     assert.equal(JSON.parse(call!.body), { workflowId, runId, workflowName: 'awaits_feedback', payload: { question: 'approve?' } });
     const key = String(call!.headers['idempotency-key'] ?? '');
     assert.ok(key.startsWith(`${workflowId}:${runId}:`) && key.length > `${workflowId}:${runId}:`.length, `Idempotency-Key ${key}`);
+    assert.is(call!.headers['webhook-id'], key);
+    assert.match(String(call!.headers['webhook-signature']), /^v1,\S+ v1,\S+$/, 'one signature per secret');
+    for (const secret of [SECRET, OLD_SECRET]) assert.equal(verify(secret, call!.body, call!.headers), JSON.parse(call!.body), 'the standardwebhooks package verifies it');
+    assert.throws(() => verify(SECRET, call!.body.replace('approve?', 'reject?'), call!.headers), /No matching signature/, 'a changed body fails verification');
+    // WEBHOOK_LEGACY_SIGNATURE=on (deprecated): the headers of earlier releases, keyed with the first secret's bytes.
     const timestamp = String(call!.headers['x-flowgate-timestamp'] ?? '');
-    assert.match(timestamp, /^\d{9,11}$/, 'epoch seconds');
+    assert.is(timestamp, call!.headers['webhook-timestamp']);
     assert.ok(Math.abs(Number(timestamp) - Date.now() / 1000) < 600, 'a current timestamp');
-    const expected = `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${call!.body}`).digest('hex')}`;
+    const expected = `sha256=${createHmac('sha256', KEY).update(`${timestamp}.${call!.body}`).digest('hex')}`;
     assert.is(call!.headers['x-flowgate-signature'], expected);
 
     expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { approved: true } } }), 200);
@@ -81,12 +99,16 @@ test('the call: JSON {workflowId, runId, workflowName, payload}, Idempotency-Key
   }
 });
 
-test('a 5xx answer is retried with the same Idempotency-Key; the run goes on', async ({ api }) => {
+test('a 5xx answer is retried with the same Idempotency-Key and webhook-id, each attempt verifying; the run goes on', async ({ api }) => {
   const target = await startTarget([503]);
   try {
-    const { workflowId } = await start(api, 'awaits_feedback', { url: target.url }, uniqueId('wh-retry'));
+    // A full stop in the workflowId: webhook-id escapes it, and the package still verifies every attempt.
+    const { workflowId } = await start(api, 'awaits_feedback', { url: target.url }, uniqueId('wh.retry'));
     await waitForCalls(target, 2);
     assert.is(target.calls[0]!.headers['idempotency-key'], target.calls[1]!.headers['idempotency-key']);
+    assert.is(target.calls[0]!.headers['webhook-id'], target.calls[1]!.headers['webhook-id']);
+    assert.is(target.calls[0]!.headers['webhook-id'], String(target.calls[0]!.headers['idempotency-key']).replaceAll('.', '%2E'));
+    for (const call of target.calls) verify(SECRET, call.body, call.headers);
     await waitForEvent(api, workflowId, 'step_completed');
     expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { late: 'ok' } } }), 200);
     await waitUntil(api, workflowId, 'completed');

@@ -394,8 +394,8 @@ pkg('every TypeScript example of the docs compiles, with tsc --init\'s defaults 
   const examples = await docsTypeScriptExamples();
   const compiled = examples.filter((example) => example.kind !== 'fragment');
   assert.ok(compiled.length >= 14, `${compiled.length} examples to compile`);
-  // The frameworks the embedding examples use, at the versions this repository locks.
-  const frameworks = ['express', '@types/express', 'fastify', 'hono', '@hono/node-server'].map((name) => `${name}@${ownManifest.devDependencies[name]}`);
+  // The frameworks the embedding examples use, and the verifier of docs/callbacks.md, at the versions this repository locks.
+  const frameworks = ['express', '@types/express', 'fastify', 'hono', '@hono/node-server', 'standardwebhooks'].map((name) => `${name}@${ownManifest.devDependencies[name]}`);
   const installed = await run(context, 'npm', ['install', '--save-dev', ...frameworks, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
   assert.is(installed.code, 0, installed.stderr);
   // The docs' sample project (every file= block) with each whole example beside it, as its own module.

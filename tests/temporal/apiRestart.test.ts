@@ -65,7 +65,7 @@ restart('runs started before an API and worker restart are found, resumed and co
 restart('a run keeps its callbackUrl across restarts, and a delivery failing at a restart is retried after it', async (context) => {
   const receiver = await startCallbackReceiver();
   try {
-    const env = { WEBHOOK_SIGNING_SECRET: 'restart-callback-secret', ...OUTBOUND };
+    const env = { WEBHOOK_SIGNING_SECRET: `whsec_${Buffer.from('restart callback signing key!!!!').toString('base64')}`, ...OUTBOUND };
     const first = await startTestApi(env);
     context.apis.push(first);
     const workflowId = uniqueId('restart-callback');

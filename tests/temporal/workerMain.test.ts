@@ -65,8 +65,8 @@ config('defaults: namespace "default", catalog from DEFAULT_CATALOG or "main", .
   assert.is(parsed.maxResultBytes, 33_554_432);
   assert.is(parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', DEFAULT_CATALOG: 'shared' }).catalog, 'shared');
   assert.is(parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', DEFAULT_CATALOG: 'shared', WORKER_CATALOG: 'own' }).catalog, 'own');
-  const secured = parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'off', WEBHOOK_SIGNING_SECRET: '' });
-  assert.equal([secured.temporal.apiKey, secured.temporal.tls, secured.webhookSigningSecret], ['k', false, undefined]);
+  const secured = parseWorkerConfig({ TEMPORAL_ADDRESS: 'a:1', TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'off' });
+  assert.equal([secured.temporal.apiKey, secured.temporal.tls, secured.webhookSigning], ['k', false, undefined]);
 });
 
 config('the process refuses a bad environment with exit code 2 and no stack', async () => {

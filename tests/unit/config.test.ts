@@ -248,4 +248,54 @@ test('metrics: on by default without a port of their own; METRICS_PORT needs MET
     (error as ConfigError).problems.some((line) => line.startsWith('METRICS_PORT:')), 'a worker refuses it too');
 });
 
+test('WEBHOOK_SIGNING_SECRET: a whsec_ secret, or two while rotating; WEBHOOK_LEGACY_SIGNATURE adds the old headers', () => {
+  const first = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+  const second = `whsec_${Buffer.alloc(24, 2).toString('base64')}`;
+  assert.is(parseConfig({}).webhookSigning, undefined);
+  assert.equal(parseConfig({ WEBHOOK_SIGNING_SECRET: first }).webhookSigning, { secrets: [first], legacyHeaders: false });
+  assert.equal(parseConfig({ WEBHOOK_SIGNING_SECRET: ` ${first}  ${second} ` }).webhookSigning, { secrets: [first, second], legacyHeaders: false });
+  assert.equal(parseConfig({ WEBHOOK_SIGNING_SECRET: first, WEBHOOK_LEGACY_SIGNATURE: 'on' }).webhookSigning, { secrets: [first], legacyHeaders: true });
+  const worker = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };
+  assert.equal(parseWorkerConfig({ ...worker, WEBHOOK_SIGNING_SECRET: first, WEBHOOK_LEGACY_SIGNATURE: 'yes' }).webhookSigning, { secrets: [first], legacyHeaders: true });
+});
+
+test('a malformed WEBHOOK_SIGNING_SECRET refuses the start: one line naming the variable and the expected form, never the secret', () => {
+  const valid = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+  const refused: [string, RegExp][] = [
+    ['', /^WEBHOOK_SIGNING_SECRET: is empty; set a whsec_ secret, or leave the variable unset/],
+    ['   ', /^WEBHOOK_SIGNING_SECRET: is empty/],
+    ['an-old-raw-secret-of-32-characters', /^WEBHOOK_SIGNING_SECRET: must be a Standard Webhooks secret, whsec_ followed by the base64 of 24 to 64 random bytes/],
+    ['whsec_not*base64*at*all*not*base64*at*all*', /^WEBHOOK_SIGNING_SECRET: is not whsec_ followed by .*: what follows whsec_ is not padded base64$/],
+    [`whsec_${Buffer.alloc(8, 1).toString('base64')}`, /^WEBHOOK_SIGNING_SECRET: is not whsec_ followed by .*: its key has 8 bytes$/],
+    [`${valid} an-old-raw-secret`, /^WEBHOOK_SIGNING_SECRET: its second secret must be a Standard Webhooks secret/],
+    [`${valid} ${valid}`, /^WEBHOOK_SIGNING_SECRET: holds the same secret twice$/],
+    [`${valid} ${valid.replace('AQ', 'Ag')} ${valid.replace('AQ', 'Aw')}`, /^WEBHOOK_SIGNING_SECRET: holds 3 secrets; give one, or two/],
+  ];
+  for (const [secret, expected] of refused) {
+    for (const parse of [parseConfig, (env: Record<string, string>) => parseWorkerConfig({ ...env, TEMPORAL_ADDRESS: '127.0.0.1:7233' })]) {
+      try {
+        parse({ WEBHOOK_SIGNING_SECRET: secret });
+        assert.unreachable(`${JSON.stringify(secret)} is refused`);
+      } catch (error) {
+        assert.instance(error, ConfigError);
+        const problems = (error as ConfigError).problems;
+        assert.is(problems.length, 1, problems.join('\n'));
+        assert.match(problems[0]!, expected);
+        assert.not.ok(problems[0]!.includes('raw-secret') || problems[0]!.includes(valid.slice(6)), 'the secret is not echoed');
+      }
+    }
+  }
+});
+
+test('WEBHOOK_LEGACY_SIGNATURE: off by default, a boolean, and refused without a secret to sign with', () => {
+  const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+  assert.is(parseConfig({ WEBHOOK_SIGNING_SECRET: secret, WEBHOOK_LEGACY_SIGNATURE: 'off' }).webhookSigning?.legacyHeaders, false);
+  assert.throws(() => parseConfig({ WEBHOOK_SIGNING_SECRET: secret, WEBHOOK_LEGACY_SIGNATURE: 'sometimes' }), (error: unknown) =>
+    (error as ConfigError).problems[0]!.startsWith('WEBHOOK_LEGACY_SIGNATURE: must be one of on/off'));
+  const withoutSecret = 'WEBHOOK_LEGACY_SIGNATURE: adds signature headers, which need WEBHOOK_SIGNING_SECRET; set both, or neither';
+  assert.throws(() => parseConfig({ WEBHOOK_LEGACY_SIGNATURE: 'on' }), (error: unknown) => (error as ConfigError).problems.join('\n') === withoutSecret);
+  assert.throws(() => parseWorkerConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', WEBHOOK_LEGACY_SIGNATURE: 'on' }), (error: unknown) =>
+    (error as ConfigError).problems.join('\n') === withoutSecret, 'a worker refuses it too');
+});
+
 test.run();

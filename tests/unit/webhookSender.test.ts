@@ -2,7 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FetchWebhookSender, webhookSignature, type ResolveHost } from '../../adapters/webhook/index.js';
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { FetchWebhookSender, type ResolveHost } from '../../adapters/webhook/index.js';
 import { OutboundAddressRefusedError } from '../../core/definition/failures.js';
 import { parseOutboundAllowlist } from '../../core/domain/outboundAddress.js';
 
@@ -71,19 +73,81 @@ const resolverOf = (addresses: string[], asked: string[] = []): ResolveHost => a
   return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
 
-test('posts the call, signed with HMAC-SHA256 over "<timestamp>.<body>"', async () => {
+const SECRET = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+const NEXT_SECRET = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
+/** The headers as a receiver hands them to the standardwebhooks package. */
+const headersOf = (request: Received): Record<string, string> =>
+  Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+
+test('posts the call signed as Standard Webhooks: webhook-id (the Idempotency-Key), webhook-timestamp, webhook-signature', async () => {
   await withReceiver(202, async ({ port, received }) => {
-    const sender = new FetchWebhookSender({ signingSecret: 'k', nowSeconds: () => 1700000000, allowlist: LOOPBACK });
+    const sender = new FetchWebhookSender({ signingSecrets: [SECRET], allowlist: LOOPBACK });
     await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` });
     const [request] = received;
     assert.ok(request);
     assert.equal(JSON.parse(request.body), { workflowId: 'wf', runId: 'r', workflowName: 'approval', payload: { q: 1 } });
     assert.is(request.headers['content-type'], 'application/json');
     assert.is(request.headers['idempotency-key'], 'wf:r:webhook-1');
-    assert.is(request.headers['x-flowgate-timestamp'], '1700000000');
-    assert.is(request.headers['x-flowgate-signature'], webhookSignature('k', 1700000000, request.body));
+    assert.is(request.headers['webhook-id'], 'wf:r:webhook-1');
+    assert.match(String(request.headers['webhook-timestamp']), /^\d+$/);
+    assert.match(String(request.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]{43}=$/);
+    assert.equal(new Webhook(SECRET).verify(request.body, headersOf(request)), JSON.parse(request.body), 'the standardwebhooks package verifies it');
+    assert.throws(() => new Webhook(SECRET).verify(request.body.replace('approval', 'other'), headersOf(request)), /No matching signature/);
+    assert.is(request.headers['x-flowgate-signature'], undefined, 'no legacy header unless asked for');
+    assert.is(request.headers['x-flowgate-timestamp'], undefined);
     await sender.close();
   });
+});
+
+test('each attempt is signed anew at its own time; the id stays that of the call', async () => {
+  let now = 1700000000;
+  await withReceiver(200, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ signingSecrets: [SECRET], nowSeconds: () => now, allowlist: LOOPBACK });
+    const post = { url: `http://127.0.0.1:${port}/cb`, body: '{"v":"2"}', idempotencyKey: 'order.7:r' };
+    await sender.deliver(post);
+    now += 5;
+    await sender.deliver(post);
+    assert.equal(received.map((request) => request.headers['webhook-id']), ['order%2E7:r', 'order%2E7:r'], 'the full stop of the key is escaped');
+    assert.equal(received.map((request) => request.headers['idempotency-key']), ['order.7:r', 'order.7:r']);
+    assert.equal(received.map((request) => request.headers['webhook-timestamp']), ['1700000000', '1700000005']);
+    const key = Buffer.alloc(32, 1);
+    for (const request of received) {
+      const timestamp = request.headers['webhook-timestamp'];
+      const expected = `v1,${createHmac('sha256', key).update(`order%2E7:r.${timestamp}.${post.body}`).digest('base64')}`;
+      assert.is(request.headers['webhook-signature'], expected);
+    }
+    await sender.close();
+  });
+});
+
+test('two secrets (a rotation): two space-separated signatures, and a receiver with either secret verifies the call', async () => {
+  await withReceiver(200, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ signingSecrets: [NEXT_SECRET, SECRET], allowlist: LOOPBACK });
+    await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` });
+    const [request] = received;
+    assert.match(String(request!.headers['webhook-signature']), /^v1,\S+ v1,\S+$/);
+    for (const secret of [SECRET, NEXT_SECRET]) new Webhook(secret).verify(request!.body, headersOf(request!));
+    assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 3).toString('base64')}`).verify(request!.body, headersOf(request!)), /No matching signature/);
+    await sender.close();
+  });
+});
+
+test('legacySignature (deprecated): X-Flowgate-Timestamp and X-Flowgate-Signature as before, keyed with the first secret', async () => {
+  await withReceiver(200, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ signingSecrets: [SECRET, NEXT_SECRET], legacySignature: true, nowSeconds: () => 1700000000, allowlist: LOOPBACK });
+    await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` });
+    const [request] = received;
+    assert.is(request!.headers['x-flowgate-timestamp'], '1700000000');
+    const expected = `sha256=${createHmac('sha256', Buffer.alloc(32, 1)).update(`1700000000.${request!.body}`).digest('hex')}`;
+    assert.is(request!.headers['x-flowgate-signature'], expected);
+    assert.is(request!.headers['webhook-timestamp'], '1700000000', 'the Standard Webhooks headers are sent as well');
+    await sender.close();
+  });
+});
+
+test('a secret that is not whsec_ base64, or legacySignature without a secret, is refused when the sender is made', () => {
+  assert.throws(() => new FetchWebhookSender({ signingSecrets: ['k'] }), (error: unknown) => error instanceof RangeError && /must be a Standard Webhooks secret/.test(error.message));
+  assert.throws(() => new FetchWebhookSender({ legacySignature: true }), /legacySignature needs options\.signingSecrets/);
 });
 
 test('unsigned without a secret; 5xx is retryable, 4xx is not', async () => {
@@ -92,7 +156,8 @@ test('unsigned without a secret; 5xx is retryable, 4xx is not', async () => {
     const error = await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` }).catch((e: Error) => e);
     assert.instance(error, Error);
     assert.is((error as Error & { nonRetryable?: boolean }).nonRetryable, undefined);
-    assert.is(received[0]?.headers['x-flowgate-signature'], undefined);
+    for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-flowgate-signature']) assert.is(received[0]?.headers[header], undefined, header);
+    assert.is(received[0]?.headers['idempotency-key'], 'wf:r:webhook-1');
   });
   await withReceiver(400, async ({ port }) => {
     const error = await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` }).catch((e: Error) => e);
