@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { AccessKey } from '../../core/domain/access.js';
 import type { AccessKeyRegistry } from '../../ports/accessKeys.js';
 import type { Logger } from '../../ports/logger.js';
@@ -27,8 +27,8 @@ export type ReloadOutcome = 'reloaded' | 'unchanged' | 'kept';
  * the previous keys and logs one error line; one that succeeds logs one line with the ids (never a secret or a hash).
  *
  * The directory is watched rather than the file: editors and `mv` replace the file (write a new one, rename it over),
- * after which a watch on the old file sees nothing more. Events are debounced, so the half-written states in between
- * are not read.
+ * and mounted volumes swap a symlink, after which a watch on the old file sees nothing more. Events are debounced, so
+ * the half-written states in between are not read.
  */
 export class KeyFileRegistry implements AccessKeyRegistry {
   private table: KeyTable;
@@ -103,12 +103,11 @@ export class KeyFileRegistry implements AccessKeyRegistry {
 
   private watch(): void {
     const { path, logger } = this.options;
-    const file = basename(path);
     try {
-      this.watcher = watch(dirname(path), { persistent: false }, (_event, changed) => {
-        // Some platforms name no file: any change in the directory may be ours.
-        if (changed === null || changed === file) this.scheduleReload();
-      });
+      // Any change in the directory, not only one named like the file: a Kubernetes ConfigMap or Secret volume swaps a
+      // `..data` symlink the file points through, and the events name only that. A read that finds the text it
+      // loaded last changes nothing and logs nothing, so other files' changes cost one read, after the debounce.
+      this.watcher = watch(dirname(path), { persistent: false }, () => this.scheduleReload());
       this.watcher.on('error', (error) => logger.warn('access keys: the key file is no longer watched; SIGHUP still reloads it', { file: path, error: error.message }));
     } catch (error) {
       logger.warn('access keys: the key file cannot be watched; SIGHUP reloads it', { file: path, error: (error as Error).message });
