@@ -1,4 +1,5 @@
 import { test } from 'uvu';
+import { readFileSync } from 'node:fs';
 import * as assert from 'uvu/assert';
 import { AccessKeyFileError, parseKeyFile } from '../../../adapters/access/keyFile.js';
 import { authTokenKey, sha256Hex } from '../../../adapters/access/keyTable.js';
@@ -74,6 +75,17 @@ test("API_AUTH_TOKEN's id and secret are taken", () => {
 test('no message holds a hash or a secret', () => {
   const message = refusal(file({ id: 'ci', sha256: HASH, scopes: ['deploy'] }));
   assert.not.ok(message.includes(HASH));
+});
+
+test("docs/security.md's example file is one the server takes, and its secrets are the ones it names", () => {
+  const page = readFileSync(new URL('../../../docs/security.md', import.meta.url), 'utf8');
+  const example = /```json\n([\s\S]*?)```/.exec(page)![1]!;
+  const keys = parseKeyFile(example, { source: 'docs/security.md' });
+  assert.equal(keys.map(({ key }) => key.id), ['dashboard', 'ci', 'operator']);
+  for (const { key, digest } of keys) {
+    assert.ok(page.includes(`\`fgk_example-${key.id}\``), key.id);
+    assert.is(digest.toString('hex'), sha256Hex(`fgk_example-${key.id}`), key.id);
+  }
 });
 
 test.run();
