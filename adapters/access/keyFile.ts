@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SCOPES, type AccessKey } from '../../core/domain/access.js';
-import { sha256Hex, type HashedKey } from './keyTable.js';
+import { sha256Hex, type HashedKey, type ReservedKey } from './keyTable.js';
 
 /**
  * A key file that cannot be used (API_KEYS_FILE, docs/security.md): one line naming the file and the entry. At start
@@ -56,8 +56,8 @@ export type KeyFileEntry = z.input<typeof KeyEntrySchema>;
 export interface ParseKeysOptions {
   /** Named in every message: the file's path, or what else the keys came from. */
   source: string;
-  /** A key defined elsewhere (API_AUTH_TOKEN): its id and secret may not be used again. */
-  reserved?: HashedKey | undefined;
+  /** Keys defined elsewhere (API_AUTH_TOKEN, createFlowgate's apiKeys): their ids and secrets may not be used again. */
+  reserved?: readonly ReservedKey[] | undefined;
 }
 
 /** The key file's text as hashed keys; AccessKeyFileError naming the first bad entry. */
@@ -79,11 +79,13 @@ export function parseKeyEntries(entries: readonly unknown[], options: ParseKeysO
   const keys: HashedKey[] = [];
   const ids = new Map<string, number>();
   const hashes = new Map<string, number>();
-  if (options.reserved) {
-    ids.set(options.reserved.key.id, -1);
-    hashes.set(options.reserved.digest.toString('hex'), -1);
+  // Reserved keys are numbered -1, -2, ...: an entry's index says where the id or secret is already used.
+  const reserved = options.reserved ?? [];
+  for (const [index, { key, digest }] of reserved.entries()) {
+    ids.set(key.id, -1 - index);
+    hashes.set(digest.toString('hex'), -1 - index);
   }
-  const where = (index: number) => (index === -1 ? 'API_AUTH_TOKEN' : `keys[${index}]`);
+  const where = (index: number) => (index < 0 ? reserved[-1 - index]!.source : `keys[${index}]`);
   for (const [index, raw] of entries.entries()) {
     const rawId = (raw as { id?: unknown } | null)?.id;
     const named = `keys[${index}]${typeof rawId === 'string' ? ` (id ${JSON.stringify(rawId)})` : ''}`;

@@ -5,13 +5,13 @@ import type { AccessKey } from '../../core/domain/access.js';
 import type { AccessKeyRegistry } from '../../ports/accessKeys.js';
 import type { Logger } from '../../ports/logger.js';
 import { AccessKeyFileError, parseKeyFile } from './keyFile.js';
-import { KeyTable, type HashedKey } from './keyTable.js';
+import { KeyTable, type HashedKey, type ReservedKey } from './keyTable.js';
 
 export interface KeyFileRegistryOptions {
   /** API_KEYS_FILE. */
   path: string;
-  /** A key from elsewhere (API_AUTH_TOKEN) that lives beside the file's: its id and secret are taken. */
-  reserved?: HashedKey | undefined;
+  /** Keys from elsewhere (API_AUTH_TOKEN, createFlowgate's apiKeys) that live beside the file's: their ids and secrets are taken. */
+  reserved?: readonly ReservedKey[] | undefined;
   logger: Logger;
   now?: () => Date;
   /** Quiet time after the last change of the file before it is read (editors write in several steps). @default 100 */
@@ -59,7 +59,7 @@ export class KeyFileRegistry implements AccessKeyRegistry {
     return this.table.lookup(secret);
   }
 
-  /** The ids of the keys in force (the file's and the reserved one). */
+  /** The ids of the keys in force (the reserved ones and the file's). */
   ids(): string[] {
     return this.table.keys.map(({ key }) => key.id);
   }
@@ -97,8 +97,7 @@ export class KeyFileRegistry implements AccessKeyRegistry {
   }
 
   private tableOf(keys: HashedKey[]): KeyTable {
-    const all = this.options.reserved ? [this.options.reserved, ...keys] : keys;
-    return new KeyTable(all, this.options.now);
+    return new KeyTable([...(this.options.reserved ?? []), ...keys], this.options.now);
   }
 
   private watch(): void {
@@ -122,7 +121,7 @@ export class KeyFileRegistry implements AccessKeyRegistry {
   }
 }
 
-async function readKeys(path: string, reserved: HashedKey | undefined): Promise<{ text: string; keys: HashedKey[] }> {
+async function readKeys(path: string, reserved: readonly ReservedKey[] | undefined): Promise<{ text: string; keys: HashedKey[] }> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -57,7 +57,15 @@ export function sha256Hex(value: string): string {
   return sha256(value).toString('hex');
 }
 
+/**
+ * A key defined outside the key file (API_AUTH_TOKEN, createFlowgate's apiKeys) that lives beside the file's: the
+ * file may take neither its id nor its secret, and `source` is how a refusal names it.
+ */
+export interface ReservedKey extends HashedKey {
+  source: string;
+}
+
 /** API_AUTH_TOKEN as a key: id `token`, every scope, no limits, no expiry. */
-export function authTokenKey(token: string): HashedKey {
-  return { key: Object.freeze({ id: AUTH_TOKEN_KEY_ID, scopes: [...SCOPES] }), digest: sha256(token) };
+export function authTokenKey(token: string): ReservedKey {
+  return { key: Object.freeze({ id: AUTH_TOKEN_KEY_ID, scopes: [...SCOPES] }), digest: sha256(token), source: 'API_AUTH_TOKEN' };
 }

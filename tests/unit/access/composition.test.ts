@@ -10,7 +10,7 @@ import { AccessKeyFileError, createFlowgate } from '../../../composition/embed/i
 import { startFlowgateServer } from '../../../composition/server.js';
 import * as basic from '../../fixtures/workflows/basic.js';
 import { CapturingLogger } from '../../support/logLines.js';
-import { testKey } from '../../support/keyFiles.js';
+import { TestKeyFile, testKey } from '../../support/keyFiles.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/workflows/', import.meta.url));
 const reader = testKey('dashboard', ['read']);
@@ -79,6 +79,38 @@ test('createFlowgate refuses apiKeys it cannot use, naming the entry; reusing th
     );
     assert.instance(error, AccessKeyFileError);
     assert.match((error as Error).message, expected);
+  }
+});
+
+test("createFlowgate's apiKeys and its key file share no id and no secret, at start and through reloads", async () => {
+  const operator = testKey('operator', ['control']);
+  const file = new TestKeyFile([{ ...operator, entry: { ...operator.entry, id: 'dashboard' } }]);
+  try {
+    const options = { workflows: Object.values(basic), apiKeysFile: file.path, logger: new CapturingLogger(), env: { ENGINE: 'memory' } };
+    const refused = await createFlowgate({ ...options, apiKeys: [reader.entry] }).then(
+      async (flowgate) => void (await flowgate.close()),
+      (reason: unknown) => reason,
+    );
+    assert.instance(refused, AccessKeyFileError);
+    assert.match((refused as Error).message, /^API_KEYS_FILE .*keys\[0\] \(id "dashboard"\): id is already used by createFlowgate apiKeys\[0\]$/);
+
+    file.write([operator]);
+    const logger = new CapturingLogger();
+    const flowgate = await createFlowgate({ ...options, logger, apiKeys: [reader.entry] });
+    try {
+      const status = async (key: typeof reader) => (await call(flowgate.fetchHandler, 'GET', '/workflow/runs', key.headers)).status;
+      assert.equal([await status(reader), await status(operator)], [200, 403]);
+      file.write([operator, { ...starter, entry: { ...starter.entry, sha256: reader.entry.sha256 } }]);
+      assert.is(await flowgate.reloadAccessKeys(), 'kept');
+      assert.match(String(logger.lines.at(-1)!.error), /keys\[1\] \(id "ci"\): sha256 is the same secret as createFlowgate apiKeys\[0\]'s/);
+      file.write([]);
+      assert.is(await flowgate.reloadAccessKeys(), 'reloaded');
+      assert.equal([await status(reader), await status(operator)], [200, 401], 'the given key stays when the file revokes its own');
+    } finally {
+      await flowgate.close();
+    }
+  } finally {
+    file.remove();
   }
 });
 

@@ -11,7 +11,7 @@ const file = (...keys: unknown[]) => JSON.stringify({ keys });
 
 function refusal(text: string, reserved?: ReturnType<typeof authTokenKey>): string {
   try {
-    parseKeyFile(text, { source: SOURCE, reserved });
+    parseKeyFile(text, { source: SOURCE, reserved: reserved ? [reserved] : [] });
   } catch (error) {
     assert.instance(error, AccessKeyFileError);
     const message = (error as Error).message;

@@ -141,7 +141,7 @@ const reserved = suite('the key file beside API_AUTH_TOKEN');
 reserved('the token stays a key through reloads, and the file may not take its id', async () => {
   const file = new TestKeyFile([oldKey]);
   const logger = new CapturingLogger();
-  const registry = await KeyFileRegistry.open({ path: file.path, logger, reserved: authTokenKey('the-admin-token') });
+  const registry = await KeyFileRegistry.open({ path: file.path, logger, reserved: [authTokenKey('the-admin-token')] });
   try {
     assert.is(registry.lookup('the-admin-token')?.id, 'token');
     file.write([{ ...newKey, entry: { ...newKey.entry, id: 'token' } }]);
