@@ -80,6 +80,11 @@ const otlpEndpoint = z
 const envShape = {
   NODE_ENV: z.string().optional(),
   API_AUTH_TOKEN: authToken,
+  /** The API keys' file (docs/security.md); empty is unset. */
+  API_KEYS_FILE: z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === '' ? undefined : value)),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   ENGINE: z.enum(['embedded', 'memory', 'temporal']).optional(),
@@ -139,8 +144,8 @@ export const envSchema = z
     if (env.HEADERS_TIMEOUT_MS > env.REQUEST_TIMEOUT_MS) {
       context.addIssue({ code: 'custom', path: ['HEADERS_TIMEOUT_MS'], message: 'must not exceed REQUEST_TIMEOUT_MS' });
     }
-    if (env.NODE_ENV === 'production' && env.API_AUTH_TOKEN === undefined) {
-      context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production' });
+    if (env.NODE_ENV === 'production' && env.API_AUTH_TOKEN === undefined && env.API_KEYS_FILE === undefined) {
+      context.addIssue({ code: 'custom', path: ['API_AUTH_TOKEN'], message: 'must be set when NODE_ENV=production (or API_KEYS_FILE)' });
     }
     refuseMetricsPortWithoutMetrics(env, context);
     refuseLegacySignatureWithoutSecret(env, context);
@@ -178,7 +183,10 @@ export type EnvInput = Record<string, string | undefined>;
 
 export interface FlowgateConfig {
   nodeEnv: string | undefined;
+  /** API_AUTH_TOKEN: one API key, id `token`, with every scope. */
   authToken: string | undefined;
+  /** API_KEYS_FILE: the API keys (docs/security.md), read again when it changes and on SIGHUP. */
+  apiKeysFile: string | undefined;
   host: string;
   port: number;
   /**
@@ -288,6 +296,7 @@ export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
   return {
     nodeEnv: value.NODE_ENV,
     authToken: value.API_AUTH_TOKEN,
+    apiKeysFile: value.API_KEYS_FILE,
     host: value.HOST,
     port: value.PORT,
     // `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise (README, Configuration).

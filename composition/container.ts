@@ -28,8 +28,10 @@ import type { S3TraceStore } from '../adapters/s3/index.js';
 import type { OtelTracing } from '../adapters/otel/index.js';
 import type { FlowgateConfig } from './config.js';
 import { httpAppSettings } from './httpSettings.js';
+import { openAccessKeys } from './accessKeys.js';
+import type { KeyFileEntry } from '../adapters/access/keyFile.js';
 import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
-import { CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, EMBEDDED_ENGINE, OTEL_TRACING, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
+import { ACCESS_KEYS, CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, EMBEDDED_ENGINE, OTEL_TRACING, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
 
 /** The parts a caller may bring in place of those the configuration builds, each typed by its port. */
 export interface FlowgateParts {
@@ -68,6 +70,8 @@ export interface ComposeOptions {
   basePath?: string;
   /** Wraps the engine the use cases see (flowgate/testing skips time while someone waits on a run). */
   decorateEngine?: (engine: WorkflowEngine) => WorkflowEngine;
+  /** API keys besides API_KEYS_FILE's (createFlowgate's `apiKeys`), as the file's entries. */
+  apiKeys?: readonly KeyFileEntry[];
 }
 
 /** One flowgate's wiring: every part resolved by token from one tsyringe container. */
@@ -167,6 +171,15 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   if (role === 'worker') {
     return finish(container, config, owned, [LOGGER, CLOCK, TRACING, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS, ...(metrics ? [METRICS] : [])], ownTracing);
   }
+  // Read first, before an engine connects or a data directory is taken: a key file that cannot be used fails the
+  // start in one line, with nothing left to release but what was made above.
+  const accessKeys = await openAccessKeys(config, options.apiKeys, resolveToken(container, LOGGER)).catch(async (error: unknown) => {
+    for (const part of owned) await part.close();
+    await ownTracing?.shutdown();
+    throw error;
+  });
+  owned.push(accessKeys);
+  container.register(ACCESS_KEYS, { useValue: accessKeys });
 
   container.register(
     CALLBACK_DELIVERIES,
@@ -255,6 +268,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     once((c) =>
       createHttpApp({
         api: resolveToken(c, FLOWGATE_API),
+        ...(accessKeys.registry ? { accessKeys: accessKeys.registry } : {}),
         logger: resolveToken(c, LOGGER),
         ids: resolveToken(c, ID_GENERATOR),
         tracing: resolveToken(c, TRACING),

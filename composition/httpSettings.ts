@@ -1,12 +1,14 @@
 import type { HttpAppOptions, HttpServerOptions } from '../adapters/http/index.js';
 import type { FlowgateConfig } from './config.js';
 
-/** What the HTTP app takes from the configuration (its limits; the ports and the mount come from elsewhere). */
-export type HttpAppSettings = Omit<HttpAppOptions, 'api' | 'logger' | 'ids' | 'basePath'>;
+/**
+ * What the HTTP app takes from the configuration (its limits; the ports and the mount come from elsewhere, and the
+ * keys, API_AUTH_TOKEN's among them, from composition/accessKeys.ts).
+ */
+export type HttpAppSettings = Omit<HttpAppOptions, 'api' | 'logger' | 'ids' | 'basePath' | 'authToken' | 'accessKeys'>;
 
 export function httpAppSettings(config: FlowgateConfig): HttpAppSettings {
   return {
-    ...(config.authToken === undefined ? {} : { authToken: config.authToken }),
     maxBodyBytes: config.maxBodyBytes,
     runTimeoutMaxSeconds: config.runTimeoutMaxSeconds,
     deprecatedEndpoints: config.deprecatedEndpoints,

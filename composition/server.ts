@@ -7,7 +7,8 @@ import { startHttpServer } from '../adapters/http/index.js';
 import { composeFlowgate } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
 import { httpServerSettings } from './httpSettings.js';
-import { FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from './tokens.js';
+import { ACCESS_KEYS, FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from './tokens.js';
+import type { ReloadOutcome } from '../adapters/access/keyFileRegistry.js';
 import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
 import { EmbeddedWorkers } from './embeddedWorkers.js';
 
@@ -39,6 +40,11 @@ export interface FlowgateServer {
   /** Embedded engine only: stops the worker of a catalog (its catalog becomes known-but-unavailable), or starts it again. */
   stopWorker(catalog: string): void;
   startWorker(catalog: string): void;
+  /**
+   * Reads API_KEYS_FILE again (what SIGHUP does to `flowgate serve`): `reloaded`, `unchanged`, or `kept` when the file
+   * cannot be used (the previous keys stay; one error line is logged). Undefined without a key file.
+   */
+  reloadAccessKeys(): Promise<ReloadOutcome | undefined>;
   /**
    * Graceful: stops accepting, lets in-flight requests finish within SHUTDOWN_GRACE_MS. Safe to call twice. Resolves
    * with the embedded engine's runs still open when it stopped (the durable store resumes them at the next start).
@@ -85,8 +91,8 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     throw error;
   }
 
-  if (!config.authToken) {
-    logger.warn('API_AUTH_TOKEN is not set: every request is accepted without authentication (local development only)');
+  if (!config.authToken && !config.apiKeysFile) {
+    logger.warn('neither API_AUTH_TOKEN nor API_KEYS_FILE is set: every request is accepted without authentication (local development only)');
   }
   const http = await startHttpServer({ app: composition.resolve(HTTP_APP), ...httpServerSettings(config) }).catch(async (error: unknown) => {
     await workers?.close();
@@ -126,6 +132,7 @@ export async function startFlowgateServer(options: FlowgateServerOptions = {}): 
     openRunCount: () => embedded?.openRunCount ?? 0,
     stopWorker: (catalog) => (workers ? workers.stop(catalog) : onTemporal()),
     startWorker: (catalog) => (workers ? workers.start(catalog) : onTemporal()),
+    reloadAccessKeys: () => composition.resolve(ACCESS_KEYS).reload(),
     close: () =>
       (closing ??= (async () => {
         const started = Date.now();

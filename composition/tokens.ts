@@ -6,6 +6,7 @@ import type { HttpApp } from '../adapters/http/index.js';
 import type { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
 import type { OtelTracing } from '../adapters/otel/index.js';
+import type { AccessKeys } from './accessKeys.js';
 
 /** Tokens that exist only in the composition root (the ports' own tokens live in ports/). */
 export const CONFIG = token<FlowgateConfig>('Config');
@@ -27,3 +28,5 @@ export const CLAIM_CHECKS = token<ClaimCheckCodec>('ClaimChecks');
  * Temporal's interceptors. Registered only then; the TRACING port token holds it too, or noTracing.
  */
 export const OTEL_TRACING = token<OtelTracing>('OtelTracing');
+/** The API keys requests authenticate with (API_AUTH_TOKEN, API_KEYS_FILE, createFlowgate's apiKeys), and their reload. */
+export const ACCESS_KEYS = token<AccessKeys>('AccessKeys');

@@ -18,32 +18,87 @@ import { readiness } from './useCases/readiness.js';
 import { bulkControl } from './useCases/bulkControl.js';
 import { rerun } from './useCases/rerun.js';
 import { bulkRerun } from './useCases/bulkRerun.js';
+import { requireWorkflow, type Access, type AccessKey } from './domain/access.js';
+import type { StartRequest } from './api/requests.js';
+import { requireRunAccess } from './useCases/runAccess.js';
 
-/** Binds every use case to its ports. */
+/** Binds every use case to its ports; `forKey` binds them again for an API key (docs/security.md). */
 export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
   // Feedback, terminate and reset name their operation and every value that makes it: with a key, that is the fingerprint.
   const keyed = createKeyedControl(deps);
-  return {
-    runSync: (request, version, options) => runSync(deps, request, version, options),
-    start: (request, options) => start(deps, request, options),
-    sendFeedback: (workflowId, payload, options) =>
-      keyed(options, ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency)),
-    terminate: (run, reason, options) =>
-      keyed(options, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency)),
-    reset: (run, stepName, reason, options) =>
-      keyed(options, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) => reset(deps, run, stepName, reason, idempotency)),
-    listWorkflows: (catalog) => listWorkflows(deps, catalog),
-    stop: (run) => stop(deps, run),
-    getResult: (run, version, wait) => getResult(deps, run, version, wait),
-    getStatus: (run) => getStatus(deps, run),
-    getInput: (run) => getInput(deps, run),
-    listRuns: (request) => listRuns(deps, request),
-    historyPage: (run, request) => historyPage(deps, run, request),
-    historyStream: (run, request) => historyStream(deps, run, request),
-    fetchTrace: (run) => fetchTrace(deps, run),
-    readiness: () => readiness(deps),
-    bulkControl: (action, request) => bulkControl(deps, action, request),
-    rerun: (run, request, options) => rerun(deps, run, request, options),
-    bulkRerun: (request) => bulkRerun(deps, request),
+  // A key's binding is made once and kept while the key object lives (a reload of the key file makes new ones).
+  const byKey = new WeakMap<AccessKey, FlowgateApi>();
+  const forKey = (key: AccessKey): FlowgateApi => {
+    let api = byKey.get(key);
+    if (api === undefined) byKey.set(key, (api = bind(key)));
+    return api;
   };
+  // What a key may touch is checked before an Idempotency-Key's kept answer is looked up: a retry is no way around it.
+  const mayRead = (access: Access, run: Parameters<typeof requireRunAccess>[2]) => requireRunAccess(deps, access, run);
+  const mayStart = (access: Access, request: StartRequest) =>
+    requireWorkflow(access, { catalog: request.catalog ?? deps.defaultCatalog, workflowName: request.workflowName });
+
+  function bind(access: Access): FlowgateApi {
+    return {
+      runSync: async (request, version, options) => {
+        mayStart(access, request);
+        return runSync(deps, request, version, options);
+      },
+      start: async (request, options) => {
+        mayStart(access, request);
+        return start(deps, request, options);
+      },
+      sendFeedback: async (workflowId, payload, options) => {
+        await mayRead(access, { workflowId });
+        return keyed(options, ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency));
+      },
+      terminate: async (run, reason, options) => {
+        await mayRead(access, run);
+        return keyed(options, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency));
+      },
+      reset: async (run, stepName, reason, options) => {
+        await mayRead(access, run);
+        return keyed(options, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) =>
+          reset(deps, run, stepName, reason, idempotency),
+        );
+      },
+      listWorkflows: (catalog) => listWorkflows(deps, catalog, access),
+      stop: async (run) => {
+        await mayRead(access, run);
+        return stop(deps, run);
+      },
+      getResult: async (run, version, wait) => {
+        await mayRead(access, run);
+        return getResult(deps, run, version, wait);
+      },
+      getStatus: (run) => getStatus(deps, run, access),
+      getInput: async (run) => {
+        await mayRead(access, run);
+        return getInput(deps, run);
+      },
+      listRuns: (request) => listRuns(deps, request, access),
+      historyPage: async (run, request) => {
+        await mayRead(access, run);
+        return historyPage(deps, run, request);
+      },
+      historyStream: async (run, request) => {
+        await mayRead(access, run);
+        return historyStream(deps, run, request);
+      },
+      fetchTrace: async (run) => {
+        await mayRead(access, run);
+        return fetchTrace(deps, run);
+      },
+      readiness: () => readiness(deps),
+      bulkControl: (action, request) => bulkControl(deps, action, request, access),
+      rerun: async (run, request, options) => {
+        // The rerun starts the run's own workflow in its own catalog: seeing the run is being allowed to start it.
+        await mayRead(access, run);
+        return rerun(deps, run, request, options);
+      },
+      bulkRerun: (request) => bulkRerun(deps, request, access),
+      forKey,
+    };
+  }
+  return bind(undefined);
 }

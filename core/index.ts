@@ -31,3 +31,4 @@ export type * from './domain/history.js';
 export type * from './domain/catalog.js';
 export type * from './domain/trace.js';
 export type * from './domain/json.js';
+export * from './domain/access.js';

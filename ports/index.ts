@@ -11,3 +11,4 @@ export * from './callbackSender.js';
 export * from './runObserver.js';
 export * from './tracing.js';
 export * from './metrics.js';
+export * from './accessKeys.js';

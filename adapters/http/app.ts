@@ -1,7 +1,8 @@
 import { childLogger, type Logger } from '../../ports/logger.js';
 import type { TraceSpan, Tracing } from '../../ports/tracing.js';
 import { FlowgateError } from '../../core/domain/errors.js';
-import { createBearerAuthenticator, unauthorized } from './auth.js';
+import { createAuthenticator, unauthorized } from './auth.js';
+import { requireScope, type AccessKey } from '../../core/domain/access.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
 import { CorsPolicy } from './cors.js';
 import { ResponseCompression } from './compression.js';
@@ -47,6 +48,8 @@ interface RequestState {
   /** The run the request acted on, when known (fills the deprecated endpoints' Link). */
   runId?: string;
   allow?: readonly string[];
+  /** The API key the request authenticated with (its id goes in the access log). */
+  key?: AccessKey;
 }
 
 /**
@@ -57,7 +60,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const config = resolveHttpAppOptions(options);
   const routes = createRoutes(config);
   const router = new Router(routes);
-  const authenticator = createBearerAuthenticator(config.authToken);
+  const authenticator = createAuthenticator(config);
   const openApiDocument = buildOpenApiDocument(routes);
   const openApiSerialized = openApiDocumentByMount(openApiDocument);
   const { logger, metrics } = config;
@@ -118,6 +121,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         durationMs: Math.round(milliseconds * 10) / 10,
         // The request scope's fields, written out: a child logger for one line would cost more than the line.
         ...requestScope(requestId, state, span?.traceId),
+        ...(state.key ? { key: state.key.id } : {}),
         ...(aborted || streamCut ? { aborted: true } : {}),
       });
     };
@@ -168,7 +172,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       match = router.match(method, path);
     } catch (error) {
       // Malformed percent-encoding: only an authenticated caller learns that the path was the problem.
-      if (!authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
+      if (authenticator.enabled && !authenticator.authenticate(request.headers['authorization'])) throw unauthorized();
       throw error;
     }
     // Set before authenticating: a deprecated path's 401 and 405 carry its deprecation headers too.
@@ -179,7 +183,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     // Before auth and the engine: refusing must stay cheaper than serving. Probes still get their answer.
     if (request.overCapacity && !isPublic) throw new ServerBusyError('Too many open connections; retry shortly.');
     // Checked before 404/405 so that unauthenticated callers learn nothing about which paths exist.
-    if (!isPublic && !authenticator.isAuthorized(request.headers['authorization'])) throw unauthorized();
+    if (!isPublic && authenticator.enabled) {
+      const key = authenticator.authenticate(request.headers['authorization']);
+      if (!key) throw unauthorized();
+      state.key = key;
+    }
     if (match.kind === 'not-found') throw new NotFoundError(`No endpoint at ${shownPath}.`);
     if (match.kind === 'method-not-allowed') {
       state.allow = allow!;
@@ -187,6 +195,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     const { route } = match;
     state.route = route;
+    // Before the body is read and the engine asked: a key without the scope costs nothing more.
+    if (state.key) {
+      requireScope(state.key, route.scope!, `${route.method} ${route.path}`);
+      context.actFor(state.key);
+    }
     if (route.deprecated && !config.deprecatedEndpoints) {
       throw new GoneError(`${route.method} ${route.path} has been removed; use ${route.method} ${route.deprecated.successor}.`);
     }
@@ -235,7 +248,8 @@ interface SharedContext {
 
 /** The RouteContext of one request. */
 class RequestContext implements RouteContext {
-  readonly api: FlowgateApi;
+  api: FlowgateApi;
+  key: AccessKey | undefined;
   readonly options: ResolvedHttpAppOptions;
   readonly eventStreams: EventStreamSlots;
   readonly metrics: ExposedMetrics | undefined;
@@ -253,10 +267,17 @@ class RequestContext implements RouteContext {
     private readonly mount: string | undefined,
   ) {
     this.api = shared.config.api;
+    this.key = undefined;
     this.options = shared.config;
     this.eventStreams = shared.eventStreams;
     this.metrics = shared.config.metrics;
     this.traceId = span?.traceId;
+  }
+
+  /** The use cases from now on act for the key: its catalog and workflow limits apply. */
+  actFor(key: AccessKey): void {
+    this.key = key;
+    this.api = this.api.forKey(key);
   }
 
   get logger(): Logger {

@@ -1,44 +1,42 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AccessKey } from '../../core/domain/access.js';
+import type { AccessKeyRegistry } from '../../ports/accessKeys.js';
+import { authTokenKey, combinedRegistry, KeyTable } from '../access/keyTable.js';
 import { UnauthorizedError } from './transportErrors.js';
 
-/** Checks `Authorization` headers against the configured bearer token. */
-export interface BearerAuthenticator {
-  /** True when no token is configured or the header carries exactly `Bearer <token>`. */
-  isAuthorized(authorization: string | readonly string[] | undefined): boolean;
+/** Finds the API key of a request's `Authorization` header (docs/security.md). */
+export interface Authenticator {
+  /** False when neither a token nor keys are configured: every request is served, for no key. */
   readonly enabled: boolean;
+  /** The key of exactly `Bearer <secret>`, when the secret is a key's and it has not expired; else undefined (401). */
+  authenticate(authorization: string | readonly string[] | undefined): AccessKey | undefined;
 }
 
+/** One word after the scheme: a header with two tokens, or a token with whitespace in it, matches no key. */
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /**
- * Both sides are hashed to fixed-length SHA-256 digests before `timingSafeEqual`, so neither the comparison time
- * nor an early length mismatch tells an attacker how much of a guess was right or how long the token is. Every
- * header, malformed or not, goes through the same hash and comparison.
+ * Every header, malformed or not, goes through the same lookup (KeyTable: the secret hashed, its digest compared in
+ * constant time with every key's), so the answer's time does not tell which part of a header was wrong.
  */
-export function createBearerAuthenticator(
-  token: string | undefined,
-  /** Injectable only so tests can observe that every header takes the same path. */
-  compareDigests: (a: Buffer, b: Buffer) => boolean = timingSafeEqual,
-): BearerAuthenticator {
-  if (token === undefined) return { enabled: false, isAuthorized: () => true };
-  const expectedDigest = sha256(token);
+export function createAuthenticator(options: { authToken?: string | undefined; accessKeys?: AccessKeyRegistry | undefined }): Authenticator {
+  const registries: AccessKeyRegistry[] = [];
+  if (options.accessKeys) registries.push(options.accessKeys);
+  if (options.authToken !== undefined) registries.push(new KeyTable([authTokenKey(options.authToken)]));
+  if (registries.length === 0) return { enabled: false, authenticate: () => undefined };
+  const registry = combinedRegistry(registries);
   return {
     enabled: true,
-    isAuthorized(authorization) {
+    authenticate(authorization) {
       // Two Authorization headers are ambiguous; refuse rather than pick one.
       const header = typeof authorization === 'string' ? authorization : '';
       const presented = BEARER.exec(header)?.[1];
-      const matches = compareDigests(sha256(presented ?? ''), expectedDigest);
-      return presented !== undefined && matches;
+      const key = registry.lookup(presented ?? '');
+      return presented === undefined ? undefined : key;
     },
   };
 }
 
 export function unauthorized(): InstanceType<typeof UnauthorizedError> {
-  // Deliberately the same message for a missing header, a wrong scheme and a wrong token.
+  // Deliberately the same message for a missing header, a wrong scheme, an unknown and an expired key.
   return new UnauthorizedError('Missing or invalid bearer token.');
-}
-
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
 }

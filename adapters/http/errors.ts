@@ -4,6 +4,7 @@ import {
   EngineUnavailableError,
   TraceStoreUnavailableError,
   FlowgateError,
+  ForbiddenError,
   IdempotencyKeyReusedError,
   IdempotencyStoreFullError,
   PayloadTooLargeError,
@@ -60,6 +61,7 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   [ValidationError.errorName]: { status: 400 },
   [BadRequestError.errorName]: { status: 400 },
   [UnauthorizedError.errorName]: { status: 401 },
+  [ForbiddenError.errorName]: { status: 403 },
   [WorkflowNotFoundError.errorName]: { status: 404 },
   // The catalog is unknown (reason 'unknown'); see errorRuleFor for a catalog without a live worker.
   [CatalogNotAvailableError.errorName]: { status: 404 },

@@ -116,7 +116,8 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
       ...(route.description === undefined ? {} : { description: route.description }),
       tags: [...route.tags],
       ...(route.deprecated ? { deprecated: true } : {}),
-      ...(route.public ? { security: [] } : {}),
+      // OpenAPI 3.1 lets a bearer scheme's requirement name roles: here, the scope an API key needs (docs/security.md).
+      security: route.public ? [] : [{ bearerAuth: [route.scope!] }],
       parameters: [...pathParameters(route), ...queryParameters(route), ...headerParameters(route)],
     };
     if (route.body) {
@@ -158,7 +159,8 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'The server\'s API_AUTH_TOKEN. Required on every operation except GET /ready, GET /health and GET /openapi.json when the server has a token configured.',
+          description:
+            'An API key of the server (API_KEYS_FILE, docs/security.md) or its API_AUTH_TOKEN (one key with every scope). Required on every operation except GET /ready, GET /health and GET /openapi.json when the server has keys or a token configured. Each operation names the scope a key needs in its security requirement: `read` (every GET), `start` (start, run-and-wait, rerun), `control` (feedback, stop, terminate, reset, the bulk operations) or `admin` (everything, and GET /metrics); a key without it gets 403 ForbiddenError. A key limited to catalogs or workflows sees only their workflows and runs (another run is a 404, as if it did not exist) and starts only them (403).',
         },
       },
     },
@@ -175,6 +177,7 @@ function documentedResponses(route: Route): Record<number, ResponseDoc> {
   };
   if (hasInput) addOrMerge(400, RESPONSES.badRequest);
   if (!route.public) addOrMerge(401, RESPONSES.unauthorized);
+  if (!route.public) addOrMerge(403, forbidden(route));
   if (route.deprecated) addOrMerge(410, RESPONSES.gone);
   if (route.body) {
     addOrMerge(413, RESPONSES.payloadTooLarge);
@@ -186,6 +189,15 @@ function documentedResponses(route: Route): Record<number, ResponseDoc> {
   if (!route.public) addOrMerge(503, RESPONSES.unavailable);
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
+
+/** 403: the key lacks the route's scope; a start, and a catalog's list, also when the key is limited to other workflows. */
+function forbidden(route: Route): ResponseDoc {
+  const limits = STARTS_OR_LISTS_WORKFLOWS.has(route.operationId) ? ' Or: the key is limited to other catalogs or workflows.' : '';
+  return { description: `ForbiddenError: the API key lacks the \`${route.scope}\` scope.${limits}`, schema: ErrorBodySchema };
+}
+
+/** The operations that name a workflow or catalog to use rather than a run (a run outside a key's limits is a 404). */
+const STARTS_OR_LISTS_WORKFLOWS = new Set(['runWorkflow', 'startWorkflow', 'listWorkflows']);
 
 function mergeHeaders(a: readonly DocumentedHeader[] | undefined, b: readonly DocumentedHeader[] | undefined): DocumentedHeader[] {
   return [...new Set([...(a ?? []), ...(b ?? [])])];

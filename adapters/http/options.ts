@@ -3,6 +3,7 @@ import type { IdGenerator } from '../../ports/ids.js';
 import type { Logger } from '../../ports/logger.js';
 import { noTracing, type Tracing } from '../../ports/tracing.js';
 import type { ExposedMetrics } from '../../ports/metrics.js';
+import type { AccessKeyRegistry } from '../../ports/accessKeys.js';
 import { corsOriginProblems } from './cors.js';
 
 /** Options of {@link createHttpApp}, also accepted by the node, fetch and server entry points. */
@@ -21,9 +22,16 @@ export interface HttpAppOptions {
   /**
    * Bearer token every endpoint except GET /ready, /health and /openapi.json requires. Omit it to accept
    * unauthenticated requests (local development only); an empty string is refused as a likely misconfiguration.
+   * It is one API key, id `token`, with every scope (docs/security.md).
    * @default undefined
    */
   authToken?: string;
+  /**
+   * The API keys requests authenticate with (docs/security.md: scopes, catalog and workflow limits, expiry); with
+   * `authToken` too, the token is one more key. Asked on every request, so a registry that reloads its keys
+   * (API_KEYS_FILE) changes them without a restart. @default none
+   */
+  accessKeys?: AccessKeyRegistry;
   /**
    * Largest accepted request body in bytes; larger bodies are answered 413 without being read to the end.
    * Configuration (MAX_BODY_BYTES), so its default lives with the others in composition/config.ts.
@@ -114,6 +122,7 @@ export interface ResolvedHttpAppOptions {
   ids: IdGenerator;
   metrics: ExposedMetrics | undefined;
   authToken: string | undefined;
+  accessKeys: AccessKeyRegistry | undefined;
   maxBodyBytes: number;
   runTimeoutMaxSeconds: number;
   defaultRunTimeoutSeconds: number;
@@ -161,6 +170,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     ids: options.ids,
     metrics: options.metrics,
     authToken: options.authToken,
+    accessKeys: options.accessKeys,
     maxBodyBytes: options.maxBodyBytes,
     runTimeoutMaxSeconds: options.runTimeoutMaxSeconds,
     defaultRunTimeoutSeconds: options.defaultRunTimeoutSeconds ?? Math.min(HTTP_APP_DEFAULTS.defaultRunTimeoutSeconds, options.runTimeoutMaxSeconds),
@@ -206,6 +216,7 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
   } else {
     problems.push(...corsOriginProblems(resolved.corsOrigins).map((problem) => `corsOrigins: ${problem}`));
   }
+  if (resolved.accessKeys !== undefined && typeof resolved.accessKeys?.lookup !== 'function') problems.push('accessKeys must have a lookup(secret) method');
   if (problems.length > 0) throw new TypeError(`Invalid HTTP adapter options: ${problems.join('; ')}`);
   return resolved;
 }

@@ -6,6 +6,7 @@ import { NoParamsSchema, NoQuerySchema } from './schemas/requests.js';
 import type { RequestHeaders } from './types.js';
 import type { EventStreamSlots } from './eventStreamSlots.js';
 import type { ExposedMetrics } from '../../ports/metrics.js';
+import type { AccessKey, Scope } from '../../core/domain/access.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -59,7 +60,10 @@ export interface RouteInput<P, Q, B> {
 }
 
 export interface RouteContext {
+  /** The use cases, acting for the request's API key when authentication is on (its limits apply). */
   api: FlowgateApi;
+  /** The API key the request authenticated with; undefined when authentication is off. */
+  key: AccessKey | undefined;
   logger: Logger;
   options: ResolvedHttpAppOptions;
   requestId: string;
@@ -113,6 +117,11 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   tags: readonly string[];
   /** No bearer token needed (readiness, liveness, the API description). */
   public?: boolean;
+  /**
+   * The scope an API key needs (docs/security.md). @default `read` for GET; every other method must name one, so a
+   * new endpoint that changes something is never open to a read-only key by omission.
+   */
+  scope?: Scope;
   deprecated?: DeprecationDoc;
   params?: P;
   query?: Q;
@@ -133,6 +142,8 @@ export interface Route {
   description?: string;
   tags: readonly string[];
   public: boolean;
+  /** What a key needs; undefined for a public route. */
+  scope: Scope | undefined;
   deprecated?: DeprecationDoc;
   params: z.ZodType;
   query: z.ZodType;
@@ -151,9 +162,14 @@ export function defineRoute<
   Q extends z.ZodType = typeof NoQuerySchema,
   B extends z.ZodType = z.ZodUndefined,
 >(spec: RouteSpec<P, Q, B>): Route {
+  const isPublic = spec.public ?? false;
+  if (!isPublic && spec.scope === undefined && spec.method !== 'GET') {
+    throw new TypeError(`${spec.method} ${spec.path}: a route that is not a GET names the scope it needs`);
+  }
   return {
     ...spec,
-    public: spec.public ?? false,
+    public: isPublic,
+    scope: isPublic ? undefined : (spec.scope ?? 'read'),
     params: spec.params ?? NoParamsSchema,
     query: spec.query ?? NoQuerySchema,
     body: spec.body && { schema: spec.body.schema, optional: spec.body.optional ?? false },

@@ -4,6 +4,7 @@ import { WorkflowsDirectoryError } from '../../adapters/workflowSources/errors.j
 import { FlowgateApiError, FlowgateTimeoutError, type ValidationIssue } from '../../adapters/client/index.js';
 import { UsageError } from './command.js';
 import { DataDirectoryError } from '../../adapters/embedded/store/sqlite/dataDirErrors.js';
+import { AccessKeyFileError } from '../../adapters/access/keyFile.js';
 import { ApiUnreachableError } from './commands/api.js';
 import { EXIT_API_ERROR, EXIT_FAILURE, EXIT_USAGE } from './exitCodes.js';
 
@@ -13,6 +14,7 @@ import { EXIT_API_ERROR, EXIT_FAILURE, EXIT_USAGE } from './exitCodes.js';
  */
 export function describeFailure(error: unknown): { lines: string[]; exitCode: number } {
   if (error instanceof ConfigError) return { lines: error.problems.map((problem) => `invalid configuration: ${problem}`), exitCode: EXIT_USAGE };
+  if (error instanceof AccessKeyFileError) return { lines: [`invalid configuration: ${error.message}`], exitCode: EXIT_USAGE };
   if (error instanceof UsageError || error instanceof WorkflowsDirectoryError || error instanceof DataDirectoryError) return { lines: [error.message], exitCode: EXIT_USAGE };
   if (error instanceof MissingPackageError) return { lines: [error.message], exitCode: EXIT_FAILURE };
   if (error instanceof FlowgateApiError) return { lines: [describeApiError(error), ...describeIssues(error.issues)], exitCode: EXIT_API_ERROR };

@@ -4,16 +4,18 @@ import { EXIT_USAGE } from './exitCodes.js';
 import { serveCommand } from './serve.js';
 import { workerCommand } from './worker.js';
 import { devCommand } from './dev.js';
+import { keysCommand } from './keys.js';
 import { resultCommand, runCommand, startCommand } from './commands/runs.js';
 import { historyCommand, inputCommand, listCommand, runsCommand, statusCommand, traceCommand } from './commands/reads.js';
 import { followCommand } from './commands/follow.js';
 import { feedbackCommand, rerunCommand, resetCommand, stopCommand, terminateCommand } from './commands/controls.js';
 
-/** Every `flowgate` subcommand, in the order --help lists them: the server's, then those over the API (docs/cli.md). */
+/** Every `flowgate` subcommand, in the order --help lists them: the server's and its keys', then those over the API (docs/cli.md). */
 export const COMMANDS: readonly Command[] = [
   serveCommand,
   workerCommand,
   devCommand,
+  keysCommand,
   runCommand,
   startCommand,
   statusCommand,

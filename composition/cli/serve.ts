@@ -13,7 +13,7 @@ export const serveCommand: Command = {
     'loses nothing that was answered. --in-memory keeps runs in memory only. With TEMPORAL_ADDRESS set, the',
     'API runs on Temporal and the workflows run in `flowgate worker` processes. Every environment variable of the',
     'README keeps working; an option wins over its variable. Logs are JSON lines on stdout; Ctrl-C or SIGTERM stops',
-    'the server gracefully (SHUTDOWN_GRACE_MS).',
+    'the server gracefully (SHUTDOWN_GRACE_MS); SIGHUP reads API_KEYS_FILE again.',
   ].join('\n'),
   options: {
     workflows: { type: 'string', value: 'DIR', description: 'directory of workflow modules (WORKFLOWS_DIR; default ./workflows)' },
@@ -36,7 +36,12 @@ export const serveCommand: Command = {
     const { startFlowgateServer } = await import('../server.js');
     const server = await startFlowgateServer({ env });
     context.stderr(`flowgate: serving on ${server.url} (${engineLine(server)})\n`);
+    // SIGHUP reads API_KEYS_FILE again (docs/security.md); the outcome is the server's log line. Without a key file
+    // SIGHUP keeps its default (the process ends, as when its terminal goes away).
+    const reloadKeys = () => void server.reloadAccessKeys();
+    if (server.config.apiKeysFile !== undefined) process.on('SIGHUP', reloadKeys);
     const signal = await untilSignal();
+    process.off('SIGHUP', reloadKeys);
     context.stderr(`flowgate: ${signal} received, shutting down\n`);
     const { openRunsLeft } = await server.close();
     if (server.dataDir !== undefined && openRunsLeft !== undefined) {

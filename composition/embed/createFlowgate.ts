@@ -9,7 +9,8 @@ import { composeFlowgate, type ComposeOptions, type Composition, type FlowgatePa
 import { parseConfig, type EnvInput } from '../config.js';
 import { loadEmbeddedWorker, type WorkerSpec } from '../embeddedWorker.js';
 import { EmbeddedWorkers } from '../embeddedWorkers.js';
-import { FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from '../tokens.js';
+import { ACCESS_KEYS, FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from '../tokens.js';
+import type { KeyFileEntry } from '../../adapters/access/keyFile.js';
 
 /** A step's replacement: takes the step's input, returns (or resolves to) its output. */
 export type StepReplacement = (input: any) => unknown;
@@ -27,7 +28,10 @@ export interface CreateFlowgateOptions extends FlowgateParts {
   steps?: Readonly<Record<string, StepReplacement>> | undefined;
   /** The prefix both handlers are mounted under, e.g. `/flows` (Location, Link, messages and logs carry it). */
   basePath?: string | undefined;
-  /** Bearer token every endpoint but /health, /ready and /openapi.json requires. @default API_AUTH_TOKEN of `env`, else none */
+  /**
+   * Bearer token every endpoint but /health, /ready and /openapi.json requires: one API key, id `token`, with every
+   * scope. @default API_AUTH_TOKEN of `env`, else none
+   */
   authToken?: string | undefined;
   /**
    * Whether the handlers compress large answers (brotli or gzip, by the request's `Accept-Encoding`). Turn it off
@@ -35,6 +39,13 @@ export interface CreateFlowgateOptions extends FlowgateParts {
    * @default COMPRESSION of `env`, else true
    */
   compression?: boolean | undefined;
+  /**
+   * A file of API keys with scopes and limits (docs/security.md), read again when it changes; `reloadAccessKeys()`
+   * reads it at once. @default API_KEYS_FILE of `env`, else none
+   */
+  apiKeysFile?: string | undefined;
+  /** API keys given as the key file's entries (`{ id, sha256, scopes, catalogs?, workflows?, expiresAt? }`), besides the file's. */
+  apiKeys?: readonly KeyFileEntry[] | undefined;
   /**
    * Configuration variables, as the README's table lists them (`env: process.env` reads the process's). Only these are
    * read: by default every variable has its documented default (the embedded engine with its runs in .flowgate under
@@ -55,6 +66,8 @@ export interface Flowgate {
   engine: WorkflowEngine;
   /** The OpenAPI 3.1 document the API serves at /openapi.json. */
   openApiDocument: OpenApiDocument;
+  /** Reads `apiKeysFile` again (a SIGHUP handler of yours can call it); undefined without a key file. */
+  reloadAccessKeys(): Promise<'reloaded' | 'unchanged' | 'kept' | undefined>;
   /** Ends open history streams and run waits, stops the workers and the engine. Close your server first. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -77,9 +90,14 @@ export async function composeEmbedded(
     ...parsed,
     ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
     ...(options.compression === undefined ? {} : { compression: options.compression }),
+    ...(options.apiKeysFile === undefined ? {} : { apiKeysFile: options.apiKeysFile }),
   };
-  const { workflows, workflowsDir, projectDir, catalog, steps, basePath, env: _env, authToken: _token, compression: _compression, ...parts } = options;
-  const composition = await composeFlowgate(config, parts, { ...compose, ...(basePath === undefined ? {} : { basePath }) });
+  const { workflows, workflowsDir, projectDir, catalog, steps, basePath, env: _env, authToken: _token, compression: _compression, apiKeysFile: _file, apiKeys, ...parts } = options;
+  const composition = await composeFlowgate(config, parts, {
+    ...compose,
+    ...(basePath === undefined ? {} : { basePath }),
+    ...(apiKeys === undefined ? {} : { apiKeys }),
+  });
   let workers: EmbeddedWorkers | undefined;
   try {
     const embeddedEngine = composition.embeddedEngine;
@@ -104,6 +122,7 @@ export async function composeEmbedded(
     fetchHandler: toFetchHandler(app),
     engine: composition.resolve(WORKFLOW_ENGINE),
     openApiDocument: app.openApiDocument,
+    reloadAccessKeys: () => composition.resolve(ACCESS_KEYS).reload(),
     close: () =>
       (closing ??= (async () => {
         runWaitsEnd.abort();

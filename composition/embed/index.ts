@@ -7,3 +7,5 @@ export type { FlowgateApi } from '../../core/api/flowgateApi.js';
 export type * from '../../core/api/views.js';
 export type * from '../../core/api/requests.js';
 export type { NodeRequestHandler, FetchHandler, OpenApiDocument } from '../../adapters/http/index.js';
+export { AccessKeyFileError, type KeyFileEntry } from '../../adapters/access/keyFile.js';
+export type { AccessKey, Scope } from '../../core/domain/access.js';

@@ -4,6 +4,7 @@ import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefVie
 import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest,
   IdempotencyOptions, BulkRerunRequest, RerunRequest } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
+import type { AccessKey } from '../domain/access.js';
 
 /**
  * Every use case, bound to its ports. This is what a transport (adapters/http) calls; it can also be embedded in
@@ -45,4 +46,11 @@ export interface FlowgateApi {
   rerun(run: PinnedRunRef, request: RerunRequest, options?: IdempotencyOptions): Promise<Answer<RerunView>>;
   /** Reruns every run a filter matches (at least one filter), each under a new id; failures per run. */
   bulkRerun(request: BulkRerunRequest): Promise<BulkRerunView>;
+  /**
+   * The same use cases acting for an API key (docs/security.md): a key limited to catalogs or workflows sees only
+   * their workflows and runs (a run outside them is WorkflowNotFoundError), starts only them (ForbiddenError), and
+   * the bulk operations act on and count only them. Scopes are checked where the call comes in (each HTTP endpoint
+   * names the scope it needs); these methods apply the limits. Without `forKey`, calls have no limits.
+   */
+  forKey(key: AccessKey): FlowgateApi;
 }

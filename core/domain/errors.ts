@@ -92,6 +92,11 @@ export const StepNotCompletedError = defineError('StepNotCompletedError');
 export const WorkflowClosedError = defineError('WorkflowClosedError');
 export const TraceNotFoundError = defineError('TraceNotFoundError');
 export const PayloadTooLargeError = defineError('PayloadTooLargeError');
+/**
+ * A valid API key that may not do this (docs/security.md): it lacks the scope the endpoint needs, or it is limited to
+ * other catalogs or workflows. The message names the missing scope or the limit, never the key's secret.
+ */
+export const ForbiddenError = defineError('ForbiddenError');
 /** An Idempotency-Key sent again with a different request while its stored answer lives (docs/idempotency.md). */
 export const IdempotencyKeyReusedError = defineError('IdempotencyKeyReusedError');
 /**

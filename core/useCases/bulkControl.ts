@@ -1,5 +1,6 @@
 import type { BulkControlRequest } from '../api/requests.js';
 import type { BulkControlView } from '../api/views.js';
+import type { Access } from '../domain/access.js';
 import type { RunDescription } from '../domain/run.js';
 import { isTerminal } from '../domain/status.js';
 import { actOnEach, assertBulkFilter, matchingRuns } from './bulkRuns.js';
@@ -20,9 +21,10 @@ export async function bulkControl(
   deps: Pick<CoreDeps, 'engine' | 'logger'>,
   action: BulkAction,
   request: BulkControlRequest,
+  access?: Access,
 ): Promise<BulkControlView> {
   assertBulkFilter(request.filter);
-  const { runs, skipped: alreadyClosed, truncated } = await matchingRuns(deps, request.filter, (run) => !isTerminal(run.status));
+  const { runs, skipped: alreadyClosed, truncated } = await matchingRuns(deps, request.filter, (run) => !isTerminal(run.status), access);
   const matched = runs.length + alreadyClosed;
   if (request.dryRun) return { action, dryRun: true, matched, alreadyClosed, succeeded: 0, failures: [], truncated };
 

@@ -1,5 +1,6 @@
 import type { BulkRerunRequest } from '../api/requests.js';
 import type { BulkRerunView } from '../api/views.js';
+import type { Access } from '../domain/access.js';
 import { actOnEach, assertBulkFilter, matchingRuns } from './bulkRuns.js';
 import type { CoreDeps } from './deps.js';
 import { rerunRun, type RerunDeps } from './rerun.js';
@@ -10,9 +11,9 @@ import { rerunRun, type RerunDeps } from './rerun.js';
  * cannot be rerun (its workflow or catalog gone, its input no longer valid) is reported with the error a single
  * rerun would have answered and does not stop the others.
  */
-export async function bulkRerun(deps: RerunDeps & Pick<CoreDeps, 'logger'>, request: BulkRerunRequest): Promise<BulkRerunView> {
+export async function bulkRerun(deps: RerunDeps & Pick<CoreDeps, 'logger'>, request: BulkRerunRequest, access?: Access): Promise<BulkRerunView> {
   assertBulkFilter(request.filter);
-  const { runs, truncated } = await matchingRuns(deps, request.filter, () => true);
+  const { runs, truncated } = await matchingRuns(deps, request.filter, () => true, access);
   const matched = runs.length;
   const listed = runs.map((run) => ({ workflowId: run.workflowId, runId: run.runId }));
   if (request.dryRun) return { action: 'rerun', dryRun: true, matched, runs: listed, started: [], succeeded: 0, failures: [], truncated };

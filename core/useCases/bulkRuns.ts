@@ -1,8 +1,10 @@
 import type { BulkControlRequest } from '../api/requests.js';
+import { narrowRunFilter, type Access } from '../domain/access.js';
 import type { BulkFailureView } from '../api/views.js';
 import { EngineError, EngineUnavailableError, FlowgateError, ValidationError } from '../domain/errors.js';
 import type { RunDescription } from '../domain/run.js';
 import type { CoreDeps } from './deps.js';
+import { runVisibleTo } from './runAccess.js';
 
 /*
  * What the bulk operations (bulkControl.ts: terminate and cancel; bulkRerun.ts) share: the filter rule, the snapshot
@@ -37,20 +39,30 @@ export interface MatchingRuns {
 }
 
 /**
- * The runs the filter matches, as GET /workflow/runs lists them, listed first (a snapshot: acting while paging would
- * shift the pages). Runs `select` leaves do not use up the cap, so a filter matching many of them still reaches the
- * others behind them. The listing itself stops after MAX_LISTED_RUNS.
+ * The runs the filter matches, as GET /workflow/runs lists them for the key, listed first (a snapshot: acting while
+ * paging would shift the pages). Runs the key may not touch are neither acted on nor counted (docs/security.md). Runs
+ * `select` leaves do not use up the cap, so a filter matching many of them still reaches the others behind them. The
+ * listing itself stops after MAX_LISTED_RUNS.
  */
-export async function matchingRuns(deps: Pick<CoreDeps, 'engine'>, filter: BulkFilter, select: (run: RunDescription) => boolean): Promise<MatchingRuns> {
+export async function matchingRuns(
+  deps: Pick<CoreDeps, 'engine'>,
+  filter: BulkFilter,
+  select: (run: RunDescription) => boolean,
+  access: Access,
+): Promise<MatchingRuns> {
   const runs: RunDescription[] = [];
   let skipped = 0;
   let listed = 0;
+  const narrowed = narrowRunFilter(access, filter);
+  if (narrowed.kind === 'none') return { runs, skipped, truncated: false };
+  const visible = runVisibleTo(access);
   let pageToken: string | undefined;
   do {
-    const page = await deps.engine.listRuns({ ...filter, limit: LIST_PAGE, ...(pageToken ? { pageToken } : {}) });
+    const page = await deps.engine.listRuns({ ...narrowed.filter, limit: LIST_PAGE, ...(pageToken ? { pageToken } : {}) });
     for (const run of page.runs) {
       if (runs.length === MAX_BULK_RUNS || listed === MAX_LISTED_RUNS) return { runs, skipped, truncated: true };
       listed += 1;
+      if (!visible(run)) continue;
       if (select(run)) runs.push(run);
       else skipped += 1;
     }

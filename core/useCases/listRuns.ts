@@ -1,9 +1,38 @@
 import type { ListRunsRequest } from '../api/requests.js';
 import type { RunListView } from '../api/views.js';
+import { narrowRunFilter, type Access } from '../domain/access.js';
+import type { RunDescription } from '../domain/run.js';
 import { toStatusView } from '../results/statusView.js';
 import type { CoreDeps } from './deps.js';
+import { runVisibleTo } from './runAccess.js';
 
-export async function listRuns(deps: Pick<CoreDeps, 'engine'>, request: ListRunsRequest): Promise<RunListView> {
-  const list = await deps.engine.listRuns(request);
-  return { runs: list.runs.map(toStatusView), nextPageToken: list.nextPageToken };
+/**
+ * Engine pages one request reads for a limited key before answering with what it found (fewer runs than `limit`,
+ * and a nextPageToken to go on): bounds the time a key that sees few of many runs can take.
+ */
+export const MAX_SCANNED_PAGES = 10;
+
+/**
+ * One page of runs, newest first. A key limited to catalogs or workflows sees only their runs: the filter is narrowed
+ * to them where it can be, and otherwise the engine's pages are read whole and the others left out, so a page may
+ * hold fewer than `limit` runs and still have a nextPageToken (docs/api.md).
+ */
+export async function listRuns(deps: Pick<CoreDeps, 'engine'>, request: ListRunsRequest, access?: Access): Promise<RunListView> {
+  const narrowed = narrowRunFilter(access, request);
+  if (narrowed.kind === 'none') return { runs: [], nextPageToken: null };
+  if (narrowed.exact) {
+    const list = await deps.engine.listRuns(narrowed.filter);
+    return { runs: list.runs.map(toStatusView), nextPageToken: list.nextPageToken };
+  }
+  const visible = runVisibleTo(access);
+  const runs: RunDescription[] = [];
+  let pageToken = request.pageToken;
+  for (let page = 0; page < MAX_SCANNED_PAGES; page += 1) {
+    // Whole pages only: the engine's token resumes after a page, never inside one.
+    const list = await deps.engine.listRuns({ ...narrowed.filter, limit: request.limit - runs.length, ...(pageToken === undefined ? {} : { pageToken }) });
+    runs.push(...list.runs.filter(visible));
+    pageToken = list.nextPageToken ?? undefined;
+    if (pageToken === undefined || runs.length >= request.limit) break;
+  }
+  return { runs: runs.map(toStatusView), nextPageToken: pageToken ?? null };
 }

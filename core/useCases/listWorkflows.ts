@@ -1,5 +1,6 @@
 import type { WorkflowListView } from '../api/views.js';
 import { CatalogNotAvailableError } from '../domain/errors.js';
+import { mayUse, requireCatalog, type Access } from '../domain/access.js';
 import type { CoreDeps } from './deps.js';
 
 /**
@@ -9,12 +10,15 @@ import type { CoreDeps } from './deps.js';
 export async function listWorkflows(
   deps: Pick<CoreDeps, 'engine' | 'defaultCatalog'>,
   catalogName: string | undefined,
+  access?: Access,
 ): Promise<WorkflowListView> {
   const name = catalogName ?? deps.defaultCatalog;
+  // A catalog the key may not use is refused before the engine is asked, so it learns nothing of that catalog.
+  requireCatalog(access, name);
   const catalog = await deps.engine.describeCatalog(name);
   if (!catalog) throw CatalogNotAvailableError.unknown(name);
   return {
-    workflows: catalog.workflows.map(({ name: workflowName, description, inputSchema, outputSchema, feedbackSchema }) => ({
+    workflows: catalog.workflows.filter((workflow) => mayUse(access, { catalog: name, workflowName: workflow.name })).map(({ name: workflowName, description, inputSchema, outputSchema, feedbackSchema }) => ({
       name: workflowName,
       description,
       inputSchema,

@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../../composition/cli/run.js';
 import type { CliContext } from '../../composition/cli/command.js';
 import { CLI, runCommand } from './process.js';
+import { createFlowgate } from '../../composition/embed/index.js';
+import * as basic from '../fixtures/workflows/basic.js';
+import { CapturingLogger } from '../support/logLines.js';
 
 const CORE = fileURLToPath(new URL('../../core/definition/index.ts', import.meta.url));
 const ZOD = fileURLToPath(import.meta.resolve('zod'));
@@ -70,7 +73,7 @@ usage('--help on each command: its usage line and every option', async () => {
 
 usage('an unknown command, an unknown option, a missing value, a stray argument, a bad port: one line each, exit 2', async () => {
   const cases: [string[], RegExp][] = [
-    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev, run, start, status, result, input, list, runs, follow, history, trace, stop, terminate, reset, feedback, rerun; flowgate --help\)$/],
+    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev, keys, run, start, status, result, input, list, runs, follow, history, trace, stop, terminate, reset, feedback, rerun; flowgate --help\)$/],
     [['serve', '--prot', '1'], /^flowgate serve: unknown option --prot \(flowgate serve --help lists the options\)$/],
     [['serve', '--port'], /^flowgate serve: option --port needs a value/],
     [['serve', 'workflows'], /^flowgate serve: unexpected argument workflows/],
@@ -211,3 +214,64 @@ mistakes('the binary itself: exit codes 2 and 1 with the same single lines', asy
 });
 
 mistakes.run();
+
+const keys = suite('keys create');
+
+keys('prints a new secret once and an entry the server takes: the key does what its scopes and limits say', async () => {
+  const { code, stdout, stderr } = await cli(['keys', 'create', '--id', 'ci', '--scopes', 'start,read', '--catalog', 'main', '--workflow', 'echo', '--expires', '2099-01-31T00:00:00Z']);
+  assert.is(code, 0, stderr);
+  assert.is(stderr, '');
+  const secret = /^  (fgk_[A-Za-z0-9_-]{43})$/m.exec(stdout)?.[1];
+  assert.ok(secret, stdout);
+  const entryLine = stdout.split('\n').find((line) => line.startsWith('  {'));
+  const entry = JSON.parse(entryLine!);
+  assert.equal(Object.keys(entry), ['id', 'sha256', 'scopes', 'catalogs', 'workflows', 'expiresAt']);
+  assert.equal({ ...entry, sha256: undefined }, { id: 'ci', sha256: undefined, scopes: ['start', 'read'], catalogs: ['main'], workflows: ['echo'], expiresAt: '2099-01-31T00:00:00Z' });
+  assert.match(entry.sha256, /^[0-9a-f]{64}$/);
+  assert.is(stdout.split(secret!).length, 2, 'the secret is printed once');
+  assert.not.ok(JSON.stringify(entry).includes(secret!), 'the entry holds no secret');
+
+  const json = await cli(['keys', 'create', '--id', 'dashboard', '--scopes', 'read', '--json']);
+  assert.is(json.code, 0);
+  const created = JSON.parse(json.stdout) as { secret: string; entry: Record<string, unknown> };
+  assert.equal(Object.keys(created.entry), ['id', 'sha256', 'scopes']);
+  assert.is.not(created.secret, secret, 'a new secret each time');
+
+  const flowgate = await createFlowgate({ workflows: Object.values(basic), apiKeys: [entry, created.entry as never], logger: new CapturingLogger(), env: { ENGINE: 'memory' } });
+  try {
+    const call = async (key: string, method: string, path: string, body?: unknown) =>
+      (await flowgate.fetchHandler(new Request(`http://127.0.0.1${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) }))).status;
+    assert.is(await call(secret!, 'POST', '/workflow', { workflowName: 'echo', input: { message: 'hi' } }), 200);
+    assert.is(await call(secret!, 'POST', '/workflow', { workflowName: 'sleeper', input: { ms: 1 } }), 403);
+    assert.is(await call(created.secret, 'GET', '/workflow/runs'), 200);
+    assert.is(await call(created.secret, 'POST', '/workflow', { workflowName: 'echo', input: { message: 'hi' } }), 403);
+    assert.is(await call(`${created.secret}x`, 'GET', '/workflow/runs'), 401);
+  } finally {
+    await flowgate.close();
+  }
+});
+
+keys('mistakes: one line each, exit 2, and no secret printed', async () => {
+  const cases: [string[], RegExp][] = [
+    [['keys', 'create', '--scopes', 'read'], /^flowgate keys: --id is required/],
+    [['keys', 'create', '--id', 'ci'], /^flowgate keys: --scopes is required: a comma-separated list of read, start, control, admin$/],
+    [['keys', 'create', '--id', 'ci', '--scopes', 'read,deploy'], /^flowgate keys: --scopes: "deploy" is not a scope \(read, start, control, admin\)$/],
+    [['keys', 'create', '--id', 'ci', '--scopes', 'read,'], /^flowgate keys: --scopes is a comma-separated list without empty names/],
+    [['keys', 'create', '--id', 'my key', '--scopes', 'read'], /^flowgate keys: --id is 1 to 64 letters, digits/],
+    [['keys', 'create', '--id', 'ci', '--scopes', 'read', '--expires', 'next week'], /^flowgate keys: --expires is an ISO 8601 date and time/],
+    [['keys', 'create', '--id', 'ci', '--scopes', 'read', '--expires', '2020-01-01T00:00:00Z'], /^flowgate keys: --expires 2020-01-01T00:00:00Z is in the past/],
+    [['keys', 'rotate', '--id', 'ci', '--scopes', 'read'], /^flowgate keys: unknown action "rotate" \(actions: create\)$/],
+    [['keys'], /^flowgate keys: missing ACTION/],
+  ];
+  for (const [args, expected] of cases) {
+    const { code, stdout, stderr } = await cli(args);
+    assert.is(code, 2, args.join(' '));
+    assert.match(oneLine(stderr), expected);
+    assert.is(stdout, '', args.join(' '));
+  }
+  const help = await cli(['keys', '--help']);
+  assert.is(help.code, 0);
+  for (const option of ['--id ID', '--scopes S[,S]', '--catalog C[,C]', '--workflow NAME[,NAME]', '--expires ISO', '--json']) assert.ok(help.stdout.includes(option), option);
+});
+
+keys.run();

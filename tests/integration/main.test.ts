@@ -25,7 +25,7 @@ main('serves the example workflows and warns that auth is off', async ({ server 
     workflows.map((workflow) => workflow.name).sort(),
     ['approval', 'countdown', 'digest', 'nap', 'summarise', 'unreliable'],
   );
-  assert.match(server!.stdout(), /API_AUTH_TOKEN is not set/);
+  assert.match(server!.stdout(), /neither API_AUTH_TOKEN nor API_KEYS_FILE is set/);
 });
 
 main('the README walk-through works as written', async ({ server }) => {

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import * as errors from '../../../core/domain/errors.js';
 import { authed, call, harness, TOKEN } from './appHarness.js';
 import { RUN_ID } from './fakeApi.js';
+import { KeyTable, sha256 } from '../../../adapters/access/keyTable.js';
 
 /* The app's cross-cutting behaviour: request ids, access log, auth, routing, validation, error mapping. */
 
@@ -18,20 +19,36 @@ test('X-Request-Id: a valid incoming id is echoed, anything else replaced by a g
   assert.ok((await call(h, 'GET', '/nope')).headers['x-request-id'], 'errors carry it too');
 });
 
-test('one access-log line per request with method, path without query, status, duration and request id', async () => {
+test('one access-log line per request with method, path without query, status, duration, request id and the key id', async () => {
   const h = harness({ authToken: TOKEN });
   await call(h, 'GET', '/workflow/runs?limit=5&pageToken=secret-page', { headers: { authorization: `Bearer ${TOKEN}`, 'x-request-id': 'req-1' } });
   await call(h, 'GET', '/workflow/runs', { headers: { authorization: 'Bearer wrong-token-777' } });
   const lines = h.logger.entries.filter((entry) => entry.message === 'http request');
   assert.is(lines.length, 2);
-  assert.equal(Object.keys(lines[0]!.fields).sort(), ['durationMs', 'method', 'path', 'requestId', 'status']);
-  assert.equal({ ...lines[0]!.fields, durationMs: 0 }, { method: 'GET', path: '/workflow/runs', status: 200, durationMs: 0, requestId: 'req-1' });
+  assert.equal(Object.keys(lines[0]!.fields).sort(), ['durationMs', 'key', 'method', 'path', 'requestId', 'status']);
+  assert.equal({ ...lines[0]!.fields, durationMs: 0 }, { method: 'GET', path: '/workflow/runs', status: 200, durationMs: 0, requestId: 'req-1', key: 'token' });
+  assert.is(lines[1]!.fields.key, undefined, 'a refused request names no key');
   assert.type(lines[0]!.fields.durationMs, 'number');
   assert.is(lines[1]!.fields.status, 401);
   assert.not.match(h.logger.text(), new RegExp(`${TOKEN}|wrong-token-777|secret-page|authorization`, 'i'));
 });
 
 // ---- auth, 404, 405 -------------------------------------------------------------------------------------------
+
+test('API keys: a key without the route\'s scope is 403 before its body is read; the use cases act for the key', async () => {
+  const dashboard = { id: 'dashboard', scopes: ['read'] as const };
+  const h = harness({ accessKeys: new KeyTable([{ key: dashboard, digest: sha256('fgk_dash') }]) });
+  const headers = { authorization: 'Bearer fgk_dash' };
+  const refused = await call(h, 'POST', '/workflow/runs/terminate', { raw: '{not json', headers: { ...headers, 'content-type': 'application/json' } });
+  assert.is(refused.status, 403);
+  assert.is(refused.json.error, 'ForbiddenError');
+  assert.match(refused.json.message, /"control" scope/);
+  assert.is((await call(h, 'GET', '/metrics', { headers })).status, 403, 'metrics behind auth is admin');
+  assert.is(h.api.calls.length, 0);
+  assert.is((await call(h, 'GET', '/workflow/runs', { headers })).status, 200);
+  assert.equal(h.api.boundKeys, [dashboard]);
+  assert.is((await call(h, 'GET', '/workflow/runs', { headers: { authorization: 'Bearer fgk_other' } })).status, 401);
+});
 
 test('with a token: 401 + WWW-Authenticate without it; readiness, liveness and the document stay open', async () => {
   const h = harness({ authToken: TOKEN });

@@ -10,6 +10,7 @@ type NamedErrorClass = errors.FlowgateErrorClass<string> | typeof errors.Catalog
 const CONTRACT: [NamedErrorClass, number][] = [
   [errors.ValidationError, 400],
   [transportErrors.UnauthorizedError, 401],
+  [errors.ForbiddenError, 403],
   [errors.WorkflowNotFoundError, 404],
   [errors.CatalogNotAvailableError, 404],
   [transportErrors.NotFoundError, 404],

@@ -2,6 +2,7 @@ import type { FlowgateApi } from '../../../core/api/flowgateApi.js';
 import type { HistoryStreamRequest, IdempotencyOptions } from '../../../core/api/requests.js';
 import type { Answer, HistoryStreamItem, RunStatusView, WorkflowResultLegacy, WorkflowResultV2 } from '../../../core/api/views.js';
 import type { IdGenerator } from '../../../ports/ids.js';
+import type { AccessKey } from '../../../core/domain/access.js';
 import type { LogFields, Logger } from '../../../ports/logger.js';
 
 /*
@@ -111,6 +112,12 @@ export class RecordingApi implements FlowgateApi {
     answered({ workflowId: request.workflowId ?? 'generated', runId: NEW_RUN_ID, status: 'running' as const, rerunOf: run }, options);
   bulkRerun: FlowgateApi['bulkRerun'] = async (request) =>
     this.record('bulkRerun', [request]) ?? { action: 'rerun', dryRun: request.dryRun, matched: 0, runs: [], started: [], succeeded: 0, failures: [], truncated: false };
+  /** The keys the app bound the use cases to, in order; the fake itself answers for every key. */
+  readonly boundKeys: AccessKey[] = [];
+  forKey: FlowgateApi['forKey'] = (key) => {
+    this.boundKeys.push(key);
+    return this;
+  };
 }
 
 /** The whole history of a closed run: metadata, two events, done. */

@@ -100,16 +100,26 @@ test('every endpoint, and nothing else, each from the route table with a unique 
   assert.is(new Set(ids).size, ids.length);
 });
 
-test('public operations need no token; every other one documents 401 with WWW-Authenticate', () => {
+test('public operations need no token; every other one names its scope and documents 401 with WWW-Authenticate and 403', () => {
+  const scopes: Record<string, string> = {};
   for (const { method, path, operation } of operations()) {
     const name = `${method} ${path}`;
     if (PUBLIC.includes(name)) {
       assert.equal(operation.security, [], name);
       assert.not.ok(operation.responses['401'], name);
+      assert.not.ok(operation.responses['403'], name);
     } else {
-      assert.is(operation.security, undefined, `${name} inherits the global bearer requirement`);
+      assert.is(operation.security.length, 1, name);
+      scopes[name] = operation.security[0].bearerAuth.join(',');
       assert.ok(operation.responses['401']?.headers?.['WWW-Authenticate'], name);
+      assert.match(operation.responses['403']?.description ?? '', new RegExp(`^ForbiddenError: the API key lacks the \`${scopes[name]}\` scope`), name);
     }
+  }
+  // docs/security.md: read is every GET; start, control and admin as the issue's table says.
+  for (const [name, scope] of Object.entries(scopes)) {
+    const expected = name === 'GET /metrics' ? 'admin' : name.startsWith('GET ') ? 'read'
+      : ['POST /workflow/run', 'POST /workflow', 'POST /workflow/{id}/runs/{rid}/rerun'].includes(name) ? 'start' : 'control';
+    assert.is(scope, expected, name);
   }
 });
 
