@@ -1,7 +1,8 @@
 import { addProgressSink } from '../../core/definition/progress.js';
 import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
-import { EngineUnavailableError, FlowgateError, IdempotencyKeyReusedError, ValidationError, WorkflowClosedError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
+import { EngineUnavailableError, FlowgateError, IdempotencyKeyReusedError, ValidationError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
+import { closedError, closingError, notFound } from './runErrors.js';
 import type { HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
@@ -488,17 +489,3 @@ export class EmbeddedEngine implements WorkflowEngine {
 
 /** What EmbeddedEngine.usage() reports. */
 export type EngineUsage = { openRuns: number; closedRuns: number; closedBytes: number; keyRecords: number; keyRecordBytes: number };
-
-function notFound(ref: RunRef): never {
-  if (ref.runId === undefined) throw new WorkflowNotFoundError(`Workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId });
-  throw new WorkflowNotFoundError(`Run ${ref.runId} of workflow ${ref.workflowId} not found`, { workflowId: ref.workflowId, runId: ref.runId });
-}
-
-function closedError({ workflowId, runId, status }: RunDescription): FlowgateError {
-  return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is already closed (${status})`, { workflowId, runId });
-}
-
-/** A run whose close is decided still shows `running` until the close is committed: its status would contradict. */
-function closingError({ workflowId, runId }: RunDescription): FlowgateError {
-  return new WorkflowClosedError(`Workflow ${workflowId} run ${runId} is closing and takes no more commands`, { workflowId, runId });
-}

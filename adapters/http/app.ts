@@ -2,6 +2,7 @@ import { childLogger, type Logger } from '../../ports/logger.js';
 import type { TraceSpan, Tracing } from '../../ports/tracing.js';
 import { FlowgateError } from '../../core/domain/errors.js';
 import { createAuthenticator, unauthorized } from './auth.js';
+import { queryObject, splitTarget } from './requestTarget.js';
 import { requireScope, type AccessKey } from '../../core/domain/access.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
 import { CorsPolicy } from './cors.js';
@@ -438,32 +439,6 @@ function routeLabel(route: Route | undefined, ui: boolean): string {
 
 function acceptedRequestId(value: string | undefined): string | undefined {
   return value !== undefined && VALID_REQUEST_ID.test(value) ? value : undefined;
-}
-
-/** Path and query of an origin-form or absolute request target. */
-export function splitTarget(url: string): { path: string; search: string } {
-  if (!url.startsWith('/')) {
-    try {
-      const parsed = new URL(url);
-      return { path: parsed.pathname, search: parsed.search.slice(1) };
-    } catch {
-      return { path: url, search: '' };
-    }
-  }
-  const queryStart = url.indexOf('?');
-  return queryStart === -1 ? { path: url, search: '' } : { path: url.slice(0, queryStart), search: url.slice(queryStart + 1) };
-}
-
-/** A repeated parameter becomes an array, which no query schema accepts: ambiguity is a 400, not a guess. */
-export function queryObject(search: string): Record<string, string | string[]> {
-  // No prototype: `?__proto__=a&__proto__=b` must stay a parameter, not become the object's prototype.
-  const query = Object.create(null) as Record<string, string | string[]>;
-  if (search === '') return query;
-  for (const [name, value] of new URLSearchParams(search)) {
-    const existing = query[name];
-    query[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
-  }
-  return query;
 }
 
 /** The server span of a request (tracing on), child of its `traceparent` header when that is valid. */
