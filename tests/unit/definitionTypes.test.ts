@@ -1,23 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { typecheckProject } from '../support/typecheckProject.js';
 
 /*
  * What workflow() infers for workflow code: definitionTypes/feedback.ts holds typed uses and wrong ones (each marked
  * `@ts-expect-error`, so a wrong use that compiles fails the build). tsc compiles that file alone (its own small
  * tsconfig), as a user's project would.
  */
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const project = fileURLToPath(new URL('./definitionTypes/tsconfig.json', import.meta.url));
 
 test('tsc: a feedbackSchema types the reply of ctx.waitForWebhook()', async () => {
-  const outcome = await new Promise<{ code: number; output: string }>((resolve) => {
-    execFile(process.execPath, [tsc, '-p', project], { timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
-    });
-  });
+  const outcome = await typecheckProject(project);
   assert.is(outcome.output.trim(), '', 'tsc reports nothing');
   assert.is(outcome.code, 0);
 });
