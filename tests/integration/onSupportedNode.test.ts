@@ -106,8 +106,9 @@ wrapper('SIGTERM and SIGINT sent to the script alone reach the program, once eac
 
 wrapper('a Ctrl-C at a terminal reaches the program once, not once more through the script', async () => {
   // script(1) runs the command on a pseudo-terminal of its own; a ^C written to it is the terminal's Ctrl-C, sent to
-  // the terminal's foreground process group: the script and the program together.
-  const command = [launcher, WRAPPER, '-e', COUNTING_PROGRAM].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ');
+  // the terminal's foreground process group: the script and the program together. `exec`: the shell script(1) runs the
+  // command with is $SHELL or /bin/sh, and dash, waiting on its child, takes the ^C as its own death (exit 130).
+  const command = 'exec ' + [launcher, WRAPPER, '-e', COUNTING_PROGRAM].map((word) => `'${word.replaceAll("'", "'\\''")}'`).join(' ');
   const started = start('script', ['--quiet', '--return', '--flush', '--command', command, '/dev/null'], { stdin: 'pipe' });
   let programPid: number | undefined;
   try {
