@@ -23,9 +23,9 @@ import type { StartRequest } from './api/requests.js';
 import { requireRunAccess } from './useCases/runAccess.js';
 
 /** Binds every use case to its ports; `forKey` binds them again for an API key (docs/security.md). */
-export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
+export function createFlowgateApi(coreDeps: CoreDeps): FlowgateApi {
   // Feedback, terminate and reset name their operation and every value that makes it: with a key, that is the fingerprint.
-  const keyed = createKeyedControl(deps);
+  const keyed = createKeyedControl(coreDeps);
   // A key's binding is made once and kept while the key object lives (a reload of the key file makes new ones).
   const byKey = new WeakMap<AccessKey, FlowgateApi>();
   const forKey = (key: AccessKey): FlowgateApi => {
@@ -34,11 +34,13 @@ export function createFlowgateApi(deps: CoreDeps): FlowgateApi {
     return api;
   };
   // What a key may touch is checked before an Idempotency-Key's kept answer is looked up: a retry is no way around it.
-  const mayRead = (access: Access, run: Parameters<typeof requireRunAccess>[2]) => requireRunAccess(deps, access, run);
+  const mayRead = (access: Access, run: Parameters<typeof requireRunAccess>[2]) => requireRunAccess(coreDeps, access, run);
   const mayStart = (access: Access, request: StartRequest) =>
-    requireWorkflow(access, { catalog: request.catalog ?? deps.defaultCatalog, workflowName: request.workflowName });
+    requireWorkflow(access, { catalog: request.catalog ?? coreDeps.defaultCatalog, workflowName: request.workflowName });
 
   function bind(access: Access): FlowgateApi {
+    // What the key starts and changes is recorded under its id (docs/security.md, Who did what).
+    const deps = access === undefined ? coreDeps : { ...coreDeps, actor: access.id };
     return {
       runSync: async (request, version, options) => {
         mayStart(access, request);

@@ -10,6 +10,8 @@ export interface ListRunsQuery {
   workflowName?: string;
   catalog?: string;
   status?: RunStatus;
+  /** Only runs started by this API key (RunDescription.startedBy). */
+  startedBy?: string;
   /** 1..1000 */
   limit: number;
   pageToken?: string;
@@ -97,17 +99,22 @@ export interface WorkflowEngine {
   followRun(run: PinnedRunRef, afterEventId: number, signal: AbortSignal): AsyncIterable<RunStreamItem>;
   listRuns(query: ListRunsQuery): Promise<RunList>;
 
+  /*
+   * `identity` of the four changes below: the id of the API key making it, recorded in the history event of the change
+   * (`attributes.identity`; on Temporal, the request's own identity field: temporal/engine/identity.ts). Absent when
+   * no key acts.
+   */
   /** Requests cancellation (cleanup allowed); resolves with the run it was sent to. */
-  cancel(run: RunRef): Promise<RunDescription>;
+  cancel(run: RunRef, identity?: string): Promise<RunDescription>;
   /*
    * `idempotency` (a request with an Idempotency-Key) is only ever passed to an engine whose `controlKeys` is
    * `kept-by-engine`, which keeps it with what the request did (see ControlKeys).
    */
-  terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription>;
+  terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<RunDescription>;
   /** Resets the run to just after the last completion of `stepName`; returns the new run. */
-  reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef>;
+  reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef>;
   /** Delivers a webhook reply to the latest run of `workflowId`, buffered until the run waits for it. */
-  deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef>;
+  deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef>;
 
   /** A catalog's published contents, or `undefined` when the engine has never seen it. */
   describeCatalog(catalog: string): Promise<CatalogDescription | undefined>;

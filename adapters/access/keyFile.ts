@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SCOPES, type AccessKey } from '../../core/domain/access.js';
+import { KEY_ID_PATTERN, KEY_ID_RULE, SCOPES, type AccessKey } from '../../core/domain/access.js';
 import { sha256Hex, type HashedKey, type ReservedKey } from './keyTable.js';
 
 /**
@@ -10,8 +10,6 @@ export class AccessKeyFileError extends Error {
   override readonly name = 'AccessKeyFileError';
 }
 
-/** Shown in logs and records: a plain name, no spaces. */
-const KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 /** The SHA-256 of the empty string: an entry with it would let an empty bearer token in. */
 const EMPTY_SECRET_SHA256 = sha256Hex('');
@@ -23,7 +21,7 @@ const nameList = (what: string) =>
 
 const KeyEntrySchema = z.strictObject(
   {
-    id: z.string({ error: 'is missing' }).regex(KEY_ID, 'is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit'),
+    id: z.string({ error: 'is missing' }).regex(KEY_ID_PATTERN, KEY_ID_RULE),
     sha256: z
       .string({ error: 'is missing (the hex SHA-256 of the secret; `flowgate keys create` prints it)' })
       .regex(HEX_SHA256, 'is not a SHA-256 in hex (64 characters 0-9, a-f)')

@@ -1,4 +1,4 @@
-import type { HistoryEventType } from '../../core/domain/history.js';
+import { identityAttribute, type HistoryEventType } from '../../core/domain/history.js';
 import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, type SerializedFailure } from '../../core/domain/run.js';
 import type { TerminalStatus } from '../../core/domain/status.js';
 import type { Payload } from './payload.js';
@@ -42,12 +42,12 @@ export const closings = {
     failure: cancelledRunFailure(),
     event: { type: 'workflow_cancelled', attributes: {} },
   }),
-  terminated: (reason: string): RunClosing => ({
+  terminated: (reason: string, identity?: string): RunClosing => ({
     status: 'terminated',
     output: undefined,
     // As on Temporal, the reason is the failure's message.
     failure: { name: 'WorkflowTerminatedError', message: reason || 'The workflow run was terminated' },
-    event: { type: 'workflow_terminated', attributes: { reason } },
+    event: { type: 'workflow_terminated', attributes: { reason, ...identityAttribute(identity) } },
   }),
   /**
    * Temporal terminates a run whose history passes limit.historySize.error ("Workflow history size exceeds limit.");

@@ -3,7 +3,7 @@ import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
 import { EngineUnavailableError, FlowgateError, IdempotencyKeyReusedError, ValidationError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
 import { closedError, closingError, notFound } from './runErrors.js';
-import type { HistoryPage } from '../../core/domain/history.js';
+import { identityAttribute, type HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
 import type { RequestIdempotency } from '../../core/domain/idempotency.js';
@@ -168,6 +168,7 @@ export class EmbeddedEngine implements WorkflowEngine {
       ...(callback ? { callback } : {}),
       ...(idempotency ? { idempotency: { ...idempotency } } : {}),
       ...(command.rerunOf ? { rerunOf: { workflowId: command.rerunOf.workflowId, runId: command.rerunOf.runId } } : {}),
+      ...(command.startedBy === undefined ? {} : { startedBy: command.startedBy }),
     });
     await this.stored(this.lifecycle.launch(record));
     return record.snapshot();
@@ -244,12 +245,15 @@ export class EmbeddedEngine implements WorkflowEngine {
       });
     }
     // The token holds the position of the last run returned, bound to the filter it was issued for.
-    const scope = JSON.stringify(['runs', query.workflowName ?? null, query.catalog ?? null, query.status ?? null]);
+    // (The starter joins the scope only when it filters: tokens issued before it existed stay good.)
+    const starter = query.startedBy === undefined ? [] : [{ startedBy: query.startedBy }];
+    const scope = JSON.stringify(['runs', query.workflowName ?? null, query.catalog ?? null, query.status ?? null, ...starter]);
     const position = query.pageToken === undefined ? undefined : this.tokens.read(scope, query.pageToken);
     const page = this.store.listRuns({
       ...(query.workflowName === undefined ? {} : { workflowName: query.workflowName }),
       ...(query.catalog === undefined ? {} : { catalog: query.catalog }),
       ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.startedBy === undefined ? {} : { startedBy: query.startedBy }),
       limit,
       ...(position ? { after: { startedAt: position.t ?? Number.POSITIVE_INFINITY, sequence: position.q ?? Number.POSITIVE_INFINITY } } : {}),
     });
@@ -258,22 +262,22 @@ export class EmbeddedEngine implements WorkflowEngine {
     return { runs: page.runs.map(({ description }) => description), nextPageToken };
   }
 
-  async cancel(run: RunRef): Promise<RunDescription> {
+  async cancel(run: RunRef, identity?: string): Promise<RunDescription> {
     const record = this.openRun(run);
-    this.lifecycle.requestCancel(record);
+    this.lifecycle.requestCancel(record, identity);
     await this.stored(this.store.commit());
     return record.snapshot();
   }
 
-  async terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription> {
+  async terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<RunDescription> {
     const done = this.doneBefore(idempotency);
     if (done) return (this.find(done) ?? notFound(done)).snapshot();
     const record = this.openRun(run);
-    await this.stored(this.lifecycle.terminate(record, reason, { decided: () => this.keepKey(idempotency, record.description) }));
+    await this.stored(this.lifecycle.terminate(record, reason, { decided: () => this.keepKey(idempotency, record.description) }, identity));
     return record.snapshot();
   }
 
-  async reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
+  async reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef> {
     this.assertOpen();
     const done = this.doneBefore(idempotency);
     if (done) return done;
@@ -283,16 +287,16 @@ export class EmbeddedEngine implements WorkflowEngine {
       catalogs: this.catalogs,
       stateOf: (ref: RunRef): RunState => this.stateOf(ref),
     };
-    return this.stored(resetRun(deps, run, stepName, reason, (next) => this.keepKey(idempotency, next)));
+    return this.stored(resetRun(deps, run, stepName, reason, (next) => this.keepKey(idempotency, next), identity));
   }
 
-  async deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
+  async deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef> {
     const done = this.doneBefore(idempotency);
     if (done) return done;
     const record = this.openRun({ workflowId });
     const value = record.execution.intern(payloadOf(payload, 'payload'));
     // Past MEMORY_MAX_HISTORY_BYTES this append closes the run (recorded, then terminated, as on Temporal).
-    const event = record.history.append('signal_received', { signalName: 'feedback', payload: value });
+    const event = record.history.append('signal_received', { signalName: 'feedback', payload: value, ...identityAttribute(identity) });
     record.execution.inbox.deliver(value, event.eventId);
     const answer = { workflowId, runId: record.description.runId };
     this.keepKey(idempotency, answer);

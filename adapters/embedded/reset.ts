@@ -1,4 +1,5 @@
 import { StepNotCompletedError, StepNotFoundError } from '../../core/domain/errors.js';
+import { identityAttribute } from '../../core/domain/history.js';
 import type { PinnedRunRef, RunRef } from '../../core/domain/run.js';
 import type { CatalogRegistry } from './catalogs.js';
 import { resetTargetOf } from './commandLog.js';
@@ -34,6 +35,8 @@ export async function resetRun(
   reason: string,
   /** Told the new run in the commit that makes it (a keyed reset keeps its key there). */
   made?: (next: PinnedRunRef) => void,
+  /** The API key resetting: on the new run's workflow_reset event and the old run's workflow_terminated, as on Temporal. */
+  identity?: string,
 ): Promise<PinnedRunRef> {
   const old = deps.stateOf(ref);
   const { workflowId, runId } = old.description;
@@ -45,7 +48,7 @@ export async function resetRun(
     throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
   }
   const terminateReason = `Reset to after step "${stepName}" of run ${runId}${reason ? `: ${reason}` : ''}`;
-  const create = (): RunRecord => createResetRun(deps, old, target.record.completion ?? 0, target.record.completionEventId ?? 0, stepName, reason);
+  const create = (): RunRecord => createResetRun(deps, old, target.record.completion ?? 0, target.record.completionEventId ?? 0, stepName, reason, identity);
   for (;;) {
     const open = openRun(deps.live, workflowId);
     if (!open) break;
@@ -57,7 +60,7 @@ export async function resetRun(
     await deps.lifecycle.terminate(open, terminateReason, {
       successor: () => (next = create()),
       decided: (successor) => successor && made?.({ workflowId, runId: successor.description.runId }),
-    });
+    }, identity);
     if (next) return { workflowId, runId: next.description.runId };
   }
   // No run open: the new run stands alone.
@@ -67,8 +70,8 @@ export async function resetRun(
   return { workflowId, runId: next.description.runId };
 }
 
-function createResetRun(deps: ResetDeps, old: RunState, point: number, pointEventId: number, stepName: string, reason: string): RunRecord {
-  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root, rerunOf } = old.description;
+function createResetRun(deps: ResetDeps, old: RunState, point: number, pointEventId: number, stepName: string, reason: string, identity: string | undefined): RunRecord {
+  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root, rerunOf, startedBy } = old.description;
   const events = old.events.slice(0, pointEventId);
   const live = deps.live.get(runId);
   return deps.lifecycle.createRun(
@@ -83,6 +86,7 @@ function createResetRun(deps: ResetDeps, old: RunState, point: number, pointEven
       firstRunId,
       ...(old.callback ? { callback: old.callback } : {}),
       ...(rerunOf ? { rerunOf } : {}),
+      ...(startedBy === undefined ? {} : { startedBy }),
       ...(continuedFromRunId ? { continuedFromRunId } : {}),
       ...(parent ? { parent } : {}),
       ...(root ? { root } : {}),
@@ -93,11 +97,12 @@ function createResetRun(deps: ResetDeps, old: RunState, point: number, pointEven
       cancelRequested: events.some((event) => event.type === 'workflow_cancel_requested'),
       seed: (record) => {
         record.history.addAttributes(1, { resetFromRunId: runId });
-        record.history.append('workflow_reset', { reason, stepName, resetFromRunId: runId });
+        record.history.append('workflow_reset', { reason, stepName, resetFromRunId: runId, ...identityAttribute(identity) });
         for (const event of old.events) {
           const payload = event.attributes.payload;
           if (event.type !== 'signal_received' || !(payload instanceof Payload)) continue;
-          const eventId = event.eventId <= pointEventId ? event.eventId : record.history.append('signal_received', { signalName: 'feedback', payload }).eventId;
+          const replayed = { signalName: 'feedback', payload, ...identityAttribute(event.attributes.identity as string | undefined) };
+          const eventId = event.eventId <= pointEventId ? event.eventId : record.history.append('signal_received', replayed).eventId;
           record.execution.inbox.deliver(payload, eventId);
         }
       },

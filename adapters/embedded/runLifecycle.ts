@@ -4,7 +4,7 @@ import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { defineActivity } from '../../core/definition/step.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import { ValidationError, WorkflowAlreadyStartedError } from '../../core/domain/errors.js';
-import type { HistoryEvent } from '../../core/domain/history.js';
+import { identityAttribute, type HistoryEvent } from '../../core/domain/history.js';
 import type { PinnedRunRef, RelatedRun, RunDescription } from '../../core/domain/run.js';
 import type { RunIdempotency } from '../../core/domain/idempotency.js';
 import type { WebhookCall } from '../../ports/webhookSender.js';
@@ -49,6 +49,8 @@ export interface NewRun {
   idempotency?: RunIdempotency;
   /** A rerun: the run it repeats. Kept by the run's continuations and resets, as Temporal keeps its memo. */
   rerunOf?: PinnedRunRef;
+  /** The API key that started the run's chain: kept by its continuations and resets, as Temporal keeps its memo. */
+  startedBy?: string;
   /** The parent of the run's span (a W3C traceparent). @default the span active where the run is created */
   traceparent?: string;
 }
@@ -143,6 +145,7 @@ export class RunLifecycle implements RunHost {
       ...(spec.root ? { root: spec.root } : {}),
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
       ...(spec.rerunOf ? { rerunOf: { ...spec.rerunOf } } : {}),
+      ...(spec.startedBy === undefined ? {} : { startedBy: spec.startedBy }),
     };
     const record = this.newRecord(description, spec.definition, spec.input, reset?.events ?? [], this.store.nextSequence(), 0);
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
@@ -165,6 +168,8 @@ export class RunLifecycle implements RunHost {
         input: spec.input,
         ...(spec.continuedFromRunId ? { continuedFromRunId: spec.continuedFromRunId } : {}),
         ...(spec.parent ? { parentWorkflowId: spec.parent.workflowId } : {}),
+        // Who started the chain; its continuations were started by the workflow itself.
+        ...identityAttribute(spec.continuedFromRunId ? undefined : spec.startedBy),
       });
     }
     // A run without a first run to continue is a new chain: the id's key record is now its (keyed) or none.
@@ -297,14 +302,14 @@ export class RunLifecycle implements RunHost {
   }
 
   /** Records the request once and interrupts the run's cancellable operations. */
-  requestCancel(record: RunRecord): void {
+  requestCancel(record: RunRecord, identity?: string): void {
     if (record.execution.cancelRequested) return;
-    record.history.append('workflow_cancel_requested', {});
+    record.history.append('workflow_cancel_requested', identityAttribute(identity));
     record.execution.requestCancel();
   }
 
-  terminate(record: RunRecord, reason: string, follow?: CloseFollowUp): Promise<void> {
-    return this.close(record, closings.terminated(reason), follow);
+  terminate(record: RunRecord, reason: string, follow?: CloseFollowUp, identity?: string): Promise<void> {
+    return this.close(record, closings.terminated(reason, identity), follow);
   }
 
   /**
@@ -383,7 +388,7 @@ export class RunLifecycle implements RunHost {
   }
 
   private continuation(record: RunRecord, input: Payload): RunRecord {
-    const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf } = record.description;
+    const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf, startedBy } = record.description;
     return this.createRun({
       definition: this.catalogs.liveDefinition(catalog, workflowName) ?? record.definition,
       workflowId,
@@ -398,6 +403,7 @@ export class RunLifecycle implements RunHost {
       ...(root ? { root } : {}),
       ...(record.callback ? { callback: record.callback } : {}),
       ...(rerunOf ? { rerunOf } : {}),
+      ...(startedBy === undefined ? {} : { startedBy }),
       // The chain stays one trace: each run's span is a child of the run it continues.
       ...(record.execution.span.traceparent ? { traceparent: record.execution.span.traceparent } : {}),
     });

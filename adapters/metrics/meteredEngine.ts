@@ -56,20 +56,20 @@ export class MeteredEngine implements WorkflowEngine {
     return this.timed('listRuns', () => this.engine.listRuns(query));
   }
 
-  cancel(run: RunRef) {
-    return this.timed('cancel', () => this.engine.cancel(run));
+  cancel(run: RunRef, identity?: string) {
+    return this.timed('cancel', () => this.engine.cancel(run, identity));
   }
 
-  terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency) {
-    return this.timed('terminate', () => this.engine.terminate(run, reason, idempotency));
+  terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency, identity?: string) {
+    return this.timed('terminate', () => this.engine.terminate(run, reason, idempotency, identity));
   }
 
-  async reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency) {
-    return this.timed('reset', () => this.engine.reset(run, stepName, reason, idempotency));
+  async reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency, identity?: string) {
+    return this.timed('reset', () => this.engine.reset(run, stepName, reason, idempotency, identity));
   }
 
-  deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency) {
-    return this.timed('deliverFeedback', () => this.engine.deliverFeedback(workflowId, payload, idempotency));
+  deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency, identity?: string) {
+    return this.timed('deliverFeedback', () => this.engine.deliverFeedback(workflowId, payload, idempotency, identity));
   }
 
   describeCatalog(catalog: string) {

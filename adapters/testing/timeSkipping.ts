@@ -135,17 +135,17 @@ export class TimeSkippingEngine implements WorkflowEngine {
   listRuns(query: ListRunsQuery): Promise<RunList> {
     return this.engine.listRuns(query);
   }
-  cancel(run: RunRef): Promise<RunDescription> {
-    return this.engine.cancel(run);
+  cancel(run: RunRef, identity?: string): Promise<RunDescription> {
+    return this.engine.cancel(run, identity);
   }
-  terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription> {
-    return this.engine.terminate(run, reason, idempotency);
+  terminate(run: RunRef, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<RunDescription> {
+    return this.engine.terminate(run, reason, idempotency, identity);
   }
-  reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
-    return this.engine.reset(run, stepName, reason, idempotency);
+  reset(run: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef> {
+    return this.engine.reset(run, stepName, reason, idempotency, identity);
   }
-  deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
-    return this.engine.deliverFeedback(workflowId, payload, idempotency);
+  deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef> {
+    return this.engine.deliverFeedback(workflowId, payload, idempotency, identity);
   }
   describeCatalog(catalog: string): Promise<CatalogDescription | undefined> {
     return this.engine.describeCatalog(catalog);

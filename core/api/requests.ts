@@ -29,6 +29,8 @@ export interface ListRunsRequest {
   workflowName?: string | undefined;
   catalog?: string | undefined;
   status?: RunStatus | undefined;
+  /** Only runs started with this API key (its id). */
+  startedBy?: string | undefined;
   limit: number;
   pageToken?: string | undefined;
 }

@@ -25,6 +25,8 @@ export interface RunStatusView {
   closedAt: string | null;
   /** Only on a run a rerun started (and the continue-as-new runs and resets of its chain): the run it repeats. */
   rerunOf?: RunRefView;
+  /** Only on a run an API key started (and the runs of its chain): the key's id. */
+  startedBy?: string;
 }
 
 /** Workflow result, version 2: exactly these keys. */

@@ -36,6 +36,10 @@ export interface AccessKey {
  */
 export type Access = AccessKey | undefined;
 
+/** A key id: a plain name, no spaces (it is shown in logs and records, and is Temporal's identity of its requests). */
+export const KEY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const KEY_ID_RULE = 'is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+
 /** The id `API_AUTH_TOKEN` authenticates as: one key with every scope. */
 export const AUTH_TOKEN_KEY_ID = 'token';
 

@@ -47,6 +47,14 @@ export function feedbackWaitStartedAttributes(timeoutMs: number | undefined): { 
   return timeoutMs === undefined ? {} : { timeoutMs };
 }
 
+/**
+ * `attributes.identity` of the event of a change (a start, feedback, stop, terminate, reset or rerun): the id of the
+ * API key that made it (docs/security.md, Who did what). Left out when no key acted.
+ */
+export function identityAttribute(identity: string | undefined): { identity?: string } {
+  return identity === undefined ? {} : { identity };
+}
+
 export interface HistoryEvent {
   /** Positive, increasing within a run; the SSE `id:` of the event. */
   eventId: number;

@@ -45,6 +45,8 @@ export interface RunDescription {
    * from this process and report it (Temporal: the run's memo). Its host, and TRACE_DIR, may be another's.
    */
   localTracePath?: string;
+  /** The id of the API key that started the run (docs/security.md, Who did what); absent when no key did. */
+  startedBy?: string;
 }
 
 /**
@@ -95,4 +97,6 @@ export interface StartCommand {
   idempotency?: RunIdempotency;
   /** A rerun: the run this one repeats, stored with the run (RunDescription.rerunOf). */
   rerunOf?: PinnedRunRef;
+  /** The id of the API key starting the run, stored with it (RunDescription.startedBy). */
+  startedBy?: string;
 }

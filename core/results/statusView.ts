@@ -11,5 +11,6 @@ export function toStatusView(run: RunDescription): RunStatusView {
     startedAt: run.startedAt.toISOString(),
     closedAt: run.closedAt ? run.closedAt.toISOString() : null,
     ...(run.rerunOf ? { rerunOf: { workflowId: run.rerunOf.workflowId, runId: run.rerunOf.runId } } : {}),
+    ...(run.startedBy === undefined ? {} : { startedBy: run.startedBy }),
   };
 }

@@ -18,7 +18,7 @@ export type BulkAction = BulkControlView['action'];
  * engine refusing) is reported with its error and does not stop the others.
  */
 export async function bulkControl(
-  deps: Pick<CoreDeps, 'engine' | 'logger'>,
+  deps: Pick<CoreDeps, 'engine' | 'logger' | 'actor'>,
   action: BulkAction,
   request: BulkControlRequest,
   access?: Access,
@@ -30,8 +30,8 @@ export async function bulkControl(
 
   const act =
     action === 'terminate'
-      ? (run: RunDescription) => deps.engine.terminate(pinned(run), request.reason || DEFAULT_TERMINATE_REASON)
-      : (run: RunDescription) => deps.engine.cancel(pinned(run));
+      ? (run: RunDescription) => deps.engine.terminate(pinned(run), request.reason || DEFAULT_TERMINATE_REASON, undefined, deps.actor)
+      : (run: RunDescription) => deps.engine.cancel(pinned(run), deps.actor);
   const { results, failures } = await actOnEach(deps, action, runs, act);
   return { action, dryRun: false, matched, alreadyClosed, succeeded: results.length, failures, truncated };
 }

@@ -30,4 +30,10 @@ export interface CoreDeps {
   metrics?: Metrics;
   /** OUTBOUND_ALLOWLIST: a callbackUrl naming an address the rules refuse is a 400 unless this opens it. @default empty */
   outboundAllowlist?: OutboundAllowlist;
+  /**
+   * Who the calls act for: the API key's id (core/domain/access.ts). Recorded as a run's `startedBy` and as the
+   * `identity` of every change (docs/security.md, Who did what); absent when no key acts (authentication off, or the
+   * embedding application calling the use cases itself).
+   */
+  actor?: string;
 }

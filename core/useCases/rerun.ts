@@ -5,7 +5,7 @@ import { startOnce } from '../idempotency/startOnce.js';
 import type { CoreDeps } from './deps.js';
 import { startRun } from './start.js';
 
-export type RerunDeps = Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>;
+export type RerunDeps = Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'actor'>;
 type KeyedRerunDeps = RerunDeps & Pick<CoreDeps, 'digest' | 'clock' | 'idempotencyRetentionMs'>;
 
 /**

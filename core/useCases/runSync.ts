@@ -11,7 +11,7 @@ import { startOnce } from '../idempotency/startOnce.js';
 
 type RunSyncDeps = Pick<
   CoreDeps,
-  'engine' | 'ids' | 'digest' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'traces' | 'logger' | 'clock' | 'shutdownSignal' | 'idempotencyRetentionMs'
+  'engine' | 'ids' | 'digest' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'traces' | 'logger' | 'clock' | 'shutdownSignal' | 'idempotencyRetentionMs' | 'actor'
 >;
 
 /**

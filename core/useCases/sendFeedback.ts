@@ -20,14 +20,14 @@ const REPLY_SEARCH_PAGE_SIZE = 200;
  * never sees it and keeps waiting.
  */
 export async function sendFeedback(
-  deps: Pick<CoreDeps, 'engine'>,
+  deps: Pick<CoreDeps, 'engine' | 'actor'>,
   workflowId: string,
   payload: unknown,
   idempotency?: RequestIdempotency,
 ): Promise<RunRefView> {
   await checkFeedback(deps, workflowId, payload);
   try {
-    const run = await deps.engine.deliverFeedback(workflowId, payload, idempotency);
+    const run = await deps.engine.deliverFeedback(workflowId, payload, idempotency, deps.actor);
     return { workflowId: run.workflowId, runId: run.runId };
   } catch (error) {
     if (!(error instanceof WorkflowClosedError) || error.runId === undefined) throw error;

@@ -14,7 +14,7 @@ export type RunStart = StartRequest & { rerunOf?: PinnedRunRef };
 
 /** Checks catalog, type and input, then starts the run. Nothing is started when any check fails. */
 export async function startRun(
-  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'actor'>,
   request: RunStart,
   idempotency?: RunIdempotency,
 ): Promise<RunDescription> {
@@ -34,10 +34,11 @@ export async function startRun(
     ...(callback ? { callback } : {}),
     ...(idempotency ? { idempotency } : {}),
     ...(request.rerunOf ? { rerunOf: request.rerunOf } : {}),
+    ...(deps.actor === undefined ? {} : { startedBy: deps.actor }),
   });
 }
 
-type StartDeps = Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'idempotencyRetentionMs'>;
+type StartDeps = Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'idempotencyRetentionMs' | 'actor'>;
 
 /**
  * POST /workflow. With an idempotency key, every retry gets the same start response until it expires

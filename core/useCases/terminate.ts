@@ -7,11 +7,11 @@ export const DEFAULT_TERMINATE_REASON = 'Terminated through the API';
 
 /** Ends the run at once, without clean-up. */
 export async function terminate(
-  deps: Pick<CoreDeps, 'engine'>,
+  deps: Pick<CoreDeps, 'engine' | 'actor'>,
   ref: RunRef,
   reason: string | undefined,
   idempotency?: RequestIdempotency,
 ): Promise<TerminateView> {
-  const run = await deps.engine.terminate(ref, reason || DEFAULT_TERMINATE_REASON, idempotency);
+  const run = await deps.engine.terminate(ref, reason || DEFAULT_TERMINATE_REASON, idempotency, deps.actor);
   return { terminated: true, workflowId: run.workflowId, runId: run.runId };
 }

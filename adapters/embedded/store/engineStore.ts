@@ -64,6 +64,7 @@ export interface RunsQuery {
   workflowName?: string;
   catalog?: string;
   status?: RunStatus;
+  startedBy?: string;
   limit: number;
   /** Only runs older than this position: start time, then insertion order. */
   after?: { startedAt: number; sequence: number };

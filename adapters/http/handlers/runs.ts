@@ -39,6 +39,7 @@ export interface ListRunsQuery {
   workflowName?: string | undefined;
   catalog?: string | undefined;
   status?: RunStatus | undefined;
+  startedBy?: string | undefined;
   limit: number;
   pageToken?: string | undefined;
 }
@@ -49,6 +50,7 @@ export async function listRuns(query: ListRunsQuery, context: RouteContext): Pro
   if (query.workflowName !== undefined) request.workflowName = query.workflowName;
   if (query.catalog !== undefined) request.catalog = query.catalog;
   if (query.status !== undefined) request.status = query.status;
+  if (query.startedBy !== undefined) request.startedBy = query.startedBy;
   if (query.pageToken !== undefined) request.pageToken = query.pageToken;
   return ok(await context.api.listRuns(request));
 }

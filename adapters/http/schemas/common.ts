@@ -3,11 +3,18 @@ import { MAX_WORKFLOW_ID_LENGTH, runIdProblem, WORKFLOW_ID_PATTERN, workflowIdPr
 import { RUN_STATUSES, TERMINAL_STATUSES } from '../../../core/domain/status.js';
 import { CALLBACK_URL_PATTERN, callbackUrlProblem, MAX_CALLBACK_URL_LENGTH } from '../../../core/domain/callback.js';
 import { fitsCharacters, hasUnpairedSurrogate } from '../../../core/domain/text.js';
+import { KEY_ID_PATTERN, KEY_ID_RULE } from '../../../core/domain/access.js';
 
 /*
  * Building blocks shared by request and response schemas. Every schema that appears as a whole request or response
  * body carries a `title`: the OpenAPI generator turns titled top-level schemas into named components.
  */
+
+/** An API key's id (docs/security.md): who started or changed a run. The rule lives in core/domain/access.ts. */
+export const KeyIdSchema = z
+  .string()
+  .regex(KEY_ID_PATTERN, `An API key id ${KEY_ID_RULE}`)
+  .meta({ description: "An API key's id (never its secret)." });
 
 /** docs/api.md: 1 to 1000 characters, no control characters. The rule itself lives in core/domain/ids.ts. */
 export const WorkflowIdSchema = z

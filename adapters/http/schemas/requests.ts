@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { normaliseStatusFilter, RUN_STATUSES } from '../../../core/domain/status.js';
 import {
+  KeyIdSchema,
   AnyJsonSchema,
   CallbackUrlSchema,
   CatalogNameSchema,
@@ -116,6 +117,7 @@ export const ListRunsQuerySchema = queryParameters({
   workflowName: WorkflowNameSchema.optional(),
   catalog: CatalogNameSchema.optional(),
   status: StatusFilterSchema.optional(),
+  startedBy: KeyIdSchema.optional().meta({ description: 'Only runs started with this API key (its id; docs/security.md).' }),
   limit: queryInteger({ min: 1, max: 1000, fallback: 100 }).meta({ description: 'Page size, newest first.' }),
   pageToken: PageTokenSchema.optional(),
 });

@@ -3,6 +3,7 @@ import { HISTORY_EVENT_TYPES } from '../../../core/domain/history.js';
 import {
   AnyJsonSchema,
   CatalogNameSchema,
+  KeyIdSchema,
   RunIdSchema,
   RunStatusSchema,
   TimestampSchema,
@@ -27,6 +28,9 @@ export const RunStatusViewSchema = z
     closedAt: TimestampSchema.nullable().meta({ description: 'null while the run is open.' }),
     rerunOf: RerunOfSchema.optional().meta({
       description: 'Only on a run a rerun started (and the continue-as-new runs and resets of its chain): the run it repeats.',
+    }),
+    startedBy: KeyIdSchema.optional().meta({
+      description: 'Only on a run an API key started (and the continue-as-new runs and resets of its chain): the key\'s id (docs/security.md).',
     }),
   })
   .meta({ title: 'WorkflowStatus' });

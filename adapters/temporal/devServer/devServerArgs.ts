@@ -27,10 +27,14 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number
 export type SearchAttributeType = 'Text' | 'Keyword' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList';
 
 /**
- * Custom search attributes registered at start. `FlowgateCatalog` lets the run list filter by catalog
- * (`GET /workflow/runs?catalog=`) with a visibility query; workflow type and status are built in.
+ * Custom search attributes registered at start. `FlowgateCatalog` tags runs with their catalog; `FlowgateStartedBy`
+ * lets the run list filter by the API key that started a run (`GET /workflow/runs?startedBy=`) with a visibility
+ * query; workflow type and status are built in.
  */
-export const FLOWGATE_SEARCH_ATTRIBUTES: Readonly<Record<string, SearchAttributeType>> = Object.freeze({ FlowgateCatalog: 'Keyword' });
+export const FLOWGATE_SEARCH_ATTRIBUTES: Readonly<Record<string, SearchAttributeType>> = Object.freeze({
+  FlowgateCatalog: 'Keyword',
+  FlowgateStartedBy: 'Keyword',
+});
 
 export interface DevServerPorts {
   /** gRPC frontend: what clients and workers connect to. */

@@ -24,6 +24,9 @@ import { isInternalRun, runDescriptionOf } from './runDescription.js';
 import { RunStarter } from './startRun.js';
 import { FEEDBACK_KEY_HEADER, feedbackDone, feedbackRecorded, keyPayload, resetDone, terminateDone } from './requestKeys.js';
 import { decodeFirst } from './values.js';
+import type { Payload } from './proto.js';
+import { requestIdentity } from './identity.js';
+import { randomUUID } from 'node:crypto';
 
 /** What `connect` needs: the connection's options (connection.ts) and the engine's, minus the client it builds. */
 export type TemporalEngineConnectOptions = TemporalConnectionOptions &
@@ -146,37 +149,58 @@ export class TemporalEngine implements WorkflowEngine {
     return this.lister.list(query);
   }
 
-  async cancel(ref: RunRef): Promise<RunDescription> {
+  // Cancel and terminate go through the raw service: the client's handle sends its own identity, never a key's
+  // (identity.ts). The client's interceptors only add trace headers to starts and signals, which these are not.
+  async cancel(ref: RunRef, identity?: string): Promise<RunDescription> {
     const run = await this.openRun(ref);
     const { workflowId, runId } = run;
-    await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).cancel(), { workflowId, runId, closedIfGone: true });
+    await this.calls.call(
+      () =>
+        this.calls.service.requestCancelWorkflowExecution({
+          namespace: this.calls.namespace,
+          workflowExecution: { workflowId, runId },
+          requestId: randomUUID(),
+          identity: requestIdentity(identity, this.calls.identity),
+        }),
+      { workflowId, runId, closedIfGone: true },
+    );
     return run;
   }
 
-  async terminate(ref: RunRef, reason: string, idempotency?: RequestIdempotency): Promise<RunDescription> {
-    if (idempotency) return this.terminateWithKey(ref, reason, idempotency);
+  async terminate(ref: RunRef, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<RunDescription> {
+    if (idempotency) return this.terminateWithKey(ref, reason, idempotency, identity);
     const run = await this.openRun(ref);
     const { workflowId, runId } = run;
-    await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).terminate(reason), { workflowId, runId, closedIfGone: true });
+    await this.calls.call(
+      () =>
+        this.calls.service.terminateWorkflowExecution({
+          namespace: this.calls.namespace,
+          workflowExecution: { workflowId, runId },
+          reason,
+          identity: requestIdentity(identity, this.calls.identity),
+        }),
+      { workflowId, runId, closedIfGone: true },
+    );
     return { ...run, status: 'terminated', closedAt: new Date(this.clock.now()) };
   }
 
-  async reset(ref: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
-    if (idempotency) return this.resetWithKey(ref, stepName, reason, idempotency);
+  async reset(ref: RunRef, stepName: string, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef> {
+    if (idempotency) return this.resetWithKey(ref, stepName, reason, idempotency, identity);
     const run = await this.describeRun(ref);
-    return resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason);
+    return resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason, undefined, identity);
   }
 
-  async deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency): Promise<PinnedRunRef> {
-    if (idempotency) return this.deliverFeedbackWithKey(workflowId, payload, idempotency);
+  async deliverFeedback(workflowId: string, payload: unknown, idempotency?: RequestIdempotency, identity?: string): Promise<PinnedRunRef> {
+    if (idempotency) return this.deliverFeedbackWithKey(workflowId, payload, idempotency, identity);
     const { runId } = await this.openRun({ workflowId });
+    const ref = { workflowId, runId };
     // Signalled to that exact run: a reply must not land in a newer run the caller never saw.
-    await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).signal(FEEDBACK_SIGNAL, payload), {
-      workflowId,
-      runId,
-      closedIfGone: true,
-    });
-    return { workflowId, runId };
+    if (identity === undefined) {
+      await this.calls.call(() => this.calls.workflows.getHandle(workflowId, runId).signal(FEEDBACK_SIGNAL, payload), { ...ref, closedIfGone: true });
+    } else {
+      await this.signalFeedback(ref, payload, { identity });
+    }
+    return ref;
   }
 
   describeCatalog(catalog: string): Promise<CatalogDescription | undefined> {
@@ -205,7 +229,7 @@ export class TemporalEngine implements WorkflowEngine {
   }
 
   /** A keyed terminate: its key goes into the terminate's details, where a retry from any API replica finds it. */
-  private async terminateWithKey(ref: RunRef, reason: string, idempotency: RequestIdempotency): Promise<RunDescription> {
+  private async terminateWithKey(ref: RunRef, reason: string, idempotency: RequestIdempotency, identity: string | undefined): Promise<RunDescription> {
     const run = await this.describeRun(ref);
     const { workflowId, runId } = run;
     const done = async (closed: RunDescription) => closed.status === 'terminated' && (await terminateDone(this.calls, closed, idempotency, this.clock.now()));
@@ -221,7 +245,7 @@ export class TemporalEngine implements WorkflowEngine {
             workflowExecution: { workflowId, runId },
             reason,
             details: { payloads: [keyPayload(idempotency)] },
-            identity: this.calls.identity ?? '',
+            identity: requestIdentity(identity, this.calls.identity),
           }),
         { workflowId, runId, closedIfGone: true },
       );
@@ -239,12 +263,12 @@ export class TemporalEngine implements WorkflowEngine {
    * from any API replica finds the record in the latest run of the id and answers with that run (409 for another
    * body); duplicates racing past that look send the same request id, which Temporal answers with the one run it made.
    */
-  private async resetWithKey(ref: RunRef, stepName: string, reason: string, idempotency: RequestIdempotency): Promise<PinnedRunRef> {
+  private async resetWithKey(ref: RunRef, stepName: string, reason: string, idempotency: RequestIdempotency, identity: string | undefined): Promise<PinnedRunRef> {
     const latest = await this.describeRun({ workflowId: ref.workflowId });
     const latestRef = { workflowId: latest.workflowId, runId: latest.runId };
     if (latest.runId !== ref.runId && (await resetDone(this.calls, latestRef, idempotency, this.clock.now()))) return latestRef;
     const run = ref.runId === undefined ? latest : await this.describeRun(ref);
-    const made = await resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason, idempotency);
+    const made = await resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason, idempotency, identity);
     // A duplicate got the run another request made: the record in it says whether that request was this one.
     await resetDone(this.calls, made, idempotency, this.clock.now());
     return made;
@@ -254,16 +278,30 @@ export class TemporalEngine implements WorkflowEngine {
    * A keyed feedback: the key travels in the signal's header (recorded in history, where a retry finds it even after
    * the reply completed the run) and as its request id (Temporal drops a signal retried with the same one).
    */
-  private async deliverFeedbackWithKey(workflowId: string, payload: unknown, idempotency: RequestIdempotency): Promise<PinnedRunRef> {
+  private async deliverFeedbackWithKey(workflowId: string, payload: unknown, idempotency: RequestIdempotency, identity: string | undefined): Promise<PinnedRunRef> {
     const run = await this.describeRun({ workflowId });
     const ref = { workflowId, runId: run.runId };
     if (await feedbackDone(this.calls, ref, idempotency, this.clock.now())) return ref;
     if (run.status !== 'running') throw runClosed(workflowId, run.runId, run.status);
-    // Signalled through the raw service (for the request id), so the claim-check codec is applied here, as the client
-    // applies it otherwise, and the client's interceptors (tracing) are run around it.
+    await this.signalFeedback(ref, payload, { idempotency, identity });
+    await feedbackRecorded(this.calls, ref, idempotency, () => this.clock.now());
+    return ref;
+  }
+
+  /**
+   * The feedback signal through the raw service, for what the client's signal cannot carry: an Idempotency-Key's
+   * request id and header, a key's identity. So the claim-check codec is applied here, as the client applies it
+   * otherwise, and the client's interceptors (tracing) are run around it.
+   */
+  private async signalFeedback(
+    ref: PinnedRunRef,
+    payload: unknown,
+    { idempotency, identity }: { idempotency?: RequestIdempotency; identity: string | undefined },
+  ): Promise<void> {
     const raw = defaultPayloadConverter.toPayload(payload);
     const [encoded] = this.calls.claimChecks ? await this.calls.claimChecks.encode([raw]) : [raw];
-    const signal = { signalName: FEEDBACK_SIGNAL, args: [payload], workflowExecution: ref, headers: { [FEEDBACK_KEY_HEADER]: keyPayload(idempotency) } };
+    const keyHeader: Record<string, Payload> = idempotency ? { [FEEDBACK_KEY_HEADER]: keyPayload(idempotency) } : {};
+    const signal = { signalName: FEEDBACK_SIGNAL, args: [payload], workflowExecution: ref, headers: keyHeader };
     await this.calls.interceptedSignal(signal, ({ headers }) =>
       this.calls.call(
         () =>
@@ -273,14 +311,12 @@ export class TemporalEngine implements WorkflowEngine {
             signalName: FEEDBACK_SIGNAL,
             input: { payloads: [encoded!] },
             header: { fields: { ...headers } },
-            requestId: idempotency.key,
-            identity: this.calls.identity ?? '',
+            requestId: idempotency?.key ?? randomUUID(),
+            identity: requestIdentity(identity, this.calls.identity),
           }),
-        { workflowId, runId: run.runId, closedIfGone: true },
+        { workflowId: ref.workflowId, runId: ref.runId, closedIfGone: true },
       ).then(() => {}),
     );
-    await feedbackRecorded(this.calls, ref, idempotency, () => this.clock.now());
-    return ref;
   }
 
   private async describeRun(ref: RunRef, signal?: AbortSignal): Promise<RunDescription> {

@@ -6,6 +6,7 @@ import { GrpcCode, grpcCodeOf, invalidPageToken, messageChain } from './errors.j
 import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
 import { runDescriptionOf } from './runDescription.js';
 import { VISIBILITY_STATUS } from './status.js';
+import { STARTED_BY_SEARCH_ATTRIBUTE } from './startedByMemo.js';
 
 /** A string literal of Temporal's visibility query language (SQL-like: quotes doubled, backslashes escaped). */
 export function queryLiteral(value: string): string {
@@ -17,11 +18,12 @@ export function queryLiteral(value: string): string {
  * attribute on every visibility store, unlike FlowgateCatalog, which a cluster may lack). The catalog registry's own
  * workflows and the callback deliveries never appear.
  */
-export function visibilityQuery(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog' | 'status'>): string {
+export function visibilityQuery(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog' | 'status' | 'startedBy'>): string {
   const clauses = [`WorkflowType != ${queryLiteral(CATALOG_WORKFLOW_TYPE)}`, `WorkflowType != ${queryLiteral(CALLBACK_WORKFLOW_TYPE)}`];
   if (filter.workflowName !== undefined) clauses.push(`WorkflowType = ${queryLiteral(filter.workflowName)}`);
   if (filter.catalog !== undefined) clauses.push(`TaskQueue = ${queryLiteral(filter.catalog)}`);
   if (filter.status !== undefined) clauses.push(`ExecutionStatus = ${queryLiteral(VISIBILITY_STATUS[filter.status])}`);
+  if (filter.startedBy !== undefined) clauses.push(`${STARTED_BY_SEARCH_ATTRIBUTE} = ${queryLiteral(filter.startedBy)}`);
   return clauses.join(' AND ');
 }
 
@@ -93,8 +95,8 @@ export class RunLister {
  * string literal, answering UNAVAILABLE. No workflow type or task queue has one (workflow names are identifiers,
  * task queue names come from the environment), so the answer is known without asking: no run.
  */
-function matchesNoRun(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog'>): boolean {
-  return Boolean(filter.workflowName?.includes('\u0000') || filter.catalog?.includes('\u0000'));
+function matchesNoRun(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog' | 'startedBy'>): boolean {
+  return Boolean(filter.workflowName?.includes('\u0000') || filter.catalog?.includes('\u0000') || filter.startedBy?.includes('\u0000'));
 }
 
 /** Temporal's token of the next page, and whether the query was the sorted form. */

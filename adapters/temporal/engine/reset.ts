@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import { StepNotCompletedError, StepNotFoundError } from '../../../core/domain/errors.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
+import { requestIdentity } from './identity.js';
 import type { TemporalCalls } from './calls.js';
 import { allHistoryEvents } from './historyReader.js';
 import { EventType, type HistoryEvent } from './proto.js';
@@ -80,6 +81,8 @@ export async function resetToStep(
    * that run is the latest of its id.
    */
   idempotency?: RequestIdempotency,
+  /** The API key resetting (identity.ts): Temporal records it on the new run's reset mark and the old run's terminate. */
+  identity?: string,
 ): Promise<PinnedRunRef> {
   const { workflowId, runId } = run;
   const point = await settledResetPoint(calls, run, stepName);
@@ -102,9 +105,9 @@ export async function resetToStep(
         namespace: calls.namespace,
         workflowExecution: { workflowId, runId },
         workflowTaskFinishEventId: point.workflowTaskFinishEventId ?? null,
-        reason: resetReasonWithStep(reason, stepName, idempotency && recordOf(idempotency)),
+        reason: resetReasonWithStep(reason, stepName, idempotency && recordOf(idempotency), identity),
         requestId: idempotency?.key ?? randomUUID(),
-        identity: calls.identity,
+        identity: requestIdentity(identity, calls.identity),
       }),
     { workflowId, runId },
   );

@@ -4,6 +4,7 @@ import { isInternalWorkflowType } from '../protocol.js';
 import { idempotencyOf } from './idempotencyMemo.js';
 import { localTracePathOf } from './traceMemo.js';
 import { rerunOfMemo } from './rerunMemo.js';
+import { startedByOf } from './startedByMemo.js';
 import type { WorkflowExecutionInfo } from './proto.js';
 import { runStatusOf } from './status.js';
 import { toDate } from './values.js';
@@ -24,6 +25,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
   const idempotency = idempotencyOf(info.memo?.fields);
   const localTracePath = status === 'running' ? undefined : localTracePathOf(info.memo?.fields);
   const rerunOf = rerunOfMemo(info.memo?.fields);
+  const startedBy = startedByOf(info.memo?.fields);
   return {
     workflowId,
     runId,
@@ -39,6 +41,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
     ...(idempotency ? { idempotency } : {}),
     ...(localTracePath ? { localTracePath } : {}),
     ...(rerunOf ? { rerunOf } : {}),
+    ...(startedBy === undefined ? {} : { startedBy }),
   };
 }
 

@@ -9,6 +9,7 @@ import type { TemporalCalls } from './calls.js';
 import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
 import { idempotencyMemo } from './idempotencyMemo.js';
 import { rerunMemo } from './rerunMemo.js';
+import { STARTED_BY_SEARCH_ATTRIBUTE, startedByKey, startedByMemo } from './startedByMemo.js';
 
 /**
  * The client's (internal) way to set a start's request id: Temporal answers a start retried with the same request id
@@ -65,6 +66,7 @@ export class RunStarter {
       closedAt: null,
       firstRunId: runId,
       ...(command.rerunOf ? { rerunOf: { workflowId: command.rerunOf.workflowId, runId: command.rerunOf.runId } } : {}),
+      ...(command.startedBy === undefined ? {} : { startedBy: command.startedBy }),
     };
   }
 
@@ -93,14 +95,15 @@ export class RunStarter {
             workflowIdConflictPolicy: 'FAIL',
             // A timed-out run ends timed_out, as on the embedded engine; continued runs inherit the limit.
             ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
-            ...(tagged ? { typedSearchAttributes: [{ key: catalogKey, value: command.catalog }] } : {}),
+            ...(tagged ? { typedSearchAttributes: searchAttributesOf(command) } : {}),
             // The worker delivers the callback (sandbox/runCallback.ts); the memo keeps it with the run through resets.
-            ...(command.callback || command.idempotency || command.rerunOf
+            ...(command.callback || command.idempotency || command.rerunOf || command.startedBy !== undefined
               ? {
                   memo: {
                     ...(command.callback ? { [CALLBACK_MEMO_KEY]: { url: command.callback.url, retryForMs: command.callback.retryForMs } } : {}),
                     ...(command.idempotency ? idempotencyMemo(command.idempotency) : {}),
                     ...(command.rerunOf ? rerunMemo(command.rerunOf) : {}),
+                    ...(command.startedBy === undefined ? {} : startedByMemo(command.startedBy)),
                   },
                 }
               : {}),
@@ -112,7 +115,7 @@ export class RunStarter {
     } catch (error) {
       if (!tagged || !isMissingCatalogAttribute(error)) throw error;
       this.catalogAttribute = false;
-      this.logger.warn(`Temporal namespace has no ${CATALOG_SEARCH_ATTRIBUTE} search attribute; runs start without it`, {
+      this.logger.warn(`Temporal namespace lacks the ${CATALOG_SEARCH_ATTRIBUTE} or ${STARTED_BY_SEARCH_ATTRIBUTE} search attribute; runs start without them`, {
         namespace: calls.namespace,
       });
       return this.startWorkflow(command, runTimeoutMs, false);
@@ -120,7 +123,14 @@ export class RunStarter {
   }
 }
 
+/** The run's search attributes: its catalog, and the API key that starts it. */
+function searchAttributesOf(command: StartCommand) {
+  const catalog = { key: catalogKey, value: command.catalog };
+  return command.startedBy === undefined ? [catalog] : [catalog, { key: startedByKey, value: command.startedBy }];
+}
+
 /** "Namespace … has no mapping defined for search attribute FlowgateCatalog" (INVALID_ARGUMENT). */
 function isMissingCatalogAttribute(error: unknown): boolean {
-  return grpcCodeOf(error) === GrpcCode.INVALID_ARGUMENT && messageChain(error).includes(CATALOG_SEARCH_ATTRIBUTE);
+  const message = messageChain(error);
+  return grpcCodeOf(error) === GrpcCode.INVALID_ARGUMENT && (message.includes(CATALOG_SEARCH_ATTRIBUTE) || message.includes(STARTED_BY_SEARCH_ATTRIBUTE));
 }

@@ -1,7 +1,9 @@
 import { cancelledRunFailure, type SerializedFailure } from '../../../core/domain/run.js';
-import { feedbackWaitStartedAttributes } from '../../../core/domain/history.js';
+import { feedbackWaitStartedAttributes, identityAttribute } from '../../../core/domain/history.js';
 import { CALLBACK_WORKFLOW_TYPE, FEEDBACK_SIGNAL, FEEDBACK_WAIT_MEMO_KEY, type FeedbackWaitMemo } from '../protocol.js';
 import { failureOf } from './failures.js';
+import { keyIdOfIdentity } from './identity.js';
+import { startedByOf } from './startedByMemo.js';
 import { EventType, enums, type HistoryEvent } from './proto.js';
 import { parseResetReason, withoutKeyRecord } from './resetReason.js';
 import type { MappedEvent } from './stepEvents.js';
@@ -36,6 +38,8 @@ export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
           input: decodeForDisplay(attributes?.input),
           ...(continuedFromRunId ? { continuedFromRunId } : {}),
           ...(parentWorkflowId ? { parentWorkflowId } : {}),
+          // Who started the chain (its memo); its continuations were started by the workflow itself.
+          ...identityAttribute(continuedFromRunId ? undefined : startedByOf(attributes?.memo?.fields)),
         },
       };
     }
@@ -47,7 +51,7 @@ export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
       return { type: 'workflow_cancelled', attributes: {} };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
       // A run a reset terminated carries the reset's reason: its key record is flowgate's, not the client's.
-      return { type: 'workflow_terminated', attributes: { reason: withoutKeyRecord(raw.workflowExecutionTerminatedEventAttributes?.reason ?? '') } };
+      return terminatedEvent(raw);
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
       return { type: 'workflow_timed_out', attributes: {} };
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW: {
@@ -58,7 +62,7 @@ export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
       };
     }
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED:
-      return { type: 'workflow_cancel_requested', attributes: {} };
+      return { type: 'workflow_cancel_requested', attributes: identityAttribute(keyIdOfIdentity(raw.workflowExecutionCancelRequestedEventAttributes?.identity)) };
     case EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED:
       return resetEvent(raw);
     case EventType.EVENT_TYPE_TIMER_STARTED: {
@@ -73,7 +77,10 @@ export function mapWorkflowEvent(raw: HistoryEvent): MappedEvent | undefined {
       const attributes = raw.workflowExecutionSignaledEventAttributes;
       // Other signals (anything sent from outside flowgate) are not part of the neutral history.
       if (attributes?.signalName !== FEEDBACK_SIGNAL) return undefined;
-      return { type: 'signal_received', attributes: { signalName: 'feedback', payload: decodeForDisplay(attributes.input) } };
+      return {
+        type: 'signal_received',
+        attributes: { signalName: 'feedback', payload: decodeForDisplay(attributes.input), ...identityAttribute(keyIdOfIdentity(attributes.identity)) },
+      };
     }
     default:
       return mapChildEvent(raw);
@@ -127,8 +134,19 @@ function feedbackWaitStarted(raw: HistoryEvent): MappedEvent | undefined {
 function resetEvent(raw: HistoryEvent): MappedEvent | undefined {
   const attributes = raw.workflowTaskFailedEventAttributes;
   if (attributes?.cause !== enums.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW) return undefined;
-  const { reason, stepName } = parseResetReason(attributes.failure?.message ?? '');
-  return { type: 'workflow_reset', attributes: { reason, ...(stepName ? { stepName } : {}), resetFromRunId: attributes.baseRunId ?? '' } };
+  const { reason, stepName, keyId } = parseResetReason(attributes.failure?.message ?? '');
+  return {
+    type: 'workflow_reset',
+    attributes: { reason, ...(stepName ? { stepName } : {}), resetFromRunId: attributes.baseRunId ?? '', ...identityAttribute(keyId) },
+  };
+}
+
+/** A terminate names its key in its identity; the run a reset terminated, in the reset's reason it carries. */
+function terminatedEvent(raw: HistoryEvent): MappedEvent {
+  const attributes = raw.workflowExecutionTerminatedEventAttributes;
+  const reason = attributes?.reason ?? '';
+  const keyId = keyIdOfIdentity(attributes?.identity) ?? parseResetReason(reason).keyId;
+  return { type: 'workflow_terminated', attributes: { reason: withoutKeyRecord(reason), ...identityAttribute(keyId) } };
 }
 
 function childIds(execution: { workflowId?: string | null; runId?: string | null } | null | undefined): Record<string, string> {

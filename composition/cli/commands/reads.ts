@@ -53,8 +53,8 @@ export const listCommand = apiCommand({
 
 export const runsCommand = apiCommand({
   name: 'runs',
-  summary: 'runs, newest first, filtered by workflow, catalog and status',
-  synopsis: '[--workflow NAME] [--catalog C] [--status S] [--limit N] [--page-token T]',
+  summary: 'runs, newest first, filtered by workflow, catalog, status and starter',
+  synopsis: '[--workflow NAME] [--catalog C] [--status S] [--started-by KEY] [--limit N] [--page-token T]',
   description: [
     'Lists runs newest first (GET /workflow/runs) as a table: workflow id, run id, workflow, status, start, duration.',
     'A last line gives the --page-token of the next page when there is one.',
@@ -63,6 +63,7 @@ export const runsCommand = apiCommand({
     workflow: { type: 'string', value: 'NAME', description: "only this workflow's runs" },
     catalog: { type: 'string', value: 'C', description: "only this catalog's runs" },
     status: { type: 'string', value: 'S', description: 'only runs in this status: running, completed, failed, cancelled, terminated, timed_out, continued_as_new' },
+    'started-by': { type: 'string', value: 'KEY', description: 'only runs started with this API key (its id)' },
     limit: { type: 'string', value: 'N', description: 'runs per page, 1 to 1000 (default 100)' },
     'page-token': { type: 'string', value: 'T', description: 'the page after the one that gave this token' },
   },
@@ -71,6 +72,7 @@ export const runsCommand = apiCommand({
       workflowName: textOption(values.workflow, 'workflow'),
       catalog: textOption(values.catalog, 'catalog'),
       status: textOption(values.status, 'status'),
+      startedBy: textOption(values['started-by'], 'started-by'),
       limit: integerOption(values.limit, 'limit', 1, 1000),
       pageToken: textOption(values['page-token'], 'page-token'),
     };

@@ -20,6 +20,8 @@ export function renderStatus(view: RunStatusView, now: number = Date.now()): str
     ['startedAt', view.startedAt],
     ['closedAt', view.closedAt ?? '-'],
     ['duration', `${duration(between(view.startedAt, view.closedAt, now))}${view.closedAt ? '' : ' so far'}`],
+    // Only for a run an API key started (docs/security.md, Who did what).
+    ...(view.startedBy === undefined ? [] : [['startedBy', view.startedBy] as [string, string]]),
   ]);
 }
 

@@ -86,10 +86,40 @@ test('a DATA_DIR that is a file, a database that is not one, a database of a new
     const before = readFileSync(join(newer, DATABASE_FILE));
     const refused = await rejection(openSqliteStore(storeOptions(newer)));
     assert.instance(refused, DataDirectoryError);
-    assert.match((refused as Error).message, /was written by a newer flowgate \(schema version 99; this flowgate reads up to 1\)/);
+    assert.match((refused as Error).message, /was written by a newer flowgate \(schema version 99; this flowgate reads up to 2\)/);
     assert.ok(readFileSync(join(newer, DATABASE_FILE)).equals(before), 'never migrated down');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a data directory of schema version 1 opens migrated: its runs as they were, starters recorded and filtered from then on', async () => {
+  const h = await durableHarness([sleepy]);
+  try {
+    const before = await h.run(sleepy, { text: 'kept' }, 'before-upgrade');
+    h.engine.close();
+    // The database as the flowgate before the starter column wrote it.
+    const { DatabaseSync } = await loadSqlite();
+    const raw = new DatabaseSync(join(h.dataDir, DATABASE_FILE));
+    raw.exec('DROP INDEX runs_by_starter; ALTER TABLE runs DROP COLUMN started_by; PRAGMA user_version = 1');
+    raw.close();
+    await h.restart();
+    const kept = await h.engine.describe(before);
+    assert.is(kept.status, 'running');
+    assert.not.ok('startedBy' in kept, 'a run from before names no starter');
+    const after = await h.engine.start({ workflowName: 'sleepy', catalog: 'main', workflowId: 'after-upgrade', input: { text: 'new' }, startedBy: 'ci' });
+    assert.is((await h.engine.describe(after)).startedBy, 'ci');
+    const listed = await h.engine.listRuns({ startedBy: 'ci', limit: 10 });
+    assert.equal(listed.runs.map((run) => run.workflowId), ['after-upgrade']);
+    await h.restart();
+    assert.is((await h.engine.describe(after)).startedBy, 'ci', 'kept across a restart');
+    assert.is((await h.outcome(before)).run.status, 'completed', 'the run from before finishes');
+    h.engine.close();
+    const check = new DatabaseSync(join(h.dataDir, DATABASE_FILE), { readOnly: true });
+    assert.is((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, 2);
+    check.close();
+  } finally {
+    h.close();
   }
 });
 

@@ -43,6 +43,8 @@ export interface RunRow {
   output: string | null;
   failure: string | null;
   continued_to: string | null;
+  /** Schema version 2; undefined in rows read before the migration ran (never, once opened). */
+  started_by?: string | null;
 }
 
 /** What a run row's `details` holds: the small, rarely read parts of its description, and its callback. */
@@ -146,6 +148,7 @@ export function runRowValues(description: RunDescription, sequence: number, chai
     payloadText(input),
     // A chain's first run is its own chain's input; the others carry the first run's (it may be gone).
     description.firstRunId === description.runId ? null : payloadText(chainInput),
+    description.startedBy ?? null,
   ];
 }
 
@@ -165,6 +168,7 @@ export function descriptionOf(row: RunRow): RunDescription {
     ...(details.root ? { root: details.root } : {}),
     ...(details.idempotency ? { idempotency: details.idempotency } : {}),
     ...(details.rerunOf ? { rerunOf: details.rerunOf } : {}),
+    ...(row.started_by === null || row.started_by === undefined ? {} : { startedBy: row.started_by }),
   };
 }
 

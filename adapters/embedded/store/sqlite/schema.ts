@@ -4,14 +4,15 @@ import type { DatabaseSync } from 'node:sqlite';
  * The schema version this flowgate writes (PRAGMA user_version). A database with a higher one was written by a newer
  * flowgate: it is refused, never migrated down. Version 0 is a new, empty file.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * One row per run, its history events and its commands beside it, keyed by the run's insertion number (`seq`, the
  * tie-breaker of "newest first"). Payloads are JSON text, as the engine keeps them. The indexes serve what the API
  * asks: the latest run of an id, runs lists filtered by workflow name, status or catalog and paged newest first,
  * the open runs at start, and the closed runs past their retention. The Idempotency-Keys of feedback, terminate and
- * reset are kept beside them (`control_keys`), written in the commit of what they did.
+ * reset are kept beside them (`control_keys`), written in the commit of what they did. Version 2 added the runs'
+ * starter (`started_by`).
  */
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -32,7 +33,8 @@ CREATE TABLE runs (
   chain_input TEXT,
   output TEXT,
   failure TEXT,
-  continued_to TEXT
+  continued_to TEXT,
+  started_by TEXT
 );
 CREATE INDEX runs_by_workflow_id ON runs (workflow_id, seq);
 CREATE INDEX runs_by_start ON runs (started_at, seq);
@@ -41,6 +43,7 @@ CREATE INDEX runs_by_name_and_status ON runs (workflow_name, status, started_at,
 CREATE INDEX runs_by_status ON runs (status, started_at, seq);
 CREATE INDEX runs_by_catalog ON runs (catalog, started_at, seq);
 CREATE INDEX runs_by_close ON runs (closed_at) WHERE closed_at IS NOT NULL;
+CREATE INDEX runs_by_starter ON runs (started_by, started_at, seq) WHERE started_by IS NOT NULL;
 CREATE TABLE events (
   run_seq INTEGER NOT NULL,
   event_id INTEGER NOT NULL,
@@ -79,9 +82,19 @@ export type SchemaCheck = { kind: 'ready' } | { kind: 'newer'; version: number }
 export function prepareSchema(db: DatabaseSync): SchemaCheck {
   const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
   if (version > SCHEMA_VERSION) return { kind: 'newer', version };
-  if (version === 0) {
-    db.exec(SCHEMA);
-    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-  }
+  if (version === SCHEMA_VERSION) return { kind: 'ready' };
+  if (version === 0) db.exec(SCHEMA);
+  else for (const migration of MIGRATIONS.slice(version - 1)) db.exec(migration);
+  db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   return { kind: 'ready' };
 }
+
+/**
+ * What takes a database of version n to n + 1 (`MIGRATIONS[n - 1]`), run in order inside the opening transaction: a
+ * data directory of an older flowgate opens with its runs as they were.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 2: the API key that started a run (docs/security.md, Who did what), filterable by GET /workflow/runs?startedBy=.
+  `ALTER TABLE runs ADD COLUMN started_by TEXT;
+   CREATE INDEX runs_by_starter ON runs (started_by, started_at, seq) WHERE started_by IS NOT NULL;`,
+];

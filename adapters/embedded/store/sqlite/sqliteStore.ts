@@ -153,6 +153,10 @@ export class SqliteStore implements EngineStore {
       conditions.push('status = ?');
       values.push(query.status);
     }
+    if (query.startedBy !== undefined) {
+      conditions.push('started_by = ?');
+      values.push(query.startedBy);
+    }
     if (query.after) {
       conditions.push('(started_at, seq) < (?, ?)');
       values.push(bounded(query.after.startedAt), bounded(query.after.sequence));
@@ -342,7 +346,7 @@ export class SqliteStore implements EngineStore {
     const seq = record.sequence;
     if (!written.row) {
       this.statement(
-        'INSERT INTO runs (seq, run_id, workflow_id, workflow_name, catalog, status, started_at, first_run_id, chain_started_at, keyed, details, input, chain_input) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO runs (seq, run_id, workflow_id, workflow_name, catalog, status, started_at, first_run_id, chain_started_at, keyed, details, input, chain_input, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ).run(...runRowValues(record.description, seq, record.chainStartedAt, record.input, record.chainInput, record.callback));
     }
     const events = record.history.events;
