@@ -14,7 +14,7 @@ export class HistoryTable {
       'table',
       { class: 'history' },
       h('caption', { class: 'visually-hidden' }, 'History events, oldest first'),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'At'), h('th', { scope: 'col' }, 'Event'), h('th', { scope: 'col' }, 'Step'), h('th', { scope: 'col' }, 'Attributes'))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'At'), h('th', { scope: 'col' }, 'Event'), h('th', { scope: 'col' }, 'Step'), h('th', { scope: 'col' }, 'By'), h('th', { scope: 'col' }, 'Attributes'))),
       this.body,
     ),
   );
@@ -23,7 +23,9 @@ export class HistoryTable {
 
   append(event: HistoryEvent): void {
     const offset = Date.parse(event.time) - this.startedAt();
-    const summary = JSON.stringify(event.attributes);
+    // Who made the change (docs/security.md, Who did what) has a column of its own.
+    const { identity, ...attributes } = event.attributes;
+    const summary = JSON.stringify(attributes);
     this.body.append(
       h(
         'tr',
@@ -33,6 +35,7 @@ export class HistoryTable {
         h('td', { title: event.time }, offset < 0 ? `−${formatDuration(-offset)}` : `+${formatDuration(offset)}`),
         h('td', {}, h('code', {}, event.type)),
         h('td', {}, event.stepName ?? ''),
+        h('td', { class: 'identity' }, typeof identity === 'string' ? identity : ''),
         h('td', { class: 'attributes' }, summary === '{}' ? '' : summary.length > SUMMARY_CHARS ? `${summary.slice(0, SUMMARY_CHARS)}…` : summary),
       ),
     );

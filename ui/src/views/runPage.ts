@@ -109,6 +109,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
         fact('Workflow', router.link(`runs?workflowName=${encodeURIComponent(status.workflowName)}`, {}, status.workflowName)),
         fact('Catalog', status.catalog),
         fact('Started', formatTime(status.startedAt)),
+        ...(status.startedBy === undefined ? [] : [fact('Started by', status.startedBy, 'started-by-fact')]),
         fact('Closed', status.closedAt ? formatTime(status.closedAt) : 'still running'),
         fact('Duration', duration),
         ...(status.rerunOf ? [fact('Rerun of', router.link(runHref(status.rerunOf.workflowId, status.rerunOf.runId), {}, `${status.rerunOf.workflowId} · ${status.rerunOf.runId}`))] : []),

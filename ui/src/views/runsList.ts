@@ -71,7 +71,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
         'table',
         { class: 'runs-table' },
         h('caption', { class: 'visually-hidden' }, 'Runs, newest first'),
-        h('thead', {}, h('tr', {}, ...['Workflow id', 'Run', 'Workflow', 'Catalog', 'Status', 'Started', 'Duration'].map((name) => h('th', { scope: 'col' }, name)))),
+        h('thead', {}, h('tr', {}, ...['Workflow id', 'Run', 'Workflow', 'Catalog', 'Status', 'Started', 'Duration', 'Started by'].map((name) => h('th', { scope: 'col' }, name)))),
         body,
       ),
     ),
@@ -114,9 +114,10 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
         h('td', {}, h('span', { class: `badge status-${run.status}` }, statusLabel(run.status))),
         h('td', {}, formatTime(run.startedAt)),
         h('td', {}, formatDuration(end - Date.parse(run.startedAt))),
+        h('td', {}, run.startedBy ?? ''),
       );
       fragment.append(row);
-      return { key, row, text: `${run.workflowId} ${run.runId} ${run.workflowName} ${run.catalog} ${run.status}`.toLowerCase() };
+      return { key, row, text: `${run.workflowId} ${run.runId} ${run.workflowName} ${run.catalog} ${run.status} ${run.startedBy ?? ''}`.toLowerCase() };
     });
     body.replaceChildren(fragment);
     if (focusedKey) (body.querySelector(`[data-run-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus();
