@@ -8,6 +8,7 @@ import type {
   CallOptions,
   FeedbackResponse,
   Health,
+  KeyDescription,
   HistoryPage,
   HistoryQuery,
   InputView,
@@ -175,6 +176,11 @@ export class FlowgateClient {
       if ((error as { status?: unknown }).status === 503 && body?.status === 'unavailable') return body;
       throw error;
     }
+  }
+
+  /** GET /auth/key: the calling key's id, scopes, limits and expiry, and what it may do (`can`). */
+  describeKey(options: CallOptions = {}): Promise<KeyDescription> {
+    return this.read('/auth/key', options);
   }
 
   /** GET /health */

@@ -9,6 +9,7 @@ import type {
   ErrorBodySchema,
   FeedbackResponseSchema,
   HealthSchema,
+  KeyDescriptionSchema,
   HistoryDoneSchema,
   HistoryEventSchema,
   HistoryPageSchema,
@@ -76,6 +77,8 @@ export type BulkControlResponse = z.output<typeof BulkControlResponseSchema>;
 export type TraceLog = z.output<typeof TraceLogSchema>;
 export type Readiness = z.output<typeof ReadinessSchema>;
 export type Health = z.output<typeof HealthSchema>;
+/** GET /auth/key: what the calling API key may do (docs/security.md). */
+export type KeyDescription = z.output<typeof KeyDescriptionSchema>;
 export type ErrorBody = z.output<typeof ErrorBodySchema>;
 export type ValidationIssue = z.output<typeof ValidationIssueSchema>;
 

@@ -198,7 +198,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     state.route = route;
     // Before the body is read and the engine asked: a key without the scope costs nothing more.
     if (state.key) {
-      requireScope(state.key, route.scope!, `${route.method} ${route.path}`);
+      if (route.scope !== 'any') requireScope(state.key, route.scope!, `${route.method} ${route.path}`);
       context.actFor(state.key);
     }
     if (route.deprecated && !config.deprecatedEndpoints) {

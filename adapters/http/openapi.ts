@@ -117,7 +117,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
       tags: [...route.tags],
       ...(route.deprecated ? { deprecated: true } : {}),
       // OpenAPI 3.1 lets a bearer scheme's requirement name roles: here, the scope an API key needs (docs/security.md).
-      security: route.public ? [] : [{ bearerAuth: [route.scope!] }],
+      security: route.public ? [] : [{ bearerAuth: route.scope === 'any' ? [] : [route.scope!] }],
       parameters: [...pathParameters(route), ...queryParameters(route), ...headerParameters(route)],
     };
     if (route.body) {
@@ -177,7 +177,7 @@ function documentedResponses(route: Route): Record<number, ResponseDoc> {
   };
   if (hasInput) addOrMerge(400, RESPONSES.badRequest);
   if (!route.public) addOrMerge(401, RESPONSES.unauthorized);
-  if (!route.public) addOrMerge(403, forbidden(route));
+  if (!route.public && route.scope !== 'any') addOrMerge(403, forbidden(route));
   if (route.deprecated) addOrMerge(410, RESPONSES.gone);
   if (route.body) {
     addOrMerge(413, RESPONSES.payloadTooLarge);

@@ -108,6 +108,9 @@ export interface BodySpec<B extends z.ZodType> {
   optional?: boolean;
 }
 
+/** The scope a route needs, or `any` for a route every valid key may call. */
+export type RouteScope = Scope | 'any';
+
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   method: HttpMethod;
   path: string;
@@ -119,9 +122,10 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   public?: boolean;
   /**
    * The scope an API key needs (docs/security.md). @default `read` for GET; every other method must name one, so a
-   * new endpoint that changes something is never open to a read-only key by omission.
+   * new endpoint that changes something is never open to a read-only key by omission. `any`: a valid key of any
+   * scope (a key asking what it may do).
    */
-  scope?: Scope;
+  scope?: RouteScope;
   deprecated?: DeprecationDoc;
   params?: P;
   query?: Q;
@@ -143,7 +147,7 @@ export interface Route {
   tags: readonly string[];
   public: boolean;
   /** What a key needs; undefined for a public route. */
-  scope: Scope | undefined;
+  scope: RouteScope | undefined;
   deprecated?: DeprecationDoc;
   params: z.ZodType;
   query: z.ZodType;

@@ -1,7 +1,7 @@
 import { getHistory } from './handlers/history.js';
 import { bulkControl, resetRun, stopRun, terminateRun } from './handlers/control.js';
 import { getInput, getResult, getStatus, getTraceLog, listRuns } from './handlers/runs.js';
-import { health, metricsExposition, openApiDocument, readiness } from './handlers/system.js';
+import { health, keyDescription, metricsExposition, openApiDocument, readiness } from './handlers/system.js';
 import { bulkRerun, rerunRun } from './handlers/rerun.js';
 import { BulkRerunResponseSchema, RerunResponseSchema } from './schemas/operations.js';
 import { BulkRerunBodySchema, RerunBodySchema } from './schemas/requests.js';
@@ -23,6 +23,7 @@ import {
   BulkControlResponseSchema,
   FeedbackResponseSchema,
   HealthSchema,
+  KeyDescriptionSchema,
   OpenApiDocumentSchema,
   ReadinessSchema,
   StartResponseSchema,
@@ -320,6 +321,18 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
         304: { description: 'Not modified: the copy `If-None-Match` names is this document.', headers: ['ETag'] },
       },
       handle: ({ headers }, context) => openApiDocument(headers, context),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/auth/key',
+      operationId: 'describeKey',
+      scope: 'any',
+      summary: 'What the calling API key may do',
+      description:
+        "The key's id, scopes, catalog and workflow limits and expiry (never its secret), and whether it holds each scope (docs/security.md). Any valid key may ask, whatever its scopes; with authentication off the answer says so and allows everything.",
+      tags: ['system'],
+      responses: { 200: success(KeyDescriptionSchema, 'The calling key.') },
+      handle: (_input, context) => keyDescription(context),
     }),
     defineRoute({
       method: 'GET',

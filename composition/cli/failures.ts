@@ -41,7 +41,7 @@ function describeApiError(error: FlowgateApiError): string {
     return `${what}${error.requestId ? ` (request id ${error.requestId})` : ''}; is --url (or FLOWGATE_URL) the API's address?`;
   }
   const firstLine = error.message.split('\n')[0]!;
-  const hint = error.status === 401 ? '; give the token with --token or FLOWGATE_TOKEN' : '';
+  const hint = error.status === 401 ? '; give the token with --token or FLOWGATE_TOKEN' : error.status === 403 ? '; `flowgate whoami` shows what this key may do' : '';
   return `${firstLine} (HTTP ${error.status}${error.requestId ? `, request id ${error.requestId}` : ''})${hint}`;
 }
 

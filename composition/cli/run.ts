@@ -6,7 +6,7 @@ import { workerCommand } from './worker.js';
 import { devCommand } from './dev.js';
 import { keysCommand } from './keys.js';
 import { resultCommand, runCommand, startCommand } from './commands/runs.js';
-import { historyCommand, inputCommand, listCommand, runsCommand, statusCommand, traceCommand } from './commands/reads.js';
+import { historyCommand, inputCommand, listCommand, runsCommand, statusCommand, traceCommand, whoamiCommand } from './commands/reads.js';
 import { followCommand } from './commands/follow.js';
 import { feedbackCommand, rerunCommand, resetCommand, stopCommand, terminateCommand } from './commands/controls.js';
 
@@ -31,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   resetCommand,
   feedbackCommand,
   rerunCommand,
+  whoamiCommand,
 ];
 
 /** Runs one command line; resolves with the exit code. Every mistake is one line on stderr, never a stack. */

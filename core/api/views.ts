@@ -5,6 +5,9 @@ import type { RunStatus, TerminalStatus } from '../domain/status.js';
 import type { SerializedFailure } from '../domain/run.js';
 import type { TraceDestinations, TraceRecord } from '../domain/trace.js';
 
+/** GET /auth/key (docs/security.md). */
+export type { KeyDescription } from '../domain/access.js';
+
 /**
  * What a call that changes something answers: `answer` is its response; `expiresAt` is set when the call carried an
  * idempotency key (IdempotencyOptions) and says until when a retry with that key gets this same answer.

@@ -58,6 +58,39 @@ export function requireScope(key: AccessKey, scope: Scope, what: string): void {
   throw new ForbiddenError(`API key "${key.id}" lacks the "${scope}" scope, which ${what} needs (it has: ${key.scopes.join(', ')}).`);
 }
 
+/**
+ * What the calling key may do, as GET /auth/key answers it (docs/security.md): its id, scopes, limits and expiry
+ * (never its secret), and `can`, each scope's answer with `admin` counted in, so a client need not know that rule.
+ * Without authentication there is no key, and everything is allowed.
+ */
+export interface KeyDescription {
+  authentication: 'on' | 'off';
+  key: {
+    id: string;
+    scopes: Scope[];
+    catalogs: string[] | null;
+    workflows: string[] | null;
+    expiresAt: string | null;
+  } | null;
+  can: Record<Scope, boolean>;
+}
+
+export function describeKey(access: Access): KeyDescription {
+  const can = Object.fromEntries(SCOPES.map((scope) => [scope, access === undefined || hasScope(access, scope)])) as Record<Scope, boolean>;
+  if (access === undefined) return { authentication: 'off', key: null, can };
+  return {
+    authentication: 'on',
+    key: {
+      id: access.id,
+      scopes: [...access.scopes],
+      catalogs: access.catalogs ? [...access.catalogs] : null,
+      workflows: access.workflows ? [...access.workflows] : null,
+      expiresAt: access.expiresAt ? access.expiresAt.toISOString() : null,
+    },
+    can,
+  };
+}
+
 /** Whether the key is limited to some catalogs or workflows (an unlimited key skips every per-run check). */
 export function isLimited(access: Access): access is AccessKey {
   return access !== undefined && (access.catalogs !== undefined || access.workflows !== undefined);

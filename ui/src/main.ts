@@ -5,6 +5,7 @@ import type { Route } from './routes.js';
 import { Router } from './router.js';
 import { TokenKeeper } from './token.js';
 import type { Page, PageEnv } from './views/page.js';
+import { KeyAccess } from './keyAccess.js';
 import { latestRunPage, runPage } from './views/runPage.js';
 import { runsListPage } from './views/runsList.js';
 import { startRunPage } from './views/startRun.js';
@@ -23,7 +24,8 @@ for (const link of document.querySelectorAll<HTMLLinkElement>('head link[href]')
 const tokens = new TokenKeeper();
 const router = new Router(root);
 const notices = new Notices();
-const env: PageEnv = { api: new Api(apiBase, tokens), router, notices };
+const api = new Api(apiBase, tokens);
+const env: PageEnv = { api, access: new KeyAccess(api, tokens), router, notices };
 
 const forget = h('button', { type: 'button', class: 'secondary small' }, 'Forget token');
 forget.addEventListener('click', () => {

@@ -1,3 +1,4 @@
+import { describeKey } from '../../../core/domain/access.js';
 import type { RouteContext, RouteResult } from '../route.js';
 import { causeChain } from '../errors.js';
 import { matchesEtag } from '../etag.js';
@@ -28,6 +29,11 @@ export async function readiness(context: RouteContext): Promise<RouteResult> {
 /** GET /health: liveness; answering at all is the signal. */
 export async function health(): Promise<RouteResult> {
   return { kind: 'json', status: 200, body: { status: 'ok' } };
+}
+
+/** GET /auth/key: what the calling key may do (docs/security.md); any valid key may ask, whatever its scopes. */
+export async function keyDescription(context: RouteContext): Promise<RouteResult> {
+  return { kind: 'json', status: 200, body: describeKey(context.key) };
 }
 
 /** GET /openapi.json: a client that has this document (`If-None-Match` names its tag) gets a 304 instead. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AnyJsonSchema, RunIdSchema, TimestampSchema, WorkflowIdSchema } from './common.js';
+import { SCOPES } from '../../../core/domain/access.js';
+import { AnyJsonSchema, CatalogNameSchema, KeyIdSchema, RunIdSchema, TimestampSchema, WorkflowIdSchema, WorkflowNameSchema } from './common.js';
 import { SerializedFailureSchema } from './results.js';
 import { RerunOfSchema } from './runs.js';
 
@@ -98,6 +99,28 @@ export const ReadinessSchema = z
   .meta({ title: 'Readiness' });
 
 export const HealthSchema = z.strictObject({ status: z.literal('ok') }).meta({ title: 'Health' });
+
+const ScopeSchema = z.enum(SCOPES);
+
+/** GET /auth/key (docs/security.md): what the calling API key may do. */
+export const KeyDescriptionSchema = z
+  .strictObject({
+    authentication: z.enum(['on', 'off']).meta({ description: '`off`: the server asks for no key, and every call is allowed.' }),
+    key: z
+      .strictObject({
+        id: KeyIdSchema,
+        scopes: z.array(ScopeSchema),
+        catalogs: z.array(CatalogNameSchema).nullable().meta({ description: 'The only catalogs it may use; null: every catalog.' }),
+        workflows: z.array(WorkflowNameSchema).nullable().meta({ description: 'The only workflows it may use; null: every workflow.' }),
+        expiresAt: TimestampSchema.nullable().meta({ description: 'After this it authenticates nothing; null: it does not expire.' }),
+      })
+      .nullable()
+      .meta({ description: 'The key the call authenticated with; null when authentication is off. Never its secret.' }),
+    can: z
+      .strictObject(Object.fromEntries(SCOPES.map((scope) => [scope, z.boolean()])) as Record<(typeof SCOPES)[number], z.ZodBoolean>)
+      .meta({ description: 'Whether the key holds each scope, `admin` counted in (it holds them all); all true when authentication is off.' }),
+  })
+  .meta({ title: 'KeyDescription' });
 
 /** The OpenAPI document itself: any JSON object. */
 export const OpenApiDocumentSchema = z.record(z.string(), z.unknown()).meta({ title: 'OpenApiDocument' });

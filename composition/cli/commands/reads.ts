@@ -1,3 +1,4 @@
+import { renderKeyDescription } from '../render/keys.js';
 import { textOption } from '../command.js';
 import { renderHistoryPage, renderRunList, renderStatus, renderWorkflowList } from '../render/runs.js';
 import { prettyJson } from '../render/text.js';
@@ -123,6 +124,23 @@ export const traceCommand = apiCommand({
     const log = await session.client.traceLog(workflowId!, runId);
     if (session.json) session.printJson(log);
     else session.print(renderTraceTimeline(log));
+    return 0;
+  },
+});
+
+export const whoamiCommand = apiCommand({
+  name: 'whoami',
+  summary: 'the API key in use: its id, scopes, limits, and what it may do',
+  synopsis: '',
+  description: [
+    'Asks the server what the key given with --token (or FLOWGATE_TOKEN) may do (GET /auth/key): its id, scopes,',
+    'catalog and workflow limits and expiry, never its secret. With authentication off it says so.',
+  ].join('\n'),
+  options: {},
+  async run(session) {
+    const description = await session.client.describeKey();
+    if (session.json) session.printJson(description);
+    else session.print(renderKeyDescription(description));
     return 0;
   },
 });

@@ -1,3 +1,4 @@
+import type { KeyAccess } from '../keyAccess.js';
 import type { Api } from '../api.js';
 import type { Notices } from '../notices.js';
 import type { Router } from '../router.js';
@@ -5,6 +6,8 @@ import type { Router } from '../router.js';
 /** What every page gets. */
 export interface PageEnv {
   api: Api;
+  /** What the key in use may do: the pages offer only the actions it allows. */
+  access: KeyAccess;
   router: Router;
   notices: Notices;
 }

@@ -1,4 +1,5 @@
-import type { RunRefView, RunStatusView, TerminateView } from '../../../core/api/views.js';
+import type { KeyDescription, RunRefView, RunStatusView, TerminateView } from '../../../core/api/views.js';
+import { allows, missingActions } from '../keyAccess.js';
 import { ApiError, runPath, type Api } from '../api.js';
 import { confirmAction } from '../dialogs.js';
 import { h } from '../dom.js';
@@ -11,6 +12,8 @@ export interface ActionContext {
   api: Api;
   router: Router;
   notices: Notices;
+  /** What the key in use may do; undefined while unknown (every action offered, the server decides). */
+  key?: KeyDescription | undefined;
 }
 
 /**
@@ -19,22 +22,27 @@ export interface ActionContext {
  * false: the run waits for feedback, and the page shows Send feedback beside that (feedbackButton).
  */
 export function actionBar(context: ActionContext, run: RunStatusView, options: { feedbackHere?: boolean } = {}): HTMLElement {
-  const running = run.status === 'running';
+  const control = run.status === 'running' && allows(context.key, 'control');
+  const why = missingActions(context.key);
   return h(
     'div',
     { class: 'actions', role: 'group', 'aria-label': 'Run actions' },
-    running ? h('button', { type: 'button', onclick: () => void stop(context, run) }, 'Stop…') : null,
-    running ? h('button', { type: 'button', class: 'danger', onclick: () => void terminate(context, run) }, 'Terminate…') : null,
-    running && options.feedbackHere !== false ? feedbackButton(context, run) : null,
-    h('button', { type: 'button', onclick: () => void rerunAction(context, run) }, 'Rerun…'),
+    control ? h('button', { type: 'button', onclick: () => void stop(context, run) }, 'Stop…') : null,
+    control ? h('button', { type: 'button', class: 'danger', onclick: () => void terminate(context, run) }, 'Terminate…') : null,
+    control && options.feedbackHere !== false ? feedbackButton(context, run) : null,
+    allows(context.key, 'start') ? h('button', { type: 'button', onclick: () => void rerunAction(context, run) }, 'Rerun…') : null,
+    why ? h('p', { class: 'hint missing-actions' }, why) : null,
   );
 }
 
-export function feedbackButton(context: ActionContext, run: RunStatusView): HTMLButtonElement {
+/** Send feedback, or nothing for a key without the control scope (the action bar says why). */
+export function feedbackButton(context: ActionContext, run: RunStatusView): HTMLButtonElement | null {
+  if (!allows(context.key, 'control')) return null;
   return h('button', { type: 'button', onclick: () => void feedback(context, run) }, 'Send feedback…');
 }
 
-export function resetButton(context: ActionContext, run: RunStatusView, stepName: string): HTMLButtonElement {
+export function resetButton(context: ActionContext, run: RunStatusView, stepName: string): HTMLElement {
+  if (!allows(context.key, 'control')) return h('p', { class: 'hint' }, `A reset needs the "control" scope, which API key "${context.key?.key?.id}" lacks.`);
   return h('button', { type: 'button', onclick: () => void reset(context, run, stepName) }, `Reset to after ${stepName}…`);
 }
 
@@ -114,6 +122,8 @@ async function answered(context: ActionContext, action: () => Promise<void>): Pr
   try {
     await action();
   } catch (error) {
-    context.notices.show(error instanceof ApiError ? error.describe() : String(error), 'error');
+    // A refusal (403) is the server's own sentence naming the scope or limit the key lacks.
+    const said = error instanceof ApiError ? error.describe() : String(error);
+    context.notices.show(error instanceof ApiError && error.status === 403 ? `Refused: ${said}` : said, 'error');
   }
 }

@@ -62,6 +62,13 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
   const historyCount = h('p', { class: 'hint' });
   const history = new HistoryTable(() => (status ? Date.parse(status.startedAt) : 0));
   const context: ActionContext = { api, router, notices };
+  // The actions the key may take; drawn again once known (until then every action shows, and the server decides).
+  void env.access.describe().then((key) => {
+    context.key = key;
+    drawnActions = '';
+    renderActions();
+    renderStepDetails();
+  });
   const timeline = new TimelineView({
     router,
     onSelect: (row) => {

@@ -39,6 +39,15 @@ export function startRunPage(env: PageEnv, initial: { workflowName: string | und
   const jsonId = uniqueId('input-json');
   const jsonEditor = h('textarea', { id: jsonId, name: 'input', rows: 10, spellcheck: 'false', class: 'code' });
   const schemaBox = h('div');
+  const startButton = h('button', { type: 'submit' }, 'Start run');
+  const cannotStart = h('p', { class: 'hint cannot-start', hidden: true });
+  // A key without the start scope reads the form but cannot send it; the page says so instead of a refusal later.
+  void env.access.describe().then((key) => {
+    if (key?.key == null || key.can.start) return;
+    startButton.disabled = true;
+    cannotStart.hidden = false;
+    cannotStart.textContent = `API key "${key.key.id}" (scopes: ${key.key.scopes.join(', ')}) cannot start runs: that needs the "start" scope.`;
+  });
   const startForm = h(
     'form',
     { class: 'start-form', 'aria-label': 'Start a run' },
@@ -46,7 +55,8 @@ export function startRunPage(env: PageEnv, initial: { workflowName: string | und
     h('div', { class: 'field' }, h('label', { for: idInputId }, 'Workflow id (optional)'), idInput),
     h('fieldset', { class: 'input' }, h('legend', {}, 'Input'), modeButton, inputArea),
     schemaBox,
-    h('button', { type: 'submit' }, 'Start run'),
+    startButton,
+    cannotStart,
   );
   const element = h('section', { class: 'start' }, h('p', { class: 'breadcrumb' }, router.link('runs', {}, 'Runs'), ' › start'), title, catalogForm, startForm);
 
@@ -97,7 +107,8 @@ export function startRunPage(env: PageEnv, initial: { workflowName: string | und
       workflows = [];
       replaceChildren(workflowSelect);
       choose();
-      notices.show(error instanceof ApiError ? error.describe() : String(error), 'error');
+      const said = error instanceof ApiError ? error.describe() : String(error);
+      notices.show(error instanceof ApiError && error.status === 403 ? `Refused: ${said}` : said, 'error');
     }
   };
 
