@@ -91,13 +91,15 @@ test('run list: exactly {runs, nextPageToken}; items are status views; newest fi
   expectStatus(response, 200);
   assert.equal(keys(response.body), ['nextPageToken', 'runs']);
   for (const run of response.body.runs) {
-    // Other suites' runs of the workflow are listed too (one Temporal server serves them all); a rerun says what it repeats.
+    // Other suites' runs of the workflow are listed too (one Temporal server serves them all); a rerun says what it
+    // repeats, and a run an API key started names it.
     if ('rerunOf' in run) assert.equal(keys(run.rerunOf), ['runId', 'workflowId']);
-    assert.equal(keys(run).filter((key) => key !== 'rerunOf'), STATUS_VIEW_KEYS);
+    if ('startedBy' in run) assert.type(run.startedBy, 'string');
+    assert.equal(keys(run).filter((key) => key !== 'rerunOf' && key !== 'startedBy'), STATUS_VIEW_KEYS);
     assert.is(run.workflowName, workflowName);
   }
   for (const run of response.body.runs.filter((entry: { workflowId: string }) => ids.includes(entry.workflowId))) {
-    assert.equal(keys(run), STATUS_VIEW_KEYS, 'a run no rerun started has exactly the status view keys');
+    assert.equal(keys(run), STATUS_VIEW_KEYS, 'a run no rerun and no API key started has exactly the status view keys');
   }
   const ours = response.body.runs.filter((run: { workflowId: string }) => ids.includes(run.workflowId));
   assert.equal(ours.map((run: { workflowId: string }) => run.workflowId), [...ids].reverse(), 'newest first');
