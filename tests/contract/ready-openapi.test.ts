@@ -47,6 +47,8 @@ const ENDPOINTS: [string, string][] = [
   ['get', '/ready'],
   ['get', '/health'],
   ['get', '/openapi.json'],
+  // What the calling API key may do (docs/security.md).
+  ['get', '/auth/key'],
   // Metrics in Prometheus text format (docs/operations.md).
   ['get', '/metrics'],
 ];
