@@ -73,6 +73,7 @@ const ENDPOINTS = [
   'GET /workflow/{id}/runs/{rid}/trace-log',
   'GET /ready',
   'GET /health',
+  'GET /auth/key',
   'GET /openapi.json',
   // Metrics in Prometheus text format (docs/operations.md).
   'GET /metrics',
@@ -107,6 +108,11 @@ test('public operations need no token; every other one names its scope and docum
     if (PUBLIC.includes(name)) {
       assert.equal(operation.security, [], name);
       assert.not.ok(operation.responses['401'], name);
+      assert.not.ok(operation.responses['403'], name);
+    } else if (name === 'GET /auth/key') {
+      // Any valid key may ask what it may do: a key, no scope, so never a 403.
+      assert.equal(operation.security, [{ bearerAuth: [] }], name);
+      assert.ok(operation.responses['401']?.headers?.['WWW-Authenticate'], name);
       assert.not.ok(operation.responses['403'], name);
     } else {
       assert.is(operation.security.length, 1, name);
