@@ -127,6 +127,19 @@ test('stop and terminate record the key that made them', async ({ api }) => {
   assert.equal(end.attributes, { reason: 'audit', identity: 'operator.on-call' });
 });
 
+test('a bulk terminate records the key on every run it ends', async ({ api }) => {
+  const runs = [await startAs(api, starter, 'sleeper', { ms: 3_600_000 }), await startAs(api, starter, 'sleeper', { ms: 3_600_000 })];
+  // The run list may trail a start (Temporal's visibility): asked again until both runs are listed and ended.
+  const deadline = Date.now() + 20_000;
+  while ((await Promise.all(runs.map((run) => statusOf(api, run)))).some((status) => status.status === 'running')) {
+    if (Date.now() > deadline) throw new Error('the bulk terminate never reached both runs');
+    const bulk = await http(api, 'POST', '/workflow/runs/terminate', { json: { workflowName: 'sleeper', status: 'running', reason: 'bulk audit' }, ...as(operator) });
+    expectStatus(bulk, 200, 'bulk terminate');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const run of runs) assert.equal((await eventOf(api, run, 'workflow_terminated')).attributes, { reason: 'bulk audit', identity: 'operator.on-call' });
+});
+
 test.run();
 
 /* Without keys nobody is named: no startedBy, no identity, on either engine (Temporal's own identity of the client is a process, not a key). */
