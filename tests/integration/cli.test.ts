@@ -73,7 +73,7 @@ usage('--help on each command: its usage line and every option', async () => {
 
 usage('an unknown command, an unknown option, a missing value, a stray argument, a bad port: one line each, exit 2', async () => {
   const cases: [string[], RegExp][] = [
-    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev, keys, run, start, status, result, input, list, runs, follow, history, trace, stop, terminate, reset, feedback, rerun; flowgate --help\)$/],
+    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev, keys, run, start, status, result, input, list, runs, follow, history, trace, stop, terminate, reset, feedback, rerun, whoami; flowgate --help\)$/],
     [['serve', '--prot', '1'], /^flowgate serve: unknown option --prot \(flowgate serve --help lists the options\)$/],
     [['serve', '--port'], /^flowgate serve: option --port needs a value/],
     [['serve', 'workflows'], /^flowgate serve: unexpected argument workflows/],
