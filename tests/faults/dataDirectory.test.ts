@@ -22,6 +22,7 @@ import {
   type EmbeddedServerDirs,
 } from './embeddedServers.js';
 import type { NodeProcessOptions } from './processes.js';
+import { SCHEMA_VERSION } from '../../adapters/embedded/store/sqlite/schema.js';
 
 /**
  * A refusal comes before the server listens, with no wait for the holder (which never leaves here): the start-up's
@@ -163,7 +164,7 @@ refused('a database written by a newer flowgate (user_version 99) is refused and
   db.close();
   const before = await snapshot(dirs.dataDir);
   const line = await expectRefusal(embeddedServerEnv(dirs));
-  assert.is(line, `flowgate serve: ${path} was written by a newer flowgate (schema version 99; this flowgate reads up to 1): upgrade flowgate, or give another DATA_DIR; the database is left as it is`);
+  assert.is(line, `flowgate serve: ${path} was written by a newer flowgate (schema version 99; this flowgate reads up to ${SCHEMA_VERSION}): upgrade flowgate, or give another DATA_DIR; the database is left as it is`);
   assert.equal(await snapshot(dirs.dataDir), before);
 });
 
