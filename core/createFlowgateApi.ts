@@ -21,6 +21,9 @@ import { bulkRerun } from './useCases/bulkRerun.js';
 import { requireWorkflow, type Access, type AccessKey } from './domain/access.js';
 import type { StartRequest } from './api/requests.js';
 import { requireRunAccess } from './useCases/runAccess.js';
+import { createSchedule, updateSchedule } from './useCases/schedules/writeSchedules.js';
+import { getSchedule, listSchedules } from './useCases/schedules/readSchedules.js';
+import { backfillSchedule, deleteSchedule, setSchedulePaused, triggerSchedule } from './useCases/schedules/controlSchedules.js';
 
 /** Binds every use case to its ports; `forKey` binds them again for an API key (docs/security.md). */
 export function createFlowgateApi(coreDeps: CoreDeps): FlowgateApi {
@@ -99,6 +102,14 @@ export function createFlowgateApi(coreDeps: CoreDeps): FlowgateApi {
         return rerun(deps, run, request, options);
       },
       bulkRerun: (request) => bulkRerun(deps, request, access),
+      createSchedule: (request) => createSchedule(deps, request, access),
+      listSchedules: (request) => listSchedules(deps, request, access),
+      getSchedule: (scheduleId) => getSchedule(deps, scheduleId, access),
+      updateSchedule: (scheduleId, request) => updateSchedule(deps, scheduleId, request, access),
+      deleteSchedule: (scheduleId) => deleteSchedule(deps, scheduleId, access),
+      setSchedulePaused: (scheduleId, paused, note) => setSchedulePaused(deps, scheduleId, paused, note, access),
+      triggerSchedule: (scheduleId, overlap) => triggerSchedule(deps, scheduleId, overlap, access),
+      backfillSchedule: (scheduleId, request) => backfillSchedule(deps, scheduleId, request, access),
       forKey,
     };
   }

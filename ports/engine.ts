@@ -4,6 +4,7 @@ import type { ProgressEvent } from '../core/domain/progress.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../core/domain/run.js';
 import type { RunStatus } from '../core/domain/status.js';
 import type { RequestIdempotency } from '../core/domain/idempotency.js';
+import type { ScheduleEngine } from './schedules.js';
 import { token } from './token.js';
 
 export interface ListRunsQuery {
@@ -12,6 +13,8 @@ export interface ListRunsQuery {
   status?: RunStatus;
   /** Only runs started by this API key (RunDescription.startedBy). */
   startedBy?: string;
+  /** Only runs this schedule started (RunDescription.scheduleId). */
+  scheduleId?: string;
   /** 1..1000 */
   limit: number;
   pageToken?: string;
@@ -120,6 +123,9 @@ export interface WorkflowEngine {
   describeCatalog(catalog: string): Promise<CatalogDescription | undefined>;
   /** Names of every catalog that publishes a workflow type of this name. */
   catalogsWithWorkflow(workflowName: string): Promise<string[]>;
+
+  /** The schedules the engine keeps and fires (ports/schedules.ts). */
+  readonly schedules: ScheduleEngine;
 
   /** Resolves when the engine answers a cheap call; rejects otherwise. Honors `signal`. */
   health(signal: AbortSignal): Promise<void>;

@@ -31,7 +31,14 @@ export interface Metrics {
   idempotencyHit(operation: string): void;
   /** A worker's step (or evaluator) attempt ended. */
   stepAttempt(attempt: StepAttemptMetering): void;
+  /**
+   * A schedule's fire was acted on (docs/schedules.md): its run `started`, or it was `skipped` or `buffered` by the
+   * overlap policy, `missed` (past the catch-up window) or `failed` to start.
+   */
+  scheduleAction(scheduleId: string, outcome: ScheduleActionOutcome): void;
 }
+
+export type ScheduleActionOutcome = 'started' | 'skipped' | 'buffered' | 'missed' | 'failed';
 
 /** Metrics that can be read back in a scrape format (Prometheus text). */
 export interface MetricsExposition {
@@ -52,6 +59,7 @@ export const noMetrics: Metrics = {
   callbackFailed: () => {},
   idempotencyHit: () => {},
   stepAttempt: () => {},
+  scheduleAction: () => {},
 };
 
 export const METRICS = token<ExposedMetrics>('Metrics');

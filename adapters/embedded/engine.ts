@@ -22,6 +22,7 @@ import { waitClock } from '../system/systemClock.js';
 import type { EngineStore, RunState, StoredRun } from './store/engineStore.js';
 import { StoreWriteError } from './store/engineStore.js';
 import { MemoryStore } from './store/memoryStore.js';
+import { EmbeddedSchedules } from './schedules/embeddedSchedules.js';
 
 /**
  * How often the store is probed with a tiny write while runs a failed write left behind wait to be restored: they are
@@ -60,6 +61,8 @@ export class EmbeddedEngine implements WorkflowEngine {
   private readonly waitTimers = new TimerRegistry(waitClock);
   private readonly lifecycle: RunLifecycle;
   private readonly tokens: PageTokens;
+  /** The schedules this engine keeps and fires (docs/schedules.md). */
+  readonly schedules: EmbeddedSchedules;
   private readonly awaiterShutdowns = new Set<() => void>();
   private readonly removeStepRouter: () => void;
   private readonly removeProgressSink: () => void;
@@ -111,6 +114,11 @@ export class EmbeddedEngine implements WorkflowEngine {
     // code runs again when a worker serves their workflow (registerWorker).
     for (const state of this.store.openRuns()) this.lifecycle.restore(state);
     // Callbacks whose delivery had not ended are sent again, once whoever delivers them can read this engine.
+    this.schedules = new EmbeddedSchedules(this, this.store, checked.clock, checked.logger, checked.metrics);
+    // Missed fires are acted on once the engine is whole; a fire whose catalog has no worker yet waits for one.
+    queueMicrotask(() => {
+      if (!this.closed) this.schedules.resume();
+    });
     const pending = this.store.pendingCallbacks();
     if (pending.length > 0) queueMicrotask(() => {
       for (const { run, target } of pending) if (!this.closed) this.lifecycle.callbackDue({ description: { ...run } as RunDescription }, target);
@@ -133,6 +141,7 @@ export class EmbeddedEngine implements WorkflowEngine {
   registerWorker(registration: WorkerRegistration): WorkerHandle {
     const handle = this.catalogs.register(registration);
     if (!this.closed) for (const record of [...this.live.all()]) if (record.description.catalog === registration.catalog) this.lifecycle.resume(record);
+    if (!this.closed) this.schedules.catalogServed(registration.catalog);
     return handle;
   }
 
@@ -169,6 +178,7 @@ export class EmbeddedEngine implements WorkflowEngine {
       ...(idempotency ? { idempotency: { ...idempotency } } : {}),
       ...(command.rerunOf ? { rerunOf: { workflowId: command.rerunOf.workflowId, runId: command.rerunOf.runId } } : {}),
       ...(command.startedBy === undefined ? {} : { startedBy: command.startedBy }),
+      ...(command.scheduleId === undefined ? {} : { scheduleId: command.scheduleId }),
     });
     await this.stored(this.lifecycle.launch(record));
     return record.snapshot();
@@ -247,13 +257,15 @@ export class EmbeddedEngine implements WorkflowEngine {
     // The token holds the position of the last run returned, bound to the filter it was issued for.
     // (The starter joins the scope only when it filters: tokens issued before it existed stay good.)
     const starter = query.startedBy === undefined ? [] : [{ startedBy: query.startedBy }];
-    const scope = JSON.stringify(['runs', query.workflowName ?? null, query.catalog ?? null, query.status ?? null, ...starter]);
+    const schedule = query.scheduleId === undefined ? [] : [{ scheduleId: query.scheduleId }];
+    const scope = JSON.stringify(['runs', query.workflowName ?? null, query.catalog ?? null, query.status ?? null, ...starter, ...schedule]);
     const position = query.pageToken === undefined ? undefined : this.tokens.read(scope, query.pageToken);
     const page = this.store.listRuns({
       ...(query.workflowName === undefined ? {} : { workflowName: query.workflowName }),
       ...(query.catalog === undefined ? {} : { catalog: query.catalog }),
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.startedBy === undefined ? {} : { startedBy: query.startedBy }),
+      ...(query.scheduleId === undefined ? {} : { scheduleId: query.scheduleId }),
       limit,
       ...(position ? { after: { startedAt: position.t ?? Number.POSITIVE_INFINITY, sequence: position.q ?? Number.POSITIVE_INFINITY } } : {}),
     });
@@ -330,6 +342,7 @@ export class EmbeddedEngine implements WorkflowEngine {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.schedules.close();
     this.removeStepRouter();
     this.removeProgressSink();
     this.timers.closeAll();

@@ -71,7 +71,7 @@ export async function resetRun(
 }
 
 function createResetRun(deps: ResetDeps, old: RunState, point: number, pointEventId: number, stepName: string, reason: string, identity: string | undefined): RunRecord {
-  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root, rerunOf, startedBy } = old.description;
+  const { workflowId, runId, catalog, workflowName, firstRunId, continuedFromRunId, parent, root, rerunOf, startedBy, scheduleId } = old.description;
   const events = old.events.slice(0, pointEventId);
   const live = deps.live.get(runId);
   return deps.lifecycle.createRun(
@@ -87,6 +87,7 @@ function createResetRun(deps: ResetDeps, old: RunState, point: number, pointEven
       ...(old.callback ? { callback: old.callback } : {}),
       ...(rerunOf ? { rerunOf } : {}),
       ...(startedBy === undefined ? {} : { startedBy }),
+      ...(scheduleId === undefined ? {} : { scheduleId }),
       ...(continuedFromRunId ? { continuedFromRunId } : {}),
       ...(parent ? { parent } : {}),
       ...(root ? { root } : {}),

@@ -51,6 +51,8 @@ export interface NewRun {
   rerunOf?: PinnedRunRef;
   /** The API key that started the run's chain: kept by its continuations and resets, as Temporal keeps its memo. */
   startedBy?: string;
+  /** The schedule that started the run's chain: kept by its continuations and resets. */
+  scheduleId?: string;
   /** The parent of the run's span (a W3C traceparent). @default the span active where the run is created */
   traceparent?: string;
 }
@@ -146,6 +148,7 @@ export class RunLifecycle implements RunHost {
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
       ...(spec.rerunOf ? { rerunOf: { ...spec.rerunOf } } : {}),
       ...(spec.startedBy === undefined ? {} : { startedBy: spec.startedBy }),
+      ...(spec.scheduleId === undefined ? {} : { scheduleId: spec.scheduleId }),
     };
     const record = this.newRecord(description, spec.definition, spec.input, reset?.events ?? [], this.store.nextSequence(), 0);
     record.chainStartedAt = spec.chainStartedAt ?? description.startedAt;
@@ -388,7 +391,7 @@ export class RunLifecycle implements RunHost {
   }
 
   private continuation(record: RunRecord, input: Payload): RunRecord {
-    const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf, startedBy } = record.description;
+    const { workflowId, runId, catalog, workflowName, firstRunId, parent, root, rerunOf, startedBy, scheduleId } = record.description;
     return this.createRun({
       definition: this.catalogs.liveDefinition(catalog, workflowName) ?? record.definition,
       workflowId,
@@ -404,6 +407,7 @@ export class RunLifecycle implements RunHost {
       ...(record.callback ? { callback: record.callback } : {}),
       ...(rerunOf ? { rerunOf } : {}),
       ...(startedBy === undefined ? {} : { startedBy }),
+      ...(scheduleId === undefined ? {} : { scheduleId }),
       // The chain stays one trace: each run's span is a child of the run it continues.
       ...(record.execution.span.traceparent ? { traceparent: record.execution.span.traceparent } : {}),
     });

@@ -8,7 +8,7 @@ import type { EventStreamSlots } from './eventStreamSlots.js';
 import type { ExposedMetrics } from '../../ports/metrics.js';
 import type { AccessKey, Scope } from '../../core/domain/access.js';
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** Response headers documented per response in the OpenAPI document (components/headers). */
 export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location' | 'Idempotency-Expires' | 'ETag';

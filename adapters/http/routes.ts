@@ -18,6 +18,7 @@ import {
   success,
 } from './responseDocs.js';
 import { defineRoute, type ResponseDoc, type Route } from './route.js';
+import { scheduleRoutes } from './scheduleRoutes.js';
 import { IDEMPOTENCY_KEY_HEADER } from './handlers/idempotency.js';
 import {
   BulkControlResponseSchema,
@@ -448,6 +449,7 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
       },
       handle: (input, context) => getHistory(input, context),
     }),
+    ...scheduleRoutes(),
   ];
 }
 

@@ -1,3 +1,4 @@
+import type { ScheduleEngine } from '../../ports/schedules.js';
 import type { ControlKeys, HistoryPageQuery, ListRunsQuery, AwaitOptions, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import type { Metrics } from '../../ports/metrics.js';
 import type { RequestIdempotency } from '../../core/domain/idempotency.js';
@@ -20,6 +21,11 @@ export class MeteredEngine implements WorkflowEngine {
 
   get controlKeys(): ControlKeys {
     return this.engine.controlKeys;
+  }
+
+  /** Schedule calls are few and rare: their request metrics say enough. */
+  get schedules(): ScheduleEngine {
+    return this.engine.schedules;
   }
 
   async start(command: StartCommand) {

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ExposedMetrics, StepAttemptMetering } from '../../ports/metrics.js';
+import type { ExposedMetrics, ScheduleActionOutcome, StepAttemptMetering } from '../../ports/metrics.js';
 
 export interface PromMetricsOptions {
   /** Prefix of every metric name. @default 'flowgate_' */
@@ -49,6 +49,7 @@ export class PromMetrics implements ExposedMetrics {
   private readonly eventStreams: Gauge;
   private readonly callbacks: Counter<'outcome'>;
   private readonly idempotencyHits: Counter<'operation'>;
+  private readonly scheduleActions: Counter<'schedule' | 'outcome'>;
   private readonly stepAttempts: Histogram<'workflow' | 'step' | 'outcome'>;
   private readonly stepCost: Counter<'workflow' | 'step'>;
   private readonly stepTokens: Counter<'workflow' | 'step'>;
@@ -90,6 +91,12 @@ export class PromMetrics implements ExposedMetrics {
       name: `${prefix}callback_attempts_total`,
       help: 'Run callback POST attempts, by outcome (delivered: a 2xx; failed: anything else).',
       labelNames: ['outcome'],
+      registers,
+    });
+    this.scheduleActions = new Counter({
+      name: `${prefix}schedule_actions_total`,
+      help: 'Schedule fires acted on by this process, by schedule and outcome (started, skipped, buffered, missed, failed).',
+      labelNames: ['schedule', 'outcome'],
       registers,
     });
     this.idempotencyHits = new Counter({
@@ -151,6 +158,10 @@ export class PromMetrics implements ExposedMetrics {
 
   callbackFailed(): void {
     this.callbacks.inc({ outcome: 'failed' });
+  }
+
+  scheduleAction(scheduleId: string, outcome: ScheduleActionOutcome): void {
+    this.scheduleActions.inc({ schedule: scheduleId, outcome });
   }
 
   idempotencyHit(operation: string): void {

@@ -1,3 +1,4 @@
+import type { ScheduleEngine } from '../../ports/schedules.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
 import type { HistoryPage } from '../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../core/domain/run.js';
@@ -109,6 +110,10 @@ export class TimeSkippingEngine implements WorkflowEngine {
   ) {
     this.kind = engine.kind;
     this.controlKeys = engine.controlKeys;
+  }
+
+  get schedules(): ScheduleEngine {
+    return this.engine.schedules;
   }
 
   start(command: StartCommand): Promise<RunDescription> {

@@ -5,6 +5,9 @@ import type { StartRequest, RunSyncRequest, ListRunsRequest, HistoryPageRequest,
   IdempotencyOptions, BulkRerunRequest, RerunRequest } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
 import type { AccessKey } from '../domain/access.js';
+import type { OverlapPolicy } from '../domain/schedule.js';
+import type { BackfillRequest, CreateScheduleRequest, ListSchedulesRequest, UpdateScheduleRequest } from './scheduleRequests.js';
+import type { ScheduleFiresView, ScheduleListView, ScheduleView } from './scheduleViews.js';
 
 /**
  * Every use case, bound to its ports. This is what a transport (adapters/http) calls; it can also be embedded in
@@ -46,6 +49,19 @@ export interface FlowgateApi {
   rerun(run: PinnedRunRef, request: RerunRequest, options?: IdempotencyOptions): Promise<Answer<RerunView>>;
   /** Reruns every run a filter matches (at least one filter), each under a new id; failures per run. */
   bulkRerun(request: BulkRerunRequest): Promise<BulkRerunView>;
+  /*
+   * Schedules (docs/schedules.md): ScheduleNotFoundError for an unknown id (or one of a workflow the key may not use),
+   * ScheduleAlreadyExistsError for a create of an existing id, ValidationError for a spec or input that cannot be.
+   */
+  createSchedule(request: CreateScheduleRequest): Promise<ScheduleView>;
+  listSchedules(request: ListSchedulesRequest): Promise<ScheduleListView>;
+  getSchedule(scheduleId: string): Promise<ScheduleView>;
+  updateSchedule(scheduleId: string, request: UpdateScheduleRequest): Promise<ScheduleView>;
+  deleteSchedule(scheduleId: string): Promise<void>;
+  /** Pauses (`paused`) or unpauses; `note` says why (a default names the key). */
+  setSchedulePaused(scheduleId: string, paused: boolean, note?: string): Promise<ScheduleView>;
+  triggerSchedule(scheduleId: string, overlap?: OverlapPolicy): Promise<ScheduleFiresView>;
+  backfillSchedule(scheduleId: string, request: BackfillRequest): Promise<ScheduleFiresView>;
   /**
    * The same use cases acting for an API key (docs/security.md): a key limited to catalogs or workflows sees only
    * their workflows and runs (a run outside them is WorkflowNotFoundError), starts only them (ForbiddenError), and

@@ -31,6 +31,8 @@ export interface ListRunsRequest {
   status?: RunStatus | undefined;
   /** Only runs started with this API key (its id). */
   startedBy?: string | undefined;
+  /** Only runs this schedule started. */
+  scheduleId?: string | undefined;
   limit: number;
   pageToken?: string | undefined;
 }

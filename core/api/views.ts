@@ -30,6 +30,8 @@ export interface RunStatusView {
   rerunOf?: RunRefView;
   /** Only on a run an API key started (and the runs of its chain): the key's id. */
   startedBy?: string;
+  /** Only on a run a schedule started: the schedule's id. */
+  scheduleId?: string;
 }
 
 /** Workflow result, version 2: exactly these keys. */

@@ -92,6 +92,10 @@ export const StepNotCompletedError = defineError('StepNotCompletedError');
 export const WorkflowClosedError = defineError('WorkflowClosedError');
 export const TraceNotFoundError = defineError('TraceNotFoundError');
 export const PayloadTooLargeError = defineError('PayloadTooLargeError');
+/** No schedule of that id (docs/schedules.md). */
+export const ScheduleNotFoundError = defineError('ScheduleNotFoundError');
+/** A schedule of that id exists already: creating it again is refused, never an update. */
+export const ScheduleAlreadyExistsError = defineError('ScheduleAlreadyExistsError');
 /**
  * A valid API key that may not do this (docs/security.md): it lacks the scope the endpoint needs, or it is limited to
  * other catalogs or workflows. The message names the missing scope or the limit, never the key's secret.

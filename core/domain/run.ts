@@ -47,6 +47,8 @@ export interface RunDescription {
   localTracePath?: string;
   /** The id of the API key that started the run (docs/security.md, Who did what); absent when no key did. */
   startedBy?: string;
+  /** The schedule that started the run (docs/schedules.md); its chain's runs carry it too. */
+  scheduleId?: string;
 }
 
 /**
@@ -99,4 +101,6 @@ export interface StartCommand {
   rerunOf?: PinnedRunRef;
   /** The id of the API key starting the run, stored with it (RunDescription.startedBy). */
   startedBy?: string;
+  /** The schedule starting the run, stored with it (RunDescription.scheduleId). */
+  scheduleId?: string;
 }

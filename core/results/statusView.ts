@@ -12,5 +12,6 @@ export function toStatusView(run: RunDescription): RunStatusView {
     closedAt: run.closedAt ? run.closedAt.toISOString() : null,
     ...(run.rerunOf ? { rerunOf: { workflowId: run.rerunOf.workflowId, runId: run.rerunOf.runId } } : {}),
     ...(run.startedBy === undefined ? {} : { startedBy: run.startedBy }),
+    ...(run.scheduleId === undefined ? {} : { scheduleId: run.scheduleId }),
   };
 }

@@ -10,6 +10,8 @@ export async function resolveWorkflowType(
   deps: Pick<CoreDeps, 'engine'>,
   workflowName: string,
   catalogName: string,
+  /** A schedule names a workflow it starts later: the catalog must publish it, a worker need not run now. */
+  { needsWorker = true }: { needsWorker?: boolean } = {},
 ): Promise<WorkflowTypeInfo> {
   const catalog = await deps.engine.describeCatalog(catalogName);
   if (!catalog) throw CatalogNotAvailableError.unknown(catalogName);
@@ -23,6 +25,6 @@ export async function resolveWorkflowType(
     }
     throw new WorkflowNotFoundError(`Workflow "${workflowName}" is not registered in any catalog`);
   }
-  if (!catalog.available) throw CatalogNotAvailableError.noLiveWorker(catalogName);
+  if (needsWorker && !catalog.available) throw CatalogNotAvailableError.noLiveWorker(catalogName);
   return type;
 }

@@ -6,6 +6,7 @@ import type { RunStreamItem } from '../../../ports/engine.js';
 import type { CommandRecord } from '../commandLog.js';
 import type { Payload } from '../payload.js';
 import type { RunRecord } from '../runRecord.js';
+import type { StoredSchedule } from '../schedules/storedSchedule.js';
 
 /**
  * One run as readers see it, wherever it is kept: a live run in memory (RunRecord), or a closed one the store holds
@@ -65,6 +66,7 @@ export interface RunsQuery {
   catalog?: string;
   status?: RunStatus;
   startedBy?: string;
+  scheduleId?: string;
   limit: number;
   /** Only runs older than this position: start time, then insertion order. */
   after?: { startedAt: number; sequence: number };
@@ -161,6 +163,15 @@ export interface EngineStore {
   pendingCallbacks(): PendingCallback[];
   /** A callback's delivery ended (delivered, refused or abandoned): it leaves the outbox at the next commit. */
   callbackEnded(run: PinnedRunRef): void;
+
+  /** Every schedule kept (docs/schedules.md), read once when the engine starts. */
+  loadSchedules(): StoredSchedule[];
+  /**
+   * Keeps the schedule as it is now, at once and on its own: a fire is recorded before the next one is acted on.
+   * Throws StoreWriteError when the write fails.
+   */
+  saveSchedule(schedule: StoredSchedule): void;
+  deleteSchedule(scheduleId: string): void;
 
   /** Whether the store takes a write now (a tiny one, committed on its own): true for a store that cannot fail. */
   probe(): boolean;

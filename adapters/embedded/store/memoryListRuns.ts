@@ -14,6 +14,7 @@ export function listMemoryRuns(runs: Iterable<RunRecord>, query: RunsQuery): Run
     if (query.catalog !== undefined && run.catalog !== query.catalog) continue;
     if (query.status !== undefined && run.status !== query.status) continue;
     if (query.startedBy !== undefined && run.startedBy !== query.startedBy) continue;
+    if (query.scheduleId !== undefined && run.scheduleId !== query.scheduleId) continue;
     if (query.after && !isOlder(record, query.after)) continue;
     matches.push(record);
   }

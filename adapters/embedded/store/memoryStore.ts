@@ -8,6 +8,7 @@ import type { RunRecord } from '../runRecord.js';
 import type { EngineStore, PendingCallback, RunState, RunsPage, RunsQuery, StoredRun } from './engineStore.js';
 import { KeyRecords } from './keyRecords.js';
 import { listMemoryRuns } from './memoryListRuns.js';
+import { decodeSchedule, encodeSchedule, type StoredSchedule } from '../schedules/storedSchedule.js';
 import { MemoryRunIndex } from './memoryRunIndex.js';
 
 export interface MemoryStoreOptions {
@@ -35,6 +36,8 @@ export class MemoryStore implements EngineStore {
   readonly pageTokenKey = randomBytes(32);
   private readonly index: MemoryRunIndex;
   private readonly keys: KeyRecords;
+  /** Kept as text, as the durable store keeps them: what the engine holds is never the stored copy. */
+  private readonly schedules = new Map<string, string>();
 
   constructor(options: MemoryStoreOptions) {
     this.index = new MemoryRunIndex(options.maxClosedRuns, options.maxClosedBytes);
@@ -128,6 +131,18 @@ export class MemoryStore implements EngineStore {
 
   usage(): Record<string, number> {
     return { ...this.index.usage(), ...this.keys.usage };
+  }
+
+  loadSchedules(): StoredSchedule[] {
+    return [...this.schedules.values()].map(decodeSchedule);
+  }
+
+  saveSchedule(schedule: StoredSchedule): void {
+    this.schedules.set(schedule.definition.scheduleId, encodeSchedule(schedule));
+  }
+
+  deleteSchedule(scheduleId: string): void {
+    this.schedules.delete(scheduleId);
   }
 
   close(): void {}

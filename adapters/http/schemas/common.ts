@@ -4,6 +4,7 @@ import { RUN_STATUSES, TERMINAL_STATUSES } from '../../../core/domain/status.js'
 import { CALLBACK_URL_PATTERN, callbackUrlProblem, MAX_CALLBACK_URL_LENGTH } from '../../../core/domain/callback.js';
 import { fitsCharacters, hasUnpairedSurrogate } from '../../../core/domain/text.js';
 import { KEY_ID_PATTERN, KEY_ID_RULE } from '../../../core/domain/access.js';
+import { SCHEDULE_ID_PATTERN, SCHEDULE_ID_RULE } from '../../../core/domain/schedule.js';
 
 /*
  * Building blocks shared by request and response schemas. Every schema that appears as a whole request or response
@@ -15,6 +16,12 @@ export const KeyIdSchema = z
   .string()
   .regex(KEY_ID_PATTERN, `An API key id ${KEY_ID_RULE}`)
   .meta({ description: "An API key's id (never its secret)." });
+
+/** A schedule's id (docs/schedules.md); the rule lives in core/domain/schedule.ts. */
+export const ScheduleIdSchema = z
+  .string()
+  .regex(SCHEDULE_ID_PATTERN, `A schedule id ${SCHEDULE_ID_RULE}`)
+  .meta({ description: 'Schedule id: it begins the workflow id of every run the schedule starts.' });
 
 /** docs/api.md: 1 to 1000 characters, no control characters. The rule itself lives in core/domain/ids.ts. */
 export const WorkflowIdSchema = z

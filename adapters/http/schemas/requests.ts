@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { normaliseStatusFilter, RUN_STATUSES } from '../../../core/domain/status.js';
 import {
   KeyIdSchema,
+  ScheduleIdSchema,
   AnyJsonSchema,
   CallbackUrlSchema,
   CatalogNameSchema,
@@ -36,7 +37,7 @@ export const IdempotencyKeySchema = z
  * The query of an endpoint: an unknown parameter is refused, naming it and the ones the endpoint takes. Ignored, a
  * typo widened what the call meant (`/workflow/runs?workflowNmae=x` listed every run).
  */
-function queryParameters<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+export function queryParameters<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
   const accepted = Object.keys(shape);
   const takes = accepted.length === 0 ? 'takes no query parameters' : `takes ${accepted.join(', ')}`;
   return z.strictObject(shape, {
@@ -95,7 +96,7 @@ const DECIMAL_DIGITS = /^[0-9]{1,15}$/;
  * A whole number in a query string. Plain decimal digits only: `z.coerce.number()` would also take `1e2`, `0x10`
  * and ` 5`, which no client means to send. Documented as an integer.
  */
-function queryInteger(bounds: { min: number; max: number; fallback: number }) {
+export function queryInteger(bounds: { min: number; max: number; fallback: number }) {
   return z
     .preprocess(
       (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
@@ -111,13 +112,14 @@ function queryInteger(bounds: { min: number; max: number; fallback: number }) {
     .default(bounds.fallback);
 }
 
-const PageTokenSchema = z.string().min(1).meta({ description: 'The `nextPageToken` of the previous page.' });
+export const PageTokenSchema = z.string().min(1).meta({ description: 'The `nextPageToken` of the previous page.' });
 
 export const ListRunsQuerySchema = queryParameters({
   workflowName: WorkflowNameSchema.optional(),
   catalog: CatalogNameSchema.optional(),
   status: StatusFilterSchema.optional(),
   startedBy: KeyIdSchema.optional().meta({ description: 'Only runs started with this API key (its id; docs/security.md).' }),
+  scheduleId: ScheduleIdSchema.optional().meta({ description: 'Only runs this schedule started (docs/schedules.md).' }),
   limit: queryInteger({ min: 1, max: 1000, fallback: 100 }).meta({ description: 'Page size, newest first.' }),
   pageToken: PageTokenSchema.optional(),
 });

@@ -4,6 +4,7 @@ import {
   AnyJsonSchema,
   CatalogNameSchema,
   KeyIdSchema,
+  ScheduleIdSchema,
   RunIdSchema,
   RunStatusSchema,
   TimestampSchema,
@@ -32,6 +33,7 @@ export const RunStatusViewSchema = z
     startedBy: KeyIdSchema.optional().meta({
       description: 'Only on a run an API key started (and the continue-as-new runs and resets of its chain): the key\'s id (docs/security.md).',
     }),
+    scheduleId: ScheduleIdSchema.optional().meta({ description: 'Only on a run a schedule started (and the runs of its chain): the schedule\'s id (docs/schedules.md).' }),
   })
   .meta({ title: 'WorkflowStatus' });
 

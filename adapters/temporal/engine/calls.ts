@@ -45,6 +45,11 @@ export class TemporalCalls {
     return this.client.workflow;
   }
 
+  /** Temporal Schedules (schedules.ts). */
+  get schedules(): Client['schedule'] {
+    return this.client.schedule;
+  }
+
   /** Who the requests come from, in Temporal's records (the client's identity). */
   get identity(): string | undefined {
     return this.client.options.identity;

@@ -22,6 +22,7 @@ import { PageTokens } from './pageTokens.js';
 import { resetToStep } from './reset.js';
 import { isInternalRun, runDescriptionOf } from './runDescription.js';
 import { RunStarter } from './startRun.js';
+import { TemporalSchedules } from './schedules.js';
 import { FEEDBACK_KEY_HEADER, feedbackDone, feedbackRecorded, keyPayload, resetDone, terminateDone } from './requestKeys.js';
 import { decodeFirst } from './values.js';
 import type { Payload } from './proto.js';
@@ -50,6 +51,8 @@ export class TemporalEngine implements WorkflowEngine {
   private readonly starter: RunStarter;
   private readonly lister: RunLister;
   private readonly catalogs: CatalogReader;
+  /** Temporal Schedules (schedules.ts). */
+  readonly schedules: TemporalSchedules;
   private readonly progressPollMs: number;
   private readonly historyPageMaxBytes: number;
   private ownedConnection: Connection | undefined;
@@ -70,6 +73,7 @@ export class TemporalEngine implements WorkflowEngine {
       cacheMs: checked.catalogCacheMs,
       workerLivenessMs: checked.workerLivenessMs,
     });
+    this.schedules = new TemporalSchedules(this.calls, this.tokens, (catalog, workflowName) => this.catalogs.runTimeoutMs(catalog, workflowName));
     this.starter = new RunStarter(
       this.calls,
       checked.clock,

@@ -4,7 +4,7 @@ import { CALLBACK_WORKFLOW_TYPE, CATALOG_WORKFLOW_TYPE } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
 import { GrpcCode, grpcCodeOf, invalidPageToken, messageChain } from './errors.js';
 import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
-import { runDescriptionOf } from './runDescription.js';
+import { runDescriptionOf, SCHEDULED_BY_SEARCH_ATTRIBUTE } from './runDescription.js';
 import { VISIBILITY_STATUS } from './status.js';
 import { STARTED_BY_SEARCH_ATTRIBUTE } from './startedByMemo.js';
 
@@ -18,12 +18,13 @@ export function queryLiteral(value: string): string {
  * attribute on every visibility store, unlike FlowgateCatalog, which a cluster may lack). The catalog registry's own
  * workflows and the callback deliveries never appear.
  */
-export function visibilityQuery(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog' | 'status' | 'startedBy'>): string {
+export function visibilityQuery(filter: Pick<ListRunsQuery, 'workflowName' | 'catalog' | 'status' | 'startedBy' | 'scheduleId'>): string {
   const clauses = [`WorkflowType != ${queryLiteral(CATALOG_WORKFLOW_TYPE)}`, `WorkflowType != ${queryLiteral(CALLBACK_WORKFLOW_TYPE)}`];
   if (filter.workflowName !== undefined) clauses.push(`WorkflowType = ${queryLiteral(filter.workflowName)}`);
   if (filter.catalog !== undefined) clauses.push(`TaskQueue = ${queryLiteral(filter.catalog)}`);
   if (filter.status !== undefined) clauses.push(`ExecutionStatus = ${queryLiteral(VISIBILITY_STATUS[filter.status])}`);
   if (filter.startedBy !== undefined) clauses.push(`${STARTED_BY_SEARCH_ATTRIBUTE} = ${queryLiteral(filter.startedBy)}`);
+  if (filter.scheduleId !== undefined) clauses.push(`${SCHEDULED_BY_SEARCH_ATTRIBUTE} = ${queryLiteral(filter.scheduleId)}`);
   return clauses.join(' AND ');
 }
 

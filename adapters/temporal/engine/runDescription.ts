@@ -7,7 +7,7 @@ import { rerunOfMemo } from './rerunMemo.js';
 import { startedByOf } from './startedByMemo.js';
 import type { WorkflowExecutionInfo } from './proto.js';
 import { runStatusOf } from './status.js';
-import { toDate } from './values.js';
+import { decodeIfPossible, toDate } from './values.js';
 
 /**
  * A run as describe and visibility report it. The catalog is the task queue (a catalog's workers poll the task queue
@@ -26,6 +26,7 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
   const localTracePath = status === 'running' ? undefined : localTracePathOf(info.memo?.fields);
   const rerunOf = rerunOfMemo(info.memo?.fields);
   const startedBy = startedByOf(info.memo?.fields);
+  const scheduleId = scheduleIdOf(info);
   return {
     workflowId,
     runId,
@@ -42,7 +43,16 @@ export function runDescriptionOf(info: WorkflowExecutionInfo): RunDescription {
     ...(localTracePath ? { localTracePath } : {}),
     ...(rerunOf ? { rerunOf } : {}),
     ...(startedBy === undefined ? {} : { startedBy }),
+    ...(scheduleId === undefined ? {} : { scheduleId }),
   };
+}
+
+/** Temporal tags every run a schedule starts with the schedule's id (docs/schedules.md). */
+export const SCHEDULED_BY_SEARCH_ATTRIBUTE = 'TemporalScheduledById';
+
+function scheduleIdOf(info: WorkflowExecutionInfo): string | undefined {
+  const value = decodeIfPossible(info.searchAttributes?.indexedFields?.[SCHEDULED_BY_SEARCH_ATTRIBUTE]);
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /** The catalog registry's workflows and the callback deliveries are implementation details: users never see them as runs. */

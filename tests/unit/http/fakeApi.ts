@@ -3,6 +3,7 @@ import type { HistoryStreamRequest, IdempotencyOptions } from '../../../core/api
 import type { Answer, HistoryStreamItem, RunStatusView, WorkflowResultLegacy, WorkflowResultV2 } from '../../../core/api/views.js';
 import type { IdGenerator } from '../../../ports/ids.js';
 import type { AccessKey } from '../../../core/domain/access.js';
+import type { ScheduleView } from '../../../core/api/scheduleViews.js';
 import type { LogFields, Logger } from '../../../ports/logger.js';
 
 /*
@@ -112,6 +113,15 @@ export class RecordingApi implements FlowgateApi {
     answered({ workflowId: request.workflowId ?? 'generated', runId: NEW_RUN_ID, status: 'running' as const, rerunOf: run }, options);
   bulkRerun: FlowgateApi['bulkRerun'] = async (request) =>
     this.record('bulkRerun', [request]) ?? { action: 'rerun', dryRun: request.dryRun, matched: 0, runs: [], started: [], succeeded: 0, failures: [], truncated: false };
+  createSchedule: FlowgateApi['createSchedule'] = async (request) => this.record('createSchedule', [request]) ?? scheduleView(request.scheduleId);
+  listSchedules: FlowgateApi['listSchedules'] = async (request) => this.record('listSchedules', [request]) ?? { schedules: [scheduleView('nightly')], nextPageToken: null };
+  getSchedule: FlowgateApi['getSchedule'] = async (scheduleId) => this.record('getSchedule', [scheduleId]) ?? scheduleView(scheduleId);
+  updateSchedule: FlowgateApi['updateSchedule'] = async (scheduleId, request) => this.record('updateSchedule', [scheduleId, request]) ?? scheduleView(scheduleId);
+  deleteSchedule: FlowgateApi['deleteSchedule'] = async (scheduleId) => this.record('deleteSchedule', [scheduleId]) ?? undefined;
+  setSchedulePaused: FlowgateApi['setSchedulePaused'] = async (scheduleId, paused, note) =>
+    this.record('setSchedulePaused', [scheduleId, paused, note]) ?? { ...scheduleView(scheduleId), paused, note: note ?? '' };
+  triggerSchedule: FlowgateApi['triggerSchedule'] = async (scheduleId, overlap) => this.record('triggerSchedule', [scheduleId, overlap]) ?? { scheduleId, fires: 1 };
+  backfillSchedule: FlowgateApi['backfillSchedule'] = async (scheduleId, request) => this.record('backfillSchedule', [scheduleId, request]) ?? { scheduleId, fires: 3 };
   /** The keys the app bound the use cases to, in order; the fake itself answers for every key. */
   readonly boundKeys: AccessKey[] = [];
   forKey: FlowgateApi['forKey'] = (key) => {
@@ -156,4 +166,25 @@ export class SequentialIds implements IdGenerator {
     this.counter += 1;
     return `00000000-0000-4000-8000-${String(this.counter).padStart(12, '0')}`;
   }
+}
+
+/** A schedule as GET /schedules/{id} answers it: every 30 s, never fired. */
+export function scheduleView(scheduleId: string): ScheduleView {
+  return {
+    scheduleId,
+    workflowName: 'echo',
+    catalog: 'default',
+    input: { message: 'hi' },
+    spec: { every: '30s', timezone: 'UTC', startAt: null, endAt: null, jitterSeconds: 0 },
+    policy: { overlap: 'skip', catchupWindowSeconds: 60, pauseOnFailure: false },
+    paused: false,
+    note: '',
+    actionCount: 0,
+    missedCount: 0,
+    nextFireTimes: ['2026-01-01T00:00:30.000Z'],
+    recentActions: [],
+    runningRuns: [],
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
 }

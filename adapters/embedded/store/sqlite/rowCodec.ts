@@ -45,6 +45,7 @@ export interface RunRow {
   continued_to: string | null;
   /** Schema version 2; undefined in rows read before the migration ran (never, once opened). */
   started_by?: string | null;
+  schedule_id?: string | null;
 }
 
 /** What a run row's `details` holds: the small, rarely read parts of its description, and its callback. */
@@ -149,6 +150,7 @@ export function runRowValues(description: RunDescription, sequence: number, chai
     // A chain's first run is its own chain's input; the others carry the first run's (it may be gone).
     description.firstRunId === description.runId ? null : payloadText(chainInput),
     description.startedBy ?? null,
+    description.scheduleId ?? null,
   ];
 }
 
@@ -169,6 +171,7 @@ export function descriptionOf(row: RunRow): RunDescription {
     ...(details.idempotency ? { idempotency: details.idempotency } : {}),
     ...(details.rerunOf ? { rerunOf: details.rerunOf } : {}),
     ...(row.started_by === null || row.started_by === undefined ? {} : { startedBy: row.started_by }),
+    ...(row.schedule_id === null || row.schedule_id === undefined ? {} : { scheduleId: row.schedule_id }),
   };
 }
 

@@ -4,7 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
  * The schema version this flowgate writes (PRAGMA user_version). A database with a higher one was written by a newer
  * flowgate: it is refused, never migrated down. Version 0 is a new, empty file.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * One row per run, its history events and its commands beside it, keyed by the run's insertion number (`seq`, the
@@ -12,7 +12,8 @@ export const SCHEMA_VERSION = 2;
  * asks: the latest run of an id, runs lists filtered by workflow name, status or catalog and paged newest first,
  * the open runs at start, and the closed runs past their retention. The Idempotency-Keys of feedback, terminate and
  * reset are kept beside them (`control_keys`), written in the commit of what they did. Version 2 added the runs'
- * starter (`started_by`).
+ * starter (`started_by`); version 3 the schedule that started a run (`schedule_id`) and the schedules themselves, one
+ * JSON document each (adapters/embedded/schedules/storedSchedule.ts).
  */
 const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -34,7 +35,8 @@ CREATE TABLE runs (
   output TEXT,
   failure TEXT,
   continued_to TEXT,
-  started_by TEXT
+  started_by TEXT,
+  schedule_id TEXT
 );
 CREATE INDEX runs_by_workflow_id ON runs (workflow_id, seq);
 CREATE INDEX runs_by_start ON runs (started_at, seq);
@@ -44,6 +46,8 @@ CREATE INDEX runs_by_status ON runs (status, started_at, seq);
 CREATE INDEX runs_by_catalog ON runs (catalog, started_at, seq);
 CREATE INDEX runs_by_close ON runs (closed_at) WHERE closed_at IS NOT NULL;
 CREATE INDEX runs_by_starter ON runs (started_by, started_at, seq) WHERE started_by IS NOT NULL;
+CREATE INDEX runs_by_schedule ON runs (schedule_id, started_at, seq) WHERE schedule_id IS NOT NULL;
+CREATE TABLE schedules (id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE events (
   run_seq INTEGER NOT NULL,
   event_id INTEGER NOT NULL,
@@ -97,4 +101,8 @@ const MIGRATIONS: readonly string[] = [
   // 2: the API key that started a run (docs/security.md, Who did what), filterable by GET /workflow/runs?startedBy=.
   `ALTER TABLE runs ADD COLUMN started_by TEXT;
    CREATE INDEX runs_by_starter ON runs (started_by, started_at, seq) WHERE started_by IS NOT NULL;`,
+  // 3: schedules (docs/schedules.md), and the schedule that started a run, filterable by GET /workflow/runs?scheduleId=.
+  `ALTER TABLE runs ADD COLUMN schedule_id TEXT;
+   CREATE INDEX runs_by_schedule ON runs (schedule_id, started_at, seq) WHERE schedule_id IS NOT NULL;
+   CREATE TABLE schedules (id TEXT PRIMARY KEY, body TEXT NOT NULL) WITHOUT ROWID;`,
 ];

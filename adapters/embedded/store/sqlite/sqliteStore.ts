@@ -10,6 +10,7 @@ import type { RunRecord } from '../../runRecord.js';
 import { StoreWriteError, type ControlKeyRecord, type EngineStore, type PendingCallback, type RunState, type RunsPage, type RunsQuery, type StoredRun } from '../engineStore.js';
 import { callbackOf, chainInputText, decodeCommand, descriptionOf, encodeAttributes, encodeCommand, eventForEngine, payloadText, runRowValues, storedEventBytes, type EventRow, type RunRow } from './rowCodec.js';
 import { SqliteStoredRun } from './storedRunView.js';
+import { decodeSchedule, encodeSchedule, type StoredSchedule } from '../../schedules/storedSchedule.js';
 
 export interface SqliteStoreOptions {
   clock: Clock;
@@ -157,6 +158,10 @@ export class SqliteStore implements EngineStore {
       conditions.push('started_by = ?');
       values.push(query.startedBy);
     }
+    if (query.scheduleId !== undefined) {
+      conditions.push('schedule_id = ?');
+      values.push(query.scheduleId);
+    }
     if (query.after) {
       conditions.push('(started_at, seq) < (?, ?)');
       values.push(bounded(query.after.startedAt), bounded(query.after.sequence));
@@ -214,6 +219,29 @@ export class SqliteStore implements EngineStore {
   callbackEnded(run: PinnedRunRef): void {
     if (this.closed) return;
     this.pending().callbacksEnded.push(run);
+  }
+
+  loadSchedules(): StoredSchedule[] {
+    const rows = this.statement('SELECT body FROM schedules ORDER BY id').all() as unknown as { body: string }[];
+    return rows.map((row) => decodeSchedule(row.body));
+  }
+
+  saveSchedule(schedule: StoredSchedule): void {
+    this.writeNow(() => this.statement('INSERT OR REPLACE INTO schedules (id, body) VALUES (?, ?)').run(schedule.definition.scheduleId, encodeSchedule(schedule)));
+  }
+
+  deleteSchedule(scheduleId: string): void {
+    this.writeNow(() => this.statement('DELETE FROM schedules WHERE id = ?').run(scheduleId));
+  }
+
+  /** One statement committed on its own (autocommit); a failure is a StoreWriteError, as a batch's is. */
+  private writeNow(write: () => void): void {
+    if (this.closed) throw new StoreWriteError('The data directory is closed');
+    try {
+      write();
+    } catch (error) {
+      throw new StoreWriteError(`Could not write to the data directory: ${(error as Error).message}`, { cause: error });
+    }
   }
 
   usage(): Record<string, number> {
@@ -346,7 +374,7 @@ export class SqliteStore implements EngineStore {
     const seq = record.sequence;
     if (!written.row) {
       this.statement(
-        'INSERT INTO runs (seq, run_id, workflow_id, workflow_name, catalog, status, started_at, first_run_id, chain_started_at, keyed, details, input, chain_input, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO runs (seq, run_id, workflow_id, workflow_name, catalog, status, started_at, first_run_id, chain_started_at, keyed, details, input, chain_input, started_by, schedule_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ).run(...runRowValues(record.description, seq, record.chainStartedAt, record.input, record.chainInput, record.callback));
     }
     const events = record.history.events;

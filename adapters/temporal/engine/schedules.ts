@@ -1,0 +1,242 @@
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError as TemporalScheduleNotFound,
+  type ScheduleDescription as TemporalScheduleDescription,
+  type ScheduleOptions,
+  type ScheduleOverlapPolicy,
+} from '@temporalio/client';
+import { EngineError, ScheduleAlreadyExistsError, ScheduleNotFoundError } from '../../../core/domain/errors.js';
+import {
+  invalidSchedule,
+  LISTED_ACTIONS,
+  LISTED_FIRE_TIMES,
+  MAX_BACKFILL_FIRES,
+  OVERLAP_POLICIES,
+  type OverlapPolicy,
+  type ScheduleDefinition,
+  type ScheduleDescription,
+  type ScheduleSpec,
+} from '../../../core/domain/schedule.js';
+import type { ListSchedulesQuery, ScheduleEngine, ScheduleList } from '../../../ports/schedules.js';
+import { cronFields, FireTimes } from '../../schedules/fireTimes.js';
+import type { TemporalCalls } from './calls.js';
+import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
+
+/**
+ * What flowgate keeps with a Temporal Schedule, in its action's memo (a schedule's own memo cannot change after it is
+ * created, the action's can): the spec as the user wrote it (Temporal turns cron text into calendars and would read
+ * back in another form), and the keys that created and last changed it. Every run it starts carries it too.
+ */
+const SCHEDULE_MEMO_KEY = 'flowgate.schedule';
+
+interface ScheduleMemo {
+  spec: { calendar: ScheduleSpec['calendar']; timezone: string; startAt: string | null; endAt: string | null; jitterMs: number };
+  createdBy?: string;
+  updatedBy?: string;
+}
+
+const TEMPORAL_OVERLAP: Readonly<Record<OverlapPolicy, ScheduleOverlapPolicy>> = {
+  skip: 'SKIP',
+  buffer_one: 'BUFFER_ONE',
+  buffer_all: 'BUFFER_ALL',
+  cancel_other: 'CANCEL_OTHER',
+  terminate_other: 'TERMINATE_OTHER',
+  allow_all: 'ALLOW_ALL',
+};
+
+/**
+ * Schedules on Temporal (docs/schedules.md): each is a Temporal Schedule, which Temporal fires with no flowgate process
+ * running (only the catalog's workers). Its action starts the workflow on the catalog's task queue under the id
+ * `<scheduleId>`, to which Temporal appends the fire time; Temporal tags each run with TemporalScheduledById.
+ */
+export class TemporalSchedules implements ScheduleEngine {
+  constructor(
+    private readonly calls: TemporalCalls,
+    private readonly tokens: PageTokens,
+    /** The definition's run time limit as its catalog publishes it (a start's, too). */
+    private readonly runTimeoutMs: (catalog: string, workflowName: string) => Promise<number | undefined>,
+  ) {}
+
+  async create(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {
+    const options = await this.optionsOf(definition, { ...(actor === undefined ? {} : { createdBy: actor, updatedBy: actor }) });
+    await this.calls.call(async () => {
+      try {
+        await this.calls.schedules.create(options);
+      } catch (error) {
+        if (error instanceof ScheduleAlreadyRunning) throw new ScheduleAlreadyExistsError(`Schedule "${definition.scheduleId}" exists already`, { cause: error });
+        throw error;
+      }
+    });
+    return this.describe(definition.scheduleId);
+  }
+
+  async describe(scheduleId: string): Promise<ScheduleDescription> {
+    return descriptionOf(await this.call(scheduleId, (handle) => handle.describe()));
+  }
+
+  async list(query: ListSchedulesQuery): Promise<ScheduleList> {
+    const scope = JSON.stringify(['schedules', query.workflowName ?? null]);
+    const position = query.pageToken === undefined ? undefined : this.tokens.read(scope, query.pageToken, isPosition);
+    const response = await this.calls.call(() =>
+      this.calls.service.listSchedules({
+        namespace: this.calls.namespace,
+        maximumPageSize: query.limit,
+        ...(position ? { nextPageToken: decodeTemporalToken(position.r) } : {}),
+      }),
+    );
+    // Temporal lists from its visibility store: a schedule just made may show a moment later.
+    const ids = (response.schedules ?? [])
+      .filter((entry) => query.workflowName === undefined || entry.info?.workflowType?.name === query.workflowName)
+      .map((entry) => entry.scheduleId ?? '')
+      .filter((id) => id !== '');
+    const described = await Promise.all(ids.map((id) => this.describe(id).catch((error: unknown) => (error instanceof ScheduleNotFoundError ? undefined : Promise.reject(error)))));
+    const token = response.nextPageToken && response.nextPageToken.length > 0 ? this.tokens.issue(scope, { r: encodeTemporalToken(response.nextPageToken) }) : null;
+    return {
+      schedules: described.filter((schedule): schedule is ScheduleDescription => schedule !== undefined).sort((a, b) => (a.definition.scheduleId < b.definition.scheduleId ? -1 : 1)),
+      nextPageToken: token,
+    };
+  }
+
+  async update(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {
+    const current = await this.call(definition.scheduleId, (handle) => handle.describe());
+    const createdBy = memoOf(current)?.createdBy;
+    const options = await this.optionsOf(definition, {
+      ...(createdBy === undefined ? {} : { createdBy }),
+      ...(actor === undefined ? (memoOf(current)?.updatedBy === undefined ? {} : { updatedBy: memoOf(current)!.updatedBy! }) : { updatedBy: actor }),
+    });
+    const { spec, action, policies } = options;
+    const update = { spec, action, policies, state: { paused: definition.paused, note: definition.note } };
+    await this.call(definition.scheduleId, (handle) => handle.update(() => update));
+    return this.describe(definition.scheduleId);
+  }
+
+  async delete(scheduleId: string): Promise<void> {
+    await this.call(scheduleId, (handle) => handle.delete());
+  }
+
+  async setPaused(scheduleId: string, paused: boolean, note: string, actor?: string): Promise<ScheduleDescription> {
+    const current = await this.describe(scheduleId);
+    // One update sets the state and records the key (pause and unpause alone could not say who).
+    return this.update({ ...current.definition, paused, note }, actor);
+  }
+
+  async trigger(scheduleId: string, overlap: OverlapPolicy | undefined): Promise<void> {
+    await this.call(scheduleId, (handle) => handle.trigger(overlap === undefined ? undefined : TEMPORAL_OVERLAP[overlap]));
+  }
+
+  async backfill(scheduleId: string, range: { startAt: Date; endAt: Date }, overlap: OverlapPolicy | undefined): Promise<number> {
+    const schedule = await this.describe(scheduleId);
+    // Counted as the embedded engine counts them, and refused past the same bound, before Temporal is asked.
+    const fires = new FireTimes(schedule.definition.spec).between(range.startAt, range.endAt, MAX_BACKFILL_FIRES).length;
+    if (fires > MAX_BACKFILL_FIRES) {
+      throw invalidSchedule([{ path: ['startAt'], message: `the range holds more than ${MAX_BACKFILL_FIRES} fire times; backfill a shorter one` }]);
+    }
+    const policy = TEMPORAL_OVERLAP[overlap ?? schedule.definition.policy.overlap];
+    await this.call(scheduleId, (handle) => handle.backfill([{ start: range.startAt, end: range.endAt, overlap: policy }]));
+    return fires;
+  }
+
+  /** A call on one schedule's handle; Temporal's "not found" is ScheduleNotFoundError. */
+  private call<T>(scheduleId: string, request: (handle: ReturnType<TemporalCalls['schedules']['getHandle']>) => Promise<T>): Promise<T> {
+    return this.calls.call(async () => {
+      try {
+        return await request(this.calls.schedules.getHandle(scheduleId));
+      } catch (error) {
+        if (error instanceof TemporalScheduleNotFound) throw new ScheduleNotFoundError(`No schedule "${scheduleId}"`, { cause: error });
+        throw error;
+      }
+    });
+  }
+
+  private async optionsOf(definition: ScheduleDefinition, keys: Pick<ScheduleMemo, 'createdBy' | 'updatedBy'>): Promise<ScheduleOptions> {
+    const { spec, policy } = definition;
+    const memo: ScheduleMemo = {
+      spec: { calendar: spec.calendar, timezone: spec.timezone, startAt: spec.startAt?.toISOString() ?? null, endAt: spec.endAt?.toISOString() ?? null, jitterMs: spec.jitterMs },
+      ...keys,
+    };
+    const runTimeoutMs = await this.runTimeoutMs(definition.catalog, definition.workflowName);
+    return {
+      scheduleId: definition.scheduleId,
+      spec: {
+        ...(spec.calendar.kind === 'cron'
+          ? { cronExpressions: spec.calendar.expressions.map(temporalCron) }
+          : { intervals: [{ every: spec.calendar.everyMs, offset: spec.calendar.offsetMs }] }),
+        timezone: spec.timezone,
+        ...(spec.startAt ? { startAt: spec.startAt } : {}),
+        ...(spec.endAt ? { endAt: spec.endAt } : {}),
+        ...(spec.jitterMs > 0 ? { jitter: spec.jitterMs } : {}),
+      },
+      action: {
+        type: 'startWorkflow',
+        workflowType: definition.workflowName,
+        taskQueue: definition.catalog,
+        workflowId: definition.scheduleId,
+        args: [definition.input],
+        memo: { [SCHEDULE_MEMO_KEY]: memo },
+        ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
+      },
+      policies: { overlap: TEMPORAL_OVERLAP[policy.overlap], catchupWindow: policy.catchupWindowMs, pauseOnFailure: policy.pauseOnFailure },
+      state: { paused: definition.paused, note: definition.note },
+    };
+  }
+}
+
+/** Temporal reads a sixth field as the year: seconds go first of seven (docs/schedules.md, Cron). */
+function temporalCron(expression: string): string {
+  const fields = cronFields(expression);
+  return fields.length === 6 ? [...fields, '*'].join(' ') : fields.join(' ');
+}
+
+function memoOf(description: TemporalScheduleDescription): ScheduleMemo | undefined {
+  const action = description.action as { memo?: Record<string, unknown> };
+  const memo = action.memo?.[SCHEDULE_MEMO_KEY];
+  return memo !== null && typeof memo === 'object' ? (memo as ScheduleMemo) : undefined;
+}
+
+const OVERLAP_OF = Object.fromEntries(OVERLAP_POLICIES.map((policy) => [TEMPORAL_OVERLAP[policy], policy])) as Record<string, OverlapPolicy>;
+
+function descriptionOf(description: TemporalScheduleDescription): ScheduleDescription {
+  const memo = memoOf(description);
+  const action = description.action as { workflowType: string; taskQueue: string; args?: unknown[] };
+  if (memo === undefined) throw new EngineError(`Temporal schedule "${description.scheduleId}" was not made by flowgate (its action has no ${SCHEDULE_MEMO_KEY} memo)`);
+  const { info, state, policies } = description;
+  return {
+    definition: {
+      scheduleId: description.scheduleId,
+      workflowName: action.workflowType,
+      catalog: action.taskQueue,
+      input: action.args?.[0] ?? null,
+      spec: {
+        calendar: memo.spec.calendar,
+        timezone: memo.spec.timezone,
+        ...(memo.spec.startAt === null ? {} : { startAt: new Date(memo.spec.startAt) }),
+        ...(memo.spec.endAt === null ? {} : { endAt: new Date(memo.spec.endAt) }),
+        jitterMs: memo.spec.jitterMs,
+      },
+      policy: { overlap: (policies.overlap && OVERLAP_OF[policies.overlap]) || 'skip', catchupWindowMs: policies.catchupWindow, pauseOnFailure: policies.pauseOnFailure },
+      paused: state.paused,
+      note: state.note ?? '',
+    },
+    state: {
+      paused: state.paused,
+      note: state.note ?? '',
+      actionCount: info.numActionsTaken,
+      missedCount: info.numActionsMissedCatchupWindow + info.numActionsSkippedOverlap,
+      nextFireTimes: state.paused ? [] : info.nextActionTimes.slice(0, LISTED_FIRE_TIMES),
+      recentActions: info.recentActions.slice(-LISTED_ACTIONS).map((result) => ({
+        scheduledAt: result.scheduledAt,
+        startedAt: result.takenAt,
+        run: { workflowId: result.action.workflow.workflowId, runId: result.action.workflow.firstExecutionRunId },
+      })),
+      runningRuns: info.runningActions.map((running) => ({ workflowId: running.workflow.workflowId, runId: running.workflow.firstExecutionRunId })),
+    },
+    createdAt: info.createdAt,
+    updatedAt: info.lastUpdatedAt ?? info.createdAt,
+    ...(memo.createdBy === undefined ? {} : { createdBy: memo.createdBy }),
+    ...(memo.updatedBy === undefined ? {} : { updatedBy: memo.updatedBy }),
+  };
+}
+
+function isPosition(value: unknown): value is { r: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { r?: unknown }).r === 'string';
+}
