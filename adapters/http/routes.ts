@@ -350,6 +350,7 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
       },
       handle: (_input, context) => metricsExposition(context),
     }),
+    ...scheduleRoutes(),
   ];
 }
 
@@ -449,7 +450,6 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
       },
       handle: (input, context) => getHistory(input, context),
     }),
-    ...scheduleRoutes(),
   ];
 }
 

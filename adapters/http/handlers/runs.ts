@@ -40,6 +40,7 @@ export interface ListRunsQuery {
   catalog?: string | undefined;
   status?: RunStatus | undefined;
   startedBy?: string | undefined;
+  scheduleId?: string | undefined;
   limit: number;
   pageToken?: string | undefined;
 }
@@ -51,6 +52,7 @@ export async function listRuns(query: ListRunsQuery, context: RouteContext): Pro
   if (query.catalog !== undefined) request.catalog = query.catalog;
   if (query.status !== undefined) request.status = query.status;
   if (query.startedBy !== undefined) request.startedBy = query.startedBy;
+  if (query.scheduleId !== undefined) request.scheduleId = query.scheduleId;
   if (query.pageToken !== undefined) request.pageToken = query.pageToken;
   return ok(await context.api.listRuns(request));
 }
