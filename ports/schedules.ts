@@ -35,7 +35,7 @@ export interface ScheduleEngine {
   setPaused(scheduleId: string, paused: boolean, note: string, actor?: string): Promise<ScheduleDescription>;
   /** Fires once now, under the schedule's overlap policy or `overlap`. */
   trigger(scheduleId: string, overlap: OverlapPolicy | undefined, actor?: string): Promise<void>;
-  /** Fires for every time of the spec in [startAt, endAt), in order, under the overlap policy or `overlap`. */
+  /** Fires for every time of the spec from startAt to endAt (both included), in order, under the overlap policy or `overlap`. */
   /** Resolves with the number of fires; a range of more than MAX_BACKFILL_FIRES is ValidationError and fires nothing. */
   backfill(scheduleId: string, range: { startAt: Date; endAt: Date }, overlap: OverlapPolicy | undefined, actor?: string): Promise<number>;
 }

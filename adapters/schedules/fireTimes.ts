@@ -91,10 +91,10 @@ export class FireTimes {
     return times;
   }
 
-  /** Every fire time in [from, to), at most `limit` + 1 of them (so a caller can tell there are more). */
+  /** Every fire time from `from` to `to`, both included (as Temporal's backfill), at most `limit` + 1 of them (so a caller can tell there are more). */
   between(from: Date, to: Date, limit: number): Date[] {
     const times: Date[] = [];
-    for (let time = this.next(new Date(from.getTime() - 1)); time !== undefined && time.getTime() < to.getTime(); time = this.next(time)) {
+    for (let time = this.next(new Date(from.getTime() - 1)); time !== undefined && time.getTime() <= to.getTime(); time = this.next(time)) {
       times.push(time);
       if (times.length > limit) break;
     }

@@ -85,7 +85,7 @@ export const ScheduleBackfillBodySchema = z
     endAt: TimeSchema.meta({ description: 'Not in the future; the range holds at most 1000 fire times.' }),
     overlap: OverlapSchema.optional().meta({ description: "@default the schedule's own" }),
   })
-  .meta({ title: 'ScheduleBackfillRequest', description: 'Fires once for every time of the spec in [startAt, endAt), in order.' });
+  .meta({ title: 'ScheduleBackfillRequest', description: 'Fires once for every time of the spec from startAt to endAt, both included, in order.' });
 
 const ScheduleActionSchema = z.strictObject({
   scheduledAt: TimestampSchema.meta({ description: 'The fire time (jitter included).' }),

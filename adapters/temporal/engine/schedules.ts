@@ -18,7 +18,7 @@ import {
   type ScheduleSpec,
 } from '../../../core/domain/schedule.js';
 import type { ListSchedulesQuery, ScheduleEngine, ScheduleList } from '../../../ports/schedules.js';
-import { cronFields, FireTimes } from '../../schedules/fireTimes.js';
+import { assertReadableSpec, cronFields, FireTimes } from '../../schedules/fireTimes.js';
 import type { TemporalCalls } from './calls.js';
 import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
 
@@ -150,6 +150,8 @@ export class TemporalSchedules implements ScheduleEngine {
 
   private async optionsOf(definition: ScheduleDefinition, keys: Pick<ScheduleMemo, 'createdBy' | 'updatedBy'>): Promise<ScheduleOptions> {
     const { spec, policy } = definition;
+    // Refused here as on the embedded engine, by the same words, before Temporal would refuse it in its own.
+    assertReadableSpec(spec);
     const memo: ScheduleMemo = {
       spec: { calendar: spec.calendar, timezone: spec.timezone, startAt: spec.startAt?.toISOString() ?? null, endAt: spec.endAt?.toISOString() ?? null, jitterMs: spec.jitterMs },
       ...keys,

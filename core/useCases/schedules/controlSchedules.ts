@@ -22,7 +22,7 @@ export async function triggerSchedule(deps: ControlDeps, scheduleId: string, ove
   return { scheduleId, fires: 1 };
 }
 
-/** POST /schedules/{id}/backfill: a fire for every time of the spec in [startAt, endAt), which must lie in the past. */
+/** POST /schedules/{id}/backfill: a fire for every time of the spec from startAt to endAt (both included), which must lie in the past. */
 export async function backfillSchedule(deps: ControlDeps & Pick<CoreDeps, 'clock'>, scheduleId: string, request: BackfillRequest, access?: Access): Promise<ScheduleFiresView> {
   const startAt = new Date(request.startAt);
   const endAt = new Date(request.endAt);
