@@ -51,6 +51,16 @@ const ENDPOINTS: [string, string][] = [
   ['get', '/auth/key'],
   // Metrics in Prometheus text format (docs/operations.md).
   ['get', '/metrics'],
+  // Schedules (docs/schedules.md).
+  ['post', '/schedules'],
+  ['get', '/schedules'],
+  ['get', '/schedules/{id}'],
+  ['patch', '/schedules/{id}'],
+  ['delete', '/schedules/{id}'],
+  ['post', '/schedules/{id}/pause'],
+  ['post', '/schedules/{id}/unpause'],
+  ['post', '/schedules/{id}/trigger'],
+  ['post', '/schedules/{id}/backfill'],
 ];
 
 test('GET /openapi.json: OpenAPI 3.1.0, info.version 1.0.0, an operation for every endpoint', async ({ api }) => {

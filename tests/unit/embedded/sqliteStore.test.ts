@@ -93,7 +93,7 @@ test('a DATA_DIR that is a file, a database that is not one, a database of a new
   }
 });
 
-test('a data directory of schema version 1 opens migrated: its runs as they were, starters recorded and filtered from then on', async () => {
+test('a data directory of schema version 1 opens migrated: its runs as they were, starters and schedules recorded and filtered from then on', async () => {
   const h = await durableHarness([sleepy]);
   try {
     const before = await h.run(sleepy, { text: 'kept' }, 'before-upgrade');
@@ -101,7 +101,10 @@ test('a data directory of schema version 1 opens migrated: its runs as they were
     // The database as the flowgate before the starter column wrote it.
     const { DatabaseSync } = await loadSqlite();
     const raw = new DatabaseSync(join(h.dataDir, DATABASE_FILE));
-    raw.exec('DROP INDEX runs_by_starter; ALTER TABLE runs DROP COLUMN started_by; PRAGMA user_version = 1');
+    raw.exec(
+      'DROP INDEX runs_by_starter; DROP INDEX runs_by_schedule; DROP TABLE schedules; ' +
+        'ALTER TABLE runs DROP COLUMN started_by; ALTER TABLE runs DROP COLUMN schedule_id; PRAGMA user_version = 1',
+    );
     raw.close();
     await h.restart();
     const kept = await h.engine.describe(before);
@@ -111,12 +114,15 @@ test('a data directory of schema version 1 opens migrated: its runs as they were
     assert.is((await h.engine.describe(after)).startedBy, 'ci');
     const listed = await h.engine.listRuns({ startedBy: 'ci', limit: 10 });
     assert.equal(listed.runs.map((run) => run.workflowId), ['after-upgrade']);
+    const scheduled = await h.engine.start({ workflowName: 'sleepy', catalog: 'main', workflowId: 'nightly-2026-01-01T00:00:00Z', input: { text: 's' }, scheduleId: 'nightly' });
+    assert.equal((await h.engine.listRuns({ scheduleId: 'nightly', limit: 10 })).runs.map((run) => run.workflowId), [scheduled.workflowId]);
     await h.restart();
     assert.is((await h.engine.describe(after)).startedBy, 'ci', 'kept across a restart');
     assert.is((await h.outcome(before)).run.status, 'completed', 'the run from before finishes');
     h.engine.close();
     const check = new DatabaseSync(join(h.dataDir, DATABASE_FILE), { readOnly: true });
-    assert.is((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, 2);
+    assert.is((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version, SCHEMA_VERSION);
+    assert.ok(check.prepare("SELECT name FROM sqlite_master WHERE name = 'schedules'").get(), 'the schedules table exists');
     check.close();
   } finally {
     h.close();

@@ -210,7 +210,7 @@ test('validateResponses: a response off its schema becomes a logged 500; a good 
   const drifted = await call(h, 'GET', '/workflow/wf-1/result');
   assert.is(drifted.status, 500);
   assert.match(JSON.stringify(h.logger.entries.find((entry) => entry.level === 'error')), /breaks its documented schema/);
-  assert.is(harness().app.routes.length, 28);
+  assert.is(harness().app.routes.length, 37);
 });
 
 test.run();

@@ -16,6 +16,8 @@ const CONTRACT: [NamedErrorClass, number][] = [
   [transportErrors.NotFoundError, 404],
   [errors.StepNotFoundError, 404],
   [errors.TraceNotFoundError, 404],
+  [errors.ScheduleNotFoundError, 404],
+  [errors.ScheduleAlreadyExistsError, 409],
   [transportErrors.MethodNotAllowedError, 405],
   [errors.WorkflowExecutionTimedOutError, 408],
   [errors.WorkflowAlreadyStartedError, 409],

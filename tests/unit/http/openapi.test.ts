@@ -77,6 +77,16 @@ const ENDPOINTS = [
   'GET /openapi.json',
   // Metrics in Prometheus text format (docs/operations.md).
   'GET /metrics',
+  // Schedules (docs/schedules.md).
+  'POST /schedules',
+  'GET /schedules',
+  'GET /schedules/{id}',
+  'PATCH /schedules/{id}',
+  'DELETE /schedules/{id}',
+  'POST /schedules/{id}/pause',
+  'POST /schedules/{id}/unpause',
+  'POST /schedules/{id}/trigger',
+  'POST /schedules/{id}/backfill',
 ];
 const PUBLIC = ['GET /ready', 'GET /health', 'GET /openapi.json'];
 const DEPRECATED = ['PATCH /workflow/{id}/stop', 'POST /workflow/{id}/reset'];
@@ -131,7 +141,7 @@ test('public operations need no token; every other one names its scope and docum
 
 test('every documented status has a JSON schema that resolves; errors use the error shapes; X-Request-Id everywhere', () => {
   for (const { method, path, operation } of operations()) {
-    assert.ok(operation.responses['200'], `${method} ${path} documents 200`);
+    assert.ok(Object.keys(operation.responses).some((status) => status.startsWith('2')), `${method} ${path} documents its success`);
     assert.ok(operation.responses['500'], `${method} ${path} documents 500`);
     for (const [status, response] of Object.entries<Json>(operation.responses)) {
       const where = `${method} ${path} ${status}`;

@@ -105,7 +105,7 @@ test('the real route table builds a router with every documented endpoint', () =
     assert.is(match.kind, 'found', `${method} ${path}`);
     if (match.kind === 'found') assert.is(match.route.path, path);
   }
-  assert.is(routes.length, 28);
+  assert.is(routes.length, 37);
 });
 
 test.run();
