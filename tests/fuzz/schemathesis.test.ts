@@ -81,6 +81,23 @@ const WORKFLOW_NAMES = [
   'times_out',
   'other_only',
 ];
+/**
+ * Schedule changes: a schema-valid body may still break a rule beyond its shape (a cron expression, a time zone, an
+ * offset longer than its interval, an input the workflow refuses), a 400 like a start's. What they create is deleted
+ * after the run, so no schedule of the fuzzing fires into what follows.
+ */
+const SCHEDULE_WRITES = ['createSchedule', 'updateSchedule', 'backfillSchedule'];
+
+/** Deletes every schedule the fuzzing left (Temporal keeps them, and they would fire into later suites). */
+async function deleteSchedules(api: TestApi): Promise<void> {
+  for (let page = 0; page < 100; page += 1) {
+    const listed = await call(api, 'GET', '/schedules?limit=1000', { headers: AUTH });
+    const schedules = (listed.body?.schedules ?? []) as { scheduleId: string }[];
+    if (schedules.length === 0) return;
+    for (const { scheduleId } of schedules) await call(api, 'DELETE', `/schedules/${encodeURIComponent(scheduleId)}`, { headers: AUTH });
+  }
+}
+
 /** The two catalogs, and a name with a NUL (Temporal's SQL visibility store failed on one: a 503 once). */
 const CATALOGS = ['main', 'other', 'main\u0000'];
 const STEP_NAMES = ['add_one', 'double', 'echo_step', 'reject_invoice'];
@@ -165,7 +182,7 @@ function schemathesisConfig(runs: readonly SeededRun[]): string {
     `expected-statuses = ${tomlList(accepted)}`,
     '',
     '[[operations]]',
-    `include-operation-id = ${tomlList(['listRuns', 'getHistory', 'getHistoryOfRun', 'runWorkflow', 'startWorkflow', 'sendFeedback', 'rerunRun'])}`,
+    `include-operation-id = ${tomlList(['listRuns', 'getHistory', 'getHistoryOfRun', 'runWorkflow', 'startWorkflow', 'sendFeedback', 'rerunRun', ...SCHEDULE_WRITES])}`,
     `checks.positive_data_acceptance.expected-statuses = ${tomlList([...accepted, '400'])}`,
     '',
     '[[operations]]',
@@ -239,6 +256,7 @@ test(`schemathesis ${SCHEMATHESIS_VERSION}: no 5xx; documented statuses, content
       throw new Error(`schemathesis ${why} on the ${api.engine} engine (seed ${SEED}):\n${findings}\nits whole output:\n${result.output}${logs}`);
     }
   } finally {
+    if (api) await deleteSchedules(api);
     await api?.close();
     await rm(workDir, { recursive: true, force: true });
   }
