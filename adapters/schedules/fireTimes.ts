@@ -80,7 +80,8 @@ export class FireTimes {
     // Temporal fires at startAt itself when it matches.
     const from = startAt && after.getTime() < startAt.getTime() ? startAt.getTime() - 1000 : after.getTime();
     const time = this.spec.calendar.kind === 'every' ? this.nextInterval(from) : this.nextCron(from);
-    if (time === undefined || (endAt && time > endAt.getTime())) return undefined;
+    // Past what a date can hold there is no fire time (an interval near its bound, far from the epoch).
+    if (time === undefined || !Number.isFinite(new Date(time).getTime()) || (endAt && time > endAt.getTime())) return undefined;
     return withinBounds(this.spec, new Date(time)) ? new Date(time) : undefined;
   }
 

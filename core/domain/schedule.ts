@@ -20,6 +20,8 @@ export const DEFAULT_CATCHUP_WINDOW_SECONDS = 365 * 24 * 3600;
 /** How many fire times and actions a description lists. */
 export const LISTED_FIRE_TIMES = 10;
 export const LISTED_ACTIONS = 10;
+/** The longest `every` (and offset) a schedule takes: ten years keeps every fire time within what a date can hold. */
+export const MAX_INTERVAL_MS = 3650 * 86_400_000;
 /** A backfill fires at most this many times: a wider range is refused, not started in part. */
 export const MAX_BACKFILL_FIRES = 1000;
 
@@ -138,6 +140,7 @@ export function scheduleProblems(spec: ScheduleSpec, policy: SchedulePolicy): Sc
   const { calendar } = spec;
   if (calendar.kind === 'every') {
     if (calendar.everyMs < 1000) issues.push({ path: ['spec', 'every'], message: 'every must be at least 1s' });
+    if (calendar.everyMs > MAX_INTERVAL_MS) issues.push({ path: ['spec', 'every'], message: 'every must be at most 3650d' });
     if (calendar.offsetMs >= calendar.everyMs) issues.push({ path: ['spec', 'offset'], message: 'offset must be shorter than every' });
   }
   if (!isTimeZone(spec.timezone)) issues.push({ path: ['spec', 'timezone'], message: `timezone "${spec.timezone}" is not an IANA time zone this server knows` });

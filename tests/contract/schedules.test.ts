@@ -187,6 +187,8 @@ test('bad schedules are refused by name, and nothing is created', async ({ api }
     [{ ...base, spec: {} }, 400, 'ValidationError', 'spec'],
     [{ ...base, spec: { every: 'often' } }, 400, 'ValidationError', 'every'],
     [{ ...base, spec: { every: '1m', offset: '2m' } }, 400, 'ValidationError', 'offset'],
+    [{ ...base, spec: { every: '40007865948d867999005m' } }, 400, 'ValidationError', 'every'],
+    [{ ...base, spec: { every: '3651d' } }, 400, 'ValidationError', 'every'],
     [{ ...base, spec: { every: '1m', timezone: 'Mars/Olympus' } }, 400, 'ValidationError', 'timezone'],
     [{ ...base, spec: { every: '1m', startAt: '2030-01-02T00:00:00Z', endAt: '2030-01-01T00:00:00Z' } }, 400, 'ValidationError', 'endAt'],
     [{ ...base, spec: { every: '1m' }, policy: { overlap: 'sometimes' } }, 400, 'ValidationError', 'overlap'],

@@ -83,10 +83,11 @@ const WORKFLOW_NAMES = [
 ];
 /**
  * Schedule changes: a schema-valid body may still break a rule beyond its shape (a cron expression, a time zone, an
- * offset longer than its interval, an input the workflow refuses), a 400 like a start's. What they create is deleted
+ * offset longer than its interval, an input the workflow refuses), a 400 like a start's; a list's page token is
+ * refused like the runs list's. What they create is deleted
  * after the run, so no schedule of the fuzzing fires into what follows.
  */
-const SCHEDULE_WRITES = ['createSchedule', 'updateSchedule', 'backfillSchedule'];
+const SCHEDULE_WRITES = ['createSchedule', 'updateSchedule', 'backfillSchedule', 'listSchedules'];
 
 /** Deletes every schedule the fuzzing left (Temporal keeps them, and they would fire into later suites). */
 async function deleteSchedules(api: TestApi): Promise<void> {

@@ -18,7 +18,7 @@ const OverlapSchema = z.enum(OVERLAP_POLICIES).meta({
     'What a fire does while a run the schedule started is still open: `skip` it, `buffer_one` (start it when the run closes; one waits at most), `buffer_all` (every one waits), `cancel_other` (stop the run, then start), `terminate_other` (end the run, start now), `allow_all` (start anyway).',
 });
 
-const DurationSchema = z.string().regex(/^(\d+d)?(\d+h)?(\d+m)?(\d+s)?$/, 'must be a duration such as 30s, 15m, 1h30m or 1d').min(2);
+const DurationSchema = z.string().regex(/^(\d+d)?(\d+h)?(\d+m)?(\d+s)?$/, 'must be a duration such as 30s, 15m, 1h30m or 1d').min(2).max(20);
 const TimeSchema = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 time with a zone or offset.' });
 
 const SpecFields = {
