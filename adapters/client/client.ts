@@ -1,5 +1,6 @@
 import { followHistory, type FollowEvent, type FollowOptions } from './follow.js';
 import { runAndWait, type RunOptions } from './runAndWait.js';
+import { ScheduleCalls } from './schedules.js';
 import { newIdempotencyKey, Transport, type Call, type TransportOptions } from './transport.js';
 import type {
   BulkCancelRequest,
@@ -55,9 +56,12 @@ export interface ResultOptions extends RunSelector {
  */
 export class FlowgateClient {
   private readonly transport: Transport;
+  /** The schedule endpoints: `client.schedules.create(…)`, `.list`, `.get`, `.update`, `.pause`, … (docs/schedules.md). */
+  readonly schedules: ScheduleCalls;
 
   constructor(options: ClientOptions) {
     this.transport = new Transport(options);
+    this.schedules = new ScheduleCalls(this.transport);
   }
 
   /** POST /workflow/run, followed until the run closes (or `timeoutMs` passes): see runAndWait.ts. */

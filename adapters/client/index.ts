@@ -5,6 +5,7 @@
 export { FlowgateClient, createFlowgateClient, type ClientOptions, type StartOptions, type RunSelector, type ResultOptions } from './client.js';
 export { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './errors.js';
 export type { RunOptions } from './runAndWait.js';
+export type { ScheduleCalls } from './schedules.js';
 export type { FollowEvent, FollowOptions } from './follow.js';
 export type { RetryPolicy, TransportOptions } from './transport.js';
 export { workflowRef, type WorkflowRef, type WorkflowTarget, type WorkflowInput, type WorkflowOutput, type TypedResult } from './workflowTypes.js';

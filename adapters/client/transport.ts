@@ -32,7 +32,7 @@ export interface TransportOptions {
 }
 
 export interface Call extends CallOptions {
-  method: 'GET' | 'POST' | 'PATCH';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** An API path (`/workflow/run`), or a path the server handed out (a `Location`, already carrying the mount). */
   path: string;
   /** True when `path` came from the server and already has the mount prefix. */
@@ -107,6 +107,8 @@ export class Transport {
   async json<T>(call: Call): Promise<Answer<T>> {
     return this.withRetries(call, 'answer', async (response, request) => {
       const text = await bodyText(response);
+      // 204 (a delete) has no body to be JSON.
+      if (response.statusCode === 204) return { status: 204, body: undefined as T, requestId: header(response, 'x-request-id'), headers: response.headers };
       const body = jsonBody(text, request.contentType);
       if (body === NOT_JSON) throw FlowgateApiError.notFromApi({ status: response.statusCode, body: text, requestId: header(response, 'x-request-id'), request });
       return { status: response.statusCode, body: body as T, requestId: header(response, 'x-request-id'), headers: response.headers };

@@ -34,6 +34,13 @@ import type {
   WorkflowResultLegacySchema,
   WorkflowResultSchema,
   WorkflowResultV2Schema,
+  CreateScheduleBodySchema,
+  UpdateScheduleBodySchema,
+  ListSchedulesQuerySchema,
+  ScheduleBackfillBodySchema,
+  ScheduleViewSchema,
+  ScheduleListSchema,
+  ScheduleFiresSchema,
 } from '../http/schemas/index.js';
 
 /*
@@ -87,6 +94,16 @@ export type RerunRequest = z.input<typeof RerunBodySchema>;
 export type RerunResponse = z.output<typeof RerunResponseSchema>;
 export type BulkRerunRequest = z.input<typeof BulkRerunBodySchema>;
 export type BulkRerunResponse = z.output<typeof BulkRerunResponseSchema>;
+
+/** The schedule endpoints (docs/schedules.md). */
+export type CreateScheduleRequest = z.input<typeof CreateScheduleBodySchema>;
+export type UpdateScheduleRequest = z.input<typeof UpdateScheduleBodySchema>;
+export type ListSchedulesQuery = QueryOf<typeof ListSchedulesQuerySchema>;
+export type ScheduleBackfillRequest = z.input<typeof ScheduleBackfillBodySchema>;
+export type Schedule = z.output<typeof ScheduleViewSchema>;
+export type ScheduleList = z.output<typeof ScheduleListSchema>;
+export type ScheduleFires = z.output<typeof ScheduleFiresSchema>;
+export type OverlapPolicy = Schedule['policy']['overlap'];
 
 /** What every call takes besides its own fields. */
 export interface CallOptions {
