@@ -83,6 +83,12 @@ test('an every-2s schedule starts runs named <scheduleId>-<fire time> that carry
     });
     assert.ok(described.actionCount >= 2);
     assert.match(described.recentActions[0].workflowId, SCHEDULED_ID);
+    if (api.engine === 'embedded') {
+      // The embedded engine fires its schedules in this process: /metrics counts each fire by outcome.
+      const metrics = await http(api, 'GET', '/metrics');
+      const started = new RegExp(`^flowgate_schedule_actions_total\\{schedule="${scheduleId}",outcome="started"\\} (\\d+)$`, 'm').exec(metrics.text);
+      assert.ok(started && Number(started[1]) >= 2, `flowgate_schedule_actions_total counts the fires:\n${metrics.text.split('\n').filter((line) => line.includes('schedule_actions')).join('\n')}`);
+    }
   });
 });
 
