@@ -1,4 +1,4 @@
-import { ValidationError } from './errors.js';
+import { ScheduleAlreadyExistsError, ScheduleNotFoundError, ValidationError, type ErrorDetails } from './errors.js';
 import type { PinnedRunRef } from './run.js';
 
 /*
@@ -164,4 +164,19 @@ export function invalidSchedule(issues: readonly ScheduleIssue[]): InstanceType<
 export function withinBounds(spec: Pick<ScheduleSpec, 'startAt' | 'endAt'>, time: Date): boolean {
   if (spec.startAt && time.getTime() < spec.startAt.getTime()) return false;
   return !(spec.endAt && time.getTime() > spec.endAt.getTime());
+}
+
+/** 404: no schedule of that id, on every engine in the same words. */
+export function scheduleNotFound(scheduleId: string, details: ErrorDetails = {}): InstanceType<typeof ScheduleNotFoundError> {
+  return new ScheduleNotFoundError(`No schedule "${scheduleId}"`, details);
+}
+
+/** 409 of a create whose id exists. */
+export function scheduleExists(scheduleId: string, details: ErrorDetails = {}): InstanceType<typeof ScheduleAlreadyExistsError> {
+  return new ScheduleAlreadyExistsError(`Schedule "${scheduleId}" exists already`, details);
+}
+
+/** 400 of a backfill whose range holds more than MAX_BACKFILL_FIRES fire times (nothing is fired). */
+export function backfillTooLong(): InstanceType<typeof ValidationError> {
+  return invalidSchedule([{ path: ['startAt'], message: `the range holds more than ${MAX_BACKFILL_FIRES} fire times; backfill a shorter one` }]);
 }

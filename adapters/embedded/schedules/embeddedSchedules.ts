@@ -1,11 +1,13 @@
-import { ScheduleAlreadyExistsError, ScheduleNotFoundError, WorkflowNotFoundError } from '../../../core/domain/errors.js';
+import { WorkflowNotFoundError } from '../../../core/domain/errors.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import {
-  invalidSchedule,
+  backfillTooLong,
   LISTED_ACTIONS,
   LISTED_FIRE_TIMES,
   MAX_BACKFILL_FIRES,
   scheduledWorkflowId,
+  scheduleExists,
+  scheduleNotFound,
   type OverlapPolicy,
   type ScheduleDefinition,
   type ScheduleDescription,
@@ -90,7 +92,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
   create(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {
     return this.serially(() => {
       const { scheduleId } = definition;
-      if (this.schedules.has(scheduleId)) throw new ScheduleAlreadyExistsError(`Schedule "${scheduleId}" exists already`);
+      if (this.schedules.has(scheduleId)) throw scheduleExists(scheduleId);
       const fireTimes = new FireTimes(definition.spec);
       const now = new Date(this.clock.now());
       const schedule: StoredSchedule = {
@@ -185,7 +187,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
       const schedule = this.get(scheduleId);
       const times = this.fireTimes.get(scheduleId)!.between(range.startAt, range.endAt, MAX_BACKFILL_FIRES);
       if (times.length > MAX_BACKFILL_FIRES) {
-        throw invalidSchedule([{ path: ['startAt'], message: `the range holds more than ${MAX_BACKFILL_FIRES} fire times; backfill a shorter one` }]);
+        throw backfillTooLong();
       }
       for (const time of times) await this.act(this.get(scheduleId), time, overlap ?? schedule.definition.policy.overlap, actor);
       return times.length;
@@ -194,7 +196,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
 
   private get(scheduleId: string): StoredSchedule {
     const schedule = this.schedules.get(scheduleId);
-    if (schedule === undefined) throw new ScheduleNotFoundError(`No schedule "${scheduleId}"`);
+    if (schedule === undefined) throw scheduleNotFound(scheduleId);
     return schedule;
   }
 

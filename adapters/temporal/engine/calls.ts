@@ -3,6 +3,7 @@ import type { Client, Connection, WorkflowSignalInput } from '@temporalio/client
 import { EngineUnavailableError } from '../../../core/domain/errors.js';
 import { isThrottled, translateError, type CallContext } from './errors.js';
 import type { WorkflowService } from './proto.js';
+import { requestIdentity } from './identity.js';
 import type { ClaimCheckCodec } from '../claimCheckCodec.js';
 
 export interface CallOptions {
@@ -53,6 +54,11 @@ export class TemporalCalls {
   /** Who the requests come from, in Temporal's records (the client's identity). */
   get identity(): string | undefined {
     return this.client.options.identity;
+  }
+
+  /** The identity of a request an API key makes (identity.ts), or the client's own without one. */
+  identityFor(keyId: string | undefined): string {
+    return requestIdentity(keyId, this.identity);
   }
 
   /**

@@ -26,7 +26,6 @@ import { TemporalSchedules } from './schedules.js';
 import { FEEDBACK_KEY_HEADER, feedbackDone, feedbackRecorded, keyPayload, resetDone, terminateDone } from './requestKeys.js';
 import { decodeFirst } from './values.js';
 import type { Payload } from './proto.js';
-import { requestIdentity } from './identity.js';
 import { randomUUID } from 'node:crypto';
 
 /** What `connect` needs: the connection's options (connection.ts) and the engine's, minus the client it builds. */
@@ -164,7 +163,7 @@ export class TemporalEngine implements WorkflowEngine {
           namespace: this.calls.namespace,
           workflowExecution: { workflowId, runId },
           requestId: randomUUID(),
-          identity: requestIdentity(identity, this.calls.identity),
+          identity: this.calls.identityFor(identity),
         }),
       { workflowId, runId, closedIfGone: true },
     );
@@ -174,17 +173,7 @@ export class TemporalEngine implements WorkflowEngine {
   async terminate(ref: RunRef, reason: string, idempotency?: RequestIdempotency, identity?: string): Promise<RunDescription> {
     if (idempotency) return this.terminateWithKey(ref, reason, idempotency, identity);
     const run = await this.openRun(ref);
-    const { workflowId, runId } = run;
-    await this.calls.call(
-      () =>
-        this.calls.service.terminateWorkflowExecution({
-          namespace: this.calls.namespace,
-          workflowExecution: { workflowId, runId },
-          reason,
-          identity: requestIdentity(identity, this.calls.identity),
-        }),
-      { workflowId, runId, closedIfGone: true },
-    );
+    await this.sendTerminate(run, reason, identity);
     return { ...run, status: 'terminated', closedAt: new Date(this.clock.now()) };
   }
 
@@ -232,6 +221,22 @@ export class TemporalEngine implements WorkflowEngine {
     return this.closing;
   }
 
+  /** Terminate through the raw service, which takes a key's identity (and a keyed terminate's details). */
+  private async sendTerminate(run: PinnedRunRef, reason: string, identity: string | undefined, details?: Payload[]): Promise<void> {
+    const { workflowId, runId } = run;
+    await this.calls.call(
+      () =>
+        this.calls.service.terminateWorkflowExecution({
+          namespace: this.calls.namespace,
+          workflowExecution: { workflowId, runId },
+          reason,
+          ...(details ? { details: { payloads: details } } : {}),
+          identity: this.calls.identityFor(identity),
+        }),
+      { workflowId, runId, closedIfGone: true },
+    );
+  }
+
   /** A keyed terminate: its key goes into the terminate's details, where a retry from any API replica finds it. */
   private async terminateWithKey(ref: RunRef, reason: string, idempotency: RequestIdempotency, identity: string | undefined): Promise<RunDescription> {
     const run = await this.describeRun(ref);
@@ -242,17 +247,7 @@ export class TemporalEngine implements WorkflowEngine {
       throw runClosed(workflowId, runId, run.status);
     }
     try {
-      await this.calls.call(
-        () =>
-          this.calls.service.terminateWorkflowExecution({
-            namespace: this.calls.namespace,
-            workflowExecution: { workflowId, runId },
-            reason,
-            details: { payloads: [keyPayload(idempotency)] },
-            identity: requestIdentity(identity, this.calls.identity),
-          }),
-        { workflowId, runId, closedIfGone: true },
-      );
+      await this.sendTerminate(run, reason, identity, [keyPayload(idempotency)]);
     } catch (error) {
       // Closed in between: perhaps by the same request through another API replica.
       const closed = error instanceof WorkflowClosedError ? await this.describeRun({ workflowId, runId }) : undefined;
@@ -316,7 +311,7 @@ export class TemporalEngine implements WorkflowEngine {
             input: { payloads: [encoded!] },
             header: { fields: { ...headers } },
             requestId: idempotency?.key ?? randomUUID(),
-            identity: requestIdentity(identity, this.calls.identity),
+            identity: this.calls.identityFor(identity),
           }),
         { workflowId: ref.workflowId, runId: ref.runId, closedIfGone: true },
       ).then(() => {}),

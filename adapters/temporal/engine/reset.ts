@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import { StepNotCompletedError, StepNotFoundError } from '../../../core/domain/errors.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
-import { requestIdentity } from './identity.js';
 import type { TemporalCalls } from './calls.js';
 import { allHistoryEvents } from './historyReader.js';
 import { EventType, type HistoryEvent } from './proto.js';
@@ -107,7 +106,7 @@ export async function resetToStep(
         workflowTaskFinishEventId: point.workflowTaskFinishEventId ?? null,
         reason: resetReasonWithStep(reason, stepName, idempotency && recordOf(idempotency), identity),
         requestId: idempotency?.key ?? randomUUID(),
-        identity: requestIdentity(identity, calls.identity),
+        identity: calls.identityFor(identity),
       }),
     { workflowId, runId },
   );

@@ -5,13 +5,15 @@ import {
   type ScheduleOptions,
   type ScheduleOverlapPolicy,
 } from '@temporalio/client';
-import { EngineError, ScheduleAlreadyExistsError, ScheduleNotFoundError } from '../../../core/domain/errors.js';
+import { EngineError, ScheduleNotFoundError } from '../../../core/domain/errors.js';
 import {
-  invalidSchedule,
+  backfillTooLong,
   LISTED_ACTIONS,
   LISTED_FIRE_TIMES,
   MAX_BACKFILL_FIRES,
   OVERLAP_POLICIES,
+  scheduleExists,
+  scheduleNotFound,
   type OverlapPolicy,
   type ScheduleDefinition,
   type ScheduleDescription,
@@ -63,7 +65,7 @@ export class TemporalSchedules implements ScheduleEngine {
       try {
         await this.calls.schedules.create(options);
       } catch (error) {
-        if (error instanceof ScheduleAlreadyRunning) throw new ScheduleAlreadyExistsError(`Schedule "${definition.scheduleId}" exists already`, { cause: error });
+        if (error instanceof ScheduleAlreadyRunning) throw scheduleExists(definition.scheduleId, { cause: error });
         throw error;
       }
     });
@@ -129,7 +131,7 @@ export class TemporalSchedules implements ScheduleEngine {
     // Counted as the embedded engine counts them, and refused past the same bound, before Temporal is asked.
     const fires = new FireTimes(schedule.definition.spec).between(range.startAt, range.endAt, MAX_BACKFILL_FIRES).length;
     if (fires > MAX_BACKFILL_FIRES) {
-      throw invalidSchedule([{ path: ['startAt'], message: `the range holds more than ${MAX_BACKFILL_FIRES} fire times; backfill a shorter one` }]);
+      throw backfillTooLong();
     }
     const policy = TEMPORAL_OVERLAP[overlap ?? schedule.definition.policy.overlap];
     await this.call(scheduleId, (handle) => handle.backfill([{ start: range.startAt, end: range.endAt, overlap: policy }]));
@@ -142,7 +144,7 @@ export class TemporalSchedules implements ScheduleEngine {
       try {
         return await request(this.calls.schedules.getHandle(scheduleId));
       } catch (error) {
-        if (error instanceof TemporalScheduleNotFound) throw new ScheduleNotFoundError(`No schedule "${scheduleId}"`, { cause: error });
+        if (error instanceof TemporalScheduleNotFound) throw scheduleNotFound(scheduleId, { cause: error });
         throw error;
       }
     });

@@ -1,8 +1,7 @@
 import type { ListSchedulesRequest } from '../../api/scheduleRequests.js';
 import type { ScheduleListView, ScheduleView } from '../../api/scheduleViews.js';
 import { mayUse, type Access } from '../../domain/access.js';
-import { ScheduleNotFoundError } from '../../domain/errors.js';
-import type { ScheduleDescription } from '../../domain/schedule.js';
+import { scheduleNotFound, type ScheduleDescription } from '../../domain/schedule.js';
 import { toScheduleView } from '../../results/scheduleView.js';
 import type { CoreDeps } from '../deps.js';
 import { MAX_SCANNED_PAGES } from '../listRuns.js';
@@ -14,9 +13,6 @@ export async function visibleSchedule(deps: Pick<CoreDeps, 'engine'>, scheduleId
   return schedule;
 }
 
-export function scheduleNotFound(scheduleId: string): InstanceType<typeof ScheduleNotFoundError> {
-  return new ScheduleNotFoundError(`No schedule "${scheduleId}"`);
-}
 
 /** GET /schedules/{id} */
 export async function getSchedule(deps: Pick<CoreDeps, 'engine'>, scheduleId: string, access?: Access): Promise<ScheduleView> {
