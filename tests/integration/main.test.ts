@@ -38,6 +38,8 @@ main('the README walk-through works as written', async ({ server }) => {
   assert.match(stdout, /"status":"failed"/);
   assert.match(stdout, /"terminated":true/);
   assert.match(stdout, /event: workflow/);
+  assert.match(stdout, /"scheduleId":"walk-hourly"/);
+  assert.match(stdout, /\{"scheduleId":"walk-hourly","fires":3\}/);
 });
 
 main('the README CLI walk-through works as written', async ({ server }) => {
