@@ -30,7 +30,7 @@ test('a typo in a query is refused, not ignored: GET /workflow/runs?workflowNmae
   const response = await http(api, 'GET', '/workflow/runs?workflowNmae=x');
   expectError(response, 400, 'ValidationError', { workflowId: null });
   assert.match(response.body.message, /unknown query parameter workflowNmae/);
-  assert.match(response.body.message, /workflowName, catalog, status, startedBy, limit, pageToken/, 'the message says what the endpoint takes');
+  assert.match(response.body.message, /workflowName, catalog, status, startedBy, scheduleId, limit, pageToken/, 'the message says what the endpoint takes');
   assert.equal(response.body.issues[0].code, 'unrecognized_keys');
   assert.equal(response.body.issues[0].keys, ['workflowNmae']);
   const two = await http(api, 'GET', `${wf(workflowId)}/status?verbose=1&x=2`);

@@ -74,7 +74,7 @@ test('GET /openapi.json: OpenAPI 3.1.0, info.version 1.0.0, an operation for eve
   for (const [method, path] of ENDPOINTS) {
     const operation = document.paths?.[path]?.[method];
     assert.ok(operation, `${method.toUpperCase()} ${path} is documented`);
-    assert.ok(operation.responses?.['200'], `${method.toUpperCase()} ${path} documents its 200`);
+    assert.ok(Object.keys(operation.responses ?? {}).some((status) => status.startsWith('2')), `${method.toUpperCase()} ${path} documents its success`);
   }
   const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
     Object.keys(item).filter((key) => ['get', 'post', 'patch', 'put', 'delete'].includes(key)).map((method) => `${method} ${path}`),
