@@ -184,7 +184,6 @@ function factsOf(env: PageEnv, schedule: ScheduleView): HTMLElement[] {
     fact('Pause on failure', policy.pauseOnFailure ? 'yes' : 'no'),
     fact('Runs started', h('span', {}, String(schedule.actionCount), ' · ', router.link(runsOfSchedule, { 'data-focus-key': runsOfSchedule }, 'see them')), 'action-count-fact'),
     fact('Missed fires', String(schedule.missedCount), 'missed-count-fact'),
-    ...(schedule.note ? [fact('Note', schedule.note, 'note-fact')] : []),
     fact('Created', formatTime(schedule.createdAt)),
     ...(schedule.createdBy === undefined ? [] : [fact('Created by', schedule.createdBy, 'created-by-fact')]),
     fact('Changed', formatTime(schedule.updatedAt)),

@@ -77,7 +77,7 @@ export function schedulesListPage(env: PageEnv, query: URLSearchParams): Page {
     for (const schedule of schedules) fragment.append(scheduleRow(env, schedule));
     body.replaceChildren(fragment);
     if (focusedKey) (body.querySelector(`[data-focus-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus();
-    summary.textContent = schedules.length === 0 ? 'No schedules match these filters.' : `${schedules.length} schedules on this page. Updated ${new Date().toLocaleTimeString()}.`;
+    summary.textContent = schedules.length === 0 ? 'No schedules match these filters.' : `${schedules.length} ${schedules.length === 1 ? 'schedule' : 'schedules'} on this page. Updated ${new Date().toLocaleTimeString()}.`;
   };
 
   /** A user's load always goes out (an older answer arriving later is dropped); a refresh only when none is running. */
