@@ -45,3 +45,9 @@ export function missingActions(key: KeyDescription | undefined): string | undefi
   if (missing.length === 0) return undefined;
   return `API key "${key.key.id}" (scopes: ${key.key.scopes.join(', ')}) cannot change runs here: ${missing.join('; ')}.`;
 }
+
+/** Why a schedule's actions are missing, in a sentence; undefined when the key may pause, unpause and trigger. */
+export function missingScheduleActions(key: KeyDescription | undefined): string | undefined {
+  if (key?.key == null || key.can.control) return undefined;
+  return `API key "${key.key.id}" (scopes: ${key.key.scopes.join(', ')}) cannot change schedules here: pause, unpause and trigger need the "control" scope.`;
+}

@@ -8,6 +8,8 @@ import type { Page, PageEnv } from './views/page.js';
 import { KeyAccess } from './keyAccess.js';
 import { latestRunPage, runPage } from './views/runPage.js';
 import { runsListPage } from './views/runsList.js';
+import { schedulePage } from './views/schedulePage.js';
+import { schedulesListPage } from './views/schedulesList.js';
 import { startRunPage } from './views/startRun.js';
 
 /*
@@ -48,7 +50,11 @@ const header = document.getElementById('app-header') ?? h('header');
 replaceChildren(
   header,
   router.link('', { class: 'brand' }, 'flowgate'),
-  h('nav', { 'aria-label': 'Main' }, h('ul', {}, h('li', {}, router.link('runs', {}, 'Runs')), h('li', {}, router.link('start', {}, 'Start a run')))),
+  h(
+    'nav',
+    { 'aria-label': 'Main' },
+    h('ul', {}, h('li', {}, router.link('runs', {}, 'Runs')), h('li', {}, router.link('start', {}, 'Start a run')), h('li', {}, router.link('schedules', {}, 'Schedules'))),
+  ),
   h('div', { class: 'token-buttons' }, enter, forget),
 );
 const main = document.getElementById('main') ?? document.body.appendChild(h('main', { id: 'main' }));
@@ -62,14 +68,21 @@ function show(route: Route): void {
   page = pageFor(route);
   replaceChildren(main, notices.element, page.element);
   document.title = titleOf(route);
+  const section = navSectionOf(route);
   for (const link of header.querySelectorAll('nav a')) {
-    const current = link.getAttribute('href') === router.url(route.page === 'start' ? 'start' : 'runs') && route.page !== 'run';
+    const current = section !== undefined && link.getAttribute('href') === router.url(section);
     if (current) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   // After the first page, move focus to the new page's heading, as a page load would for a screen reader.
   if (navigations > 0) page.focusTarget.focus();
   navigations += 1;
+}
+
+/** The nav link of the page shown, when it is one of the lists or the start form. */
+function navSectionOf(route: Route): string | undefined {
+  if (route.page === 'runs' || route.page === 'start' || route.page === 'schedules') return route.page;
+  return undefined;
 }
 
 function pageFor(route: Route): Page {
@@ -80,6 +93,10 @@ function pageFor(route: Route): Page {
       return route.runId === undefined ? latestRunPage(env, route.workflowId) : runPage(env, route.workflowId, route.runId);
     case 'start':
       return startRunPage(env, route);
+    case 'schedules':
+      return schedulesListPage(env, route.query);
+    case 'schedule':
+      return schedulePage(env, route.scheduleId);
     case 'not-found': {
       const title = h('h1', { tabindex: -1 }, 'Not found');
       return { element: h('section', {}, title, h('p', {}, 'No page here. '), router.link('runs', {}, 'See the runs')), focusTarget: title, destroy() {} };
@@ -90,6 +107,8 @@ function pageFor(route: Route): Page {
 function titleOf(route: Route): string {
   if (route.page === 'run') return `${route.workflowId} · flowgate`;
   if (route.page === 'start') return 'Start a run · flowgate';
+  if (route.page === 'schedules') return 'Schedules · flowgate';
+  if (route.page === 'schedule') return `${route.scheduleId} · schedule · flowgate`;
   if (route.page === 'not-found') return 'Not found · flowgate';
   return 'Runs · flowgate';
 }

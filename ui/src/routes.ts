@@ -4,6 +4,8 @@
  *   runs/{id}/{rid}       one run
  *   runs/{id}             the latest run of an id (the page replaces the URL with the pinned one)
  *   start                 start a run (?workflow=&catalog=)
+ *   schedules             the schedules list; filters in the query (workflowName, limit)
+ *   schedules/{id}        one schedule
  * Pure: no DOM, so tests/unit checks it.
  */
 
@@ -11,6 +13,8 @@ export type Route =
   | { page: 'runs'; query: URLSearchParams }
   | { page: 'run'; workflowId: string; runId: string | undefined }
   | { page: 'start'; workflowName: string | undefined; catalog: string | undefined }
+  | { page: 'schedules'; query: URLSearchParams }
+  | { page: 'schedule'; scheduleId: string }
   | { page: 'not-found'; path: string };
 
 /** `path` is the part of the URL's path after the UI's root, still percent-encoded. */
@@ -18,14 +22,16 @@ export function parseRoute(path: string, search: string): Route {
   const query = new URLSearchParams(search);
   const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
   const segments = trimmed === '' ? [] : trimmed.split('/').map(decodeSegment);
-  const [first, workflowId, runId] = segments;
+  const [first, second, third] = segments;
   if (segments.length === 0 || (segments.length === 1 && first === 'runs')) return { page: 'runs', query };
-  if (first === 'runs' && segments.length <= 3 && workflowId && (segments.length === 2 || runId)) {
-    return { page: 'run', workflowId, runId };
+  if (first === 'runs' && segments.length <= 3 && second && (segments.length === 2 || third)) {
+    return { page: 'run', workflowId: second, runId: third };
   }
   if (segments.length === 1 && first === 'start') {
     return { page: 'start', workflowName: query.get('workflow') || undefined, catalog: query.get('catalog') || undefined };
   }
+  if (first === 'schedules' && segments.length === 1) return { page: 'schedules', query };
+  if (first === 'schedules' && segments.length === 2 && second) return { page: 'schedule', scheduleId: second };
   return { page: 'not-found', path };
 }
 
@@ -45,6 +51,15 @@ export function startHref(workflowName?: string, catalog?: string): string {
 export function runsHref(query: URLSearchParams): string {
   const search = query.toString();
   return search ? `runs?${search}` : 'runs';
+}
+
+export function schedulesHref(query: URLSearchParams = new URLSearchParams()): string {
+  const search = query.toString();
+  return search ? `schedules?${search}` : 'schedules';
+}
+
+export function scheduleHref(scheduleId: string): string {
+  return `schedules/${encodeURIComponent(scheduleId)}`;
 }
 
 function decodeSegment(segment: string): string | undefined {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseRoute, runHref, startHref } from '../../../ui/src/routes.js';
+import { parseRoute, runHref, scheduleHref, schedulesHref, startHref } from '../../../ui/src/routes.js';
 import { formatDuration, statusLabel } from '../../../ui/src/format.js';
 
 /** The page's own URLs (ui/src/routes.ts) and the formatting the views share. */
@@ -13,6 +13,19 @@ test('paths below /ui name a page; ids are one percent-encoded segment each', ()
   assert.equal(parseRoute('runs/order%2F42', ''), { page: 'run', workflowId: 'order/42', runId: undefined });
   assert.equal(parseRoute('start', '?workflow=echo&catalog=main'), { page: 'start', workflowName: 'echo', catalog: 'main' });
   for (const path of ['runs//x', 'runs/a/b/c', 'runs/%E0%A4%A', 'elsewhere', 'start/x']) assert.is(parseRoute(path, '').page, 'not-found', path);
+});
+
+test('schedules: the list (its filters in the query) and one schedule by its id, one percent-encoded segment', () => {
+  assert.is(parseRoute('schedules', '').page, 'schedules');
+  assert.is((parseRoute('schedules/', '?workflowName=echo') as { query: URLSearchParams }).query.get('workflowName'), 'echo');
+  assert.equal(parseRoute('schedules/nightly-sync', ''), { page: 'schedule', scheduleId: 'nightly-sync' });
+  assert.equal(parseRoute('schedules/nightly%2Fsync/', ''), { page: 'schedule', scheduleId: 'nightly/sync' });
+  for (const path of ['schedules//', 'schedules/a/b', 'schedules/%E0%A4%A', 'schedule/a']) assert.is(parseRoute(path, '').page, 'not-found', path);
+  const href = scheduleHref('a/b c');
+  assert.is(href, 'schedules/a%2Fb%20c');
+  assert.equal(parseRoute(href, ''), { page: 'schedule', scheduleId: 'a/b c' });
+  assert.is(schedulesHref(), 'schedules');
+  assert.is(schedulesHref(new URLSearchParams({ workflowName: 'echo', limit: '10' })), 'schedules?workflowName=echo&limit=10');
 });
 
 test('hrefs round-trip through parseRoute', () => {

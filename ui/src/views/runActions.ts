@@ -118,7 +118,8 @@ async function rerunAction(context: ActionContext, run: RunStatusView): Promise<
   });
 }
 
-async function answered(context: ActionContext, action: () => Promise<void>): Promise<void> {
+/** Runs an action and shows its failure as the API said it; a refusal (403) says so first. */
+export async function answered(context: Pick<ActionContext, 'notices'>, action: () => Promise<void>): Promise<void> {
   try {
     await action();
   } catch (error) {

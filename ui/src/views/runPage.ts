@@ -8,7 +8,7 @@ import { h, replaceChildren } from '../dom.js';
 import type { FeedbackWait } from '../../../core/domain/feedbackWaits.js';
 import { formatDuration, formatTime, statusLabel } from '../format.js';
 import { followHistory, type ConnectionState } from '../historyFollower.js';
-import { runHref } from '../routes.js';
+import { runHref, scheduleHref } from '../routes.js';
 import { buildTimeline, currentWait, timelineSpan, type TimelineRow } from '../timelineModel.js';
 import { HistoryTable } from './historyTable.js';
 import { jsonDetails } from './jsonView.js';
@@ -119,6 +119,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
         ...(status.startedBy === undefined ? [] : [fact('Started by', status.startedBy, 'started-by-fact')]),
         fact('Closed', status.closedAt ? formatTime(status.closedAt) : 'still running'),
         fact('Duration', duration),
+        ...(status.scheduleId ? [fact('Schedule', router.link(scheduleHref(status.scheduleId), {}, status.scheduleId), 'schedule-fact')] : []),
         ...(status.rerunOf ? [fact('Rerun of', router.link(runHref(status.rerunOf.workflowId, status.rerunOf.runId), {}, `${status.rerunOf.workflowId} · ${status.rerunOf.runId}`))] : []),
       );
     }

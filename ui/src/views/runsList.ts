@@ -1,9 +1,10 @@
 import type { RunListView, RunStatusView, WorkflowListView } from '../../../core/api/views.js';
 import { RUN_STATUSES } from '../../../core/domain/status.js';
 import { ApiError } from '../api.js';
-import { h, replaceChildren, uniqueId } from '../dom.js';
+import { h, replaceChildren } from '../dom.js';
 import { formatDuration, formatTime, statusLabel } from '../format.js';
-import { runHref, runsHref } from '../routes.js';
+import { runHref, runsHref, scheduleHref } from '../routes.js';
+import { labelled, textInput } from './fields.js';
 import type { Page, PageEnv } from './page.js';
 import { runIdText } from './runId.js';
 
@@ -15,6 +16,8 @@ interface Filters {
   workflowName: string;
   status: string;
   catalog: string;
+  /** Only the runs of one schedule (the schedule page links here); no field of its own, a line says it and clears it. */
+  scheduleId: string;
   limit: number;
 }
 
@@ -43,6 +46,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
   const live = h('input', { type: 'checkbox', name: 'live', checked: true });
   const quickFilter = h('input', { type: 'search', name: 'quick', autocomplete: 'off', placeholder: 'id, workflow or status' });
   const summary = h('p', { class: 'summary', role: 'status' });
+  const scheduleFilter = h('p', { class: 'schedule-filter' });
   const body = h('tbody');
   const newer = h('button', { type: 'button', class: 'secondary', disabled: true }, '← Newer');
   const older = h('button', { type: 'button', class: 'secondary', disabled: true }, 'Older →');
@@ -63,6 +67,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
     h('div', { class: 'title-row' }, title, router.link('start', { class: 'button-link' }, 'Start a run')),
     form,
     h('div', { class: 'list-tools' }, labelled('Quick filter', quickFilter), h('label', { class: 'inline' }, live, ' Live refresh')),
+    scheduleFilter,
     summary,
     h(
       'div',
@@ -109,7 +114,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
         { 'data-status': run.status },
         h('td', {}, router.link(runHref(run.workflowId, run.runId), { 'data-run-key': key }, run.workflowId)),
         h('td', {}, runIdText(run.runId)),
-        h('td', {}, run.workflowName),
+        h('td', {}, run.workflowName, run.scheduleId ? h('span', { class: 'hint schedule-of-run' }, ' schedule ', router.link(scheduleHref(run.scheduleId), {}, run.scheduleId)) : null),
         h('td', {}, run.catalog),
         h('td', {}, h('span', { class: `badge status-${run.status}` }, statusLabel(run.status))),
         h('td', {}, formatTime(run.startedAt)),
@@ -117,7 +122,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
         h('td', {}, run.startedBy ?? ''),
       );
       fragment.append(row);
-      return { key, row, text: `${run.workflowId} ${run.runId} ${run.workflowName} ${run.catalog} ${run.status} ${run.startedBy ?? ''}`.toLowerCase() };
+      return { key, row, text: `${run.workflowId} ${run.runId} ${run.workflowName} ${run.catalog} ${run.status} ${run.startedBy ?? ''} ${run.scheduleId ?? ''}`.toLowerCase() };
     });
     body.replaceChildren(fragment);
     if (focusedKey) (body.querySelector(`[data-run-key="${CSS.escape(focusedKey)}"]`) as HTMLElement | null)?.focus();
@@ -138,6 +143,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
         workflowName: filters.workflowName,
         status: filters.status,
         catalog: filters.catalog,
+        scheduleId: filters.scheduleId,
         limit: filters.limit,
         pageToken,
       });
@@ -172,6 +178,19 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
     }
   };
 
+  const showScheduleFilter = () => {
+    if (!filters.scheduleId) {
+      replaceChildren(scheduleFilter);
+      return;
+    }
+    const clear = h('button', { type: 'button', class: 'secondary small' }, 'Clear the schedule filter');
+    clear.addEventListener('click', () => {
+      filters.scheduleId = '';
+      form.requestSubmit();
+    });
+    replaceChildren(scheduleFilter, 'Only the runs of schedule ', router.link(scheduleHref(filters.scheduleId), {}, filters.scheduleId), '. ', clear);
+  };
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     filters.workflowName = workflowInput.value.trim();
@@ -181,6 +200,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
     previousTokens.length = 0;
     pageToken = undefined;
     router.replaceQuietly(runsHref(queryOf(filters)));
+    showScheduleFilter();
     void load();
     void loadNames();
   });
@@ -201,6 +221,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
     if (live.checked && !document.hidden) void load(true);
   }, REFRESH_MS);
 
+  showScheduleFilter();
   void load();
   void loadNames();
   return { element, focusTarget: title, destroy: () => clearInterval(refresher) };
@@ -212,6 +233,7 @@ function filtersOf(query: URLSearchParams): Filters {
     workflowName: query.get('workflowName') ?? '',
     status: query.get('status') ?? '',
     catalog: query.get('catalog') ?? '',
+    scheduleId: query.get('scheduleId') ?? '',
     limit: PAGE_SIZES.includes(limit) ? limit : DEFAULT_PAGE_SIZE,
   };
 }
@@ -221,18 +243,7 @@ function queryOf(filters: Filters): URLSearchParams {
   if (filters.workflowName) query.set('workflowName', filters.workflowName);
   if (filters.status) query.set('status', filters.status);
   if (filters.catalog) query.set('catalog', filters.catalog);
+  if (filters.scheduleId) query.set('scheduleId', filters.scheduleId);
   if (filters.limit !== DEFAULT_PAGE_SIZE) query.set('limit', String(filters.limit));
   return query;
-}
-
-function textInput(attributes: Record<string, string>): HTMLInputElement {
-  const input = h('input', { type: 'text', autocomplete: 'off', ...attributes });
-  input.value = attributes.value ?? '';
-  return input;
-}
-
-function labelled(text: string, control: HTMLElement): HTMLElement {
-  const id = control.id || uniqueId('control');
-  control.id = id;
-  return h('div', { class: 'field' }, h('label', { for: id }, text), control);
 }
