@@ -11,9 +11,9 @@ export type Scope = (typeof SCOPES)[number];
 
 /** What each scope opens, for messages and docs. */
 export const SCOPE_MEANING: Readonly<Record<Scope, string>> = {
-  read: 'every GET: workflows, runs, results, history, traces',
+  read: 'every GET: workflows, runs, results, history, traces, schedules',
   start: 'start, run-and-wait and rerun',
-  control: 'feedback, stop, terminate, reset and the bulk operations',
+  control: 'feedback, stop, terminate, reset, the bulk operations, and every change to a schedule',
   admin: 'everything, and GET /metrics',
 };
 
