@@ -92,7 +92,7 @@ export interface ParsedCommandLine {
 /** The command's options and arguments, every mistake a UsageError naming the option or the argument. */
 export function parseOptions(command: Command, args: readonly string[]): ParsedCommandLine {
   const options = Object.fromEntries(
-    Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}) }]),
+    Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) }]),
   ) as NonNullable<ParseArgsConfig['options']>;
   const wanted = command.arguments ?? [];
   let parsed: ReturnType<typeof parseArgs>;
