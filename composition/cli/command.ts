@@ -11,6 +11,9 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>[string] & {
   description: string;
 };
 
+/** An option's value as parsed: text, a flag, or every text of an option given more than once (`multiple`). */
+export type OptionValue = string | boolean | string[] | undefined;
+
 /** What a command sees of the process: injected, so tests drive commands without a child process. */
 export interface CliContext {
   env: Record<string, string | undefined>;
@@ -42,18 +45,54 @@ export interface Command {
   /** The positional arguments it takes, all required, by their placeholders (`WORKFLOW_ID`); none without it. */
   arguments?: readonly string[];
   /** Resolves with the exit code when the command is done (a server: once it has shut down). */
-  run(values: Record<string, string | boolean | undefined>, context: CliContext, args: readonly string[]): Promise<number>;
+  run(values: Record<string, OptionValue>, context: CliContext, args: readonly string[]): Promise<number>;
+}
+
+/**
+ * A command whose first argument names what it does: `flowgate schedule create ID ...`. Each action is a Command of
+ * its own, named with the group (`schedule create`), so its usage line, --help and mistakes name both words.
+ */
+export interface CommandGroup {
+  name: string;
+  summary: string;
+  description: string;
+  actions: readonly Command[];
+}
+
+export function isCommandGroup(entry: Command | CommandGroup): entry is CommandGroup {
+  return 'actions' in entry;
+}
+
+/** An action's own word: `create` of `schedule create`. */
+export function actionName(group: CommandGroup, action: Command): string {
+  return action.name.slice(group.name.length + 1);
+}
+
+/** `flowgate schedule --help`: the group's description, then each action's usage line and summary. */
+export function groupHelpText(group: CommandGroup): string {
+  const width = Math.max(...group.actions.map((action) => actionName(group, action).length));
+  return [
+    `Usage: flowgate ${group.name} <action> [options]`,
+    '',
+    group.description,
+    '',
+    'Actions:',
+    ...group.actions.map((action) => `  ${actionName(group, action).padEnd(width)}  ${action.summary}`),
+    '',
+    `flowgate ${group.name} <action> --help describes an action and its options.`,
+    '',
+  ].join('\n');
 }
 
 export interface ParsedCommandLine {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, OptionValue>;
   args: string[];
 }
 
 /** The command's options and arguments, every mistake a UsageError naming the option or the argument. */
 export function parseOptions(command: Command, args: readonly string[]): ParsedCommandLine {
   const options = Object.fromEntries(
-    Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}) }]),
+    Object.entries({ ...command.options, help: HELP_OPTION }).map(([name, spec]) => [name, { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) }]),
   ) as NonNullable<ParseArgsConfig['options']>;
   const wanted = command.arguments ?? [];
   let parsed: ReturnType<typeof parseArgs>;
@@ -62,7 +101,7 @@ export function parseOptions(command: Command, args: readonly string[]): ParsedC
   } catch (error) {
     throw new UsageError(`${describeParseError(error)} (flowgate ${command.name} --help lists the options)`);
   }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const values = parsed.values as Record<string, OptionValue>;
   if (values.help) return { values, args: parsed.positionals };
   if (parsed.positionals.length < wanted.length) {
     throw new UsageError(`missing ${wanted.slice(parsed.positionals.length).join(' ')} (usage: flowgate ${command.name} ${command.synopsis})`);
@@ -106,7 +145,7 @@ export function helpText(command: Command): string {
 }
 
 /** A string option as a port number, or a UsageError naming it. */
-export function portOption(value: string | boolean | undefined, name: string): string | undefined {
+export function portOption(value: OptionValue, name: string): string | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
   if (!/^\d+$/.test(text) || Number(text) > 65535) throw new UsageError(`--${name} must be a whole number from 0 to 65535 (0 picks a free port), got ${JSON.stringify(text)}`);
@@ -114,7 +153,7 @@ export function portOption(value: string | boolean | undefined, name: string): s
 }
 
 /** A string option that must not be empty. */
-export function textOption(value: string | boolean | undefined, name: string): string | undefined {
+export function textOption(value: OptionValue, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} needs a value`);
   return value;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AccessKeyFileError, parseKeyEntries, type KeyFileEntry } from '../../adapters/access/keyFile.js';
 import { sha256Hex } from '../../adapters/access/keyTable.js';
 import { isScope, SCOPES } from '../../core/domain/access.js';
-import { textOption, UsageError, type Command } from './command.js';
+import { textOption, UsageError, type Command, type OptionValue } from './command.js';
 
 /** What `keys` does; one action today, named so that `keys list` or `keys check` can come without a new command. */
 const ACTIONS = ['create'] as const;
@@ -82,7 +82,7 @@ export const keysCommand: Command = {
 };
 
 /** `a,b` as ['a', 'b']; empty names are refused. */
-function listOption(value: string | boolean | undefined, name: string): string[] | undefined {
+function listOption(value: OptionValue, name: string): string[] | undefined {
   const text = textOption(value, name);
   if (text === undefined) return undefined;
   const items = text.split(',').map((item) => item.trim());
@@ -92,7 +92,7 @@ function listOption(value: string | boolean | undefined, name: string): string[]
 
 const IsoDateTime = z.iso.datetime({ offset: true });
 
-function expiryOption(value: string | boolean | undefined): string | undefined {
+function expiryOption(value: OptionValue): string | undefined {
   const text = textOption(value, 'expires');
   if (text === undefined) return undefined;
   if (!IsoDateTime.safeParse(text).success) throw new UsageError(`--expires is an ISO 8601 date and time, e.g. 2027-01-31T00:00:00Z, got ${JSON.stringify(text)}`);

@@ -73,7 +73,7 @@ usage('--help on each command: its usage line and every option', async () => {
 
 usage('an unknown command, an unknown option, a missing value, a stray argument, a bad port: one line each, exit 2', async () => {
   const cases: [string[], RegExp][] = [
-    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev, keys, run, start, status, result, input, list, runs, follow, history, trace, stop, terminate, reset, feedback, rerun, whoami; flowgate --help\)$/],
+    [['srve'], /^flowgate: unknown command "srve" \(commands: serve, worker, dev, keys, run, start, status, result, input, list, runs, follow, history, trace, stop, terminate, reset, feedback, rerun, schedule, whoami; flowgate --help\)$/],
     [['serve', '--prot', '1'], /^flowgate serve: unknown option --prot \(flowgate serve --help lists the options\)$/],
     [['serve', '--port'], /^flowgate serve: option --port needs a value/],
     [['serve', 'workflows'], /^flowgate serve: unexpected argument workflows/],
@@ -99,6 +99,52 @@ usage('--help on each run command: its usage line, its arguments and the --url, 
     assert.is(stderr, '');
     assert.ok(stdout.startsWith(`Usage: flowgate ${name} ${synopsis}`), stdout);
     for (const option of ['--url URL', '--token T', '--json', '--timeout S']) assert.ok(stdout.includes(option), `${name} --help names ${option}`);
+  }
+});
+
+usage('schedule: its actions on --help and alone (exit 2); each action\'s usage line and the API options; mistakes are one line, exit 2', async () => {
+  const help = await cli(['schedule', '--help']);
+  assert.is(help.code, 0);
+  assert.match(help.stdout, /^Usage: flowgate schedule <action> \[options\]/);
+  const actions = ['create', 'list', 'describe', 'pause', 'unpause', 'trigger', 'backfill', 'delete'];
+  for (const action of actions) assert.match(help.stdout, new RegExp(`\\n  ${action} +\\S`));
+  const alone = await cli(['schedule']);
+  assert.is(alone.code, 2);
+  assert.is(alone.stderr, help.stdout);
+  for (const [action, synopsis] of [
+    ['create', 'SCHEDULE_ID --workflow NAME (--cron EXPR... | --every D [--offset D])'], ['list', '[--workflow NAME] [--limit N]'], ['describe', 'SCHEDULE_ID'],
+    ['pause', 'SCHEDULE_ID [--note TEXT]'], ['unpause', 'SCHEDULE_ID [--note TEXT]'], ['trigger', 'SCHEDULE_ID [--overlap P]'],
+    ['backfill', 'SCHEDULE_ID --start-at ISO --end-at ISO [--overlap P]'], ['delete', 'SCHEDULE_ID'],
+  ]) {
+    const { code, stdout, stderr } = await cli(['schedule', action!, '--help']);
+    assert.is(code, 0, action);
+    assert.is(stderr, '');
+    assert.ok(stdout.startsWith(`Usage: flowgate schedule ${action} ${synopsis}`), stdout);
+    for (const option of ['--url URL', '--token T', '--json', '--timeout S']) assert.ok(stdout.includes(option), `schedule ${action} --help names ${option}`);
+  }
+  const create = ['schedule', 'create', 'nightly', '--workflow', 'echo'];
+  const cases: [string[], string][] = [
+    [['schedule', 'crate'], 'flowgate schedule: unknown action "crate" (actions: create, list, describe, pause, unpause, trigger, backfill, delete; flowgate schedule --help)'],
+    [['schedule', 'describe'], 'flowgate schedule describe: missing SCHEDULE_ID (usage: flowgate schedule describe SCHEDULE_ID)'],
+    [['schedule', 'list', '--bogus'], 'flowgate schedule list: unknown option --bogus (flowgate schedule list --help lists the options)'],
+    [['schedule', 'list', '--limit', '0'], 'flowgate schedule list: --limit must be a whole number from 1 to 1000, got "0"'],
+    [['schedule', 'create', 'nightly', '--every', '1h'], 'flowgate schedule create: --workflow NAME is required: the workflow each fire starts'],
+    [create, "flowgate schedule create: --cron EXPR or --every D is required: when the schedule fires (--cron '30 2 * * *', --every 15m)"],
+    [[...create, '--cron', '0 3 * * *', '--every', '1h'], 'flowgate schedule create: give --cron or --every, not both'],
+    [[...create, '--cron', '0 3 * * *', '--offset', '5m'], 'flowgate schedule create: --offset shifts the fires of --every: give --every too'],
+    [[...create, '--every', '1h', '--input', '{}', '--input-file', 'in.json'], 'flowgate schedule create: give --input or --input-file, not both'],
+    [[...create, '--every', '1h', '--input-file', '/nonexistent/in.json'], 'flowgate schedule create: --input-file /nonexistent/in.json: no such file'],
+    [[...create, '--every', '1h', '--overlap', 'queue'], 'flowgate schedule create: --overlap must be one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all, got "queue"'],
+    [[...create, '--every', '1h', '--jitter', 'soon'], 'flowgate schedule create: --jitter must be a duration such as 30s, 15m, 1h30m, 1d, or a number of seconds, got "soon"'],
+    [[...create, '--every', '1h', '--catchup-window', '1.5'], 'flowgate schedule create: --catchup-window must be a duration such as 30s, 15m, 1h30m, 1d, or a whole number of seconds, got "1.5"'],
+    [[...create, '--every', '1h', '--start-at', 'tomorrow'], 'flowgate schedule create: --start-at is an ISO 8601 date and time, e.g. 2027-01-31T00:00:00Z, got "tomorrow"'],
+    [['schedule', 'backfill', 'nightly', '--start-at', '2026-01-01T00:00:00Z'], 'flowgate schedule backfill: --start-at ISO and --end-at ISO are required: the range to backfill'],
+    [['schedule', 'trigger', 'nightly', '--overlap', 'all'], 'flowgate schedule trigger: --overlap must be one of skip, buffer_one, buffer_all, cancel_other, terminate_other, allow_all, got "all"'],
+  ];
+  for (const [args, expected] of cases) {
+    const { code, stderr } = await cli(args);
+    assert.is(code, 2, args.join(' '));
+    assert.is(oneLine(stderr), expected);
   }
 });
 

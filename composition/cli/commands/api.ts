@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createFlowgateClient, FlowgateApiError, type FlowgateClient } from '../../../adapters/client/index.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../adapters/client/transport.js';
-import { textOption, UsageError, type CliContext, type Command, type OptionSpec } from '../command.js';
+import { textOption, UsageError, type CliContext, type Command, type OptionSpec, type OptionValue } from '../command.js';
 
 /** Where the API is when neither --url nor FLOWGATE_URL says: `flowgate serve`'s default address. */
 export const DEFAULT_API_URL = 'http://127.0.0.1:3001';
@@ -23,7 +23,7 @@ export class ApiUnreachableError extends Error {
   override name = 'ApiUnreachableError';
 }
 
-export type Values = Record<string, string | boolean | undefined>;
+export type Values = Record<string, OptionValue>;
 
 /** What a command over the API gets: the client, whether to print JSON, and how to print it. */
 export interface ApiSession {
@@ -102,25 +102,33 @@ function connectionFailure(error: unknown): string | undefined {
  * A JSON value given on the command line: the text itself, `@FILE` for a file's content, `-` for standard input.
  * Every mistake is a UsageError naming the option.
  */
-export async function jsonArgument(value: string | boolean | undefined, option: string, context: CliContext): Promise<unknown> {
+export async function jsonArgument(value: OptionValue, option: string, context: CliContext): Promise<unknown> {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${option} needs a value: JSON, @FILE or -`);
+  if (value.startsWith('@')) return jsonFile(value.slice(1), `--${option} ${value}`);
   let text = value;
   let source = `--${option}`;
   if (value === '-') {
     if (!context.readStdin) throw new UsageError(`--${option} -: there is no standard input to read`);
     text = await context.readStdin();
     source = `--${option} - (standard input)`;
-  } else if (value.startsWith('@')) {
-    const path = value.slice(1);
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      throw new UsageError(`--${option} ${value}: ${code === 'ENOENT' ? 'no such file' : `cannot read the file (${code ?? String(error)})`}`);
-    }
-    source = `--${option} ${value}`;
   }
+  return parseJson(text, source);
+}
+
+/** The JSON in a file; `source` names it in each mistake (`--input @FILE`, `--input-file FILE`). */
+export async function jsonFile(path: string, source: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new UsageError(`${source}: ${code === 'ENOENT' ? 'no such file' : `cannot read the file (${code ?? String(error)})`}`);
+  }
+  return parseJson(text, source);
+}
+
+function parseJson(text: string, source: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -129,7 +137,7 @@ export async function jsonArgument(value: string | boolean | undefined, option: 
 }
 
 /** A whole number option within bounds, or a UsageError naming it. */
-export function integerOption(value: string | boolean | undefined, name: string, min: number, max: number): number | undefined {
+export function integerOption(value: OptionValue, name: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got ${JSON.stringify(text)}`);
@@ -137,7 +145,7 @@ export function integerOption(value: string | boolean | undefined, name: string,
 }
 
 /** A number of seconds (fractions allowed), or a UsageError naming the option. */
-export function secondsOption(value: string | boolean | undefined, name: string): number | undefined {
+export function secondsOption(value: OptionValue, name: string): number | undefined {
   if (value === undefined) return undefined;
   const text = String(value);
   if (!/^\d+(\.\d+)?$/.test(text) || Number(text) <= 0) throw new UsageError(`--${name} must be a positive number of seconds, got ${JSON.stringify(text)}`);
