@@ -10,39 +10,23 @@ import { fileURLToPath } from 'node:url';
 import { createFlowgateClient } from '../../adapters/client/index.js';
 import { runCli } from '../../composition/cli/run.js';
 import { contractSuite, UUID } from '../support/contract.js';
+import { runFlowgate, type CliOutcome } from '../support/cliProcess.js';
 import { uniqueId } from '../support/http.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'cli-secret-token-7f3a';
 const test = contractSuite('flowgate run commands', { API_AUTH_TOKEN: TOKEN });
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Every output of the suite, to prove the token is never printed. */
 const everything: string[] = [];
 
-/** `flowgate ARGS` from source, with FLOWGATE_URL and FLOWGATE_TOKEN of the suite's server unless `env` says otherwise. */
-function flowgate(baseUrl: string, args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<Outcome> {
-  const env: Record<string, string | undefined> = { ...process.env, FLOWGATE_URL: baseUrl, FLOWGATE_TOKEN: TOKEN, ...options.env };
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'composition/cli/main.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => {
-      everything.push(stdout, stderr);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.stdin ?? '');
-  });
+/** `flowgate ARGS` with the suite's server and token unless `env` says otherwise; its output joins `everything`. */
+async function flowgate(baseUrl: string, args: string[], options: { env?: Record<string, string | undefined>; stdin?: string } = {}): Promise<CliOutcome> {
+  const outcome = await runFlowgate(baseUrl, TOKEN, args, options);
+  everything.push(outcome.stdout, outcome.stderr);
+  return outcome;
 }
+
 
 /**
  * What the API says, asked until `ready` holds (at most 10 s): on Temporal the run list lags behind a start, and a
@@ -63,20 +47,20 @@ async function eventually<T>(baseUrl: string, read: (client: ReturnType<typeof c
 }
 
 /** Exit `code`, and stderr exactly one line matching `line` (no stack). */
-function failsWith(outcome: Outcome, code: number, line: RegExp): void {
+function failsWith(outcome: CliOutcome, code: number, line: RegExp): void {
   assert.is(outcome.code, code, `exit ${code} expected:\n${outcome.stdout}\n${outcome.stderr}`);
   const lines = outcome.stderr.split('\n').filter(Boolean);
   assert.is(lines.length, 1, `one line on stderr:\n${outcome.stderr}`);
   assert.match(lines[0]!, line);
 }
 
-function succeeds(outcome: Outcome, code = 0): string {
+function succeeds(outcome: CliOutcome, code = 0): string {
   assert.is(outcome.code, code, `exit ${code} expected:\n${outcome.stdout}\n${outcome.stderr}`);
   assert.is(outcome.stderr, '');
   return outcome.stdout;
 }
 
-const parse = (outcome: Outcome): any => {
+const parse = (outcome: CliOutcome): any => {
   const lines = outcome.stdout.trim().split('\n');
   assert.is(lines.length, 1, `--json prints one line:\n${outcome.stdout}`);
   return JSON.parse(lines[0]!);
@@ -343,7 +327,7 @@ test('follow on a terminal: a run waiting for feedback says since when and the c
   succeeds(await flowgate(api.baseUrl, ['start', 'awaits_feedback', '--id', workflowId]));
   let stdout = '';
   let stderr = '';
-  let sent: Promise<Outcome> | undefined;
+  let sent: Promise<CliOutcome> | undefined;
   const code = await runCli(['follow', workflowId], {
     env: { FLOWGATE_URL: api.baseUrl, FLOWGATE_TOKEN: TOKEN },
     stdout: (text) => {

@@ -1,9 +1,8 @@
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createFlowgateClient, FlowgateApiError, type FlowgateClient } from '../../adapters/client/index.js';
 import { contractSuite, expectError, expectStatus, http } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
+import { runFlowgate, type CliOutcome } from '../support/cliProcess.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 
 /*
@@ -12,7 +11,6 @@ import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
  * exactly what its scopes say; GET /auth/key (client.describeKey(), flowgate whoami) tells each what that is; a key
  * rotated in the file works without a restart.
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'keys-cli-admin-t0ken';
 const dashboard = testKey('dashboard', ['read']);
 const ci = testKey('ci', ['start', 'read'], { catalogs: ['main'], workflows: ['echo'] });
@@ -41,25 +39,9 @@ async function refusal(call: Promise<unknown>): Promise<FlowgateApiError> {
   throw new Error('the call was not refused');
 }
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** `flowgate ARGS` from source, as a user at a terminal runs it with FLOWGATE_URL and FLOWGATE_TOKEN set. */
-function flowgate(baseUrl: string, key: TestKey, args: string[]): Promise<Outcome> {
-  const env = { ...process.env, FLOWGATE_URL: baseUrl, FLOWGATE_TOKEN: key.secret };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'composition/cli/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+
+const flowgate = (baseUrl: string, key: TestKey, args: string[]): Promise<CliOutcome> => runFlowgate(baseUrl, key.secret, args);
 
 test('GET /auth/key tells each key what it may do, never its secret; any valid key may ask; no key is 401', async ({ api }) => {
   const described = await http(api, 'GET', '/auth/key', { headers: ci.headers });

@@ -1,9 +1,9 @@
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createFlowgateClient, FlowgateApiError, type FlowgateClient, type Schedule } from '../../adapters/client/index.js';
 import { contractSuite } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
+import { runFlowgate, type CliOutcome } from '../support/cliProcess.js';
+import { eventually } from '../support/eventually.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 
 /*
@@ -11,7 +11,6 @@ import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
  * through `flowgate schedule <action>` (docs/cli.md), a child process against the suite's server on the engine
  * under test. Every schedule a test creates is deleted in `finally`: on Temporal it would outlive the test server.
  */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const operator = testKey('operator', ['read', 'control']);
 const dashboard = testKey('dashboard', ['read']);
 const keyFile = new TestKeyFile([operator, dashboard]);
@@ -48,51 +47,25 @@ async function refusal(call: Promise<unknown>): Promise<FlowgateApiError> {
 }
 
 /** What `probe` finds, asked until it finds something (on Temporal the schedule list lags a moment behind a change). */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-/** `flowgate ARGS` from source, as a user runs it with FLOWGATE_URL and FLOWGATE_TOKEN set. */
-function flowgate(baseUrl: string, args: string[], key: TestKey = operator): Promise<Outcome> {
-  const env = { ...process.env, FLOWGATE_URL: baseUrl, FLOWGATE_TOKEN: key.secret };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'composition/cli/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const flowgate = (baseUrl: string, args: string[], key: TestKey = operator): Promise<CliOutcome> => runFlowgate(baseUrl, key.secret, args);
 
-function succeeds(outcome: Outcome): string {
+function succeeds(outcome: CliOutcome): string {
   assert.is(outcome.code, 0, `exit 0 expected:\n${outcome.stdout}\n${outcome.stderr}`);
   assert.is(outcome.stderr, '');
   return outcome.stdout;
 }
 
 /** `--json`: one line of JSON on stdout. */
-function parsed(outcome: Outcome): any {
+function parsed(outcome: CliOutcome): any {
   const lines = succeeds(outcome).trim().split('\n');
   assert.is(lines.length, 1, `--json prints one line:\n${outcome.stdout}`);
   return JSON.parse(lines[0]!);
 }
 
 /** Exit 3 and stderr's lines: the error's line first, then one per issue. */
-function apiFailure(outcome: Outcome): string[] {
+function apiFailure(outcome: CliOutcome): string[] {
   assert.is(outcome.code, 3, `exit 3 expected:\n${outcome.stdout}\n${outcome.stderr}`);
   assert.not.match(outcome.stderr, /\n\s+at /, 'no stack');
   return outcome.stderr.split('\n').filter(Boolean);

@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectIssueAt, expectStatus, http, wf } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 import type { TestApi } from '../support/engines.js';
 
 /*
@@ -30,15 +31,6 @@ async function runsOf(api: TestApi, scheduleId: string): Promise<any[]> {
   return response.body.runs;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
