@@ -3,6 +3,7 @@ import { createFlowgateClient, FlowgateApiError, type FlowgateClient } from '../
 import { contractSuite, expectError, expectStatus, http } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
 import { runFlowgate, type CliOutcome } from '../support/cliProcess.js';
+import { refusal } from '../support/refusal.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 
 /*
@@ -29,15 +30,6 @@ function clientOf(baseUrl: string, key: TestKey | string): FlowgateClient {
   return client;
 }
 
-async function refusal(call: Promise<unknown>): Promise<FlowgateApiError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof FlowgateApiError) return error;
-    throw error;
-  }
-  throw new Error('the call was not refused');
-}
 
 
 

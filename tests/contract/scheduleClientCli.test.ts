@@ -4,6 +4,7 @@ import { contractSuite } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
 import { runFlowgate, type CliOutcome } from '../support/cliProcess.js';
 import { eventually } from '../support/eventually.js';
+import { refusal } from '../support/refusal.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 
 /*
@@ -36,15 +37,6 @@ async function removeAll(client: FlowgateClient, scheduleIds: readonly string[])
   }
 }
 
-async function refusal(call: Promise<unknown>): Promise<FlowgateApiError> {
-  try {
-    await call;
-  } catch (error) {
-    if (error instanceof FlowgateApiError) return error;
-    throw error;
-  }
-  throw new Error('the call was not refused');
-}
 
 /** What `probe` finds, asked until it finds something (on Temporal the schedule list lags a moment behind a change). */
 

@@ -6,6 +6,7 @@ import { formatDuration, formatTime, statusLabel } from '../format.js';
 import { runHref, runsHref, scheduleHref } from '../routes.js';
 import { labelled, textInput } from './fields.js';
 import type { Page, PageEnv } from './page.js';
+import { PageCursor } from '../pageCursor.js';
 import { runIdText } from './runId.js';
 
 const PAGE_SIZES = [10, 25, 100, 500, 1000];
@@ -28,10 +29,7 @@ interface Filters {
 export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
   const { api, router } = env;
   const filters = filtersOf(query);
-  /** Page tokens of the pages before the one shown: "Newer" goes back through them. */
-  const previousTokens: (string | undefined)[] = [];
-  let pageToken: string | undefined;
-  let nextPageToken: string | null = null;
+  const cursor = new PageCursor();
   let loading = false;
   let rows: { key: string; text: string; row: HTMLTableRowElement }[] = [];
 
@@ -145,13 +143,13 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
         catalog: filters.catalog,
         scheduleId: filters.scheduleId,
         limit: filters.limit,
-        pageToken,
+        pageToken: cursor.current,
       });
       if (mine !== generation) return;
-      nextPageToken = page.nextPageToken;
+      cursor.received(page.nextPageToken);
       // A refresh that changed nothing leaves the rows alone (a thousand rows cost ~0.1 s to build again), unless
       // a running run's duration has moved on.
-      const signature = `${pageToken ?? ''}\n${JSON.stringify(page.runs)}`;
+      const signature = `${cursor.current ?? ''}\n${JSON.stringify(page.runs)}`;
       if (refresh && signature === shownSignature && !page.runs.some((run) => run.status === 'running')) {
         describeList(rows.filter((entry) => !entry.row.hidden).length);
         return;
@@ -163,8 +161,8 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
     } finally {
       if (mine === generation) {
         loading = false;
-        newer.disabled = previousTokens.length === 0;
-        older.disabled = nextPageToken === null;
+        newer.disabled = !cursor.hasPrevious;
+        older.disabled = !cursor.hasNext;
       }
     }
   };
@@ -197,8 +195,7 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
     filters.status = statusSelect.value;
     filters.catalog = catalogInput.value.trim();
     filters.limit = Number(limitSelect.value);
-    previousTokens.length = 0;
-    pageToken = undefined;
+    cursor.reset();
     router.replaceQuietly(runsHref(queryOf(filters)));
     showScheduleFilter();
     void load();
@@ -207,15 +204,10 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
   for (const select of [statusSelect, limitSelect]) select.addEventListener('change', () => form.requestSubmit());
   quickFilter.addEventListener('input', applyQuickFilter);
   older.addEventListener('click', () => {
-    if (nextPageToken === null) return;
-    previousTokens.push(pageToken);
-    pageToken = nextPageToken;
-    void load();
+    if (cursor.forward()) void load();
   });
   newer.addEventListener('click', () => {
-    if (previousTokens.length === 0) return;
-    pageToken = previousTokens.pop();
-    void load();
+    if (cursor.back()) void load();
   });
   const refresher = setInterval(() => {
     if (live.checked && !document.hidden) void load(true);

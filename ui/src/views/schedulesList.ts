@@ -6,6 +6,7 @@ import { formatTime } from '../format.js';
 import { runHref, scheduleHref, schedulesHref } from '../routes.js';
 import { lastAction, scheduleState, specSummary } from '../scheduleText.js';
 import { labelled, textInput } from './fields.js';
+import { PageCursor } from '../pageCursor.js';
 import type { Page, PageEnv } from './page.js';
 
 const PAGE_SIZES = [10, 25, 100, 500, 1000];
@@ -25,10 +26,7 @@ interface Filters {
 export function schedulesListPage(env: PageEnv, query: URLSearchParams): Page {
   const { api, router } = env;
   const filters = filtersOf(query);
-  /** Page tokens of the pages before the one shown: "Previous" goes back through them. */
-  const previousTokens: (string | undefined)[] = [];
-  let pageToken: string | undefined;
-  let nextPageToken: string | null = null;
+  const cursor = new PageCursor();
   let loading = false;
   let shownSignature = '';
 
@@ -88,10 +86,10 @@ export function schedulesListPage(env: PageEnv, query: URLSearchParams): Page {
     const mine = generation;
     loading = true;
     try {
-      const page = await api.get<ScheduleListView>('/schedules', { workflowName: filters.workflowName, limit: filters.limit, pageToken });
+      const page = await api.get<ScheduleListView>('/schedules', { workflowName: filters.workflowName, limit: filters.limit, pageToken: cursor.current });
       if (mine !== generation) return;
-      nextPageToken = page.nextPageToken;
-      const signature = `${pageToken ?? ''}\n${JSON.stringify(page.schedules)}`;
+      cursor.received(page.nextPageToken);
+      const signature = `${cursor.current ?? ''}\n${JSON.stringify(page.schedules)}`;
       if (refresh && signature === shownSignature) return;
       shownSignature = signature;
       render(page.schedules);
@@ -102,8 +100,8 @@ export function schedulesListPage(env: PageEnv, query: URLSearchParams): Page {
     } finally {
       if (mine === generation) {
         loading = false;
-        previous.disabled = previousTokens.length === 0;
-        next.disabled = nextPageToken === null;
+        previous.disabled = !cursor.hasPrevious;
+        next.disabled = !cursor.hasNext;
       }
     }
   };
@@ -121,22 +119,16 @@ export function schedulesListPage(env: PageEnv, query: URLSearchParams): Page {
     event.preventDefault();
     filters.workflowName = workflowInput.value.trim();
     filters.limit = Number(limitSelect.value);
-    previousTokens.length = 0;
-    pageToken = undefined;
+    cursor.reset();
     router.replaceQuietly(schedulesHref(queryOf(filters)));
     void load();
   });
   limitSelect.addEventListener('change', () => form.requestSubmit());
   next.addEventListener('click', () => {
-    if (nextPageToken === null) return;
-    previousTokens.push(pageToken);
-    pageToken = nextPageToken;
-    void load();
+    if (cursor.forward()) void load();
   });
   previous.addEventListener('click', () => {
-    if (previousTokens.length === 0) return;
-    pageToken = previousTokens.pop();
-    void load();
+    if (cursor.back()) void load();
   });
   const refresher = setInterval(() => {
     if (!document.hidden) void load(true);
