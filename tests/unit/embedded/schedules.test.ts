@@ -10,6 +10,16 @@ import { durableHarness } from './durableSupport.js';
  * bound, and after a restart acts on the fires the catch-up window allows, drops the older ones, and starts none twice.
  */
 const quick = workflow({ name: 'quick', inputSchema: z.object({ n: z.number() }), outputSchema: z.unknown(), fn: async (input) => input });
+/** Stays open until it is sent a reply: a run the next fires overlap. */
+const waits = workflow({ name: 'waits', inputSchema: z.object({ n: z.number() }), outputSchema: z.unknown(), fn: async (_input, ctx) => ctx.waitForWebhook({}) });
+const breaks = workflow({
+  name: 'breaks',
+  inputSchema: z.object({ n: z.number() }),
+  outputSchema: z.unknown(),
+  fn: async () => {
+    throw new Error('the nightly sync broke');
+  },
+});
 
 const every = (scheduleId: string, everyMs: number, extra: Partial<ScheduleDefinition> = {}): ScheduleDefinition => ({
   scheduleId,
@@ -92,6 +102,116 @@ test('a schedule survives a restart as it was: paused, its note and its counts',
     assert.is(kept.updatedBy, 'ops');
     assert.is(kept.state.actionCount, 1);
     assert.equal(await runIds(h, 'kept'), ['kept-2026-01-01T00:00:10Z'], 'nothing fires while paused');
+  } finally {
+    h.close();
+  }
+});
+
+
+/** A schedule of `waits` every 10 s under `overlap`, fired 35 s of fake time: fires at 10, 20 and 30 s overlap the first run. */
+async function overlapping(overlap: ScheduleDefinition['policy']['overlap']) {
+  const h = await durableHarness([quick, waits, breaks]);
+  await h.engine.schedules.create(every(overlap, 10_000, { workflowName: 'waits', policy: { overlap, catchupWindowMs: 60_000, pauseOnFailure: false } }));
+  await h.clock.advance(35_000);
+  return h;
+}
+
+async function statuses(h: Awaited<ReturnType<typeof durableHarness>>, scheduleId: string): Promise<string[]> {
+  const runs = (await h.engine.listRuns({ scheduleId, limit: 100 })).runs;
+  return runs.sort((a, b) => (a.workflowId < b.workflowId ? -1 : 1)).map((run) => `${run.workflowId.slice(-9, -1)} ${run.status}`);
+}
+
+test('overlap skip starts nothing beside the open run; buffer_one keeps one fire and starts it when the run closes', async () => {
+  const skip = await overlapping('skip');
+  try {
+    assert.equal(await statuses(skip, 'skip'), ['00:00:10 running']);
+    assert.is((await skip.engine.schedules.describe('skip')).state.missedCount, 2);
+  } finally {
+    skip.close();
+  }
+  const one = await overlapping('buffer_one');
+  try {
+    assert.equal(await statuses(one, 'buffer_one'), ['00:00:10 running']);
+    await one.engine.deliverFeedback('buffer_one-2026-01-01T00:00:10Z', { done: true });
+    await one.clock.advance(0);
+    assert.equal(await statuses(one, 'buffer_one'), ['00:00:10 completed', '00:00:20 running'], 'the first buffered fire starts; the later one was skipped');
+    assert.is((await one.engine.schedules.describe('buffer_one')).state.missedCount, 1);
+  } finally {
+    one.close();
+  }
+});
+
+test('overlap buffer_all starts every waiting fire in turn; allow_all starts each at once', async () => {
+  const all = await overlapping('buffer_all');
+  try {
+    await all.engine.deliverFeedback('buffer_all-2026-01-01T00:00:10Z', { done: true });
+    await all.clock.advance(0);
+    await all.engine.deliverFeedback('buffer_all-2026-01-01T00:00:20Z', { done: true });
+    await all.clock.advance(0);
+    assert.equal(await statuses(all, 'buffer_all'), ['00:00:10 completed', '00:00:20 completed', '00:00:30 running']);
+  } finally {
+    all.close();
+  }
+  const allow = await overlapping('allow_all');
+  try {
+    assert.equal(await statuses(allow, 'allow_all'), ['00:00:10 running', '00:00:20 running', '00:00:30 running']);
+  } finally {
+    allow.close();
+  }
+});
+
+test('overlap terminate_other ends the open run and starts at once; cancel_other stops it and starts once it closed', async () => {
+  const terminate = await overlapping('terminate_other');
+  try {
+    assert.equal(await statuses(terminate, 'terminate_other'), ['00:00:10 terminated', '00:00:20 terminated', '00:00:30 running']);
+  } finally {
+    terminate.close();
+  }
+  const cancel = await overlapping('cancel_other');
+  try {
+    assert.equal(await statuses(cancel, 'cancel_other'), ['00:00:10 cancelled', '00:00:20 cancelled', '00:00:30 running']);
+  } finally {
+    cancel.close();
+  }
+});
+
+test('pauseOnFailure: a run that fails pauses the schedule, with a note naming the run', async () => {
+  const h = await durableHarness([quick, waits, breaks]);
+  try {
+    await h.engine.schedules.create(every('fragile', 10_000, { workflowName: 'breaks', policy: { overlap: 'skip', catchupWindowMs: 60_000, pauseOnFailure: true } }));
+    await h.clock.advance(35_000);
+    assert.equal(await statuses(h, 'fragile'), ['00:00:10 failed'], 'no fire after the failure');
+    const paused = await h.engine.schedules.describe('fragile');
+    assert.is(paused.state.paused, true);
+    assert.match(paused.state.note, /fragile-2026-01-01T00:00:10Z ended failed/);
+  } finally {
+    h.close();
+  }
+});
+
+async function errorName(call: () => Promise<unknown>): Promise<string> {
+  try {
+    await call();
+  } catch (error) {
+    return (error as Error).name;
+  }
+  throw new Error('the call was not refused');
+}
+
+test('create refuses an id that exists; every call on an unknown id is ScheduleNotFoundError', async () => {
+  const h = await durableHarness([quick]);
+  try {
+    await h.engine.schedules.create(every('once', 10_000));
+    assert.is(await errorName(() => h.engine.schedules.create(every('once', 20_000))), 'ScheduleAlreadyExistsError');
+    for (const call of [
+      () => h.engine.schedules.describe('nope'),
+      () => h.engine.schedules.setPaused('nope', true, ''),
+      () => h.engine.schedules.trigger('nope', undefined),
+      () => h.engine.schedules.delete('nope'),
+      () => h.engine.schedules.update(every('nope', 10_000)),
+    ]) {
+      assert.is(await errorName(call), 'ScheduleNotFoundError');
+    }
   } finally {
     h.close();
   }
