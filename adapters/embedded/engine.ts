@@ -13,6 +13,7 @@ import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './c
 import { LiveRuns } from './liveRuns.js';
 import { checkOptions, type CheckedOptions, type EmbeddedEngineOptions } from './options.js';
 import { PageTokens } from './pageTokens.js';
+import { listStoredRuns } from './listRuns.js';
 import { resetRun } from './reset.js';
 import { payloadOf, RunLifecycle } from './runLifecycle.js';
 import { RunRecord } from './runRecord.js';
@@ -248,30 +249,7 @@ export class EmbeddedEngine implements WorkflowEngine {
   }
 
   async listRuns(query: ListRunsQuery): Promise<RunList> {
-    const { limit } = query;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      throw new ValidationError('limit must be an integer from 1 to 1000', {
-        issues: [{ code: 'invalid_limit', path: ['limit'], message: 'limit must be an integer from 1 to 1000' }],
-      });
-    }
-    // The token holds the position of the last run returned, bound to the filter it was issued for.
-    // (The starter joins the scope only when it filters: tokens issued before it existed stay good.)
-    const starter = query.startedBy === undefined ? [] : [{ startedBy: query.startedBy }];
-    const schedule = query.scheduleId === undefined ? [] : [{ scheduleId: query.scheduleId }];
-    const scope = JSON.stringify(['runs', query.workflowName ?? null, query.catalog ?? null, query.status ?? null, ...starter, ...schedule]);
-    const position = query.pageToken === undefined ? undefined : this.tokens.read(scope, query.pageToken);
-    const page = this.store.listRuns({
-      ...(query.workflowName === undefined ? {} : { workflowName: query.workflowName }),
-      ...(query.catalog === undefined ? {} : { catalog: query.catalog }),
-      ...(query.status === undefined ? {} : { status: query.status }),
-      ...(query.startedBy === undefined ? {} : { startedBy: query.startedBy }),
-      ...(query.scheduleId === undefined ? {} : { scheduleId: query.scheduleId }),
-      limit,
-      ...(position ? { after: { startedAt: position.t ?? Number.POSITIVE_INFINITY, sequence: position.q ?? Number.POSITIVE_INFINITY } } : {}),
-    });
-    const last = page.runs.at(-1);
-    const nextPageToken = page.more && last ? this.tokens.issue(scope, { t: last.description.startedAt.getTime(), q: last.sequence }) : null;
-    return { runs: page.runs.map(({ description }) => description), nextPageToken };
+    return listStoredRuns(this.store, this.tokens, query);
   }
 
   async cancel(run: RunRef, identity?: string): Promise<RunDescription> {
