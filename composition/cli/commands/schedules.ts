@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CreateScheduleRequest, OverlapPolicy } from '../../../adapters/client/index.js';
-import { OVERLAP_POLICIES } from '../../../core/domain/schedule.js';
+import { OVERLAP_POLICIES, parseDuration } from '../../../core/domain/schedule.js';
 import { textOption, UsageError, type CliContext, type CommandGroup, type OptionSpec, type OptionValue } from '../command.js';
 import { renderSchedule, renderScheduleList } from '../render/schedules.js';
 import { apiCommand, integerOption, jsonArgument, jsonFile, type Values } from './api.js';
@@ -281,19 +281,16 @@ function timeOption(value: OptionValue, name: string): string | undefined {
   return text;
 }
 
-const DURATION = /^(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
-
 /** `90`, `1m30s`, `1h`, `1d` as seconds; `whole: false` also takes a fraction of plain seconds (`2.5`). */
 export function durationOption(value: OptionValue, name: string, { whole }: { whole: boolean }): number | undefined {
   const text = textOption(value, name);
   if (text === undefined) return undefined;
   if (whole ? /^\d+$/.test(text) : /^\d+(\.\d+)?$/.test(text)) return Number(text);
-  const parts = DURATION.exec(text);
-  if (parts === null) {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
     throw new UsageError(`--${name} must be a duration such as 30s, 15m, 1h30m, 1d, or a ${whole ? 'whole ' : ''}number of seconds, got ${JSON.stringify(text)}`);
   }
-  const [days, hours, minutes, seconds] = parts.slice(1).map((part) => Number(part ?? 0));
-  return days! * 86_400 + hours! * 3600 + minutes! * 60 + seconds!;
+  return ms / 1000;
 }
 
 function fires(count: number): string {
