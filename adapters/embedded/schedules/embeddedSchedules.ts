@@ -120,10 +120,10 @@ export class EmbeddedSchedules implements ScheduleEngine {
   }
 
   async list(query: ListSchedulesQuery): Promise<ScheduleList> {
-    const matching = [...this.schedules.values()]
-      .filter((schedule) => query.workflowName === undefined || schedule.definition.workflowName === query.workflowName)
-      .map((schedule) => this.describeNow(schedule));
-    return listPage(matching, query);
+    const matching = [...this.schedules.values()].filter((schedule) => query.workflowName === undefined || schedule.definition.workflowName === query.workflowName);
+    // Only the page's schedules are described: their next fire times are computed, not every schedule's.
+    const { page, nextPageToken } = listPage(matching, query);
+    return { schedules: page.map((schedule) => this.describeNow(schedule)), nextPageToken };
   }
 
   update(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {

@@ -1,18 +1,17 @@
 import { ValidationError } from '../../../core/domain/errors.js';
-import type { ScheduleDescription } from '../../../core/domain/schedule.js';
-import type { ListSchedulesQuery, ScheduleList } from '../../../ports/schedules.js';
+import type { ListSchedulesQuery } from '../../../ports/schedules.js';
 
 /**
  * A page of schedules by id. The token is the last id handed out: schedule ids are not secret (whoever may list may
  * read them), and a page after a deleted id still starts at the right place.
  */
-export function listPage(schedules: readonly ScheduleDescription[], query: ListSchedulesQuery): ScheduleList {
+export function listPage<S extends { definition: { scheduleId: string } }>(schedules: readonly S[], query: Pick<ListSchedulesQuery, 'limit' | 'pageToken'>): { page: S[]; nextPageToken: string | null } {
   const after = query.pageToken === undefined ? undefined : idOfToken(query.pageToken);
   const sorted = [...schedules].sort((a, b) => compare(a.definition.scheduleId, b.definition.scheduleId));
   const rest = after === undefined ? sorted : sorted.filter((schedule) => compare(schedule.definition.scheduleId, after) > 0);
   const page = rest.slice(0, query.limit);
   const last = page.at(-1);
-  return { schedules: page, nextPageToken: rest.length > query.limit && last ? tokenOf(last.definition.scheduleId) : null };
+  return { page, nextPageToken: rest.length > query.limit && last ? tokenOf(last.definition.scheduleId) : null };
 }
 
 function compare(a: string, b: string): number {

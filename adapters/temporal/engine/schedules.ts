@@ -100,7 +100,11 @@ export class TemporalSchedules implements ScheduleEngine {
   }
 
   async update(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {
-    const current = await this.call(definition.scheduleId, (handle) => handle.describe());
+    return this.replace(definition, await this.call(definition.scheduleId, (handle) => handle.describe()), actor);
+  }
+
+  /** Replaces what the schedule is told; `current` (as Temporal describes it now) keeps its creator. */
+  private async replace(definition: ScheduleDefinition, current: TemporalScheduleDescription, actor: string | undefined): Promise<ScheduleDescription> {
     const createdBy = memoOf(current)?.createdBy;
     const options = await this.optionsOf(definition, {
       ...(createdBy === undefined ? {} : { createdBy }),
@@ -117,9 +121,9 @@ export class TemporalSchedules implements ScheduleEngine {
   }
 
   async setPaused(scheduleId: string, paused: boolean, note: string, actor?: string): Promise<ScheduleDescription> {
-    const current = await this.describe(scheduleId);
+    const current = await this.call(scheduleId, (handle) => handle.describe());
     // One update sets the state and records the key (pause and unpause alone could not say who).
-    return this.update({ ...current.definition, paused, note }, actor);
+    return this.replace({ ...descriptionOf(current).definition, paused, note }, current, actor);
   }
 
   async trigger(scheduleId: string, overlap: OverlapPolicy | undefined): Promise<void> {
