@@ -208,6 +208,10 @@ test('bad schedules are refused by name, and nothing is created', async ({ api }
     const future = await http(api, 'POST', `/schedules/${scheduleId}/backfill`, { json: { startAt: '2026-01-01T00:00:00Z', endAt: '2999-01-01T00:00:00Z' } });
     expectError(future, 400, 'ValidationError');
     expectIssueAt(future, 'endAt');
+    const tooLong = await http(api, 'POST', `/schedules/${scheduleId}/backfill`, { json: { startAt: '2025-01-01T00:00:00Z', endAt: '2026-01-01T00:00:00Z' } });
+    expectError(tooLong, 400, 'ValidationError');
+    expectIssueAt(tooLong, 'startAt');
+    assert.is((await http(api, 'GET', `/schedules/${scheduleId}`)).body.actionCount, 0, 'a refused backfill fires nothing');
     const badPatch = await http(api, 'PATCH', `/schedules/${scheduleId}`, { json: { input: { message: 7 } } });
     expectError(badPatch, 400, 'ValidationError');
     assert.equal((await http(api, 'GET', `/schedules/${scheduleId}`)).body.input, { message: 'x' }, 'a refused change changes nothing');
