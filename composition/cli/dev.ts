@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { killedWithParent, locateTemporalCli, startTemporalDevServer } from '../../adapters/temporal/devServer/index.js';
+import type { killedWithParent as launchKilledWithParent } from '../../adapters/temporal/devServer/index.js';
 import { portOption, textOption, type CliContext, type Command } from './command.js';
 import { untilSignal } from './signals.js';
 
@@ -27,12 +27,16 @@ export const devCommand: Command = {
       ...(values.port !== undefined ? ['--port', portOption(values.port, 'port')!] : []),
       ...(values.host !== undefined ? ['--host', textOption(values.host, 'host')!] : []),
     ];
+    // Loaded here, not with the command table: the dev server's launcher brings the Temporal client, which the
+    // commands that only call the API do without.
+    const { killedWithParent, locateTemporalCli, startTemporalDevServer } = await import('../../adapters/temporal/devServer/index.js');
     const cliPath = locateTemporalCli(context.env);
     const log = (line: string) => context.stderr(`flowgate dev: ${line}\n`);
     const temporal = await startTemporalDevServer({ cliPath, log });
     const env = { ...context.env, TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace };
     const workflowArgs = workflows === undefined ? [] : ['--workflows', workflows];
-    const children = [startChild(context, ['worker', ...workflowArgs], env), startChild(context, ['serve', ...workflowArgs, ...serveArgs], env)];
+    const start = (args: string[]) => startChild(context, args, env, killedWithParent);
+    const children = [start(['worker', ...workflowArgs]), start(['serve', ...workflowArgs, ...serveArgs])];
     const firstExit = Promise.race(children.map(({ exited }) => exited));
     const ended = await Promise.race([untilSignal().then((signal) => ({ signal })), firstExit.then((code) => ({ code }))]);
     log('code' in ended ? `a process ended (exit code ${String(ended.code)}); stopping the others` : `${ended.signal} received; stopping the API, the worker and the Temporal dev server`);
@@ -48,7 +52,12 @@ interface Child {
 }
 
 /** One more `flowgate` of the same installation (the same Node flags: under tsx in development, too). */
-function startChild(context: CliContext, args: string[], env: Record<string, string | undefined>): Child {
+function startChild(
+  context: CliContext,
+  args: string[],
+  env: Record<string, string | undefined>,
+  killedWithParent: typeof launchKilledWithParent,
+): Child {
   const { execPath, execArgv, script } = context.entry;
   const [command, commandArgs] = killedWithParent(execPath, [...execArgv, script, ...args]);
   // A process group of its own: Ctrl-C at the terminal reaches `flowgate dev` alone, which stops each child once, gracefully.

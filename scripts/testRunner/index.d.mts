@@ -28,3 +28,22 @@ export function runSuiteProcess(options: {
   exitAfterSummaryMs?: number;
   echo?: boolean;
 }): Promise<{ code: number; output: string; signal?: string; stopped?: string }>;
+
+export interface SuiteSpec {
+  name: string;
+  dir: string;
+  pattern?: string;
+  env?: Record<string, string>;
+  needs?: 'temporal';
+  node?: string;
+  long?: boolean;
+  shards?: number;
+  minutes?: number;
+  uses?: string[];
+}
+export type Job = SuiteSpec & { pattern: string; shard?: { index: number; of: number; files: string[] } };
+export const DEFAULT_PATTERN: string;
+export function splitIntoShards(files: { name: string; weight: number }[], count: number): string[][];
+export function jobsOf(suite: SuiteSpec, files: { name: string; weight: number }[]): Job[];
+export function longestFirst(jobs: Job[]): Job[];
+export function nextJob(waiting: Job[], running: Job[]): Job | undefined;
