@@ -53,6 +53,8 @@ const SUITE_LIMIT_MS = minutesFromEnv(process.env.FLOWGATE_SUITE_LIMIT_MINUTES, 
 const RUN_BUDGET_MS = minutesFromEnv(process.env.FLOWGATE_TEST_BUDGET_MINUTES, 85);
 /** Failing suites whose words the closing report repeats. */
 const MAX_EXCERPTS = 8;
+/** Jobs the closing report names as the slowest. */
+const SLOWEST_SHOWN = 5;
 /**
  * Suites run side by side, each in its own process: three on CI's 2 cores keeps both busy, since most of a suite's
  * time is spent waiting on servers and timers (docs/testing.md). FLOWGATE_TEST_CONCURRENCY=1 runs them one by one.
@@ -131,6 +133,9 @@ async function main() {
   /** What failing suites said, repeated above the closing lines: CI shows only the end of the log. */
   /** @type {string[]} */
   const excerpts = [];
+  /** How long each job took: the slowest are named in the closing report. */
+  /** @type {{ name: string, ms: number }[]} */
+  const durations = [];
 
   /** Each slot runs one job at a time and owns the Temporal dev server its jobs share, started when first needed. */
   /** @type {Slot[]} */
@@ -149,6 +154,8 @@ async function main() {
       process.stdout.write(`\n=== what the failing suites said (the first failure, or the last lines) ===\n${shown.join('\n\n')}\n`);
       if (more > 0) process.stdout.write(`(and ${more} more failing suites, above)\n`);
     }
+    const slowest = [...durations].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST_SHOWN);
+    if (slowest.length > 0) lines.push(`slowest: ${slowest.map(({ name, ms }) => `${name} (${formatDuration(ms)})`).join(', ')}`);
     lines.push(`whole run: ${formatDuration(Date.now() - runStartedAt)} (${CONCURRENCY} suites at a time)`);
     process.stdout.write(`\n${lines.join('\n')}\n`);
     process.stdout.write(`${totalLine(totals)}\n`);
@@ -207,6 +214,7 @@ async function main() {
       totals.failed += counts.failed;
       totals.skipped += counts.skipped;
       lines.push(suiteLine(job.name, counts, Date.now() - startedAt, note));
+      durations.push({ name: job.name, ms: Date.now() - startedAt });
       process.stdout.write(`\n=== ${job.name} (${formatDuration(Date.now() - startedAt)}) ===\n${said}`);
     };
     /** Never a silent skip: a suite that cannot run fails. @param {string} why */
