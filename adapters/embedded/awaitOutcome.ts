@@ -1,3 +1,4 @@
+import { checkAwaitTimeout } from '../../core/domain/requestBounds.js';
 import type { RunOutcome } from '../../core/domain/run.js';
 import type { AwaitOptions } from '../../ports/engine.js';
 import type { RunRecord } from './runRecord.js';
@@ -16,8 +17,11 @@ export function awaitChainOutcome(
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   const finalRun = followChain ? lastClosed(start) : start.closed ? start : undefined;
   if (finalRun) return Promise.resolve(finalRun.outcome());
-  if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-    return Promise.reject(new RangeError(`awaitOutcome: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`));
+  // The use cases check it (awaitRun.ts); asserted again because the timer below would take any number.
+  try {
+    checkAwaitTimeout(timeoutMs);
+  } catch (error) {
+    return Promise.reject(error);
   }
   return new Promise((resolve, reject) => {
     let current = start;

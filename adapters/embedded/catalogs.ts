@@ -1,7 +1,8 @@
 import type { CatalogDescription, WorkflowTypeInfo } from '../../core/domain/catalog.js';
 import { CatalogNotAvailableError, UnsupportedWorkflowError } from '../../core/domain/errors.js';
 import type { ActivityDefinition } from '../../core/definition/activity.js';
-import { publishedSchemas } from '../../core/definition/publishedSchemas.js';
+import { publishedTypeInfo } from '../../core/definition/publishedSchemas.js';
+import { deepFreeze } from '../../core/domain/json.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import type { Logger } from '../../ports/logger.js';
 import { silentRunObserver, type RunObserver } from '../../ports/runObserver.js';
@@ -31,13 +32,14 @@ export interface WorkerHandle {
   stop(): void;
 }
 
-interface PublishedWorkflow {
+/** A workflow a worker serves: its definition, and what the catalog publishes of it. */
+interface ServedWorkflow {
   definition: WorkflowDefinition;
   info: WorkflowTypeInfo;
 }
 
 interface Worker {
-  workflows: ReadonlyMap<string, PublishedWorkflow>;
+  workflows: ReadonlyMap<string, ServedWorkflow>;
   steps: ReadonlyMap<string, ActivityDefinition> | undefined;
   observer: RunObserver | undefined;
   replaceSteps: ReadonlyMap<string, (input: any) => unknown> | undefined;
@@ -47,7 +49,7 @@ interface CatalogEntry {
   /** Live workers, oldest first; the newest one wins when two serve the same workflow name. */
   live: Worker[];
   /** What the catalog publishes: its live workers' workflows, or the last ones known once all have stopped. */
-  published: Map<string, PublishedWorkflow>;
+  published: Map<string, ServedWorkflow>;
 }
 
 /**
@@ -142,17 +144,10 @@ export class CatalogRegistry {
     }
   }
 
-  private publish(definition: WorkflowDefinition): PublishedWorkflow {
+  private publish(definition: WorkflowDefinition): ServedWorkflow {
     let info = this.typeInfos.get(definition);
     if (!info) {
-      const schemas = publishedSchemas(definition, (schema, error) =>
-        this.logger.warn('workflow schema has no JSON Schema form; publishing an open schema', {
-          workflowName: definition.name,
-          schema,
-          error: error instanceof Error ? error.message : String(error),
-        }),
-      );
-      info = deepFreeze({ name: definition.name, description: definition.description, ...schemas });
+      info = deepFreeze(publishedTypeInfo(definition, this.logger));
       this.typeInfos.set(definition, info);
     }
     return { definition, info };
@@ -184,16 +179,8 @@ function checkRegistration(registration: WorkerRegistration): {
   return { catalog, workflows: workflows as readonly WorkflowDefinition[], steps, replaceSteps };
 }
 
-function mergeWorkers(workers: readonly Worker[]): Map<string, PublishedWorkflow> {
-  const merged = new Map<string, PublishedWorkflow>();
+function mergeWorkers(workers: readonly Worker[]): Map<string, ServedWorkflow> {
+  const merged = new Map<string, ServedWorkflow>();
   for (const worker of workers) for (const [name, workflow] of worker.workflows) merged.set(name, workflow);
   return merged;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const nested of Object.values(value)) deepFreeze(nested);
-  }
-  return value;
 }

@@ -1,6 +1,7 @@
 import type { ChildWorkflowOptions } from '../../core/definition/context.js';
 import { CancelledError, ChildWorkflowFailedError, childWorkflowNotFound } from '../../core/definition/failures.js';
 import { UnsupportedWorkflowError } from '../../core/domain/errors.js';
+import { childWorkflowName, defaultChildWorkflowId } from '../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import type { CommandCall } from './commandLog.js';
 import { Payload } from './payload.js';
@@ -8,7 +9,7 @@ import type { RunScope } from './runCommands.js';
 import { never } from './never.js';
 
 /**
- * ctx.executeChild: starts the child (default id `<parent id>/<child name>-<n>`, the parent's catalog) and waits
+ * ctx.executeChild: starts the child (default id: runRules.ts `defaultChildWorkflowId`; the parent's catalog) and waits
  * for the end of its continue-as-new chain. A cancel of the parent is passed on to the child and, as with
  * Temporal's default WAIT_CANCELLATION_COMPLETED, the parent waits for the child to finish cancelling.
  */
@@ -19,10 +20,7 @@ export async function executeChild(
   options: ChildWorkflowOptions = {},
 ): Promise<unknown> {
   const { commands } = scope;
-  const childName = typeof workflow === 'string' ? workflow : workflow?.name;
-  if (typeof childName !== 'string' || childName.length === 0) {
-    throw new TypeError('executeChild: expected a workflow definition or a workflow name');
-  }
+  const childName = childWorkflowName(workflow);
   const ordinal = commands.nextOrdinal('child');
   const call = commands.call('child', childName);
   if (!call) return never();
@@ -36,7 +34,7 @@ export async function executeChild(
   if (commands.isCancelled(scope)) return commands.settle(call, commands.cancelledOutcome(`Child workflow ${childName} not started: the run is cancelled`));
 
   const parent = commands.run;
-  const workflowId = options.workflowId ?? `${parent.workflowId}/${childName}-${ordinal}`;
+  const workflowId = options.workflowId ?? defaultChildWorkflowId(parent.workflowId, childName, ordinal);
   const catalog = options.catalog ?? parent.catalog;
   let childRunId: string;
   try {

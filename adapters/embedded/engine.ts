@@ -1,7 +1,8 @@
 import { addProgressSink } from '../../core/definition/progress.js';
 import { addStepRouter } from '../../core/definition/stepRouting.js';
 import type { CatalogDescription } from '../../core/domain/catalog.js';
-import { EngineUnavailableError, FlowgateError, IdempotencyKeyReusedError, ValidationError, WorkflowNotCompletedError, WorkflowNotFoundError } from '../../core/domain/errors.js';
+import { EngineUnavailableError, FlowgateError, IdempotencyKeyReusedError, runStillRunning, WorkflowNotFoundError } from '../../core/domain/errors.js';
+import { checkHistoryPageSize } from '../../core/domain/requestBounds.js';
 import { closedError, closingError, notFound } from './runErrors.js';
 import { identityAttribute, type HistoryPage } from '../../core/domain/history.js';
 import { assertWorkflowId } from '../../core/domain/ids.js';
@@ -12,7 +13,8 @@ import { awaitChainOutcome } from './awaitOutcome.js';
 import { CatalogRegistry, type WorkerHandle, type WorkerRegistration } from './catalogs.js';
 import { LiveRuns } from './liveRuns.js';
 import { checkOptions, type CheckedOptions, type EmbeddedEngineOptions } from './options.js';
-import { PageTokens } from './pageTokens.js';
+import { PageTokens } from '../pageTokens.js';
+import { isStorePosition } from './pageTokens.js';
 import { listStoredRuns } from './listRuns.js';
 import { resetRun } from './reset.js';
 import { payloadOf, RunLifecycle } from './runLifecycle.js';
@@ -212,7 +214,7 @@ export class EmbeddedEngine implements WorkflowEngine {
     const found = this.find(run) ?? notFound(run);
     if (!found.closed) {
       const { workflowId, runId } = found.description;
-      throw new WorkflowNotCompletedError(`Workflow ${workflowId} run ${runId} is still running`, { workflowId, runId });
+      throw runStillRunning(workflowId, runId);
     }
     return found.outcome();
   }
@@ -230,14 +232,12 @@ export class EmbeddedEngine implements WorkflowEngine {
 
   async historyPage(run: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
     const { pageSize, pageToken } = query;
-    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 200) {
-      const message = 'pageSize must be an integer from 1 to 200';
-      throw new ValidationError(message, { issues: [{ code: 'invalid_page_size', path: ['pageSize'], message }] });
-    }
+    // The history use case checked it; asserted again because the offset arithmetic below relies on it.
+    checkHistoryPageSize(pageSize);
     const found = this.find(run) ?? notFound(run);
     const { workflowId, runId } = found.description;
     const scope = JSON.stringify(['history', workflowId, runId]);
-    const offset = pageToken === undefined ? 0 : (this.tokens.read(scope, pageToken).o ?? 0);
+    const offset = pageToken === undefined ? 0 : (this.tokens.read(scope, pageToken, isStorePosition).o ?? 0);
     const { events, visibleCount } = found.historyPage(offset, pageSize, this.options.historyPageMaxBytes);
     const end = offset + events.length;
     const nextPageToken = end < visibleCount ? this.tokens.issue(scope, { o: end }) : null;

@@ -1,4 +1,4 @@
-import { StepNotCompletedError, StepNotFoundError } from '../../core/domain/errors.js';
+import { stepNeverCompleted, stepNeverRan } from '../../core/domain/errors.js';
 import { identityAttribute } from '../../core/domain/history.js';
 import type { PinnedRunRef, RunRef } from '../../core/domain/run.js';
 import type { CatalogRegistry } from './catalogs.js';
@@ -42,10 +42,10 @@ export async function resetRun(
   const { workflowId, runId } = old.description;
   const target = resetTargetOf(old.commands, stepName);
   if (target.kind === 'not_found') {
-    throw new StepNotFoundError(`Step "${stepName}" never ran in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+    throw stepNeverRan(stepName, workflowId, runId);
   }
   if (target.kind === 'not_completed') {
-    throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+    throw stepNeverCompleted(stepName, workflowId, runId);
   }
   const terminateReason = `Reset to after step "${stepName}" of run ${runId}${reason ? `: ${reason}` : ''}`;
   const create = (): RunRecord => createResetRun(deps, old, target.record.completion ?? 0, target.record.completionEventId ?? 0, stepName, reason, identity);

@@ -1,3 +1,4 @@
+import { checkSleepDuration } from '../../core/definition/runRules.js';
 import { Payload } from './payload.js';
 import type { RunCommands } from './runCommands.js';
 import { never } from './never.js';
@@ -7,7 +8,11 @@ import { never } from './never.js';
  * After a restart a timer that was running keeps its due time.
  */
 export function sleep(commands: RunCommands, ms: number): Promise<void> {
-  if (typeof ms !== 'number' || !(ms >= 0)) return Promise.reject(new RangeError(`sleep: ms must be a number >= 0, got ${String(ms)}`));
+  try {
+    checkSleepDuration(ms);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const scope = commands.currentScope();
   const ordinal = String(commands.nextOrdinal('timer'));
   const call = commands.call('timer', 'sleep');

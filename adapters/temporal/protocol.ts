@@ -41,11 +41,6 @@ export interface CatalogPublication {
   workflows: PublishedWorkflow[];
 }
 
-/** Argument of CATALOG_WORKER_OFFLINE_SIGNAL. */
-export interface WorkerOffline {
-  workerIdentity: string;
-}
-
 /**
  * A failing run's error travels in the ApplicationFailure's first detail, lossless: the original error class name,
  * message, activityType when a step failed, retryable, cause chain. The failure's `type` is the same `name`.

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { Logger } from '../../ports/logger.js';
+import type { WorkflowTypeInfo } from '../domain/catalog.js';
 import type { JsonSchema } from '../domain/json.js';
 import type { WorkflowDefinition } from './workflow.js';
 
@@ -32,4 +34,19 @@ export function publishedSchemas(
     outputSchema: toJsonSchema('outputSchema', definition.outputSchema, 'output'),
     ...(definition.feedbackSchema ? { feedbackSchema: toJsonSchema('feedbackSchema', definition.feedbackSchema, 'input') } : {}),
   };
+}
+
+/**
+ * A workflow as both engines' catalogs publish it: its name, description and schemas. A schema without a JSON Schema
+ * form is published open and logged, once: callers compute this once per definition, never per run or request.
+ */
+export function publishedTypeInfo(definition: WorkflowDefinition<any, any, any, any>, logger: Logger): WorkflowTypeInfo {
+  const schemas = publishedSchemas(definition, (schema, error) =>
+    logger.warn('workflow schema has no JSON Schema form; publishing an open schema', {
+      workflowName: definition.name,
+      schema,
+      error: error instanceof Error ? error.message : String(error),
+    }),
+  );
+  return { name: definition.name, description: definition.description, ...schemas };
 }

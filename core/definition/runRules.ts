@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { SerializedFailure } from '../domain/run.js';
 import type { WebhookRequest } from './context.js';
+import type { WorkflowDefinition } from './workflow.js';
 import { FeedbackValidationError } from './failures.js';
 
 /*
@@ -8,6 +9,25 @@ import { FeedbackValidationError } from './failures.js';
  * (adapters/embedded) and the Temporal workflow sandbox (adapters/temporal/sandbox) import them. Pure: the sandbox
  * bundles this file, so it uses no Node API.
  */
+
+/** What ctx.sleep accepts: milliseconds, 0 or more. */
+export function checkSleepDuration(ms: number): void {
+  if (typeof ms !== 'number' || !(ms >= 0)) throw new RangeError(`sleep: ms must be a number >= 0, got ${String(ms)}`);
+}
+
+/** The workflow ctx.executeChild names, by definition or by name; a mistake in workflow code throws before anything starts. */
+export function childWorkflowName(workflow: WorkflowDefinition | string): string {
+  const childName = typeof workflow === 'string' ? workflow : workflow?.name;
+  if (typeof childName !== 'string' || childName.length === 0) {
+    throw new TypeError('executeChild: expected a workflow definition or a workflow name');
+  }
+  return childName;
+}
+
+/** A child's workflow id unless the call gives one: `<parent id>/<child name>-<n>`, n counting the run's child calls. */
+export function defaultChildWorkflowId(parentWorkflowId: string, childName: string, ordinal: number): string {
+  return `${parentWorkflowId}/${childName}-${ordinal}`;
+}
 
 /** What ctx.waitForWebhook accepts; a mistake in workflow code throws before anything is sent or awaited. */
 export function checkWebhookRequest(request: WebhookRequest): void {

@@ -115,3 +115,46 @@ export const EngineError = defineError('EngineError');
 export const EngineUnavailableError = defineError('EngineUnavailableError');
 /** The remote trace store (S3) cannot be reached right now: 503 with Retry-After. */
 export const TraceStoreUnavailableError = defineError('TraceStoreUnavailableError');
+
+// The answers both engines give about a run or a step by the same words (tests and clients read them), made here once.
+
+/** No run of that id (and run id, when one is named). */
+export function runNotFound(workflowId: string, runId?: string, cause?: unknown): FlowgateError {
+  const message = runId ? `Run ${runId} of workflow ${workflowId} not found` : `Workflow ${workflowId} not found`;
+  return new WorkflowNotFoundError(message, { workflowId, ...(runId ? { runId } : {}), ...withCause(cause) });
+}
+
+/** A command for a run that has closed; its status when the engine knows it. */
+export function runAlreadyClosed(workflowId: string, runId: string, status?: string, cause?: unknown): FlowgateError {
+  const message = `Workflow ${workflowId} run ${runId} is already closed${status ? ` (${status})` : ''}`;
+  return new WorkflowClosedError(message, { workflowId, runId, ...withCause(cause) });
+}
+
+/** The outcome of a run that is still open. */
+export function runStillRunning(workflowId: string, runId: string): FlowgateError {
+  return new WorkflowNotCompletedError(`Workflow ${workflowId} run ${runId} is still running`, { workflowId, runId });
+}
+
+/** A reset to after a step the run never called. */
+export function stepNeverRan(stepName: string, workflowId: string, runId: string): FlowgateError {
+  return new StepNotFoundError(`Step "${stepName}" never ran in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+}
+
+/** A reset to after a step the run called but that has not completed. */
+export function stepNeverCompleted(stepName: string, workflowId: string, runId: string): FlowgateError {
+  return new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+}
+
+const INVALID_PAGE_TOKEN = 'pageToken is invalid or stale';
+
+/** A page token that is forged, garbled, stale or issued for another query. */
+export function invalidPageToken(cause?: unknown): FlowgateError {
+  return new ValidationError(INVALID_PAGE_TOKEN, {
+    issues: [{ code: 'invalid_page_token', path: ['pageToken'], message: INVALID_PAGE_TOKEN }],
+    ...withCause(cause),
+  });
+}
+
+function withCause(cause: unknown): { cause?: unknown } {
+  return cause === undefined ? {} : { cause };
+}

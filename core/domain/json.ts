@@ -14,3 +14,15 @@ export function knownJsonText(value: unknown): string | undefined {
   const text = (value as { [JSON_TEXT]?: unknown })[JSON_TEXT];
   return typeof text === 'string' ? text : undefined;
 }
+
+/**
+ * Freezes `value` and everything it holds, in place: a catalog's published workflows are shared by every reader (the
+ * core caches a compiled validator per schema object), so no reader may change one.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const nested of Object.values(value)) deepFreeze(nested);
+  }
+  return value;
+}

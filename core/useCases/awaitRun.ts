@@ -1,3 +1,4 @@
+import { checkAwaitTimeout } from '../domain/requestBounds.js';
 import type { PinnedRunRef, RunOutcome } from '../domain/run.js';
 import type { WorkflowEngine } from '../../ports/engine.js';
 
@@ -12,6 +13,7 @@ export async function awaitOutcomeUnlessAborted(
   options: { timeoutMs: number; followChain?: boolean },
   signals: readonly (AbortSignal | undefined)[],
 ): Promise<RunOutcome | 'timeout' | 'aborted'> {
+  checkAwaitTimeout(options.timeoutMs);
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
   const signal = present.length === 0 ? undefined : present.length === 1 ? present[0] : AbortSignal.any(present);
   try {

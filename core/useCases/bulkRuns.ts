@@ -2,6 +2,7 @@ import type { BulkControlRequest } from '../api/requests.js';
 import { narrowRunFilter, type Access } from '../domain/access.js';
 import type { BulkFailureView } from '../api/views.js';
 import { EngineError, EngineUnavailableError, FlowgateError, ValidationError } from '../domain/errors.js';
+import { MAX_RUN_LIST_LIMIT } from '../domain/requestBounds.js';
 import type { RunDescription } from '../domain/run.js';
 import type { CoreDeps } from './deps.js';
 import { runVisibleTo } from './runAccess.js';
@@ -17,7 +18,7 @@ export const MAX_BULK_RUNS = 10_000;
 export const MAX_LISTED_RUNS = 100_000;
 /** Engine calls in flight at once: fast on a healthy engine, gentle on a struggling one. */
 const BULK_CONCURRENCY = 16;
-const LIST_PAGE = 1000;
+const LIST_PAGE = MAX_RUN_LIST_LIMIT;
 
 export type BulkFilter = BulkControlRequest['filter'];
 

@@ -2,6 +2,7 @@ import type { HistoryPageRequest, HistoryStreamRequest } from '../api/requests.j
 import type { HistoryPageView, HistoryStreamItem } from '../api/views.js';
 import type { WorkflowEngine } from '../../ports/engine.js';
 import { formatStreamPosition } from '../domain/progress.js';
+import { checkHistoryPageSize } from '../domain/requestBounds.js';
 import type { PinnedRunRef, RunDescription, RunRef } from '../domain/run.js';
 import { isTerminal } from '../domain/status.js';
 import { toStatusView } from '../results/statusView.js';
@@ -17,6 +18,7 @@ export async function historyPage(
   ref: RunRef,
   request: HistoryPageRequest,
 ): Promise<HistoryPageView> {
+  checkHistoryPageSize(request.pageSize);
   const { run, page } = await sharedHistoryPages(deps.engine).read(ref, request);
   return { workflow: toStatusView(run), events: page.events, nextPageToken: page.nextPageToken };
 }

@@ -1,6 +1,7 @@
 import type { ListRunsRequest } from '../api/requests.js';
 import type { RunListView } from '../api/views.js';
 import { narrowRunFilter, type Access } from '../domain/access.js';
+import { checkRunListLimit } from '../domain/requestBounds.js';
 import type { RunDescription } from '../domain/run.js';
 import { toStatusView } from '../results/statusView.js';
 import type { CoreDeps } from './deps.js';
@@ -18,6 +19,7 @@ export const MAX_SCANNED_PAGES = 10;
  * hold fewer than `limit` runs and still have a nextPageToken (docs/api.md).
  */
 export async function listRuns(deps: Pick<CoreDeps, 'engine'>, request: ListRunsRequest, access?: Access): Promise<RunListView> {
+  checkRunListLimit(request.limit);
   const narrowed = narrowRunFilter(access, request);
   if (narrowed.kind === 'none') return { runs: [], nextPageToken: null };
   if (narrowed.exact) {

@@ -1,5 +1,5 @@
 import { isLimited, mayUse, narrowRunFilter, type Access } from '../domain/access.js';
-import { WorkflowNotFoundError } from '../domain/errors.js';
+import { runNotFound, type FlowgateError } from '../domain/errors.js';
 import type { RunDescription, RunRef } from '../domain/run.js';
 import type { CoreDeps } from './deps.js';
 
@@ -16,11 +16,9 @@ export async function requireRunAccess(deps: Pick<CoreDeps, 'engine'>, access: A
 }
 
 /** The run as the engines word a run they do not have. */
-export function hiddenRun(ref: RunRef): InstanceType<typeof WorkflowNotFoundError> {
+export function hiddenRun(ref: RunRef): FlowgateError {
   const { workflowId, runId } = ref;
-  return runId === undefined
-    ? new WorkflowNotFoundError(`Workflow ${workflowId} not found`, { workflowId })
-    : new WorkflowNotFoundError(`Run ${runId} of workflow ${workflowId} not found`, { workflowId, runId });
+  return runNotFound(workflowId, runId);
 }
 
 /** A key-aware predicate for runs already described (lists, bulk operations). */

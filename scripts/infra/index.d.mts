@@ -1,52 +1,23 @@
 // Types for index.mjs, so the TypeScript tests can import the infra scripts (which are plain JavaScript because they
-// run before any TypeScript tooling). Keep in step with the JSDoc in the .mjs files.
+// run before any TypeScript tooling). Keep in step with the JSDoc in the .mjs files; what comes from the product is
+// typed by the product's sources.
 
-export type Log = (line: string) => void;
+// The dev server's types are the product's own (adapters/temporal/devServer, which index.mjs runs), never a copy.
+import type * as DevServer from '../../adapters/temporal/devServer/index.js';
+
+export type Log = DevServer.Log;
 
 export const TEMPORAL_CLI_VERSION: string;
 export function temporalCliCacheDir(): string;
 export function ensureTemporalCli(options?: { log?: Log; env?: NodeJS.ProcessEnv; largeMessages?: boolean }): Promise<string>;
 
-export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number | string>>;
-export const FLOWGATE_SEARCH_ATTRIBUTES: Readonly<Record<string, 'Text' | 'Keyword' | 'Int' | 'Double' | 'Bool' | 'Datetime' | 'KeywordList'>>;
+export const DEV_SERVER_DYNAMIC_CONFIG: typeof DevServer.DEV_SERVER_DYNAMIC_CONFIG;
+export const FLOWGATE_SEARCH_ATTRIBUTES: typeof DevServer.FLOWGATE_SEARCH_ATTRIBUTES;
+export const findFreePorts: typeof DevServer.findFreePorts;
 
-export function findFreePorts(count: number, host?: string): Promise<number[]>;
-
-export interface StartTemporalDevServerOptions {
-  cliPath?: string;
-  largeMessages?: boolean;
-  log?: Log;
-  dbFilename?: string;
-  namespace?: string;
-  ui?: boolean;
-  searchAttributes?: Record<string, string>;
-  dynamicConfig?: Record<string, boolean | number | string>;
-  extraArgs?: string[];
-  readyTimeoutMs?: number;
-  onUnexpectedExit?: (how: string, output: string) => void;
-}
-
-export interface TemporalDevServer {
-  /** `127.0.0.1:PORT`, the gRPC frontend. */
-  readonly address: string;
-  readonly namespace: string;
-  readonly port: number;
-  readonly httpPort: number;
-  readonly metricsPort: number;
-  readonly uiPort?: number;
-  readonly dbFilename?: string;
-  readonly args: string[];
-  isRunning(): boolean;
-  output(): string;
-  /** SIGTERM, then SIGKILL after 10 s; safe to call more than once. */
-  stop(): Promise<void>;
-  /** Ends the server abruptly (SIGKILL by default), as a crash would; start() brings it back. No-op when not running. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a stopped server again on the same ports; no-op while running. */
-  start(): Promise<void>;
-  /** stop(), then start() on the same ports. In-memory state is lost unless `dbFilename` was given. */
-  restart(): Promise<void>;
-}
+/** The product's options, with `cliPath` found or built when omitted and `largeMessages` to ask for the 128 MiB build. */
+export type StartTemporalDevServerOptions = Omit<DevServer.StartTemporalDevServerOptions, 'cliPath'> & { cliPath?: string; largeMessages?: boolean };
+export type TemporalDevServer = DevServer.TemporalDevServer;
 
 export function startTemporalDevServer(options?: StartTemporalDevServerOptions): Promise<TemporalDevServer>;
 

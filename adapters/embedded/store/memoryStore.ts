@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { WorkflowNotFoundError } from '../../../core/domain/errors.js';
+import { runNotFound } from '../../../core/domain/errors.js';
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
@@ -196,6 +196,6 @@ class KeyRecordView implements StoredRun {
 
   private forgotten(): never {
     const { workflowId, runId } = this.description;
-    throw new WorkflowNotFoundError(`Run ${runId} of workflow ${workflowId} not found`, { workflowId, runId });
+    throw runNotFound(workflowId, runId);
   }
 }

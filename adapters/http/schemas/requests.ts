@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_HISTORY_PAGE_SIZE, MAX_RUN_LIST_LIMIT } from '../../../core/domain/requestBounds.js';
 import { normaliseStatusFilter, RUN_STATUSES } from '../../../core/domain/status.js';
 import {
   KeyIdSchema,
@@ -120,12 +121,12 @@ export const ListRunsQuerySchema = queryParameters({
   status: StatusFilterSchema.optional(),
   startedBy: KeyIdSchema.optional().meta({ description: 'Only runs started with this API key (its id; docs/security.md).' }),
   scheduleId: ScheduleIdSchema.optional().meta({ description: 'Only runs this schedule started (docs/schedules.md).' }),
-  limit: queryInteger({ min: 1, max: 1000, fallback: 100 }).meta({ description: 'Page size, newest first.' }),
+  limit: queryInteger({ min: 1, max: MAX_RUN_LIST_LIMIT, fallback: 100 }).meta({ description: 'Page size, newest first.' }),
   pageToken: PageTokenSchema.optional(),
 });
 
 export const HistoryQuerySchema = queryParameters({
-  pageSize: queryInteger({ min: 1, max: 200, fallback: 50 }).meta({ description: 'Events per page (JSON form only).' }),
+  pageSize: queryInteger({ min: 1, max: MAX_HISTORY_PAGE_SIZE, fallback: 50 }).meta({ description: 'Events per page (JSON form only).' }),
   pageToken: PageTokenSchema.optional().meta({ description: 'Continue after the previous page (JSON form only).' }),
 });
 

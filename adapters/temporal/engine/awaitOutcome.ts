@@ -1,3 +1,4 @@
+import { checkAwaitTimeout } from '../../../core/domain/requestBounds.js';
 import type { PinnedRunRef, RunDescription, RunOutcome } from '../../../core/domain/run.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { AwaitOptions } from '../../../ports/engine.js';
@@ -18,9 +19,8 @@ export interface AwaitDeps {
  * the request in flight. Resolves undefined on timeout or when the engine closes; rejects with the abort reason.
  */
 export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { timeoutMs, signal, followChain = true }: AwaitOptions): Promise<RunOutcome | undefined> {
-  if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs) || timeoutMs < 0) {
-    throw new RangeError(`awaitOutcome: timeoutMs must be a number >= 0, got ${String(timeoutMs)}`);
-  }
+  // The use cases check it (awaitRun.ts); asserted again because the timer below would take any number.
+  checkAwaitTimeout(timeoutMs);
   if (signal?.aborted) throw signal.reason;
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(signal?.reason);

@@ -1,18 +1,15 @@
 import type { WorkflowTypeInfo } from '../../../core/domain/catalog.js';
-import { CATALOG_MEMO_KEY, type CatalogMemo } from '../protocol.js';
+import { deepFreeze } from '../../../core/domain/json.js';
+import { CATALOG_MEMO_KEY, type CatalogMemo, type PublishedWorkflow } from '../protocol.js';
 import type { Payload } from './proto.js';
 import { decodePayload } from './values.js';
 
 type MemoFields = { [key: string]: Payload } | null | undefined;
 
 /**
- * A workflow as a catalog memo lists it: its WorkflowTypeInfo plus, optionally, the run time limit of its definition
- * (`runTimeoutMs`), which only the starter can give Temporal (workflowRunTimeout).
- * TODO(protocol): declare `runTimeoutMs?: number` on CatalogMemo's workflows in protocol.ts; the worker publishes it.
+ * The usable run time limits a memo publishes, by workflow name. The memo is checked as a CatalogMemo but not its
+ * `runTimeoutMs`, so a limit that is not a positive finite number (a worker of another release) is left out here.
  */
-export type PublishedWorkflow = WorkflowTypeInfo & { runTimeoutMs?: unknown };
-
-/** The usable run time limits a memo publishes, by workflow name. */
 export function runTimeoutsOf(workflows: readonly PublishedWorkflow[]): ReadonlyMap<string, number> {
   const limits = new Map<string, number>();
   for (const { name, runTimeoutMs } of workflows) {
@@ -86,12 +83,4 @@ export class StableWorkflowTypes {
     this.known.set(catalog, { byContent, list });
     return list;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const nested of Object.values(value)) deepFreeze(nested);
-  }
-  return value;
 }

@@ -1,6 +1,6 @@
 import { Client, defaultPayloadConverter, type Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { CatalogDescription } from '../../../core/domain/catalog.js';
-import { WorkflowClosedError, WorkflowNotCompletedError } from '../../../core/domain/errors.js';
+import { runAlreadyClosed, runNotFound, runStillRunning, WorkflowClosedError } from '../../../core/domain/errors.js';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import type { HistoryPage } from '../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
@@ -11,14 +11,13 @@ import { FEEDBACK_SIGNAL, isInternalWorkflowType } from '../protocol.js';
 import { awaitChainOutcome } from './awaitOutcome.js';
 import { TemporalCalls } from './calls.js';
 import { CatalogReader } from './catalogs.js';
-import { runClosed, runNotFound } from './errors.js';
 import { followRunWithProgress } from './followProgress.js';
-import { checkPageSize, readHistoryPage } from './historyPage.js';
+import { readHistoryPage } from './historyPage.js';
 import { closeHistoryEvent, firstHistoryEvent } from './historyReader.js';
 import { RunLister } from './listRuns.js';
 import { checkOptions, type TemporalEngineOptions } from './options.js';
 import { outcomeOf } from './outcome.js';
-import { PageTokens } from './pageTokens.js';
+import { PageTokens } from '../../pageTokens.js';
 import { resetToStep } from './reset.js';
 import { isInternalRun, runDescriptionOf } from './runDescription.js';
 import { RunStarter } from './startRun.js';
@@ -127,7 +126,7 @@ export class TemporalEngine implements WorkflowEngine {
   async getOutcome(ref: RunRef): Promise<RunOutcome> {
     const run = await this.describeRun(ref);
     const { workflowId, runId } = run;
-    if (run.status === 'running') throw new WorkflowNotCompletedError(`Workflow ${workflowId} run ${runId} is still running`, { workflowId, runId });
+    if (run.status === 'running') throw runStillRunning(workflowId, runId);
     return outcomeOf(run, await closeHistoryEvent(this.calls, { workflowId, runId }));
   }
 
@@ -138,7 +137,6 @@ export class TemporalEngine implements WorkflowEngine {
   }
 
   async historyPage(ref: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
-    checkPageSize(query.pageSize);
     const run = await this.describeRun(ref);
     const page = await readHistoryPage(this.calls, this.tokens, { workflowId: run.workflowId, runId: run.runId }, query, this.historyPageMaxBytes);
     return { run, page };
@@ -244,7 +242,7 @@ export class TemporalEngine implements WorkflowEngine {
     const done = async (closed: RunDescription) => closed.status === 'terminated' && (await terminateDone(this.calls, closed, idempotency, this.clock.now()));
     if (run.status !== 'running') {
       if (await done(run)) return run;
-      throw runClosed(workflowId, runId, run.status);
+      throw runAlreadyClosed(workflowId, runId, run.status);
     }
     try {
       await this.sendTerminate(run, reason, identity, [keyPayload(idempotency)]);
@@ -281,7 +279,7 @@ export class TemporalEngine implements WorkflowEngine {
     const run = await this.describeRun({ workflowId });
     const ref = { workflowId, runId: run.runId };
     if (await feedbackDone(this.calls, ref, idempotency, this.clock.now())) return ref;
-    if (run.status !== 'running') throw runClosed(workflowId, run.runId, run.status);
+    if (run.status !== 'running') throw runAlreadyClosed(workflowId, run.runId, run.status);
     await this.signalFeedback(ref, payload, { idempotency, identity });
     await feedbackRecorded(this.calls, ref, idempotency, () => this.clock.now());
     return ref;
@@ -337,7 +335,7 @@ export class TemporalEngine implements WorkflowEngine {
   /** The run, which must still be open: WorkflowClosedError otherwise. */
   private async openRun(ref: RunRef): Promise<RunDescription> {
     const run = await this.describeRun(ref);
-    if (run.status !== 'running') throw runClosed(run.workflowId, run.runId, run.status);
+    if (run.status !== 'running') throw runAlreadyClosed(run.workflowId, run.runId, run.status);
     return run;
   }
 }

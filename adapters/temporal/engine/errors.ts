@@ -7,10 +7,12 @@ import {
   EngineError,
   EngineUnavailableError,
   FlowgateError,
+  invalidPageToken,
+  runAlreadyClosed,
+  runNotFound,
   ValidationError,
   WorkflowAlreadyStartedError,
   WorkflowClosedError,
-  WorkflowNotFoundError,
 } from '../../../core/domain/errors.js';
 
 /** gRPC status codes (a stable standard; spelled out so this file needs no @grpc/grpc-js import). */
@@ -36,7 +38,6 @@ export interface CallContext {
 export const UNREACHABLE_MESSAGE = 'Temporal is unreachable';
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 const GENERIC_MESSAGE = 'The workflow engine failed to handle the request';
-const INVALID_PAGE_TOKEN = 'pageToken is invalid or stale';
 // "WorkflowId length exceeds limit.": the cluster's limit.maxIDLength counts bytes of UTF-8 (1000 by default), so an
 // id of 1000 characters the API accepts can still be too long for it: the client's input, not an engine failure.
 // RESOURCE_EXHAUSTED (cause BUSY_WORKFLOW) "workflow operation can not be applied because workflow is closing".
@@ -79,7 +80,7 @@ export function translateError(error: unknown, context: CallContext = {}): Flowg
       // A signal, cancel or terminate that reaches a run while it completes: to the caller it is closed (a retry
       // finds it so), not an outage.
       if (context.closedIfGone && WORKFLOW_CLOSING.test(messageChain(error))) {
-        return runClosed(context.workflowId ?? '', context.runId ?? '', undefined, error);
+        return runAlreadyClosed(context.workflowId ?? '', context.runId ?? '', undefined, error);
       }
       // Otherwise Temporal's rate limits: the same advice as an outage, come back shortly.
       return unavailable(error);
@@ -117,23 +118,6 @@ export function grpcCodeOf(error: unknown): number | undefined {
   return undefined;
 }
 
-export function invalidPageToken(cause?: unknown): FlowgateError {
-  return new ValidationError(INVALID_PAGE_TOKEN, {
-    issues: [{ code: 'invalid_page_token', path: ['pageToken'], message: INVALID_PAGE_TOKEN }],
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-export function runNotFound(workflowId: string, runId?: string, cause?: unknown): FlowgateError {
-  const message = runId ? `Run ${runId} of workflow ${workflowId} not found` : `Workflow ${workflowId} not found`;
-  return new WorkflowNotFoundError(message, { workflowId, ...(runId ? { runId } : {}), ...(cause === undefined ? {} : { cause }) });
-}
-
-export function runClosed(workflowId: string, runId: string, status?: string, cause?: unknown): FlowgateError {
-  const message = `Workflow ${workflowId} run ${runId} is already closed${status ? ` (${status})` : ''}`;
-  return new WorkflowClosedError(message, { workflowId, runId, ...(cause === undefined ? {} : { cause }) });
-}
-
 function idTooLong(error: unknown, context: CallContext): FlowgateError {
   const message = "workflowId is longer than the workflow engine accepts (Temporal's limit.maxIDLength counts bytes of UTF-8, 1000 by default)";
   return new ValidationError(message, {
@@ -146,7 +130,7 @@ function idTooLong(error: unknown, context: CallContext): FlowgateError {
 function notFound(error: unknown, context: CallContext): FlowgateError {
   const workflowId = context.workflowId ?? (error as { workflowId?: string }).workflowId ?? '';
   if (context.closedIfGone && /already (completed|closed)/i.test(messageChain(error))) {
-    return runClosed(workflowId, context.runId ?? '', undefined, error);
+    return runAlreadyClosed(workflowId, context.runId ?? '', undefined, error);
   }
   return runNotFound(workflowId, context.runId, error);
 }

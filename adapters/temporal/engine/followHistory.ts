@@ -3,7 +3,7 @@ import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { HistoryEvent as RawEvent } from './proto.js';
 import { isInternalWorkflowType } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
-import { runNotFound } from './errors.js';
+import { runNotFound } from '../../../core/domain/errors.js';
 import { HistoryMapper } from './historyMapper.js';
 import { rawEventBytes } from './historyPage.js';
 import { fetchHistoryPage } from './historyReader.js';

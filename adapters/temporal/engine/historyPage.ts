@@ -1,12 +1,13 @@
-import { ValidationError } from '../../../core/domain/errors.js';
 import { HISTORY_PAGE_MAX_BYTES, PageFill, type HistoryPage } from '../../../core/domain/history.js';
+import { checkHistoryPageSize } from '../../../core/domain/requestBounds.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { HistoryPageQuery } from '../../../ports/engine.js';
 import type { TemporalCalls } from './calls.js';
 import type { HistoryEvent as RawEvent } from './proto.js';
 import { HistoryMapper, type MapperState } from './historyMapper.js';
 import { fetchHistoryPage } from './historyReader.js';
-import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
+import type { PageTokens } from '../../pageTokens.js';
+import { decodeTemporalToken, encodeTemporalToken } from './pageTokens.js';
 
 /** Where the next page starts: a raw Temporal page (its token, '' for the first), how many of its events were read, and the mapper's state there. */
 interface HistoryPosition {
@@ -33,7 +34,8 @@ export async function readHistoryPage(
   maxBytes: number = HISTORY_PAGE_MAX_BYTES,
 ): Promise<HistoryPage> {
   const { pageSize } = query;
-  checkPageSize(pageSize);
+  // The history use case checked it; asserted again because a wrong size would read a wrong raw page.
+  checkHistoryPageSize(pageSize);
   // The raw page size is part of the position's meaning, so the token is bound to pageSize as well as to the run.
   const scope = JSON.stringify(['history', run.workflowId, run.runId, pageSize]);
   const start: HistoryPosition = query.pageToken === undefined ? { r: '', k: 0, m: { next: 1, steps: {} } } : tokens.read(scope, query.pageToken, isHistoryPosition);
@@ -85,13 +87,6 @@ function fieldBytes(value: unknown, depth: number): number {
   let bytes = 0;
   for (const key of Object.keys(value)) bytes += fieldBytes((value as Record<string, unknown>)[key], depth + 1);
   return bytes;
-}
-
-export function checkPageSize(pageSize: number): void {
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 200) {
-    const message = 'pageSize must be an integer from 1 to 200';
-    throw new ValidationError(message, { issues: [{ code: 'invalid_page_size', path: ['pageSize'], message }] });
-  }
 }
 
 function isHistoryPosition(value: unknown): value is HistoryPosition {

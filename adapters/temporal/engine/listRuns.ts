@@ -1,9 +1,11 @@
-import { ValidationError } from '../../../core/domain/errors.js';
+import { invalidPageToken } from '../../../core/domain/errors.js';
+import { checkRunListLimit } from '../../../core/domain/requestBounds.js';
 import type { ListRunsQuery, RunList } from '../../../ports/engine.js';
 import { CALLBACK_WORKFLOW_TYPE, CATALOG_WORKFLOW_TYPE } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
-import { GrpcCode, grpcCodeOf, invalidPageToken, messageChain } from './errors.js';
-import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
+import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
+import type { PageTokens } from '../../pageTokens.js';
+import { decodeTemporalToken, encodeTemporalToken } from './pageTokens.js';
 import { runDescriptionOf, SCHEDULED_BY_SEARCH_ATTRIBUTE } from './runDescription.js';
 import { VISIBILITY_STATUS } from './status.js';
 import { STARTED_BY_SEARCH_ATTRIBUTE } from './startedByMemo.js';
@@ -44,11 +46,8 @@ export class RunLister {
   ) {}
 
   async list(query: ListRunsQuery): Promise<RunList> {
-    const { limit } = query;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-      const message = 'limit must be an integer from 1 to 1000';
-      throw new ValidationError(message, { issues: [{ code: 'invalid_limit', path: ['limit'], message }] });
-    }
+    // The list use case checked it; asserted again because Temporal would take any page size it is given.
+    checkRunListLimit(query.limit);
     if (matchesNoRun(query)) {
       // No page of this filter was ever handed out, so a token for it is forged or from another filter.
       if (query.pageToken !== undefined) throw invalidPageToken();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
-import { StepNotCompletedError, StepNotFoundError } from '../../../core/domain/errors.js';
+import { StepNotCompletedError, stepNeverCompleted, stepNeverRan } from '../../../core/domain/errors.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { TemporalCalls } from './calls.js';
 import { allHistoryEvents } from './historyReader.js';
@@ -86,10 +86,10 @@ export async function resetToStep(
   const { workflowId, runId } = run;
   const point = await settledResetPoint(calls, run, stepName);
   if (point.kind === 'not_found') {
-    throw new StepNotFoundError(`Step "${stepName}" never ran in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+    throw stepNeverRan(stepName, workflowId, runId);
   }
   if (point.kind === 'not_completed' || point.kind === 'completion_not_seen_yet') {
-    throw new StepNotCompletedError(`Step "${stepName}" never completed in run ${runId} of workflow ${workflowId}`, { workflowId, runId });
+    throw stepNeverCompleted(stepName, workflowId, runId);
   }
   if (point.kind === 'completion_never_seen') {
     throw new StepNotCompletedError(

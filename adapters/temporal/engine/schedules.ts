@@ -22,7 +22,8 @@ import {
 import type { ListSchedulesQuery, ScheduleEngine, ScheduleList } from '../../../ports/schedules.js';
 import { assertReadableSpec, cronFields, FireTimes } from '../../schedules/fireTimes.js';
 import type { TemporalCalls } from './calls.js';
-import { decodeTemporalToken, encodeTemporalToken, type PageTokens } from './pageTokens.js';
+import type { PageTokens } from '../../pageTokens.js';
+import { decodeTemporalToken, encodeTemporalToken } from './pageTokens.js';
 
 /**
  * What flowgate keeps with a Temporal Schedule, in its action's memo (a schedule's own memo cannot change after it is

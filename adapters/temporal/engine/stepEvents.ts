@@ -2,15 +2,7 @@ import type { ActivityKind } from '../../../core/domain/trace.js';
 import { WEBHOOK_STEP_NAME } from '../protocol.js';
 import { stepFailureOf } from './failures.js';
 import { EventType, type HistoryEvent } from './proto.js';
-import { decodeForDisplay, decodePayload, toNumber } from './values.js';
-
-/**
- * Activity header naming the kind of a step (`step`, `evaluator`, `internal_step`), when the worker sets one. Without
- * it the webhook call is an internal step and everything else a step.
- * TODO(protocol): move to adapters/temporal/protocol.ts once the worker runtime sets it.
- */
-export const STEP_KIND_HEADER = 'flowgate-step-kind';
-const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['step', 'evaluator', 'internal_step']);
+import { decodeForDisplay, toNumber } from './values.js';
 
 /** A step still open in the history being read: its activity type and the attempt last started. */
 export interface OpenStep {
@@ -41,7 +33,7 @@ export function mapStepEvent(raw: HistoryEvent, steps: Map<number, OpenStep>): M
       const activityType = attributes?.activityType?.name ?? '';
       steps.set(toNumber(raw.eventId), { activityType, attempt: 0 });
       const stepName = stepNameOf(activityType);
-      const kind = kindOf(attributes?.header?.fields?.[STEP_KIND_HEADER], stepName);
+      const kind = kindOf(stepName);
       return { type: 'step_scheduled', stepName, attributes: { activityType, kind, input: decodeForDisplay(attributes?.input) } };
     }
     case EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
@@ -79,15 +71,8 @@ export function mapStepEvent(raw: HistoryEvent, steps: Map<number, OpenStep>): M
   }
 }
 
-function kindOf(header: Parameters<typeof decodePayload>[0], stepName: string): ActivityKind {
-  if (header) {
-    try {
-      const kind = decodePayload(header);
-      if (typeof kind === 'string' && KINDS.has(kind)) return kind as ActivityKind;
-    } catch {
-      // An unreadable header says nothing; fall through to the name.
-    }
-  }
+/** A step's kind as its history can tell it: the webhook call is an internal step, everything else a step. */
+function kindOf(stepName: string): ActivityKind {
   return stepName === WEBHOOK_STEP_NAME ? 'internal_step' : 'step';
 }
 

@@ -1,15 +1,16 @@
 import { ChildWorkflowFailure, executeChild as executeTemporalChild, isCancellation } from '@temporalio/workflow';
 import type { ChildWorkflowOptions } from '../../../core/definition/context.js';
 import { CancelledError, ChildWorkflowFailedError } from '../../../core/definition/failures.js';
+import { childWorkflowName, defaultChildWorkflowId } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunState } from './runState.js';
 import { childOutcomeOf } from './temporalFailures.js';
 
 /**
- * ctx.executeChild on Temporal: a child workflow of the type named by the definition (default id
- * `<parent id>/<child name>-<n>`, the parent's catalog = task queue). Temporal's defaults match the embedded engine:
- * a parent's cancel reaches the child and the parent waits for it (WAIT_CANCELLATION_COMPLETED), and an open child
- * is terminated when its parent closes (ParentClosePolicy TERMINATE).
+ * ctx.executeChild on Temporal: a child workflow of the type named by the definition (the default id of
+ * core/definition/runRules.ts, the parent's catalog = task queue). Temporal's defaults match the embedded engine: a
+ * parent's cancel reaches the child and the parent waits for it (WAIT_CANCELLATION_COMPLETED), and an open child is
+ * terminated when its parent closes (ParentClosePolicy TERMINATE).
  */
 export async function executeChild(
   run: RunState,
@@ -17,12 +18,9 @@ export async function executeChild(
   input: unknown,
   options: ChildWorkflowOptions = {},
 ): Promise<unknown> {
-  const childName = typeof workflow === 'string' ? workflow : workflow?.name;
-  if (typeof childName !== 'string' || childName.length === 0) {
-    throw new TypeError('executeChild: expected a workflow definition or a workflow name');
-  }
+  const childName = childWorkflowName(workflow);
   const ordinal = run.nextOrdinal('child');
-  const workflowId = options.workflowId ?? `${run.info.workflowId}/${childName}-${ordinal}`;
+  const workflowId = options.workflowId ?? defaultChildWorkflowId(run.info.workflowId, childName, ordinal);
   try {
     return await executeTemporalChild(childName, {
       args: [input],

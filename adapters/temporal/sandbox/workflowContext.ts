@@ -2,6 +2,7 @@ import { CancellationScope, isCancellation, sleep as temporalSleep } from '@temp
 import type { z } from 'zod';
 import type { WorkflowContext } from '../../../core/definition/context.js';
 import { CancelledError } from '../../../core/definition/failures.js';
+import { checkSleepDuration } from '../../../core/definition/runRules.js';
 import { executeChild } from './childWorkflows.js';
 import { continueAsNewKeepingMemo } from './continueAsNew.js';
 import type { RunState } from './runState.js';
@@ -27,7 +28,7 @@ export function createWorkflowContext(run: RunState, feedbackSchema: z.ZodType |
 
 /** A durable timer; a stop (outside nonCancellable) rejects it with the core's CancelledError. */
 async function sleep(ms: number): Promise<void> {
-  if (typeof ms !== 'number' || !(ms >= 0)) throw new RangeError(`sleep: ms must be a number >= 0, got ${String(ms)}`);
+  checkSleepDuration(ms);
   try {
     // A zero-length timer is not a valid Temporal command; 1 ms keeps the timer (and its history events).
     await temporalSleep(Math.max(1, ms));

@@ -1,3 +1,4 @@
+import { MAX_RUN_LIST_LIMIT } from '../../../core/domain/requestBounds.js';
 import { renderKeyDescription } from '../render/keys.js';
 import { textOption } from '../command.js';
 import { renderHistoryPage, renderRunList, renderStatus, renderWorkflowList } from '../render/runs.js';
@@ -65,7 +66,7 @@ export const runsCommand = apiCommand({
     catalog: { type: 'string', value: 'C', description: "only this catalog's runs" },
     status: { type: 'string', value: 'S', description: 'only runs in this status: running, completed, failed, cancelled, terminated, timed_out, continued_as_new' },
     'started-by': { type: 'string', value: 'KEY', description: 'only runs started with this API key (its id)' },
-    limit: { type: 'string', value: 'N', description: 'runs per page, 1 to 1000 (default 100)' },
+    limit: { type: 'string', value: 'N', description: `runs per page, 1 to ${MAX_RUN_LIST_LIMIT} (default 100)` },
     'page-token': { type: 'string', value: 'T', description: 'the page after the one that gave this token' },
   },
   async run(session, values) {
@@ -74,7 +75,7 @@ export const runsCommand = apiCommand({
       catalog: textOption(values.catalog, 'catalog'),
       status: textOption(values.status, 'status'),
       startedBy: textOption(values['started-by'], 'started-by'),
-      limit: integerOption(values.limit, 'limit', 1, 1000),
+      limit: integerOption(values.limit, 'limit', 1, MAX_RUN_LIST_LIMIT),
       pageToken: textOption(values['page-token'], 'page-token'),
     };
     const list = await session.client.listRuns(Object.fromEntries(Object.entries(query).filter(([, value]) => value !== undefined)));

@@ -2,7 +2,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isClosingEventType } from '../../../core/domain/history.js';
 import { HistoryMapper } from '../../../adapters/temporal/engine/historyMapper.js';
-import { STEP_KIND_HEADER } from '../../../adapters/temporal/engine/stepEvents.js';
 import { resetReasonWithStep } from '../../../adapters/temporal/engine/resetReason.js';
 import type { HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
 import { FEEDBACK_WAIT_MEMO_KEY, TRACE_MEMO_KEY } from '../../../adapters/temporal/protocol.js';
@@ -34,19 +33,13 @@ test('the mapper state carries open steps across pages', () => {
   assert.equal(resumed.snapshot().steps, {}, 'an ended step is forgotten');
 });
 
-test('step kinds: header when present, the webhook call is internal, others are steps', () => {
-  const scheduled = (id: number, type: string, header?: string) =>
+test('step kinds: the webhook call is internal, others are steps', () => {
+  const scheduled = (id: number, type: string) =>
     rawEvent(id, 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED', {
-      activityTaskScheduledEventAttributes: {
-        activityType: { name: type },
-        input: payloads(null),
-        ...(header ? { header: { fields: { [STEP_KIND_HEADER]: payloads(header).payloads![0] } } } : {}),
-      },
+      activityTaskScheduledEventAttributes: { activityType: { name: type }, input: payloads(null) },
     });
-  const kinds = mapAll([scheduled(1, 'wf#judge', 'evaluator'), scheduled(2, 'wf#webhook'), scheduled(3, 'wf#plain'), scheduled(4, 'wf#odd', 'nonsense')]).map(
-    (event) => event.attributes.kind,
-  );
-  assert.equal(kinds, ['evaluator', 'internal_step', 'step', 'step']);
+  const kinds = mapAll([scheduled(1, 'wf#judge'), scheduled(2, 'wf#webhook'), scheduled(3, 'wf#plain')]).map((event) => event.attributes.kind);
+  assert.equal(kinds, ['step', 'internal_step', 'step']);
 });
 
 test('failed, timed-out and cancelled steps are step_failed; a step cancelled before it started leaves nothing', () => {

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HistoryMapper } from '../../../adapters/temporal/engine/historyMapper.js';
 import { readHistoryPage } from '../../../adapters/temporal/engine/historyPage.js';
-import { PageTokens } from '../../../adapters/temporal/engine/pageTokens.js';
+import { PageTokens } from '../../../adapters/pageTokens.js';
 import { HISTORY_PAGE_MAX_BYTES, type HistoryEvent as NeutralEvent } from '../../../core/domain/history.js';
 import { FakeClient } from './fakeClient.js';
 import { arithmeticHistory, payloads, rawEvent } from './protoFixtures.js';

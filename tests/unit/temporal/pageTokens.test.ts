@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeTemporalToken, encodeTemporalToken, PageTokens } from '../../../adapters/temporal/engine/pageTokens.js';
+import { PageTokens } from '../../../adapters/pageTokens.js';
+import { decodeTemporalToken, encodeTemporalToken } from '../../../adapters/temporal/engine/pageTokens.js';
 
 const isPosition = (value: unknown): value is { r: string } => typeof (value as { r?: unknown })?.r === 'string';
 

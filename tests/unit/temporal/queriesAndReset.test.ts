@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Metadata, status } from '@grpc/grpc-js';
 import { queryLiteral, RunLister, visibilityQuery } from '../../../adapters/temporal/engine/listRuns.js';
-import { PageTokens } from '../../../adapters/temporal/engine/pageTokens.js';
+import { PageTokens } from '../../../adapters/pageTokens.js';
 import { findResetPoint } from '../../../adapters/temporal/engine/reset.js';
 import { parseResetReason, resetReasonWithStep } from '../../../adapters/temporal/engine/resetReason.js';
 import { toNumber } from '../../../adapters/temporal/engine/values.js';
