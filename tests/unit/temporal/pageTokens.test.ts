@@ -44,6 +44,13 @@ test('a shared secret makes tokens valid across engines; another key refuses the
   expectInvalid(new PageTokens(), 'scope', token);
 });
 
+test('a key given as bytes (the embedded durable store keeps one) signs as well, and only that key reads', () => {
+  const key = new Uint8Array(32).fill(7);
+  const token = new PageTokens(key).issue('scope', { r: 'x' });
+  assert.equal(new PageTokens(new Uint8Array(32).fill(7)).read('scope', token, isPosition), { r: 'x' });
+  expectInvalid(new PageTokens(new Uint8Array(32).fill(8)), 'scope', token);
+});
+
 test("Temporal's token bytes round-trip; an empty token is ''", () => {
   const bytes = new Uint8Array([0, 1, 250, 255, 42]);
   assert.equal(decodeTemporalToken(encodeTemporalToken(bytes)), bytes);
