@@ -2,10 +2,9 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
 import { HISTORY_PAGE_MAX_BYTES } from '../core/domain/history.js';
-import { remoteTraceConfig, remoteTraceEnv, type RemoteTraceConfig } from './remoteTraceConfig.js';
-import { payloadLimits, payloadLimitsEnv, type PayloadLimits } from './payloadLimits.js';
+import { remoteTraceConfig, remoteTraceEnv } from './remoteTraceConfig.js';
+import { payloadLimits, payloadLimitsEnv } from './payloadLimits.js';
 import { outboundEnv, outboundPolicy } from './outboundConfig.js';
-import type { OutboundAllowlist } from '../core/domain/outboundAddress.js';
 import { envBoolean } from './envBoolean.js';
 import { corsOriginProblems } from '../adapters/http/cors.js';
 import { webhookSecretProblem } from '../adapters/webhook/standardWebhooks.js';
@@ -137,7 +136,111 @@ const envShape = {
   OTEL_SERVICE_NAME: z.string().min(1).default('flowgate'),
 };
 
-/** The API server's environment (`flowgate serve`, createFlowgate), with the checks across variables it needs. */
+type Env = z.output<z.ZodObject<typeof envShape>>;
+
+/**
+ * The configuration the parsed environment builds: every part of flowgate reads these names, not the variables. Its
+ * type (FlowgateConfig) is inferred from what this returns, so a setting is declared by its variable in envShape and
+ * its place here, nowhere else.
+ */
+function configOf(env: Env) {
+  return {
+    nodeEnv: env.NODE_ENV,
+    /** API_AUTH_TOKEN: one API key, id `token`, with every scope. */
+    authToken: env.API_AUTH_TOKEN,
+    /** API_KEYS_FILE: the API keys (docs/security.md), read again when it changes and on SIGHUP. */
+    apiKeysFile: env.API_KEYS_FILE,
+    host: env.HOST,
+    port: env.PORT,
+    /**
+     * ENGINE: `embedded` (the default without TEMPORAL_ADDRESS): the embedded engine on its durable store in DATA_DIR;
+     * `memory`: the embedded engine in memory (runs live and end with the process); `temporal`.
+     */
+    engine: env.ENGINE ?? (env.TEMPORAL_ADDRESS ? 'temporal' : 'embedded'),
+    /** DATA_DIR, absolute: where the durable embedded engine keeps its runs. @default .flowgate in PROJECT_DIR */
+    dataDir: resolve(env.PROJECT_DIR ?? process.cwd(), env.DATA_DIR ?? '.flowgate'),
+    /** DATA_SYNC: `full` (every commit survives a power loss) or `normal` (survives a crash of the process). @default full */
+    dataSync: env.DATA_SYNC,
+    /** RUN_RETENTION_DAYS in ms: closed runs of the durable embedded engine are deleted this long after they closed. @default 30 days */
+    runRetentionMs: Math.round(env.RUN_RETENTION_DAYS * 24 * 3600 * 1000),
+    temporal: env.TEMPORAL_ADDRESS
+      ? { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE, apiKey: env.TEMPORAL_API_KEY, tls: env.TEMPORAL_TLS }
+      : undefined,
+    /** Signs page tokens; shared by API replicas so a token from one is accepted by another (Temporal). */
+    pageTokenSecret: env.PAGE_TOKEN_SECRET,
+    defaultCatalog: env.DEFAULT_CATALOG,
+    maxResultBytes: env.MAX_RESULT_BYTES,
+    /** Large payloads (docs/large-payloads.md): the claim-check threshold and Temporal's per-payload limit without it. */
+    payloads: payloadLimits(env),
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    runTimeoutMaxSeconds: env.RUN_TIMEOUT_MAX_SECONDS,
+    traceDir: env.TRACE_DIR,
+    /** TRACE_S3_*: remote traces in S3 or an S3-compatible store. */
+    remoteTraces: remoteTraceConfig(env),
+    deprecatedEndpoints: env.DEPRECATED_ENDPOINTS,
+    /** UI: the browser UI at GET /ui (docs/ui.md). @default true */
+    ui: env.UI,
+    /** CORS_ORIGINS: origins whose pages may call the API from a browser, or `*`; empty: CORS off. @default none */
+    corsOrigins: env.CORS_ORIGINS as readonly string[],
+    /** COMPRESSION: brotli or gzip for answers of 1 KiB and more, when the client accepts it (docs/api.md). @default true */
+    compression: env.COMPRESSION,
+    /**
+     * WEBHOOK_SIGNING_SECRET and WEBHOOK_LEGACY_SIGNATURE: the `whsec_` secrets webhook calls and run callbacks are
+     * signed with (Standard Webhooks, docs/callbacks.md), and whether the deprecated X-Flowgate-* headers are sent too.
+     * Undefined: calls are not signed.
+     */
+    webhookSigning:
+      env.WEBHOOK_SIGNING_SECRET.length > 0
+        ? { secrets: env.WEBHOOK_SIGNING_SECRET as readonly string[], legacyHeaders: env.WEBHOOK_LEGACY_SIGNATURE }
+        : undefined,
+    /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
+    callbackRetryForMs: Math.round(env.CALLBACK_RETRY_MAX_SECONDS * 1000),
+    /** OUTBOUND_ALLOWLIST (with OUTBOUND_ALLOW_PUBLIC): hosts and networks webhook calls and run callbacks may reach although the address rules refuse them. */
+    outboundAllowlist: outboundPolicy(env),
+    /** WORKFLOWS_DIR: the modules whose exported workflows are served. @default ./workflows */
+    workflowsDir: env.WORKFLOWS_DIR,
+    /** WORKER_CATALOG, else DEFAULT_CATALOG: the catalog a worker serves. */
+    workerCatalog: env.WORKER_CATALOG ?? env.DEFAULT_CATALOG,
+    /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
+    projectDir: env.PROJECT_DIR ?? process.cwd(),
+    logLevel: env.LOG_LEVEL,
+    /**
+     * METRICS, METRICS_PORT (docs/operations.md, Metrics): whether metrics are kept and served at GET /metrics (behind
+     * the token), and a port of their own where they are served without it (on HOST; 0 picks one).
+     */
+    metrics: { enabled: env.METRICS, port: env.METRICS_PORT },
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    /** MEMORY_MAX_CLOSED_RUNS (ENGINE=memory only): closed runs kept before the oldest are forgotten. */
+    memoryMaxClosedRuns: env.MEMORY_MAX_CLOSED_RUNS,
+    /** Bytes the embedded engine's closed runs may keep together before the oldest are forgotten. @default 256 MiB */
+    memoryMaxClosedBytes: env.MEMORY_MAX_CLOSED_BYTES,
+    /** One run's history on the embedded engine, in bytes; past it the run is terminated. @default 50 MiB */
+    memoryMaxHistoryBytes: env.MEMORY_MAX_HISTORY_BYTES,
+    /** Bytes of the embedded engine's Idempotency-Key records of starts; a keyed start beyond is refused. @default 64 MiB */
+    memoryMaxIdempotencyBytes: env.MEMORY_MAX_IDEMPOTENCY_BYTES,
+    /** About how many bytes of events a history page holds, and a history stream reads ahead, on every engine. @default 1 MiB */
+    historyPageMaxBytes: env.HISTORY_PAGE_MAX_BYTES,
+    /** Limits that keep one client or an overload from holding the server (docs/reliability.md), named as the HTTP adapter's options. */
+    limits: {
+      maxConnections: env.MAX_CONNECTIONS,
+      maxEventStreams: env.MAX_EVENT_STREAMS,
+      maxJsonDepth: env.MAX_JSON_DEPTH,
+      headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      /** MAX_PIPELINED_REQUESTS: requests of one connection answered at once; beyond, the connection is not read. */
+      maxPipelinedRequests: env.MAX_PIPELINED_REQUESTS,
+    },
+    /** How long the answer to a request with an Idempotency-Key is kept once final (docs/idempotency.md). @default 86400 */
+    idempotencyRetentionSeconds: env.IDEMPOTENCY_RETENTION_SECONDS,
+    /**
+     * OTEL_EXPORTER_OTLP_ENDPOINT (with OTEL_SERVICE_NAME): spans exported over OTLP/HTTP (docs/operations.md,
+     * Tracing). Undefined: tracing off, and no OpenTelemetry module is loaded.
+     */
+    tracing: env.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME } : undefined,
+  };
+}
+
+/** The API server's environment (`flowgate serve`, createFlowgate), with the checks across variables it needs; parses to the configuration. */
 export const envSchema = z
   .object(envShape)
   .superRefine((env, context) => {
@@ -152,9 +255,13 @@ export const envSchema = z
     if (env.ENGINE === 'temporal' && !env.TEMPORAL_ADDRESS) {
       context.addIssue({ code: 'custom', path: ['TEMPORAL_ADDRESS'], message: 'must be set when ENGINE=temporal' });
     }
-  });
+  })
+  .transform(configOf);
 
-/** A worker's environment: the same variables, with a Temporal frontend to serve. */
+/** The configuration of the API server, createFlowgate and workers alike: what envSchema builds. */
+export type FlowgateConfig = z.output<typeof envSchema>;
+
+/** A worker's environment: the same variables, with a Temporal frontend to serve; parses to the worker's configuration. */
 export const workerEnvSchema = z
   .object({
     ...envShape,
@@ -163,6 +270,10 @@ export const workerEnvSchema = z
   .superRefine((env, context) => {
     refuseMetricsPortWithoutMetrics(env, context);
     refuseLegacySignatureWithoutSecret(env, context);
+  })
+  .transform((env) => {
+    const config = configOf(env);
+    return { ...config, temporal: config.temporal!, catalog: config.workerCatalog };
   });
 
 /** API servers and workers alike: a port for metrics that are not kept is a contradiction, not a default. */
@@ -181,96 +292,6 @@ function refuseLegacySignatureWithoutSecret(env: { WEBHOOK_LEGACY_SIGNATURE: boo
 
 export type EnvInput = Record<string, string | undefined>;
 
-export interface FlowgateConfig {
-  nodeEnv: string | undefined;
-  /** API_AUTH_TOKEN: one API key, id `token`, with every scope. */
-  authToken: string | undefined;
-  /** API_KEYS_FILE: the API keys (docs/security.md), read again when it changes and on SIGHUP. */
-  apiKeysFile: string | undefined;
-  host: string;
-  port: number;
-  /**
-   * ENGINE: `embedded` (the default without TEMPORAL_ADDRESS): the embedded engine on its durable store in DATA_DIR;
-   * `memory`: the embedded engine in memory (runs live and end with the process); `temporal`.
-   */
-  engine: 'embedded' | 'memory' | 'temporal';
-  /** DATA_DIR, absolute: where the durable embedded engine keeps its runs. @default .flowgate in PROJECT_DIR */
-  dataDir: string;
-  /** DATA_SYNC: `full` (every commit survives a power loss) or `normal` (survives a crash of the process). @default full */
-  dataSync: 'full' | 'normal';
-  /** RUN_RETENTION_DAYS in ms: closed runs of the durable embedded engine are deleted this long after they closed. @default 30 days */
-  runRetentionMs: number;
-  temporal: { address: string; namespace: string; apiKey: string | undefined; tls: boolean | undefined } | undefined;
-  /** Signs page tokens; shared by API replicas so a token from one is accepted by another (Temporal). */
-  pageTokenSecret: string | undefined;
-  defaultCatalog: string;
-  maxResultBytes: number;
-  /** Large payloads (docs/large-payloads.md): the claim-check threshold and Temporal's per-payload limit without it. */
-  payloads: PayloadLimits;
-  maxBodyBytes: number;
-  runTimeoutMaxSeconds: number;
-  traceDir: string;
-  /** TRACE_S3_*: remote traces in S3 or an S3-compatible store. */
-  remoteTraces: RemoteTraceConfig | undefined;
-  deprecatedEndpoints: boolean;
-  /** UI: the browser UI at GET /ui (docs/ui.md). @default true */
-  ui: boolean;
-  /** CORS_ORIGINS: origins whose pages may call the API from a browser, or `*`; empty: CORS off. @default none */
-  corsOrigins: readonly string[];
-  /** COMPRESSION: brotli or gzip for answers of 1 KiB and more, when the client accepts it (docs/api.md). @default true */
-  compression: boolean;
-  /**
-   * WEBHOOK_SIGNING_SECRET and WEBHOOK_LEGACY_SIGNATURE: the `whsec_` secrets webhook calls and run callbacks are
-   * signed with (Standard Webhooks, docs/callbacks.md), and whether the deprecated X-Flowgate-* headers are sent too.
-   * Undefined: calls are not signed.
-   */
-  webhookSigning: { secrets: readonly string[]; legacyHeaders: boolean } | undefined;
-  /** CALLBACK_RETRY_MAX_SECONDS in ms: how long a run's callback is retried after the close (docs/callbacks.md). */
-  callbackRetryForMs: number;
-  /** OUTBOUND_ALLOWLIST (with OUTBOUND_ALLOW_PUBLIC): hosts and networks webhook calls and run callbacks may reach although the address rules refuse them. */
-  outboundAllowlist: OutboundAllowlist;
-  /** WORKFLOWS_DIR: the modules whose exported workflows are served. @default ./workflows */
-  workflowsDir: string;
-  /** WORKER_CATALOG, else DEFAULT_CATALOG: the catalog a worker serves. */
-  workerCatalog: string;
-  /** PROJECT_DIR: the embedded worker serves the exposed packages in its node_modules. @default the current directory */
-  projectDir: string;
-  logLevel: 'info' | 'warn' | 'error' | 'silent';
-  /**
-   * METRICS, METRICS_PORT (docs/operations.md, Metrics): whether metrics are kept and served at GET /metrics (behind
-   * the token), and a port of their own where they are served without it (on HOST; 0 picks one).
-   */
-  metrics: { enabled: boolean; port: number | undefined };
-  shutdownGraceMs: number;
-  /** MEMORY_MAX_CLOSED_RUNS (ENGINE=memory only): closed runs kept before the oldest are forgotten. */
-  memoryMaxClosedRuns: number;
-  /** Bytes the embedded engine's closed runs may keep together before the oldest are forgotten. @default 256 MiB */
-  memoryMaxClosedBytes: number;
-  /** One run's history on the embedded engine, in bytes; past it the run is terminated. @default 50 MiB */
-  memoryMaxHistoryBytes: number;
-  /** Bytes of the embedded engine's Idempotency-Key records of starts; a keyed start beyond is refused. @default 64 MiB */
-  memoryMaxIdempotencyBytes: number;
-  /** About how many bytes of events a history page holds, and a history stream reads ahead, on every engine. @default 1 MiB */
-  historyPageMaxBytes: number;
-  /** Limits that keep one client or an overload from holding the server (docs/reliability.md). */
-  limits: {
-    maxConnections: number;
-    maxEventStreams: number;
-    maxJsonDepth: number;
-    headersTimeoutMs: number;
-    requestTimeoutMs: number;
-    /** MAX_PIPELINED_REQUESTS: requests of one connection answered at once; beyond, the connection is not read. */
-    maxPipelinedRequests: number;
-  };
-  /** How long the answer to a request with an Idempotency-Key is kept once final (docs/idempotency.md). @default 86400 */
-  idempotencyRetentionSeconds: number;
-  /**
-   * OTEL_EXPORTER_OTLP_ENDPOINT (with OTEL_SERVICE_NAME): spans exported over OTLP/HTTP (docs/operations.md,
-   * Tracing). Undefined: tracing off, and no OpenTelemetry module is loaded.
-   */
-  tracing: { endpoint: string; serviceName: string } | undefined;
-}
-
 /** Raised for invalid configuration; `problems` holds one line per bad variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -280,7 +301,7 @@ export class ConfigError extends Error {
 }
 
 export function parseConfig(env: EnvInput): FlowgateConfig {
-  return toConfig(parseEnv(envSchema, env));
+  return parseEnv(envSchema, env);
 }
 
 /** Parses `env` with `schema`; throws ConfigError with one line per bad variable. */
@@ -290,59 +311,4 @@ export function parseEnv<T>(schema: z.ZodType<T>, env: EnvInput): T {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`));
   }
   return parsed.data;
-}
-
-export function toConfig(value: z.output<typeof envSchema>): FlowgateConfig {
-  return {
-    nodeEnv: value.NODE_ENV,
-    authToken: value.API_AUTH_TOKEN,
-    apiKeysFile: value.API_KEYS_FILE,
-    host: value.HOST,
-    port: value.PORT,
-    // `temporal` when TEMPORAL_ADDRESS is set, unless ENGINE says otherwise (README, Configuration).
-    engine: value.ENGINE ?? (value.TEMPORAL_ADDRESS ? 'temporal' : 'embedded'),
-    dataDir: resolve(value.PROJECT_DIR ?? process.cwd(), value.DATA_DIR ?? '.flowgate'),
-    dataSync: value.DATA_SYNC,
-    runRetentionMs: Math.round(value.RUN_RETENTION_DAYS * 24 * 3600 * 1000),
-    temporal: value.TEMPORAL_ADDRESS
-      ? { address: value.TEMPORAL_ADDRESS, namespace: value.TEMPORAL_NAMESPACE, apiKey: value.TEMPORAL_API_KEY, tls: value.TEMPORAL_TLS }
-      : undefined,
-    pageTokenSecret: value.PAGE_TOKEN_SECRET,
-    defaultCatalog: value.DEFAULT_CATALOG,
-    maxResultBytes: value.MAX_RESULT_BYTES,
-    payloads: payloadLimits(value),
-    maxBodyBytes: value.MAX_BODY_BYTES,
-    runTimeoutMaxSeconds: value.RUN_TIMEOUT_MAX_SECONDS,
-    traceDir: value.TRACE_DIR,
-    remoteTraces: remoteTraceConfig(value),
-    deprecatedEndpoints: value.DEPRECATED_ENDPOINTS,
-    ui: value.UI,
-    corsOrigins: value.CORS_ORIGINS,
-    compression: value.COMPRESSION,
-    webhookSigning:
-      value.WEBHOOK_SIGNING_SECRET.length > 0 ? { secrets: value.WEBHOOK_SIGNING_SECRET, legacyHeaders: value.WEBHOOK_LEGACY_SIGNATURE } : undefined,
-    callbackRetryForMs: Math.round(value.CALLBACK_RETRY_MAX_SECONDS * 1000),
-    outboundAllowlist: outboundPolicy(value),
-    workflowsDir: value.WORKFLOWS_DIR,
-    workerCatalog: value.WORKER_CATALOG ?? value.DEFAULT_CATALOG,
-    projectDir: value.PROJECT_DIR ?? process.cwd(),
-    logLevel: value.LOG_LEVEL,
-    metrics: { enabled: value.METRICS, port: value.METRICS_PORT },
-    shutdownGraceMs: value.SHUTDOWN_GRACE_MS,
-    memoryMaxClosedRuns: value.MEMORY_MAX_CLOSED_RUNS,
-    memoryMaxClosedBytes: value.MEMORY_MAX_CLOSED_BYTES,
-    memoryMaxHistoryBytes: value.MEMORY_MAX_HISTORY_BYTES,
-    memoryMaxIdempotencyBytes: value.MEMORY_MAX_IDEMPOTENCY_BYTES,
-    historyPageMaxBytes: value.HISTORY_PAGE_MAX_BYTES,
-    limits: {
-      maxConnections: value.MAX_CONNECTIONS,
-      maxEventStreams: value.MAX_EVENT_STREAMS,
-      maxJsonDepth: value.MAX_JSON_DEPTH,
-      headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
-      requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
-      maxPipelinedRequests: value.MAX_PIPELINED_REQUESTS,
-    },
-    idempotencyRetentionSeconds: value.IDEMPOTENCY_RETENTION_SECONDS,
-    tracing: value.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: value.OTEL_SERVICE_NAME } : undefined,
-  };
 }

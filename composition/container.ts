@@ -5,7 +5,7 @@ import { createFlowgateApi } from '../core/createFlowgateApi.js';
 import { recordTrace } from '../core/trace/recordTrace.js';
 import { TraceUploads } from '../core/trace/traceUploads.js';
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
-import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, TRACING, METRICS, noMetrics, type Token } from '../ports/index.js';
+import { WORKFLOW_ENGINE, TRACE_STORES, CLOCK, ID_GENERATOR, DIGEST, LOGGER, WEBHOOK_SENDER, CALLBACK_SENDER, TRACING, noMetrics, type Token } from '../ports/index.js';
 import { noTracing, type Tracing } from '../ports/tracing.js';
 import type { ExposedMetrics } from '../ports/metrics.js';
 import { MeteredCallbackSender, MeteredEngine, PromMetrics } from '../adapters/metrics/index.js';
@@ -31,7 +31,8 @@ import { httpAppSettings } from './httpSettings.js';
 import { openAccessKeys } from './accessKeys.js';
 import type { KeyFileEntry } from '../adapters/access/keyFile.js';
 import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
-import { ACCESS_KEYS, CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, EMBEDDED_ENGINE, OTEL_TRACING, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
+import { ACCESS_KEYS, CALLBACK_DELIVERIES, CLAIM_CHECKS, CONFIG, FLOWGATE_API, HTTP_APP, EMBEDDED_ENGINE, EXPOSED_METRICS, OTEL_TRACING, RUN_WAITS_END, TRACE_UPLOADS } from './tokens.js';
+import { Closers } from './closers.js';
 
 /** The parts a caller may bring in place of those the configuration builds, each typed by its port. */
 export interface FlowgateParts {
@@ -77,17 +78,27 @@ export interface ComposeOptions {
 /** One flowgate's wiring: every part resolved by token from one tsyringe container. */
 export interface Composition {
   readonly config: FlowgateConfig;
-  readonly container: DependencyContainer;
+  /** The part a token stands for, with the token's type; a part that may be absent has a `T | undefined` token. */
   resolve<T>(key: Token<T>): T;
   /** The embedded engine when it is the one in use (its workers are registered on it). */
   readonly embeddedEngine: EmbeddedEngine | undefined;
+  /**
+   * What this flowgate started, in order: the composition's own parts, onto which the embedded workers and the
+   * listeners of the bundled server are pushed as they start. Closing runs them in reverse.
+   */
+  readonly closers: Closers;
   /** Releases what the parts hold: deliveries, engines, connections; waits for trace uploads up to `graceMs`. */
   close(graceMs: number): Promise<void>;
 }
 
-/** Resolves a port token with the type it was declared with. */
-export function resolveToken<T>(container: DependencyContainer, key: Token<T>): T {
+/** Resolves a token with the type it was declared with. */
+function resolveToken<T>(container: DependencyContainer, key: Token<T>): T {
   return container.resolve<T>(key);
+}
+
+/** Registers a part that may be absent: tsyringe refuses `useValue: undefined`, so a factory answers it. */
+function optionalPart<T>(value: T | undefined): { useFactory: () => T | undefined } {
+  return { useFactory: () => value };
 }
 
 /**
@@ -99,20 +110,37 @@ export function resolveToken<T>(container: DependencyContainer, key: Token<T>): 
  * at start, not on the first request.
  */
 export async function composeFlowgate(config: FlowgateConfig, parts: FlowgateParts = {}, options: ComposeOptions = {}): Promise<Composition> {
+  // Each part that holds something is pushed as it is made: a start that fails releases exactly those, in reverse.
+  const closers = new Closers();
+  try {
+    return await composeParts(rootContainer.createChildContainer(), closers, config, parts, options);
+  } catch (error) {
+    return closers.rollBack(error);
+  }
+}
+
+async function composeParts(
+  container: DependencyContainer,
+  closers: Closers,
+  config: FlowgateConfig,
+  parts: FlowgateParts,
+  options: ComposeOptions,
+): Promise<Composition> {
   const role = options.role ?? 'api';
-  const container = rootContainer.createChildContainer();
   const once = <T>(factory: (c: DependencyContainer) => T) => ({ useFactory: instanceCachingFactory<T>(factory) });
   const resolve = <T>(key: Token<T>): T => resolveToken(container, key);
 
   container.register(CONFIG, { useValue: config });
   container.register(LOGGER, once(() => parts.logger ?? new PinoLogger({ level: config.logLevel })));
+  // Last of all: the shutdown's own lines are written before the process may exit.
+  closers.push('logger', async () => resolve(LOGGER).flush?.());
   container.register(CLOCK, { useValue: parts.clock ?? systemClock });
   container.register(ID_GENERATOR, { useValue: parts.ids ?? randomIds });
   container.register(DIGEST, { useValue: sha256Digest });
   // A registry per composition: several flowgates in one process (tests, embedding) keep their own counts. A Temporal
   // worker keeps its own too (step attempts, callbacks), served beside the SDK's (composition/cli/workerProcess.ts).
   const metrics = config.metrics.enabled ? (parts.metrics ?? new PromMetrics()) : undefined;
-  if (metrics) container.register(METRICS, { useValue: metrics });
+  container.register(EXPOSED_METRICS, optionalPart(metrics));
   const metered = metrics ?? noMetrics;
 
   // Tracing only when configured: the OpenTelemetry SDK is an optional package, and off it is not even loaded.
@@ -120,14 +148,23 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     ? await importNeeding(() => import('../adapters/otel/index.js'), OPTIONAL_PACKAGES.tracing, 'Tracing (OTEL_EXPORTER_OTLP_ENDPOINT)')
     : undefined;
   const ownTracing = otel && config.tracing ? new otel.OtelTracing(config.tracing) : undefined;
-  if (ownTracing) container.register(OTEL_TRACING, { useValue: ownTracing });
+  container.register(OTEL_TRACING, optionalPart(ownTracing));
   container.register(TRACING, { useValue: parts.tracing ?? ownTracing ?? noTracing });
+  // Closed after every other part: the spans of everything closed before are sent before it stops.
+  if (ownTracing) {
+    closers.push('tracing', () =>
+      ownTracing.shutdown().catch((error: unknown) =>
+        resolve(LOGGER).warn('tracing: the last spans could not be sent', { error: error instanceof Error ? error.message : String(error) }),
+      ),
+    );
+  }
 
   // S3 only when configured: @aws-sdk/client-s3 is an optional package.
   const s3 = !parts.remoteTraceStore && config.remoteTraces
     ? await importNeeding(() => import('../adapters/s3/index.js'), OPTIONAL_PACKAGES.s3, 'Remote traces (TRACE_S3_BUCKET)')
     : undefined;
   const s3Store = s3 && config.remoteTraces ? new s3.S3TraceStore({ ...config.remoteTraces, logger: resolve(LOGGER) }) : undefined;
+  if (s3Store) closers.push('remote trace store', () => s3Store.close());
   container.register(
     TRACE_STORES,
     once((): TraceStores => {
@@ -141,20 +178,16 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   );
   // Payloads over the threshold travel through the trace bucket (docs/large-payloads.md); API and workers must agree.
   const onTemporal = !parts.engine && config.engine === 'temporal';
-  if (s3Store && (onTemporal || role === 'worker')) {
-    const { claimCheckCodec } = await import('./claimChecks.js');
-    container.register(CLAIM_CHECKS, { useValue: claimCheckCodec(s3Store as S3TraceStore, config) });
-  }
+  const claimChecks = s3Store && (onTemporal || role === 'worker') ? (await import('./claimChecks.js')).claimCheckCodec(s3Store as S3TraceStore, config) : undefined;
+  container.register(CLAIM_CHECKS, optionalPart(claimChecks));
 
-  // What this composition made and must release: the S3 client's sockets, the outbound senders' connection pools, a
-  // Temporal connection.
-  const owned: { close(): unknown }[] = s3Store ? [s3Store] : [];
+  // The outbound senders' connection pools are released with the rest.
   const outboundSender = (): FetchWebhookSender => {
     const sender = new FetchWebhookSender({
       allowlist: config.outboundAllowlist,
       ...(config.webhookSigning ? { signingSecrets: config.webhookSigning.secrets, legacySignature: config.webhookSigning.legacyHeaders } : {}),
     });
-    owned.push(sender);
+    closers.push('outbound sender', () => sender.close());
     return sender;
   };
   container.register(WEBHOOK_SENDER, once(() => parts.webhookSender ?? outboundSender()));
@@ -169,16 +202,15 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   );
   container.register(TRACE_UPLOADS, once((c) => new TraceUploads({ clock: resolveToken(c, CLOCK), logger: resolveToken(c, LOGGER) })));
   if (role === 'worker') {
-    return finish(container, config, owned, [LOGGER, CLOCK, TRACING, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS, ...(metrics ? [METRICS] : [])], ownTracing);
+    container.register(EMBEDDED_ENGINE, optionalPart<EmbeddedEngine>(undefined));
+    resolveAtStart(container, role, [LOGGER, CLOCK, TRACING, TRACE_STORES, WEBHOOK_SENDER, CALLBACK_SENDER, TRACE_UPLOADS, EXPOSED_METRICS, CLAIM_CHECKS, OTEL_TRACING]);
+    closers.push('trace uploads', (remainingMs) => resolve(TRACE_UPLOADS).settle(remainingMs));
+    return composition(container, config, closers);
   }
   // Read first, before an engine connects or a data directory is taken: a key file that cannot be used fails the
   // start in one line, with nothing left to release but what was made above.
-  const accessKeys = await openAccessKeys(config, options.apiKeys, resolveToken(container, LOGGER)).catch(async (error: unknown) => {
-    for (const part of owned) await part.close();
-    await ownTracing?.shutdown();
-    throw error;
-  });
-  owned.push(accessKeys);
+  const accessKeys = await openAccessKeys(config, options.apiKeys, resolve(LOGGER));
+  closers.push('access keys', () => accessKeys.close());
   container.register(ACCESS_KEYS, { useValue: accessKeys });
 
   container.register(
@@ -197,47 +229,44 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
   // An engine connected here (Temporal) is closed by close(); one the caller brought stays the caller's to close.
   const connected = onTemporal ? await connectTemporalEngine(container, config, ownTracing) : undefined;
   const engine = parts.engine ?? connected;
-  if (connected) owned.unshift(connected);
+  if (connected) closers.push('Temporal connection', () => connected.close());
   // The durable embedded engine's store: opened (and the data directory taken) before anything is registered, so a
   // directory it cannot use fails the start in one line. The engine closes it.
-  const store = !engine && config.engine === 'embedded' ? await openDurableStore(config, resolveToken(container, LOGGER), resolveToken(container, CLOCK), owned) : undefined;
+  const store = !engine && config.engine === 'embedded' ? await openDurableStore(config, resolve(LOGGER), resolve(CLOCK), closers) : undefined;
   if (engine) {
+    container.register(EMBEDDED_ENGINE, optionalPart<EmbeddedEngine>(undefined));
     container.register(WORKFLOW_ENGINE, { useValue: meteredEngine(options.decorateEngine ? options.decorateEngine(engine) : engine, metrics) });
   } else {
-    container.register(
-      EMBEDDED_ENGINE,
-      once((c) => {
-        const traces = resolveToken(c, TRACE_STORES);
-        const logger = resolveToken(c, LOGGER);
-        const uploads = resolveToken(c, TRACE_UPLOADS);
-        return new EmbeddedEngine({
-          ...(store ? { store } : {}),
-          clock: resolveToken(c, CLOCK),
-          ids: resolveToken(c, ID_GENERATOR),
-          logger,
-          webhookSender: resolveToken(c, WEBHOOK_SENDER),
-          tracing: resolveToken(c, TRACING),
-          metrics: metered,
-          maxClosedRuns: config.memoryMaxClosedRuns,
-          maxClosedBytes: config.memoryMaxClosedBytes,
-          maxHistoryBytes: config.memoryMaxHistoryBytes,
-          historyPageMaxBytes: config.historyPageMaxBytes,
-          // Keyed starts' records outlive their runs until the answers they keep expire (docs/idempotency.md).
-          idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
-          maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
-          // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
-          onRunClosed: (closed) => {
-            metered.runClosed(closed.run.workflowName, closed.run.status);
-            return recordTrace(traces, logger, closed, uploads);
-          },
-          onRunCallback: (run, target) => resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
-        });
-      }),
-    );
-    container.register(
-      WORKFLOW_ENGINE,
-      once((c) => meteredEngine((options.decorateEngine ?? ((memory) => memory))(resolveToken(c, EMBEDDED_ENGINE)), metrics)),
-    );
+    // One instance behind both tokens: the concrete engine (workers register on it) and the port the use cases call.
+    const embeddedEngine = instanceCachingFactory((c) => {
+      const traces = resolveToken(c, TRACE_STORES);
+      const logger = resolveToken(c, LOGGER);
+      const uploads = resolveToken(c, TRACE_UPLOADS);
+      return new EmbeddedEngine({
+        ...(store ? { store } : {}),
+        clock: resolveToken(c, CLOCK),
+        ids: resolveToken(c, ID_GENERATOR),
+        logger,
+        webhookSender: resolveToken(c, WEBHOOK_SENDER),
+        tracing: resolveToken(c, TRACING),
+        metrics: metered,
+        maxClosedRuns: config.memoryMaxClosedRuns,
+        maxClosedBytes: config.memoryMaxClosedBytes,
+        maxHistoryBytes: config.memoryMaxHistoryBytes,
+        historyPageMaxBytes: config.historyPageMaxBytes,
+        // Keyed starts' records outlive their runs until the answers they keep expire (docs/idempotency.md).
+        idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
+        maxIdempotencyBytes: config.memoryMaxIdempotencyBytes,
+        // A run's close waits for its local trace, and for the remote upload only briefly (core/trace/traceUploads.ts).
+        onRunClosed: (closed) => {
+          metered.runClosed(closed.run.workflowName, closed.run.status);
+          return recordTrace(traces, logger, closed, uploads);
+        },
+        onRunCallback: (run, target) => resolveToken(c, CALLBACK_DELIVERIES).start(run, target),
+      });
+    });
+    container.register(EMBEDDED_ENGINE, { useFactory: embeddedEngine });
+    container.register(WORKFLOW_ENGINE, once((c) => meteredEngine((options.decorateEngine ?? ((memory) => memory))(embeddedEngine(c)), metrics)));
   }
   // Every waiting POST /workflow/run listens to it: thousands at once are expected, not a leak.
   const runWaitsEnd = new AbortController();
@@ -278,7 +307,7 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
       }),
     ),
   );
-  return finish(container, config, owned, [
+  resolveAtStart(container, role, [
     LOGGER,
     CLOCK,
     ID_GENERATOR,
@@ -289,17 +318,31 @@ export async function composeFlowgate(config: FlowgateConfig, parts: FlowgatePar
     WEBHOOK_SENDER,
     CALLBACK_SENDER,
     CALLBACK_DELIVERIES,
+    EMBEDDED_ENGINE,
     WORKFLOW_ENGINE,
     FLOWGATE_API,
     HTTP_APP,
-  ], ownTracing);
+    EXPOSED_METRICS,
+    CLAIM_CHECKS,
+    OTEL_TRACING,
+    ACCESS_KEYS,
+    RUN_WAITS_END,
+  ]);
+  // Closed in reverse: run waits end, then deliveries, then the engine; its runs' trace uploads get what is left of
+  // the grace period.
+  closers.push('trace uploads', (remainingMs) => resolve(TRACE_UPLOADS).settle(remainingMs));
+  const embeddedEngine = resolve(EMBEDDED_ENGINE);
+  if (embeddedEngine) closers.push('embedded engine', () => embeddedEngine.close());
+  closers.push('callback deliveries', () => resolve(CALLBACK_DELIVERIES).close());
+  closers.push('run waits', () => runWaitsEnd.abort());
+  return composition(container, config, closers);
 }
 
 /**
  * Opens the durable store on DATA_DIR (loaded only now: the other engines never load node:sqlite). A start that fails
  * after it closes what it opened, so the directory is free again.
  */
-async function openDurableStore(config: FlowgateConfig, logger: Logger, clock: Clock, owned: { close(): unknown }[]): Promise<EngineStore> {
+async function openDurableStore(config: FlowgateConfig, logger: Logger, clock: Clock, closers: Closers): Promise<EngineStore> {
   const { openSqliteStore } = await import('../adapters/embedded/store/sqlite/openSqliteStore.js');
   const store = await openSqliteStore({
     dataDir: config.dataDir,
@@ -310,7 +353,7 @@ async function openDurableStore(config: FlowgateConfig, logger: Logger, clock: C
     idempotencyRetentionMs: config.idempotencyRetentionSeconds * 1000,
   });
   // Closed by the engine; this closes it when the composition fails before the engine is made (safe to call twice).
-  owned.push(store);
+  closers.push('durable store', () => store.close());
   return store;
 }
 
@@ -333,7 +376,7 @@ async function connectTemporalEngine(
         await importNeeding(() => import('../adapters/temporal/tracing.js'), OPTIONAL_PACKAGES.temporalTracing, 'Tracing on Temporal (OTEL_EXPORTER_OTLP_ENDPOINT)')
       ).tracingClientInterceptors(tracing.tracer)
     : undefined;
-  const claimChecks = container.isRegistered(CLAIM_CHECKS) ? resolveToken(container, CLAIM_CHECKS) : undefined;
+  const claimChecks = resolveToken(container, CLAIM_CHECKS);
   return TemporalEngine.connect({
     address: temporal.address,
     namespace: temporal.namespace,
@@ -350,37 +393,23 @@ async function connectTemporalEngine(
   });
 }
 
-function finish(
-  container: DependencyContainer,
-  config: FlowgateConfig,
-  owned: readonly { close(): unknown }[],
-  tokens: Token<unknown>[],
-  tracing: Tracing | undefined,
-): Composition {
-  // Resolve the role's tokens now, so a missing or broken registration fails at boot, not on the first request.
-  for (const key of tokens) container.resolve(key);
-  const embeddedEngine = container.isRegistered(EMBEDDED_ENGINE) ? resolveToken(container, EMBEDDED_ENGINE) : undefined;
-  let closing: Promise<void> | undefined;
+/**
+ * Resolves every token the role needs now, so a missing or broken registration fails the start in one line naming
+ * the part, not the first request.
+ */
+function resolveAtStart(container: DependencyContainer, role: string, tokens: readonly Token<unknown>[]): void {
+  for (const key of tokens) {
+    if (!container.isRegistered(key)) throw new Error(`flowgate's composition (${role}) registers no ${key.description ?? String(key)}`);
+    container.resolve(key);
+  }
+}
+
+function composition(container: DependencyContainer, config: FlowgateConfig, closers: Closers): Composition {
   return {
     config,
-    container,
-    embeddedEngine,
+    embeddedEngine: resolveToken(container, EMBEDDED_ENGINE),
+    closers,
     resolve: (key) => resolveToken(container, key),
-    close: (graceMs) =>
-      (closing ??= (async () => {
-        const started = Date.now();
-        if (container.isRegistered(RUN_WAITS_END)) resolveToken(container, RUN_WAITS_END).abort();
-        if (container.isRegistered(CALLBACK_DELIVERIES)) resolveToken(container, CALLBACK_DELIVERIES).close();
-        embeddedEngine?.close();
-        // Trace uploads the embedded engine's runs left running get what is left of the grace period.
-        await resolveToken(container, TRACE_UPLOADS).settle(Math.max(0, graceMs - (Date.now() - started)));
-        for (const part of owned) await part.close();
-        // Last: the spans of everything closed above are sent before it stops.
-        await tracing?.shutdown().catch((error: unknown) =>
-          resolveToken(container, LOGGER).warn('tracing: the last spans could not be sent', { error: error instanceof Error ? error.message : String(error) }),
-        );
-        // The last lines (the shutdown's own) are written before the process may exit.
-        await resolveToken(container, LOGGER).flush?.();
-      })()),
+    close: (graceMs) => closers.close(graceMs),
   };
 }

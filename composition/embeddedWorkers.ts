@@ -4,6 +4,8 @@ import type { WorkerSpec } from './embeddedWorker.js';
 /** The embedded engine's workers of one flowgate: started together, each stoppable by catalog, closed with it. */
 export class EmbeddedWorkers {
   private readonly running = new Map<string, WorkerHandle>();
+  /** Runs still open when the workers stopped (the durable store resumes them at the next start); undefined before. */
+  openRunsLeft: number | undefined;
 
   constructor(
     private readonly engine: EmbeddedEngine,
@@ -30,5 +32,6 @@ export class EmbeddedWorkers {
   async close(): Promise<void> {
     for (const catalog of [...this.running.keys()]) this.stop(catalog);
     await Promise.all(this.specs.map((spec) => spec.observer?.close()));
+    this.openRunsLeft = this.engine.openRunCount;
   }
 }

@@ -1,6 +1,6 @@
 export { createFlowgate, type CreateFlowgateOptions, type Flowgate, type StepReplacement } from './embed/createFlowgate.js';
 export { startFlowgateServer, type FlowgateServer, type FlowgateServerOptions, type WorkerSpec } from './server.js';
-export { composeFlowgate, resolveToken, type Composition, type ComposeOptions, type FlowgateParts } from './container.js';
+export { composeFlowgate, type Composition, type ComposeOptions, type FlowgateParts } from './container.js';
 export { parseConfig, envSchema, workerEnvSchema, ConfigError, type FlowgateConfig, type EnvInput } from './config.js';
 export { parseWorkerConfig, type WorkerConfig } from './workerConfig.js';
 export { loadEmbeddedWorker, type EmbeddedWorkerOptions } from './embeddedWorker.js';

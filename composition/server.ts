@@ -1,16 +1,16 @@
 import type { FlowgateApi } from '../core/api/flowgateApi.js';
 import type { Logger } from '../ports/logger.js';
-import { LOGGER, METRICS, WORKFLOW_ENGINE } from '../ports/index.js';
+import { LOGGER } from '../ports/index.js';
 import { startMetricsListener, type MetricsListener } from '../adapters/metrics/index.js';
 import type { WorkflowEngine } from '../ports/engine.js';
-import { startHttpServer } from '../adapters/http/index.js';
-import { composeFlowgate } from './container.js';
+import { startHttpServer, type RunningHttpServer } from '../adapters/http/index.js';
+import type { Composition } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
 import { httpServerSettings } from './httpSettings.js';
-import { ACCESS_KEYS, FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from './tokens.js';
+import { EXPOSED_METRICS, HTTP_APP, RUN_WAITS_END } from './tokens.js';
 import type { ReloadOutcome } from '../adapters/access/keyFileRegistry.js';
 import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
-import { EmbeddedWorkers } from './embeddedWorkers.js';
+import { assembleFlowgate } from './embed/createFlowgate.js';
 
 export type { WorkerSpec } from './embeddedWorker.js';
 
@@ -70,86 +70,76 @@ export function runWaitCutOffMs(graceMs: number): number {
   return Math.max(0, graceMs - Math.min(RUN_WAIT_ANSWER_MARGIN_MS, graceMs / 5));
 }
 
-/** The bundled server (`flowgate serve`): the composition of composeFlowgate behind node:http. */
+/**
+ * The bundled server (`flowgate serve`): the flowgate createFlowgate assembles, plus its listeners, pushed onto the
+ * same closers: closing stops the listeners first (in-flight requests get the grace period), then the rest in reverse.
+ */
 export async function startFlowgateServer(options: FlowgateServerOptions = {}): Promise<FlowgateServer> {
   const config = parseConfig(options.env ?? process.env);
-  const composition = await composeFlowgate(config, options.logger ? { logger: options.logger } : {});
+  const { flowgate, composition, workers } = await assembleFlowgate(config, options.logger ? { logger: options.logger } : {}, {}, async ({ resolve }) =>
+    options.workers ?? [await loadEmbeddedWorker({ catalog: config.defaultCatalog, workflowsDir: config.workflowsDir, projectDir: config.projectDir, logger: resolve(LOGGER) })],
+  );
   const logger = composition.resolve(LOGGER);
-  let workers: EmbeddedWorkers | undefined;
-  try {
-    const embeddedEngine = composition.embeddedEngine;
-    if (embeddedEngine) {
-      const specs = options.workers ?? [
-        await loadEmbeddedWorker({ catalog: config.defaultCatalog, workflowsDir: config.workflowsDir, projectDir: config.projectDir, logger }),
-      ];
-      // Their step attempts are counted by the engine itself (its metrics option).
-      workers = new EmbeddedWorkers(embeddedEngine, specs);
-      workers.startAll();
-    }
-  } catch (error) {
-    await composition.close(0);
-    throw error;
-  }
-
   if (!config.authToken && !config.apiKeysFile) {
     logger.warn('neither API_AUTH_TOKEN nor API_KEYS_FILE is set: every request is accepted without authentication (local development only)');
   }
-  const http = await startHttpServer({ app: composition.resolve(HTTP_APP), ...httpServerSettings(config) }).catch(async (error: unknown) => {
-    await workers?.close();
-    await composition.close(0);
-    throw error;
-  });
-  let metricsListener: MetricsListener | undefined;
-  if (config.metrics.port !== undefined) {
-    metricsListener = await startMetricsListener(composition.resolve(METRICS), config.host, config.metrics.port, { compression: config.compression }).catch(async (error: unknown) => {
-      await http.close(0);
-      await workers?.close();
-      await composition.close(0);
-      throw error;
-    });
+  const { closers } = composition;
+  const runWaitsEnd = composition.resolve(RUN_WAITS_END);
+  let listening: { http: RunningHttpServer; metrics: MetricsListener | undefined };
+  try {
+    listening = await startListeners(config, composition, runWaitsEnd);
+  } catch (error) {
+    return closers.rollBack(error);
   }
-  const engine = composition.resolve(WORKFLOW_ENGINE);
+  const { http, metrics: metricsListener } = listening;
   logger.info('flowgate listening', {
     url: http.url,
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
-    engine: engine.kind,
+    engine: flowgate.engine.kind,
     catalogs: (workers?.specs ?? []).map((worker) => ({ catalog: worker.catalog, workflows: worker.workflows.map((w) => w.name) })),
   });
 
   const onTemporal = (): never => {
     throw new Error('on Temporal, workers run in their own processes (flowgate worker)');
   };
-  const runWaitsEnd = composition.resolve(RUN_WAITS_END);
   let closing: Promise<ServerClosed> | undefined;
   const embedded = composition.embeddedEngine;
   return {
     url: http.url,
     metricsUrl: metricsListener?.url,
     config,
-    api: composition.resolve(FLOWGATE_API),
-    engine,
+    api: flowgate.api,
+    engine: flowgate.engine,
     dataDir: embedded?.storeKind === 'sqlite' ? config.dataDir : undefined,
     openRunCount: () => embedded?.openRunCount ?? 0,
     stopWorker: (catalog) => (workers ? workers.stop(catalog) : onTemporal()),
     startWorker: (catalog) => (workers ? workers.start(catalog) : onTemporal()),
-    reloadAccessKeys: () => composition.resolve(ACCESS_KEYS).reload(),
-    close: () =>
-      (closing ??= (async () => {
-        const started = Date.now();
-        // In-flight requests get the grace period; run-and-wait calls whose runs are still open by the cut-off are
-        // answered then, instead of losing their answer to the force-close at the end of it.
-        const cutOff = setTimeout(() => runWaitsEnd.abort(), runWaitCutOffMs(config.shutdownGraceMs));
-        try {
-          await http.close(config.shutdownGraceMs);
-        } finally {
-          clearTimeout(cutOff);
-          runWaitsEnd.abort();
-        }
-        await metricsListener?.close();
-        await workers?.close();
-        const openRunsLeft = embedded?.openRunCount;
-        await composition.close(Math.max(0, config.shutdownGraceMs - (Date.now() - started)));
-        return { openRunsLeft };
-      })()),
+    reloadAccessKeys: () => flowgate.reloadAccessKeys(),
+    close: () => (closing ??= flowgate.close().then(() => ({ openRunsLeft: workers?.openRunsLeft }))),
   };
+}
+
+/** METRICS_PORT's listener, then the API's, each pushed onto the composition's closers once it listens. */
+async function startListeners(
+  config: FlowgateConfig,
+  composition: Composition,
+  runWaitsEnd: AbortController,
+): Promise<{ http: RunningHttpServer; metrics: MetricsListener | undefined }> {
+  const exposed = composition.resolve(EXPOSED_METRICS);
+  // Refused by the configuration's checks otherwise (METRICS_PORT with METRICS=off).
+  const metrics = config.metrics.port !== undefined && exposed ? await startMetricsListener(exposed, config.host, config.metrics.port, { compression: config.compression }) : undefined;
+  if (metrics) composition.closers.push('metrics listener', () => metrics.close());
+  const http = await startHttpServer({ app: composition.resolve(HTTP_APP), ...httpServerSettings(config) });
+  composition.closers.push('HTTP listener', async (remainingMs) => {
+    // In-flight requests get the grace period; run-and-wait calls whose runs are still open by the cut-off are
+    // answered then, instead of losing their answer to the force-close at the end of it.
+    const cutOff = setTimeout(() => runWaitsEnd.abort(), runWaitCutOffMs(remainingMs));
+    try {
+      await http.close(remainingMs);
+    } finally {
+      clearTimeout(cutOff);
+      runWaitsEnd.abort();
+    }
+  });
+  return { http, metrics };
 }

@@ -31,13 +31,13 @@ import type { Clock } from '../ports/clock.js';
 import type { TraceStores } from '../ports/traceStore.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
 import type { CallbackSender } from '../ports/callbackSender.js';
-import { CALLBACK_SENDER, CLOCK, LOGGER, METRICS, TRACE_STORES, WEBHOOK_SENDER } from '../ports/index.js';
+import { CALLBACK_SENDER, CLOCK, LOGGER, TRACE_STORES, WEBHOOK_SENDER } from '../ports/index.js';
 import type { ExposedMetrics } from '../ports/metrics.js';
 import type { TraceUploads } from '../core/trace/traceUploads.js';
 import type { ClaimCheckCodec } from '../adapters/temporal/claimCheckCodec.js';
 import type { Composition } from './container.js';
 import { FsTraceStore } from '../adapters/fs/index.js';
-import { CLAIM_CHECKS, OTEL_TRACING, TRACE_UPLOADS } from './tokens.js';
+import { CLAIM_CHECKS, EXPOSED_METRICS, OTEL_TRACING, TRACE_UPLOADS } from './tokens.js';
 import type { OtelTracing } from '../adapters/otel/index.js';
 import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
 
@@ -91,10 +91,15 @@ export function workerParts(composition: Composition): WorkerParts {
     webhookSender: composition.resolve(WEBHOOK_SENDER),
     callbackSender: composition.resolve(CALLBACK_SENDER),
     uploads: composition.resolve(TRACE_UPLOADS),
-    ...(composition.container.isRegistered(CLAIM_CHECKS) ? { claimChecks: composition.resolve(CLAIM_CHECKS) } : {}),
-    ...(composition.container.isRegistered(OTEL_TRACING) ? { tracing: composition.resolve(OTEL_TRACING) } : {}),
-    ...(composition.container.isRegistered(METRICS) ? { metrics: composition.resolve(METRICS) } : {}),
+    ...optional('claimChecks', composition.resolve(CLAIM_CHECKS)),
+    ...optional('tracing', composition.resolve(OTEL_TRACING)),
+    ...optional('metrics', composition.resolve(EXPOSED_METRICS)),
   };
+}
+
+/** `{ [key]: value }`, or nothing when the part is absent (WorkerParts' optional parts are left out, not undefined). */
+function optional<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: T });
 }
 
 export interface CreateWorkerOptions extends WorkerParts {

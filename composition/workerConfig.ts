@@ -1,14 +1,13 @@
-import { parseEnv, toConfig, workerEnvSchema, type EnvInput, type FlowgateConfig } from './config.js';
+import type { z } from 'zod';
+import { parseEnv, workerEnvSchema, type EnvInput } from './config.js';
 
-/** A worker's configuration: the API server's, with its Temporal connection and catalog settled. */
-export interface WorkerConfig extends FlowgateConfig {
-  temporal: NonNullable<FlowgateConfig['temporal']>;
-  /** WORKER_CATALOG, else DEFAULT_CATALOG, else `main`. */
-  catalog: string;
-}
+/**
+ * A worker's configuration: the API server's, with its Temporal connection and its catalog (WORKER_CATALOG, else
+ * DEFAULT_CATALOG, else `main`) settled. What workerEnvSchema builds.
+ */
+export type WorkerConfig = z.output<typeof workerEnvSchema>;
 
 /** Parses a worker's environment (config.ts's variables and defaults); throws ConfigError with one line per bad variable. */
 export function parseWorkerConfig(env: EnvInput): WorkerConfig {
-  const config = toConfig(parseEnv(workerEnvSchema, env));
-  return { ...config, temporal: config.temporal!, catalog: config.workerCatalog };
+  return parseEnv(workerEnvSchema, env);
 }

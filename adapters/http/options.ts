@@ -116,30 +116,6 @@ export interface HttpAppOptions {
   tracing?: Tracing;
 }
 
-export interface ResolvedHttpAppOptions {
-  api: FlowgateApi;
-  logger: Logger;
-  ids: IdGenerator;
-  metrics: ExposedMetrics | undefined;
-  authToken: string | undefined;
-  accessKeys: AccessKeyRegistry | undefined;
-  maxBodyBytes: number;
-  runTimeoutMaxSeconds: number;
-  defaultRunTimeoutSeconds: number;
-  deprecatedEndpoints: boolean;
-  sseHeartbeatMs: number;
-  maxEventStreams: number;
-  maxJsonDepth: number;
-  validateResponses: boolean;
-  ui: boolean;
-  uiDir: string | undefined;
-  basePath: string | undefined;
-  tracing: Tracing;
-  /** Empty: CORS off. */
-  corsOrigins: readonly string[];
-  compression: boolean;
-}
-
 /**
  * The defaults that are the adapter's own. Those the operator configures (body cap, run timeout maximum, stream and
  * depth limits, deprecated endpoints) are required options: composition/config.ts holds their defaults, once.
@@ -150,7 +126,11 @@ export const HTTP_APP_DEFAULTS = {
   validateResponses: false,
   ui: true,
   compression: true,
-} as const;
+} as const satisfies Partial<HttpAppOptions>;
+
+/** The options with every default filled in: HttpAppOptions, with what has a default no longer optional. */
+export type ResolvedHttpAppOptions = Omit<HttpAppOptions, keyof typeof HTTP_APP_DEFAULTS | 'tracing' | 'corsOrigins'> &
+  Required<Pick<HttpAppOptions, keyof typeof HTTP_APP_DEFAULTS | 'tracing' | 'corsOrigins'>>;
 
 /** Fills defaults and refuses bad options at construction, naming the option (not on the first request). */
 export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppOptions {
@@ -165,26 +145,12 @@ export function resolveHttpAppOptions(options: HttpAppOptions): ResolvedHttpAppO
     problems.push('authToken must not contain whitespace');
   }
   const resolved: ResolvedHttpAppOptions = {
-    api: options.api,
-    logger: options.logger,
-    ids: options.ids,
-    metrics: options.metrics,
-    authToken: options.authToken,
-    accessKeys: options.accessKeys,
-    maxBodyBytes: options.maxBodyBytes,
-    runTimeoutMaxSeconds: options.runTimeoutMaxSeconds,
+    ...HTTP_APP_DEFAULTS,
+    tracing: noTracing,
+    corsOrigins: [],
+    ...withoutUndefined(options),
     defaultRunTimeoutSeconds: options.defaultRunTimeoutSeconds ?? Math.min(HTTP_APP_DEFAULTS.defaultRunTimeoutSeconds, options.runTimeoutMaxSeconds),
-    deprecatedEndpoints: options.deprecatedEndpoints,
-    sseHeartbeatMs: options.sseHeartbeatMs ?? HTTP_APP_DEFAULTS.sseHeartbeatMs,
-    maxEventStreams: options.maxEventStreams,
-    maxJsonDepth: options.maxJsonDepth,
-    validateResponses: options.validateResponses ?? HTTP_APP_DEFAULTS.validateResponses,
-    ui: options.ui ?? HTTP_APP_DEFAULTS.ui,
-    uiDir: options.uiDir,
     basePath: normalizedBasePath(options.basePath, problems),
-    tracing: options.tracing ?? noTracing,
-    corsOrigins: options.corsOrigins ?? [],
-    compression: options.compression ?? HTTP_APP_DEFAULTS.compression,
   };
   if (!Number.isSafeInteger(resolved.maxBodyBytes) || resolved.maxBodyBytes < 1) {
     problems.push(`maxBodyBytes must be a positive integer, got ${String(resolved.maxBodyBytes)}`);
@@ -229,6 +195,11 @@ function normalizedBasePath(basePath: unknown, problems: string[]): string | und
     return undefined;
   }
   return basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
+}
+
+/** An option given as `undefined` takes its default, as one left out does. */
+function withoutUndefined<T extends object>(options: T): T {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as T;
 }
 
 function isPositiveFinite(value: unknown): value is number {

@@ -6,7 +6,7 @@ import type { WorkflowEngine } from '../../ports/engine.js';
 import type { RunObserver } from '../../ports/runObserver.js';
 import { toFetchHandler, toNodeHandler, type FetchHandler, type NodeRequestHandler, type OpenApiDocument } from '../../adapters/http/index.js';
 import { composeFlowgate, type ComposeOptions, type Composition, type FlowgateParts } from '../container.js';
-import { parseConfig, type EnvInput } from '../config.js';
+import { parseConfig, type EnvInput, type FlowgateConfig } from '../config.js';
 import { loadEmbeddedWorker, type WorkerSpec } from '../embeddedWorker.js';
 import { EmbeddedWorkers } from '../embeddedWorkers.js';
 import { ACCESS_KEYS, FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from '../tokens.js';
@@ -80,11 +80,19 @@ export async function createFlowgate(options: CreateFlowgateOptions = {}): Promi
   return (await composeEmbedded(options)).flowgate;
 }
 
+/** One flowgate as it was assembled: what its users get, the composition it came from, and its embedded workers. */
+export interface AssembledFlowgate {
+  flowgate: Flowgate;
+  composition: Composition;
+  /** The embedded engine's workers; undefined on another engine, whose workers run elsewhere. */
+  workers: EmbeddedWorkers | undefined;
+}
+
 /** createFlowgate's wiring, shared with flowgate/testing (which adds its clock, traces and time skipping). */
 export async function composeEmbedded(
   options: CreateFlowgateOptions,
   compose: Pick<ComposeOptions, 'decorateEngine'> & { observe?: (hooks: RunObserver | undefined) => RunObserver } = {},
-): Promise<{ flowgate: Flowgate; composition: Composition; workers: EmbeddedWorkers | undefined }> {
+): Promise<AssembledFlowgate> {
   const parsed = parseConfig(options.env ?? {});
   const config = {
     ...parsed,
@@ -93,42 +101,58 @@ export async function composeEmbedded(
     ...(options.apiKeysFile === undefined ? {} : { apiKeysFile: options.apiKeysFile }),
   };
   const { workflows, workflowsDir, projectDir, catalog, steps, basePath, env: _env, authToken: _token, compression: _compression, apiKeysFile: _file, apiKeys, ...parts } = options;
-  const composition = await composeFlowgate(config, parts, {
-    ...compose,
-    ...(basePath === undefined ? {} : { basePath }),
-    ...(apiKeys === undefined ? {} : { apiKeys }),
-  });
+  const assembled = await assembleFlowgate(
+    config,
+    parts,
+    { ...compose, ...(basePath === undefined ? {} : { basePath }), ...(apiKeys === undefined ? {} : { apiKeys }) },
+    async (composition) => [withObserver(await workerSpec(options, catalog ?? config.defaultCatalog, composition), compose.observe)],
+  );
+  if (!assembled.workers && (workflows || workflowsDir || steps)) {
+    return assembled.composition.closers.rollBack(
+      new TypeError('createFlowgate: workflows, workflowsDir and steps are for the embedded engine; with another engine, its workers serve the workflows'),
+    );
+  }
+  return assembled;
+}
+
+/**
+ * THE assembly of createFlowgate, flowgate/testing and the bundled server (which adds its listeners): the composition,
+ * then the embedded engine's workers, each pushed onto the composition's closers as it starts; a part that fails to
+ * start closes those started before it. `close()` closes them all, in reverse.
+ */
+export async function assembleFlowgate(
+  config: FlowgateConfig,
+  parts: FlowgateParts,
+  compose: ComposeOptions,
+  workerSpecs: (composition: Composition) => Promise<WorkerSpec[]>,
+): Promise<AssembledFlowgate> {
+  const composition = await composeFlowgate(config, parts, compose);
+  const { closers, embeddedEngine } = composition;
   let workers: EmbeddedWorkers | undefined;
   try {
-    const embeddedEngine = composition.embeddedEngine;
     if (embeddedEngine) {
-      const spec = withObserver(await workerSpec(options, catalog ?? config.defaultCatalog, composition), compose.observe);
-      workers = new EmbeddedWorkers(embeddedEngine, [spec]);
-      workers.startAll();
-    } else if (workflows || workflowsDir || steps) {
-      throw new TypeError('createFlowgate: workflows, workflowsDir and steps are for the embedded engine; with another engine, its workers serve the workflows');
+      // Their step attempts are counted by the engine itself (its metrics option).
+      const started = new EmbeddedWorkers(embeddedEngine, await workerSpecs(composition));
+      closers.push('embedded workers', () => started.close());
+      started.startAll();
+      workers = started;
     }
   } catch (error) {
-    await composition.close(0);
-    throw error;
+    return closers.rollBack(error);
   }
   const app = composition.resolve(HTTP_APP);
   const runWaitsEnd = composition.resolve(RUN_WAITS_END);
-  let closing: Promise<void> | undefined;
+  // Closed before the workers: run waits and open history streams end first (a history stream never finishes by
+  // itself and would hold a host's server open).
+  closers.push('run waits', () => runWaitsEnd.abort());
   const flowgate: Flowgate = {
     api: composition.resolve(FLOWGATE_API),
-    // Ended by close(): a history stream never finishes by itself and would hold the host's server open.
     nodeHandler: toNodeHandler(app, { shutdownSignal: runWaitsEnd.signal }),
     fetchHandler: toFetchHandler(app),
     engine: composition.resolve(WORKFLOW_ENGINE),
     openApiDocument: app.openApiDocument,
     reloadAccessKeys: () => composition.resolve(ACCESS_KEYS).reload(),
-    close: () =>
-      (closing ??= (async () => {
-        runWaitsEnd.abort();
-        await workers?.close();
-        await composition.close(config.shutdownGraceMs);
-      })()),
+    close: () => composition.close(config.shutdownGraceMs),
   };
   return { flowgate, composition, workers };
 }
