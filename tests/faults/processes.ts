@@ -93,8 +93,8 @@ export function startNodeProcess(script: string, env: Record<string, string>, sc
   return { child, pid: child.pid!, stdout: () => stdout, stderr: () => stderr, logLines, exited, isRunning: () => !done, stop };
 }
 
-/** Waits until a log line satisfies `predicate`; fails when the process exits first or after `timeoutMs`. */
-export async function waitForLog(proc: NodeProcess, predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+/** Waits until a log line satisfies `predicate`; fails when the process exits first or after `timeoutMs` (two minutes by default: a process that loads TypeScript and bundles workflows starts slowly while other suites run). */
+export async function waitForLog(proc: NodeProcess, predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 120_000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const line = proc.logLines().find(predicate);
