@@ -17,6 +17,7 @@ import {
   wf,
 } from '../support/contract.js';
 import type { TestResponse } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 /** Idempotency-Key on POST /workflow, /workflow/run, /workflow/feedback, reset and terminate (issue 9). */
 const test = contractSuite('Idempotency-Key');
@@ -37,14 +38,11 @@ function expiresAbout(response: TestResponse, from: number, retentionMs = DAY_MS
 
 /** Exactly one run has this id (the run list is eventually consistent on Temporal: wait until it lists one). */
 async function expectOneRun(api: Parameters<typeof runsOfId>[0], workflowName: string, workflowId: string): Promise<string> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  return eventually(`the run list to show the run of ${workflowId}`, async () => {
     const runs = await runsOfId(api, workflowName, workflowId);
     assert.ok(runs.length <= 1, `exactly one run of ${workflowId}, not ${runs.length}`);
-    if (runs.length === 1) return runs[0].runId;
-    if (Date.now() > deadline) throw new Error(`the run list never showed the run of ${workflowId}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return runs.length === 1 ? (runs[0].runId as string) : undefined;
+  });
 }
 
 test('ten concurrent POST /workflow with one key start exactly one run and all get the same start response', async ({ api }) => {
