@@ -6,7 +6,7 @@ import { request } from 'undici';
 import { createFetchHandler, createNodeHandler } from '../../../adapters/http/index.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 import { MemoryLogger, RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js';
-import { accessLog, rawClient, startHarness } from './socketHarness.js';
+import { accessLog, rawClient, serverSockets, startHarness } from './socketHarness.js';
 import { eventually } from '../../support/eventually.js';
 
 /*
@@ -175,10 +175,13 @@ test('refusals below the app (431, 400 for bad framing, a garbled request line o
 
 test('a request its client abandons mid-body is access-logged as aborted (499), not as a 500 fault', async () => {
   const { server, api, logger } = await startHarness();
+  const sockets = serverSockets(server);
   try {
     const client = await rawClient(server.url);
-    client.socket.write('POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"workflowName":');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const head = 'POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"workflowName":';
+    client.socket.write(head);
+    // The server parses what it reads as it reads it: once it read all of it, the request is under way.
+    await eventually('the server to read the request so far', () => (sockets[0]?.bytesRead ?? 0) >= head.length, { intervalMs: 5 });
     client.socket.destroy();
     await eventually('the access-log line', () => accessLog(logger).length === 1, { intervalMs: 5 });
     assert.is(accessLog(logger)[0]!.status, 499);
