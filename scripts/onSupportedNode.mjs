@@ -2,7 +2,8 @@
 // `node scripts/onSupportedNode.mjs <node arguments>`: runs node with those arguments on the Node 24 release the
 // repository pins (scripts/infra/nodeRuntime.mjs; installed from the npm registry into ~/.cache/flowgate/node on first
 // use), whatever Node runs this script. The machines ship Node 20, which flowgate does not support; package.json's
-// scripts (start, worker, dev, dev:memory, bench, test, test:long) go through here so every run uses the same Node.
+// scripts (start, worker, dev, dev:memory, bench, test, test:long,
+// test:unit, test:contract) go through here so every run uses the same Node.
 // Written for Node 20: it must run there to fetch the newer one.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -1,19 +1,17 @@
 import * as assert from 'uvu/assert';
 import { uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectIssueAt, expectStatus, http, listAllRuns, start, statusOf, waitUntil } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 
 /** POST /workflow/runs/terminate and /workflow/runs/cancel: control by filter (issue 9). */
 const test = contractSuite('bulk terminate and cancel');
 
 /** Waits until the run list (eventually consistent on Temporal) shows every one of these runs as running. */
 async function listedAsRunning(api: Parameters<typeof listAllRuns>[0], workflowName: string, runIds: Set<string>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  await eventually('the run list to show every started run', async () => {
     const listed = new Set((await listAllRuns(api, { workflowName, status: 'running' })).map((run) => run.runId));
-    if ([...runIds].every((runId) => listed.has(runId))) return;
-    if (Date.now() > deadline) throw new Error('the run list never showed every started run');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return [...runIds].every((runId) => listed.has(runId));
+  });
 }
 
 test('a bulk terminate of 50 runs, one of them already closed: 49 terminated, the closed one counted and untouched', async ({ api }) => {

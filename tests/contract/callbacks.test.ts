@@ -4,6 +4,7 @@ import { uniqueId } from '../support/http.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callbackReceiver.js';
 import { contractSuite, expectError, expectIssueAt, expectStatus, http, start, wf } from '../support/contract.js';
 import { engineUnderTest } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /** Run-finished callbacks: POST /workflow and /workflow/run with `callbackUrl` (issue 9, docs/callbacks.md). */
 const SECRET = `whsec_${Buffer.from('flowgate callbacks contract key!').toString('base64')}`;
@@ -58,11 +59,7 @@ async function assertDeliveredResult(api: Parameters<typeof http>[0], calls: Rec
 }
 
 async function waitForLog(api: { logs: { msg: string; workflowId?: unknown }[] }, message: string, workflowId: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!api.logs.some((line) => line.msg.startsWith(message) && line.workflowId === workflowId)) {
-    if (Date.now() > deadline) throw new Error(`no "${message}" log line for ${workflowId} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(`a "${message}" log line for ${workflowId}`, () => api.logs.some((line) => line.msg.startsWith(message) && line.workflowId === workflowId), { timeoutMs, intervalMs: 50 });
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -12,6 +12,7 @@ import { runCli } from '../../composition/cli/run.js';
 import { contractSuite, UUID } from '../support/contract.js';
 import { runFlowgate, type CliOutcome } from '../support/cliProcess.js';
 import { uniqueId } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TOKEN = 'cli-secret-token-7f3a';
@@ -29,18 +30,21 @@ async function flowgate(baseUrl: string, args: string[], options: { env?: Record
 
 
 /**
- * What the API says, asked until `ready` holds (at most 10 s): on Temporal the run list lags behind a start, and a
- * run's worker may still be writing its trace file when the result is out.
+ * Asks the API through the client until `ready` holds: on Temporal the run list lags behind a start, and a run's
+ * worker may still be writing its trace file when the result is out.
  */
-async function eventually<T>(baseUrl: string, read: (client: ReturnType<typeof createFlowgateClient>) => Promise<T>, ready: (value: T) => boolean): Promise<T> {
+async function untilClientSees<T>(
+  baseUrl: string,
+  what: string,
+  read: (client: ReturnType<typeof createFlowgateClient>) => Promise<T>,
+  ready: (value: T) => boolean,
+): Promise<T> {
   const client = createFlowgateClient({ baseUrl, token: TOKEN });
   try {
-    let value = await read(client);
-    for (let tries = 0; !ready(value) && tries < 100; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      value = await read(client);
-    }
-    return value;
+    return await eventually(what, async () => {
+      const value = await read(client);
+      return ready(value) ? value : undefined;
+    }, { intervalMs: 100 });
   } finally {
     await client.close();
   }
@@ -167,9 +171,9 @@ test('list, start, status, input, runs, history: a table or fields, and --json',
   const [, runId] = started.trim().split(' ');
   assert.match(runId!, UUID);
   assert.is(started, `${workflowId} ${runId}\n`);
-  await eventually(api.baseUrl, (client) => client.listRuns({ workflowName: 'sleeper', status: 'running', limit: 1000 }), (list) => list.runs.some((run) => run.runId === runId));
+  await untilClientSees(api.baseUrl, 'the run in the list of running sleepers', (client) => client.listRuns({ workflowName: 'sleeper', status: 'running', limit: 1000 }), (list) => list.runs.some((run) => run.runId === runId));
   // Two events at least (the start and the timer), so a page of one has a next page.
-  await eventually(api.baseUrl, (client) => client.history(workflowId, { runId: runId! }), (page) => page.events.length >= 2);
+  await untilClientSees(api.baseUrl, 'its first two history events', (client) => client.history(workflowId, { runId: runId! }), (page) => page.events.length >= 2);
   const [status, statusJson, input, inputJson, runs, runsJson, history, historyJson] = await Promise.all([
     flowgate(api.baseUrl, ['status', workflowId]),
     flowgate(api.baseUrl, ['status', workflowId, '--run', runId!, '--json']),
@@ -353,7 +357,7 @@ test('follow on a terminal: a run waiting for feedback says since when and the c
 test('trace: the steps as a timeline with durations; --json is the trace log', async ({ api }) => {
   const workflowId = uniqueId('cli-trace');
   const run = parse(await flowgate(api.baseUrl, ['run', 'arithmetic', '--input', '{"n":1}', '--id', workflowId, '--json']));
-  await eventually(api.baseUrl, (client) => client.traceLog(workflowId, run.runId), (log) => log.data !== undefined);
+  await untilClientSees(api.baseUrl, 'the trace file with its data', (client) => client.traceLog(workflowId, run.runId), (log) => log.data !== undefined);
   const timeline = succeeds(await flowgate(api.baseUrl, ['trace', workflowId]));
   const lines = timeline.trimEnd().split('\n');
   assert.match(lines[0]!, new RegExp(`^arithmetic  ${workflowId}  run ${run.runId}  \\S+  closed$`));

@@ -5,6 +5,7 @@ import { arithmetic, awaitsFeedback, echo, sleeper } from '../fixtures/workflows
 import { contractSuite, ISO_UTC, listAllRuns, RESULT_LEGACY_KEYS, RESULT_V2_KEYS, keys, UUID, waitUntil } from '../support/contract.js';
 import { uniqueId, waitForEvent } from '../support/http.js';
 import type { TestApi } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /** Every endpoint through flowgate/client (docs/client.md), on the engine under test. */
 const test = contractSuite('client: every endpoint');
@@ -25,11 +26,9 @@ async function withClient(context: { api: { baseUrl: string } }, body: (client: 
 
 /** Waits until the run list (eventually consistent on Temporal) shows the run as running. */
 async function listedAsRunning(api: TestApi, runId: string): Promise<void> {
-  for (let tries = 0; ; tries += 1) {
-    if ((await listAllRuns(api, { workflowName: 'sleeper', status: 'running' })).some((run) => run.runId === runId)) return;
-    if (tries > 100) throw new Error(`the run list never showed ${runId} as running`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await eventually(`the run list to show ${runId} as running`, async () =>
+    (await listAllRuns(api, { workflowName: 'sleeper', status: 'running' })).some((run) => run.runId === runId),
+  );
 }
 
 async function rejection(promise: Promise<unknown>): Promise<FlowgateApiError> {
@@ -100,11 +99,10 @@ test('start, status, input, result (with wait, and legacy), history, runs, trace
       assert.is.not(more.runs[0]?.runId, runs.runs[0]?.runId);
     }
     // On Temporal the run's worker may still be writing the file when the long-poll answers (then: its path, no data).
-    let trace = await client.traceLog(workflowId, started.runId);
-    for (let tries = 0; trace.data === undefined && tries < 50; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      trace = await client.traceLog(workflowId, started.runId);
-    }
+    const trace = await eventually('the trace file with its data', async () => {
+      const log = await client.traceLog(workflowId, started.runId);
+      return log.data === undefined ? undefined : log;
+    }, { intervalMs: 100 });
     assert.is(trace.runId, started.runId);
     assert.is(trace.source, 'local');
     assert.is(trace.data?.workflowName, 'echo', JSON.stringify(trace));

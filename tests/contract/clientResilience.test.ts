@@ -7,6 +7,7 @@ import { contractSuite, UUID } from '../support/contract.js';
 import { afterEvent, startCuttingProxy } from '../support/cuttingProxy.js';
 import type { LogLine, TestApi } from '../support/engines.js';
 import { uniqueId, waitForEvent } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 /** flowgate/client never losing a run: 408s followed, keyed retries, refusals retried, streams resumed (docs/client.md). */
 const test = contractSuite('client: long-polls, retries, resumed streams');
@@ -17,11 +18,7 @@ const accessLines = (api: TestApi, fragment: string): LogLine[] =>
 
 /** Waits until the server logged an answer with `status` to a request whose path contains `fragment`. */
 async function logged(api: TestApi, fragment: string, status: number): Promise<void> {
-  for (let tries = 0; ; tries += 1) {
-    if (accessLines(api, fragment).some((line) => line.status === status)) return;
-    if (tries > 2000) throw new Error(`the server never answered ${status} to ${fragment}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually(`the server to answer ${status} to ${fragment}`, () => accessLines(api, fragment).some((line) => line.status === status), { intervalMs: 10 });
 }
 
 async function using<T>(client: FlowgateClient, body: (client: FlowgateClient) => Promise<T>): Promise<T> {

@@ -1,12 +1,15 @@
 import * as assert from 'uvu/assert';
 import { uniqueId, waitForEvent } from '../support/http.js';
 import { contractSuite, expectStatus, historyEvents, http, start, waitUntil, wf } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
+import { restartableEngineUnderTest } from '../support/engines.js';
 
 /**
  * docs/api.md, History: `feedback_wait_started`, recorded by both engines when a webhook wait begins for real, once
  * per wait: not for a wait a buffered reply serves at once, not again when a restart resumes it.
  */
-const test = contractSuite('feedback waits in the history');
+// One test restarts the API.
+const test = contractSuite('feedback waits in the history', {}, { engine: restartableEngineUnderTest() });
 
 const types = (events: { type: string }[]): string[] => events.map((event) => event.type);
 const waitsOf = (events: any[]): any[] => events.filter((event) => event.type === 'feedback_wait_started');
@@ -61,12 +64,10 @@ test('a reset to before a wait: the new run waits again and records it once, aft
   const reset = await http(api, 'POST', `${wf(run.workflowId, run.runId)}/reset`, { json: { stepName: 'add_one' } });
   expectStatus(reset, 200);
   await waitForEvent(api, run.workflowId, 'feedback_wait_started');
-  let events = await historyEvents(api, run.workflowId, reset.body.runId);
-  const deadline = Date.now() + 20_000;
-  while (waitsOf(events).length === 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    events = await historyEvents(api, run.workflowId, reset.body.runId);
-  }
+  const events = await eventually('the new run\'s feedback wait in its history', async () => {
+    const history = await historyEvents(api, run.workflowId, reset.body.runId);
+    return waitsOf(history).length > 0 ? history : undefined;
+  }, { intervalMs: 50 });
   assert.is(waitsOf(events).length, 1, types(events).join(' '));
   assert.ok(types(events).indexOf('workflow_reset') < types(events).indexOf('feedback_wait_started'), types(events).join(' '));
   expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId: run.workflowId, payload: {} } }), 200);

@@ -17,6 +17,7 @@ import {
   wf,
   type SseEvent,
 } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 
 /** GET /workflow/{id}/history and /workflow/{id}/runs/{rid}/history: JSON pages and server-sent events. */
 const test = contractSuite('history');
@@ -241,7 +242,7 @@ test('a standard EventSource (the eventsource package) stops once the run has en
       });
     });
     for (const name of ['workflow', 'history', 'done']) source.addEventListener(name, () => received.push(name));
-    await waitUntil(() => received.includes('history'), 'the stream delivered the history so far');
+    await eventually('the stream delivered the history so far', () => received.includes('history'), { timeoutMs: 15_000, intervalMs: 20 });
     expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { approved: true } } }), 200);
     const ended = await withTimeout(closed, 15_000, 'the EventSource never gave up reconnecting');
     assert.is(ended.code, 204, `it stopped on the 204: ${ended.message}`);
@@ -256,14 +257,6 @@ test('a standard EventSource (the eventsource package) stops once the run has en
     source.close();
   }
 });
-
-async function waitUntil(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -7,6 +7,7 @@ import { contractSuite, expectStatus, http, keys, waitUntil } from '../support/c
 import { recorded } from '../fixtures/hooks/recordingHooks.js';
 import { parseExposition, valueOf, type Exposition } from '../support/prometheus.js';
 import type { TestApi } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * Worker hooks through the HTTP API, on both engines: lifecycle hooks, http:request events from real HTTP calls to a
@@ -57,13 +58,8 @@ const ofRun = (runId: string) => recorded.filter((entry) => entry.payload.workfl
 const lifecycleOf = (runId: string): string[] =>
   ofRun(runId).filter((entry) => entry.hook.startsWith('on')).map((entry) => (entry.hook === 'onError' ? `onError:${entry.payload.source}` : entry.hook));
 
-const waitFor = async (predicate: () => boolean, what: string): Promise<void> => {
-  const deadline = Date.now() + 15_000;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; recorded: ${recorded.map((entry) => entry.hook).join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-};
+const waitFor = (predicate: () => boolean, what: string): Promise<true> =>
+  eventually(() => `${what}; recorded: ${recorded.map((entry) => entry.hook).join(', ')}`, predicate, { timeoutMs: 15_000, intervalMs: 20 });
 
 test('a completed run: each lifecycle hook once, in order, with exact payload keys; http and cost events; aggregations in hooks and trace', async ({ api }) => {
   const urls = [`${targetUrl}/ok?api_key=s3cret&page=2`, `${targetUrl}/missing`, `${targetUrl}/drop`];

@@ -17,6 +17,7 @@ import {
   wf,
 } from '../support/contract.js';
 import type { TestResponse } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 /** Idempotency-Key on POST /workflow, /workflow/run, /workflow/feedback, reset and terminate (issue 9). */
 const test = contractSuite('Idempotency-Key');
@@ -37,14 +38,11 @@ function expiresAbout(response: TestResponse, from: number, retentionMs = DAY_MS
 
 /** Exactly one run has this id (the run list is eventually consistent on Temporal: wait until it lists one). */
 async function expectOneRun(api: Parameters<typeof runsOfId>[0], workflowName: string, workflowId: string): Promise<string> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  return eventually(`the run list to show the run of ${workflowId}`, async () => {
     const runs = await runsOfId(api, workflowName, workflowId);
     assert.ok(runs.length <= 1, `exactly one run of ${workflowId}, not ${runs.length}`);
-    if (runs.length === 1) return runs[0].runId;
-    if (Date.now() > deadline) throw new Error(`the run list never showed the run of ${workflowId}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return runs.length === 1 ? (runs[0].runId as string) : undefined;
+  });
 }
 
 test('ten concurrent POST /workflow with one key start exactly one run and all get the same start response', async ({ api }) => {
@@ -333,8 +331,11 @@ short('after the retention the same key is a new request: another body starts an
   const first = await http(api, 'POST', '/workflow/run', withKey(key, { workflowName: 'echo', input: { message: 'one' } }));
   expectStatus(first, 200);
   expiresAbout(first, Date.now(), 1000);
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  const second = await http(api, 'POST', '/workflow/run', withKey(key, { workflowName: 'echo', input: { message: 'two' } }));
+  // Until the retention ends the other body is a 409 (a refusal, nothing stored): asked again until it is not.
+  const second = await eventually('the stored answer to expire', async () => {
+    const answer = await http(api, 'POST', '/workflow/run', withKey(key, { workflowName: 'echo', input: { message: 'two' } }));
+    return answer.status === 409 ? undefined : answer;
+  }, { intervalMs: 100 });
   expectStatus(second, 200);
   assert.is(second.body.workflowId, first.body.workflowId);
   assert.is.not(second.body.runId, first.body.runId, 'a new run');
@@ -347,8 +348,12 @@ short('after the retention the same key is a new request: another body starts an
   const termKey = uniqueId('idem-expired-term-key');
   expectStatus(await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, withKey(termKey, {})), 200);
   expectStatus(await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, withKey(termKey, {})), 200, 'stored');
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  expectError(await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, withKey(termKey, {})), 409, 'WorkflowClosedError', { workflowId });
+  // Until the retention ends the stored 200 is answered again (nothing done): asked again until it is not.
+  const late = await eventually('the stored terminate to expire', async () => {
+    const answer = await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, withKey(termKey, {}));
+    return answer.status === 200 ? undefined : answer;
+  }, { intervalMs: 100 });
+  expectError(late, 409, 'WorkflowClosedError', { workflowId });
 });
 
 short.run();

@@ -5,6 +5,7 @@ import { uniqueId } from '../support/http.js';
 import { runFlowgate, type CliOutcome } from '../support/cliProcess.js';
 import { refusal } from '../support/refusal.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * The three keys of docs/security.md through the client and the `flowgate` command, as their holders use them: a
@@ -51,12 +52,10 @@ test('GET /auth/key tells each key what it may do, never its secret; any valid k
   // A key holding no scope GETs need still learns what it is (a start-only key, say): the file gets one for a moment.
   const startOnly = testKey('start-only', ['start']);
   keyFile.write([dashboard, ci, operator, startOnly]);
-  const deadline = Date.now() + 10_000;
-  let own = await http(api, 'GET', '/auth/key', { headers: startOnly.headers });
-  while (own.status === 401 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    own = await http(api, 'GET', '/auth/key', { headers: startOnly.headers });
-  }
+  const own = await eventually('the start-only key to be read from the file', async () => {
+    const answer = await http(api, 'GET', '/auth/key', { headers: startOnly.headers });
+    return answer.status === 401 ? undefined : answer;
+  }, { intervalMs: 50 });
   expectStatus(own, 200);
   assert.equal(own.body.can, { read: false, start: true, control: false, admin: false });
   expectError(await http(api, 'GET', '/workflow/runs', { headers: startOnly.headers }), 403, 'ForbiddenError', { workflowId: null });
@@ -117,26 +116,14 @@ test('a rotated key works without a restart: the new one beside the old, then th
   const next = { ...rotated, entry: { ...rotated.entry, id: 'ci-2026-11' } };
   keyFile.write([dashboard, ci, operator, next]);
   const fresh = clientOf(api.baseUrl, next);
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      assert.is((await fresh.describeKey()).key?.id, 'ci-2026-11');
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  await eventually('the new key to be in force', async () => {
+    assert.is((await fresh.describeKey()).key?.id, 'ci-2026-11');
+    return true;
+  }, { intervalMs: 50, retryErrors: true });
   const old = clientOf(api.baseUrl, ci);
   assert.is((await old.describeKey()).key?.id, 'ci', 'both live while rotating');
   keyFile.write([dashboard, operator, next]);
-  const revokedBy = Date.now() + 10_000;
-  for (;;) {
-    const answer = await refusal(old.describeKey()).catch(() => undefined);
-    if (answer?.status === 401) break;
-    if (Date.now() > revokedBy) throw new Error('the old key still works');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually('the old key to be revoked', async () => (await refusal(old.describeKey()).catch(() => undefined))?.status === 401, { intervalMs: 50 });
   const started = await fresh.start('echo', { message: 'rotated' }, { catalog: 'main' });
   assert.is((await fresh.status(started.workflowId)).startedBy, 'ci-2026-11');
   keyFile.write([dashboard, ci, operator]);

@@ -4,6 +4,7 @@ import { contractSuite, expectError, expectStatus, http, openEventStream, wf, ty
 import { isEmbedded } from '../support/engines.js';
 import { parseExposition, promtoolProblems, valueOf, type Exposition } from '../support/prometheus.js';
 import { startCallbackReceiver } from '../support/callbackReceiver.js';
+import { eventually } from '../support/eventually.js';
 
 /** GET /metrics and METRICS_PORT (docs/operations.md, Metrics): what a scrape shows after real requests. */
 const TOKEN = 'metrics-Secret-t0ken_41c9';
@@ -28,13 +29,10 @@ async function scrape({ api }: ContractContext): Promise<Exposition> {
 
 /** Scrapes until `holds` is true of the exposition: what a stream's end changes is seen once the server saw the end. */
 async function scrapeUntil(context: ContractContext, holds: (exposition: Exposition) => boolean, what: string): Promise<Exposition> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  return eventually(`a scrape showing ${what}`, async () => {
     const exposition = await scrape(context);
-    if (holds(exposition)) return exposition;
-    if (Date.now() > deadline) throw new Error(`never scraped ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return holds(exposition) ? exposition : undefined;
+  }, { intervalMs: 100 });
 }
 
 test('GET /metrics needs the token; METRICS_PORT serves the same metrics without it, and nothing else', async (context) => {
@@ -225,15 +223,11 @@ function stepCounter(context: ContractContext): { scrape(): Promise<Exposition>;
   const scrapeWorkers = async () => parseExposition(await workers());
   return {
     scrape: scrapeWorkers,
-    async until(holds, what) {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
+    until: (holds, what) =>
+      eventually(`a scrape of the workers showing ${what}`, async () => {
         const exposition = await scrapeWorkers();
-        if (holds(exposition)) return exposition;
-        if (Date.now() > deadline) throw new Error(`never scraped ${what} from the workers`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
+        return holds(exposition) ? exposition : undefined;
+      }, { intervalMs: 100 }),
   };
 }
 

@@ -3,6 +3,7 @@ import { uniqueId, waitForEvent } from '../support/http.js';
 import type { TestResponse } from '../support/http.js';
 import { contractSuite, expectError, expectStatus, http, runsOfId, start, statusOf, UUID, waitUntil, wf } from '../support/contract.js';
 import type { TestApi } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * At most one open run per workflowId, whatever mix of concurrent resets, starts, stops and terminates reaches it
@@ -14,13 +15,14 @@ const WORKFLOW = 'step_then_waits';
 
 /** The runs of the id once the run list shows `expected` of them (Temporal's visibility lags a little). */
 async function settledRuns(api: TestApi, workflowId: string, expected: number): Promise<any[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const runs = await runsOfId(api, WORKFLOW, workflowId);
-    const open = runs.filter((run) => run.status === 'running');
-    if ((runs.length >= expected && open.length <= 1) || Date.now() > deadline) return runs;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let runs: any[] = [];
+  const settled = async (): Promise<boolean> => {
+    runs = await runsOfId(api, WORKFLOW, workflowId);
+    return runs.length >= expected && runs.filter((run) => run.status === 'running').length <= 1;
+  };
+  // Past 30 s the list is returned as it is: the caller's assertions say what is wrong with it.
+  await eventually(`${expected} runs of ${workflowId}, at most one open`, settled, { timeoutMs: 30_000, intervalMs: 100 }).catch(() => undefined);
+  return runs;
 }
 
 /**

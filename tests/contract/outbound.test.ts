@@ -3,6 +3,7 @@ import { uniqueId } from '../support/http.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callbackReceiver.js';
 import { contractSuite, expectError, expectIssueAt, expectStatus, historyEvents, http, start, waitUntil, wf } from '../support/contract.js';
 import type { TestApi } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * Outbound calls with OUTBOUND_ALLOWLIST unset (docs/reliability.md, "Outbound calls"): webhook targets and callback
@@ -29,13 +30,10 @@ const withSecret = (url: string): string => `${url}?token=${SECRET}&sig=abc`;
 const byName = (url: string): string => url.replace('//127.0.0.1:', '//localhost:');
 
 async function waitForLog(api: TestApi, message: string, workflowId: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = api.logs.find((entry) => entry.msg.startsWith(message) && entry.workflowId === workflowId);
-    if (line) return line;
-    if (Date.now() > deadline) throw new Error(`no "${message}" log line for ${workflowId} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return eventually(`a "${message}" log line for ${workflowId}`, () => api.logs.find((entry) => entry.msg.startsWith(message) && entry.workflowId === workflowId), {
+    timeoutMs,
+    intervalMs: 50,
+  });
 }
 
 function assertNoSecretLogged(api: TestApi): void {

@@ -20,6 +20,7 @@ import {
   type Started,
 } from '../support/contract.js';
 import type { TestApi } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /** POST /workflow/{id}/runs/{rid}/rerun and POST /workflow/runs/rerun. */
 const test = contractSuite('rerun');
@@ -29,13 +30,10 @@ const ref = (run: Started): Started => ({ workflowId: run.workflowId, runId: run
 
 /** Polls the run list (eventually consistent on Temporal) until `done` holds for what it lists. */
 async function listedUntil(api: TestApi, query: Record<string, string>, done: (runs: any[]) => boolean, what: string): Promise<any[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  return eventually(`the run list to show ${what}`, async () => {
     const runs = await listAllRuns(api, query);
-    if (done(runs)) return runs;
-    if (Date.now() > deadline) throw new Error(`the run list never showed ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return done(runs) ? runs : undefined;
+  });
 }
 
 const listsAll = (runs: Started[]) => (listed: any[]) => runs.every((run) => listed.some((entry) => entry.runId === run.runId));

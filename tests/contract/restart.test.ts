@@ -1,6 +1,8 @@
 import * as assert from 'uvu/assert';
 import { contractSuite, expectError, expectStatus, historyEvents, http, listAllRuns, start, statusOf, wf } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
+import { restartableEngineUnderTest } from '../support/engines.js';
 
 /**
  * A restart of the API (and, on Temporal, of its workers) loses no run: runs of every kind started before it are
@@ -8,27 +10,30 @@ import { uniqueId } from '../support/http.js';
  * On the embedded engine the runs live in the data directory and this process resumes them; on Temporal they never
  * depended on the API process.
  */
-const test = contractSuite('a restart of the API');
+const test = contractSuite('a restart of the API', {}, { engine: restartableEngineUnderTest() });
 
 const withKey = (key: string, json: unknown) => ({ json, headers: { 'idempotency-key': key } });
 
 /** The run's result once it closed (a long-poll). */
 async function resultOf(api: Parameters<typeof http>[0], workflowId: string, runId?: string): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const response = await http(api, 'GET', `${wf(workflowId, runId)}/result?wait=10`);
-    if (response.status === 200) return response.body;
-    if (Date.now() > deadline) throw new Error(`${workflowId} did not close within 60 s: ${response.status} ${JSON.stringify(response.body)}`);
-  }
+  let last: Awaited<ReturnType<typeof http>> | undefined;
+  // Each question is a long-poll of up to 10 s: asked again at once.
+  return eventually(
+    () => `${workflowId} to close; last answer ${last?.status} ${JSON.stringify(last?.body)}`,
+    async () => {
+      last = await http(api, 'GET', `${wf(workflowId, runId)}/result?wait=10`);
+      return last.status === 200 ? last.body : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 0 },
+  );
 }
 
 /** Waits until the run's history holds an event of `type` (what must have happened before the restart). */
 async function historyHas(api: Parameters<typeof http>[0], workflowId: string, type: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!(await historyEvents(api as never, workflowId)).some((event) => event.type === type)) {
-    if (Date.now() > deadline) throw new Error(`${workflowId} never recorded ${type}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(`${workflowId} to record ${type}`, async () => (await historyEvents(api as never, workflowId)).some((event) => event.type === type), {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
 }
 
 function expectContiguousIds(events: { eventId: number }[], what: string): void {
@@ -95,13 +100,10 @@ test('runs of every kind started before a restart are found after it, with their
   const chainStatus = await http(api, 'GET', `${wf(chain.workflowId)}/status`);
   expectStatus(chainStatus, 200);
   // The chain's first run sleeps, then continues into a run that waits: the feedback goes to whichever is latest.
-  const chainDeadline = Date.now() + 30_000;
-  for (;;) {
-    const latest = await statusOf(api, chain.workflowId);
-    if (latest.body.runId !== chain.runId) break;
-    if (Date.now() > chainDeadline) throw new Error('the chain never continued as new after the restart');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually('the chain to continue as new after the restart', async () => (await statusOf(api, chain.workflowId)).body.runId !== chain.runId, {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
   await historyHas(api, chain.workflowId, 'workflow_started');
   expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId: chain.workflowId, payload: { go: true } } }), 200);
   assert.equal((await resultOf(api, chain.workflowId)).output, { reply: { go: true } });

@@ -3,6 +3,7 @@ import { uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectStatus, http } from '../support/contract.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 import type { TestApi } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * Schedules and API keys (docs/schedules.md, docs/security.md): reading needs `read`, every change `control`; the key
@@ -73,15 +74,12 @@ test('a key limited to some workflows sees and changes only their schedules, and
     expectError(await http(api, 'POST', `/schedules/${theirs}/trigger`, { json: {}, ...as(echoOnly) }), 404, 'ScheduleNotFoundError');
     expectError(await http(api, 'DELETE', `/schedules/${theirs}`, as(echoOnly)), 404, 'ScheduleNotFoundError');
     expectError(await http(api, 'PATCH', `/schedules/${mine}`, { json: { workflowName: 'arithmetic', input: { n: 2 } }, ...as(echoOnly) }), 403, 'ForbiddenError');
-    const deadline = Date.now() + 20_000;
-    for (;;) {
+    await eventually('own schedule in the list', async () => {
       const listed = await http(api, 'GET', '/schedules?limit=1000', as(echoOnly));
       const ids = listed.body.schedules.map((schedule: { scheduleId: string }) => schedule.scheduleId);
       assert.not.ok(ids.includes(theirs), 'the other workflow\'s schedule is not listed');
-      if (ids.includes(mine)) break;
-      if (Date.now() > deadline) throw new Error('own schedule never listed');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+      return ids.includes(mine);
+    });
     expectStatus(await http(api, 'GET', `/schedules/${theirs}`, as(operator)), 200, 'the other key still sees it');
   } finally {
     await removeAs(api, operator, mine);

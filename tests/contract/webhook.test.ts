@@ -5,6 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uniqueId, waitForEvent } from '../support/http.js';
 import { contractSuite, expectStatus, historyEvents, http, start, waitUntil, wf } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 
 /** docs/api.md, "Webhook calls made by workflows", observed by a target listening on loopback. */
 const KEY = Buffer.from('flowgate webhook calls contract key');
@@ -59,8 +60,7 @@ async function startTarget(answers: number[] = []): Promise<Target> {
 }
 
 async function waitForCalls(target: Target, count: number): Promise<void> {
-  for (let attempt = 0; target.calls.length < count && attempt < 800; attempt++) await new Promise((resolve) => setTimeout(resolve, 25));
-  assert.ok(target.calls.length >= count, `${count} call(s) reached the target, got ${target.calls.length}`);
+  await eventually(() => `${count} call(s) to reach the target, got ${target.calls.length}`, () => target.calls.length >= count, { intervalMs: 25 });
 }
 
 test('the call: JSON {workflowId, runId, workflowName, payload}, Idempotency-Key, signed as Standard Webhooks with each secret, and the legacy headers', async ({ api }) => {

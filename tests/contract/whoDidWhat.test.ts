@@ -3,6 +3,7 @@ import { uniqueId } from '../support/http.js';
 import { contractSuite, expectError, expectIssueAt, expectStatus, http, wf, type Started } from '../support/contract.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 import type { TestApi } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * Who did what (docs/security.md): the API key that starts a run is its `startedBy` (status, runs list, history
@@ -31,13 +32,7 @@ async function events(api: TestApi, run: Started): Promise<any[]> {
 
 /** Polls the run's history until an event of `type` is there; returns it. */
 async function eventOf(api: TestApi, run: Started, type: string): Promise<any> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = (await events(api, run)).find((event) => event.type === type);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no ${type} event in ${run.workflowId} ${run.runId}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return eventually(`a ${type} event in ${run.workflowId} ${run.runId}`, async () => (await events(api, run)).find((event) => event.type === type), { intervalMs: 50 });
 }
 
 async function statusOf(api: TestApi, run: Started): Promise<any> {
@@ -47,11 +42,7 @@ async function statusOf(api: TestApi, run: Started): Promise<any> {
 }
 
 async function waitFor(api: TestApi, run: Started, status: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while ((await statusOf(api, run)).status !== status) {
-    if (Date.now() > deadline) throw new Error(`${run.workflowId} ${run.runId} never became ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(`${run.workflowId} ${run.runId} to become ${status}`, async () => (await statusOf(api, run)).status === status, { intervalMs: 50 });
 }
 
 test('the starting key is startedBy in status, history metadata and runs list, and ?startedBy= filters by it', async ({ api }) => {
@@ -130,13 +121,12 @@ test('stop and terminate record the key that made them', async ({ api }) => {
 test('a bulk terminate records the key on every run it ends', async ({ api }) => {
   const runs = [await startAs(api, starter, 'sleeper', { ms: 3_600_000 }), await startAs(api, starter, 'sleeper', { ms: 3_600_000 })];
   // The run list may trail a start (Temporal's visibility): asked again until both runs are listed and ended.
-  const deadline = Date.now() + 20_000;
-  while ((await Promise.all(runs.map((run) => statusOf(api, run)))).some((status) => status.status === 'running')) {
-    if (Date.now() > deadline) throw new Error('the bulk terminate never reached both runs');
+  await eventually('the bulk terminate to reach both runs', async () => {
+    if ((await Promise.all(runs.map((run) => statusOf(api, run)))).every((status) => status.status !== 'running')) return true;
     const bulk = await http(api, 'POST', '/workflow/runs/terminate', { json: { workflowName: 'sleeper', status: 'running', reason: 'bulk audit' }, ...as(operator) });
     expectStatus(bulk, 200, 'bulk terminate');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return false;
+  }, { intervalMs: 100 });
   for (const run of runs) assert.equal((await eventOf(api, run, 'workflow_terminated')).attributes, { reason: 'bulk audit', identity: 'operator.on-call' });
 });
 
@@ -151,13 +141,10 @@ open('a run started and changed without a key names no one', async ({ api }) => 
   const run = { workflowId: response.body.workflowId as string, runId: response.body.runId as string };
   const status = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/status`);
   assert.not.ok('startedBy' in status.body, JSON.stringify(status.body));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  await eventually('the run to wait', async () => {
     const page = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/history?pageSize=200`);
-    if (page.body.events.some((event: any) => event.type === 'feedback_wait_started')) break;
-    if (Date.now() > deadline) throw new Error('the run never waited');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return page.body.events.some((event: any) => event.type === 'feedback_wait_started');
+  }, { intervalMs: 50 });
   expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId: run.workflowId, payload: { go: 1 } } }), 200);
   const history = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/history?pageSize=200`);
   assert.ok(history.body.events.length > 3);

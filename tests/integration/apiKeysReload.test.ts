@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { request } from 'undici';
 import { CLI, runCommand, startServerProcess, type ServerProcess } from './process.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
+import { eventually } from '../support/eventually.js';
 
 const dashboard = testKey('dashboard', ['read']);
 const ci2026 = testKey('ci-2026', ['start', 'read']);
@@ -34,14 +35,6 @@ async function statusFor(server: ServerProcess, key: TestKey): Promise<number> {
   return response.statusCode;
 }
 
-async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const logLines = (server: ServerProcess) =>
   server
     .stdout()
@@ -52,10 +45,10 @@ const logLines = (server: ServerProcess) =>
 reload('rotation without a restart: a new key added beside the old one, then the old one revoked', async ({ server, file }) => {
   assert.equal([await statusFor(server!, dashboard), await statusFor(server!, ci2026), await statusFor(server!, ci2027)], [200, 200, 401]);
   file!.write([dashboard, ci2026, ci2027]);
-  await eventually(async () => (await statusFor(server!, ci2027)) === 200, 'the new key works');
+  await eventually('the new key works', async () => (await statusFor(server!, ci2027)) === 200, { intervalMs: 50 });
   assert.is(await statusFor(server!, ci2026), 200, 'both keys live at once');
   file!.write([dashboard, ci2027]);
-  await eventually(async () => (await statusFor(server!, ci2026)) === 401, 'the old key is revoked');
+  await eventually('the old key is revoked', async () => (await statusFor(server!, ci2026)) === 401, { intervalMs: 50 });
   assert.is(await statusFor(server!, ci2027), 200);
   assert.ok(logLines(server!).some((line) => line.msg === 'access keys reloaded' && line.trigger === 'change'));
 });
@@ -63,7 +56,7 @@ reload('rotation without a restart: a new key added beside the old one, then the
 reload('a file that cannot be used keeps the keys in force and logs one error line naming the entry', async ({ server, file }) => {
   const errorsBefore = logLines(server!).filter((line) => line.level === 'error' || line.level === 50).length;
   file!.write([dashboard, ci2027, { ...ci2026, entry: { ...ci2026.entry, scopes: ['read', 'deploy'] } }]);
-  await eventually(async () => logLines(server!).some((line) => line.msg === 'access keys not reloaded; the previous keys stay'), 'the refusal is logged');
+  await eventually('the refusal is logged', async () => logLines(server!).some((line) => line.msg === 'access keys not reloaded; the previous keys stay'), { intervalMs: 50 });
   const refusals = logLines(server!).filter((line) => line.msg === 'access keys not reloaded; the previous keys stay');
   assert.is(refusals.length, 1);
   assert.match(String(refusals[0]!.error), /keys\[2\] \(id "ci-2026"\): scopes\[1\] is "deploy", not a scope/);
@@ -74,8 +67,8 @@ reload('a file that cannot be used keeps the keys in force and logs one error li
 reload('SIGHUP reads the file at once (a watcher may miss a change; the signal does not)', async ({ server, file }) => {
   file!.write([ci2026]);
   server!.child.kill('SIGHUP');
-  await eventually(async () => (await statusFor(server!, ci2026)) === 200, 'the key is back');
-  await eventually(async () => (await statusFor(server!, dashboard)) === 401, 'the dashboard key is revoked');
+  await eventually('the key is back', async () => (await statusFor(server!, ci2026)) === 200, { intervalMs: 50 });
+  await eventually('the dashboard key is revoked', async () => (await statusFor(server!, dashboard)) === 401, { intervalMs: 50 });
   assert.ok(logLines(server!).some((line) => line.msg === 'access keys reloaded'));
   assert.is(server!.child.exitCode, null, 'SIGHUP does not stop the server');
   assert.not.ok(server!.stdout().includes(ci2026.secret), 'no secret is logged');

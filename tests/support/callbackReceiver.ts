@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually.js';
 
 /** One request the receiver got, with the status it answered. */
 export interface ReceivedCallback {
@@ -51,12 +52,11 @@ export async function startCallbackReceiver(): Promise<CallbackReceiver> {
     calls,
     open: (path) => opened.add(path),
     async waitForCalls(path, count, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (calls(path).length < count) {
-        if (Date.now() > deadline) throw new Error(`${path} got ${calls(path).length} of ${count} callbacks within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return calls(path);
+      return eventually(
+        () => `${count} callbacks on ${path} (it got ${calls(path).length})`,
+        () => (calls(path).length >= count ? calls(path) : undefined),
+        { timeoutMs, intervalMs: 50 },
+      );
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -27,6 +27,15 @@ export function engineUnderTest(): EngineName {
   return name;
 }
 
+/**
+ * The engine a test of restarts runs on: the engine under test, except that the in-memory one (`npm run
+ * test:contract`), which keeps no run across a restart by design, gives way to the embedded engine on its durable store.
+ */
+export function restartableEngineUnderTest(): EngineName {
+  const engine = engineUnderTest();
+  return engine === 'memory' ? 'embedded' : engine;
+}
+
 export interface TestApi {
   engine: EngineName;
   baseUrl: string;

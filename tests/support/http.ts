@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { TestApi } from './engines.js';
+import { eventually } from './eventually.js';
 
 export interface TestResponse<T = any> {
   status: number;
@@ -41,24 +42,27 @@ export async function waitForStatus(
   predicate: (status: string) => boolean,
   timeoutMs = 20_000,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await call(api, 'GET', path);
-    if (response.status === 200 && predicate(response.body.status)) return response.body;
-    if (Date.now() > deadline) throw new Error(`timed out waiting on ${path}; last answer ${response.status} ${response.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  let last: TestResponse | undefined;
+  return eventually(
+    () => `${path}; last answer ${last?.status} ${last?.text}`,
+    async () => {
+      last = await call(api, 'GET', path);
+      return last.status === 200 && predicate(last.body.status) ? last.body : undefined;
+    },
+    { timeoutMs, intervalMs: 25 },
+  );
 }
 
 /** Polls history until an event of `type` appears (e.g. a run reaching its webhook wait). */
 export async function waitForEvent(api: Pick<TestApi, 'baseUrl'>, workflowId: string, type: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await call(api, 'GET', `/workflow/${encodeURIComponent(workflowId)}/history?pageSize=200`);
-    if (response.status === 200 && response.body.events.some((event: { type: string }) => event.type === type)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${type} in ${workflowId}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  await eventually(
+    `${type} in ${workflowId}`,
+    async () => {
+      const response = await call(api, 'GET', `/workflow/${encodeURIComponent(workflowId)}/history?pageSize=200`);
+      return response.status === 200 && response.body.events.some((event: { type: string }) => event.type === type);
+    },
+    { timeoutMs, intervalMs: 25 },
+  );
 }
 
 export const uniqueId = (prefix: string): string => `${prefix}-${Math.random().toString(36).slice(2, 10)}`;

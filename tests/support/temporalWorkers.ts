@@ -6,6 +6,7 @@ import { systemClock } from '../../adapters/system/index.js';
 import type { Logger } from '../../ports/logger.js';
 import { FIXTURE_CATALOGS, IDLE_FIXTURE, IDLE_WORKFLOW, type TestCatalog } from './fixtureCatalogs.js';
 import { parseWorkerConfig } from '../../composition/workerConfig.js';
+import { eventually } from './eventually.js';
 
 const MAX_RESULT_BYTES = 33_554_432;
 /** The API caches catalog descriptions this long (TemporalEngine catalogCacheMs default). */
@@ -56,13 +57,11 @@ export async function startTemporalWorkers(options: { traceDir: string; logger: 
    * which may still hold the previous answer; not needed before the API server has started.
    */
   const waitForAvailability = async (catalog: string, available: boolean, settle: boolean): Promise<void> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const description = await probe.describeCatalog(catalog);
-      if ((description?.available ?? false) === available) break;
-      if (Date.now() > deadline) throw new Error(`catalog ${catalog} did not become ${available ? 'available' : 'unavailable'}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(
+      `catalog ${catalog} to become ${available ? 'available' : 'unavailable'}`,
+      async () => ((await probe.describeCatalog(catalog))?.available ?? false) === available,
+      30_000,
+    );
     if (settle) await new Promise((resolve) => setTimeout(resolve, CATALOG_CACHE_MS + 100));
   };
 

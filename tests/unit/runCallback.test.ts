@@ -15,6 +15,7 @@ import { CallbackDeliveries } from '../../adapters/embedded/index.js';
 import { parseOutboundAllowlist } from '../../core/domain/outboundAddress.js';
 import { startCallbackReceiver } from '../support/callbackReceiver.js';
 import { flush, harness } from './embedded/support.js';
+import { eventually } from '../support/eventually.js';
 
 /** The receivers of these tests listen on loopback, which outbound calls refuse unless the allow-list opens it. */
 const LOOPBACK = parseOutboundAllowlist('127.0.0.0/8').allowlist;
@@ -48,7 +49,7 @@ test('a delivery waiting to retry ends when the server shuts down, and says so',
     const deps = { engine: h.engine, traces: {}, logger: h.logger, clock: h.clock, sender: new FetchWebhookSender({ allowlist: LOOPBACK }) };
     const delivery = deliverRunCallback(deps, run, { url: receiver.url('/down/shutdown'), retryForMs: 600_000 }, shutdown.signal);
     await receiver.waitForCalls('/down/shutdown', 1);
-    while (h.clock.pendingTimers === 0) await flush();
+    await eventually('the delivery to wait on its retry timer', () => h.clock.pendingTimers > 0, { intervalMs: 1 });
     shutdown.abort();
     assert.is(await delivery, 'aborted');
     assert.ok(h.logger.lines.some((line) => line.message.startsWith('run callback abandoned: the server is shutting down')));
@@ -92,10 +93,15 @@ test('at most maxPending deliveries are in progress: one more is not sent and lo
     // The first delivery ends (its receiver takes it on the next attempt): its slot serves the next run.
     await receiver.waitForCalls(gate, 1);
     receiver.open(gate);
-    while (receiver.calls(gate).length < 2) {
-      await h.clock.advance(60_000);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(
+      'the first delivery\'s second attempt',
+      async () => {
+        if (receiver.calls(gate).length >= 2) return true;
+        await h.clock.advance(60_000);
+        return false;
+      },
+      { intervalMs: 10 },
+    );
     await first;
     await deliveries.start(runs[3]!, { url: receiver.url('/ok/after-a-slot-freed'), retryForMs: 600_000 });
     assert.is(receiver.calls('/ok/after-a-slot-freed').length, 1);

@@ -9,6 +9,7 @@ import { KeyFileRegistry } from '../../../adapters/access/keyFileRegistry.js';
 import { authTokenKey } from '../../../adapters/access/keyTable.js';
 import { CapturingLogger } from '../../support/logLines.js';
 import { TestKeyFile, testKey, type TestKey } from '../../support/keyFiles.js';
+import { eventually } from '../../support/eventually.js';
 
 interface Context {
   file: TestKeyFile;
@@ -33,24 +34,15 @@ reload.after.each(({ registry, file }) => {
   file.remove();
 });
 
-/** Polls until `condition` holds: a watcher's event comes when the platform sends it. */
-async function eventually(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const ids = (registry: KeyFileRegistry, keys: readonly TestKey[]) => keys.map((key) => registry.lookup(key.secret)?.id);
 
 reload('a new file renamed over the old one (an editor\'s save): rotation with two keys, then revocation', async ({ file, registry, logger }) => {
   assert.equal(ids(registry, [oldKey, newKey]), ['ci-2026', undefined]);
   file.write([oldKey, newKey]);
-  await eventually(() => registry.lookup(newKey.secret) !== undefined, 'the new key is in force');
+  await eventually('the new key is in force', () => registry.lookup(newKey.secret) !== undefined, { intervalMs: 20 });
   assert.is(registry.lookup(oldKey.secret)?.id, 'ci-2026', 'both keys live at once');
   file.write([newKey]);
-  await eventually(() => registry.lookup(oldKey.secret) === undefined, 'the old key is revoked');
+  await eventually('the old key is revoked', () => registry.lookup(oldKey.secret) === undefined, { intervalMs: 20 });
   assert.is(registry.lookup(newKey.secret)?.id, 'ci-2027');
   const reloaded = logger.lines.filter((line) => line.msg === 'access keys reloaded');
   assert.ok(reloaded.length >= 2, JSON.stringify(logger.lines));
@@ -61,13 +53,13 @@ reload('a new file renamed over the old one (an editor\'s save): rotation with t
 
 reload('the file written in place is read again once it has been quiet', async ({ file, registry }) => {
   writeFileSync(file.path, JSON.stringify({ keys: [newKey.entry] }));
-  await eventually(() => registry.lookup(newKey.secret) !== undefined, 'the new key is in force');
+  await eventually('the new key is in force', () => registry.lookup(newKey.secret) !== undefined, { intervalMs: 20 });
   assert.is(registry.lookup(oldKey.secret), undefined);
 });
 
 reload('a change that cannot be used keeps the previous keys and logs one error line naming the entry', async ({ file, registry, logger }) => {
   file.write([oldKey, { ...newKey, entry: { ...newKey.entry, id: 'ci-2026' } }]);
-  await eventually(() => logger.lines.some((line) => line.level === 'error'), 'the refusal is logged');
+  await eventually('the refusal is logged', () => logger.lines.some((line) => line.level === 'error'), { intervalMs: 20 });
   const errors = logger.lines.filter((line) => line.level === 'error');
   assert.is(errors.length, 1, JSON.stringify(errors));
   assert.match(String(errors[0]!.error), /keys\[1\] \(id "ci-2026"\): id is already used by keys\[0\]/);
@@ -80,7 +72,7 @@ reload('a change that cannot be used keeps the previous keys and logs one error 
   assert.is(registry.lookup(oldKey.secret)?.id, 'ci-2026');
   // Fixed, it is taken.
   file.write([newKey]);
-  await eventually(() => registry.lookup(newKey.secret) !== undefined, 'the fixed file is taken');
+  await eventually('the fixed file is taken', () => registry.lookup(newKey.secret) !== undefined, { intervalMs: 20 });
 });
 
 reload('reload() (SIGHUP) reads the file at once, and says when nothing changed; a removed file keeps the keys', async ({ file, registry, logger }) => {
@@ -99,7 +91,7 @@ reload('reload() (SIGHUP) reads the file at once, and says when nothing changed;
 reload('a burst of changes is read once, after it', async ({ file, registry, logger }) => {
   for (let index = 0; index < 10; index += 1) file.write(index % 2 === 0 ? [oldKey, newKey] : [oldKey]);
   file.write([newKey]);
-  await eventually(() => registry.lookup(oldKey.secret) === undefined, 'the last state is in force');
+  await eventually('the last state is in force', () => registry.lookup(oldKey.secret) === undefined, { intervalMs: 20 });
   await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS * 4));
   const reads = logger.lines.filter((line) => line.msg === 'access keys reloaded' || line.level === 'error');
   assert.ok(reads.length <= 2, `read ${reads.length} times: ${JSON.stringify(reads)}`);
@@ -126,7 +118,7 @@ mounted('a Kubernetes Secret or ConfigMap update (a `..data` symlink swapped; no
     symlinkSync('..2026_11_28_02', join(dir, '..data_tmp'));
     renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
     rmSync(join(dir, '..2026_11_28_01'), { recursive: true });
-    await eventually(() => registry.lookup(newKey.secret) !== undefined, 'the new version is in force');
+    await eventually('the new version is in force', () => registry.lookup(newKey.secret) !== undefined, { intervalMs: 20 });
     assert.is(registry.lookup(oldKey.secret), undefined);
   } finally {
     registry.close();

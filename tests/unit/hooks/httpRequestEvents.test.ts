@@ -7,6 +7,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, Client, fetch as undiciFetch, request, upgrade } from 'undici';
 import { observeHttpRequests, type HttpRequestEvent } from '../../../adapters/hooks/httpRequestEvents.js';
+import { eventually } from '../../support/eventually.js';
 
 interface Scope {
   id: string;
@@ -20,12 +21,16 @@ let server: Server | undefined;
 const sockets = new Set<Socket>();
 let base = '';
 let closedPortBase = '';
+/** The path of every request the server received, in order: what a test waits for instead of sleeping. */
+const arrivals: string[] = [];
+const arrived = (path: string): number => arrivals.filter((arrival) => arrival === path).length;
 /** A fake clock the `/tick` route moves forward between the request's creation and its response. */
 let clock = 1_000;
 
 test.before(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
+    arrivals.push(url.pathname);
     const status = /^\/status\/(\d{3})$/.exec(url.pathname);
     if (status) {
       res.statusCode = Number(status[1]);
@@ -213,6 +218,8 @@ for (const client of clients) {
       const { scope, result } = inScope('partial', () => client.send(`${base}/partial`));
       const settled = await settle(result);
       assert.ok('error' in settled, 'reading the body fails');
+      await eventually('the event', () => seen.length > 0, { intervalMs: 5 });
+      // Proves that no second event (for the body's failure) follows: a short wait for what must not come.
       await sleep(20);
       assert.is(seen.length, 1);
       assert.is(seen[0]!.context, scope);
@@ -237,12 +244,13 @@ for (const client of clients) {
   test(`${client.name}: an abort before the response is one error event`, async () => {
     await withObserver(async ({ seen }) => {
       const controller = new AbortController();
+      const hangsBefore = arrived('/hang');
       const { scope, result } = inScope('abort', () => client.send(`${base}/hang`, { signal: controller.signal }));
-      await sleep(30);
+      await eventually('the server to receive the request', () => arrived('/hang') > hangsBefore, { intervalMs: 5 });
       assert.is(seen.length, 0, 'nothing while the request is pending');
       controller.abort();
       assert.ok('error' in (await settle(result)));
-      await sleep(20);
+      await eventually('the error event', () => seen.length > 0, { intervalMs: 5 });
       assert.is(seen.length, 1);
       assert.is(seen[0]!.context, scope);
       assertEvent(seen[0]!.event, { method: 'GET', url: `${base}/hang`, status: undefined, outcome: 'error' });
@@ -349,7 +357,7 @@ for (const client of clients) {
       assert.equal(await settle(result), { status: 200 });
       const { result: failing } = inScope('throwing', () => client.send(`${base}/destroy`));
       assert.ok('error' in (await settle(failing)));
-      await sleep(10);
+      await eventually('both listener errors', () => listenerErrors.length >= 2, { intervalMs: 5 });
       assert.equal(listenerErrors, [boom, boom]);
       assert.equal(uncaught, []);
     } finally {
@@ -361,8 +369,9 @@ for (const client of clients) {
   test(`${client.name}: unsubscribing stops events, also for a request already in flight`, async () => {
     const observed = observe();
     try {
+      const slowBefore = arrived('/slow');
       const inFlight = inScope('in flight', () => client.send(`${base}/slow?ms=40`));
-      await sleep(10);
+      await eventually('the request to reach the server', () => arrived('/slow') > slowBefore, { intervalMs: 5 });
       observed.stop();
       observed.stop();
       assert.equal(await settle(inFlight.result), { status: 200 });

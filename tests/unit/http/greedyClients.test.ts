@@ -4,7 +4,8 @@ import type { Socket } from 'node:net';
 import type { TraceLogView } from '../../../core/api/views.js';
 import type { RunStatusView } from '../../../core/api/views.js';
 import { RUN_ID, statusView } from './fakeApi.js';
-import { accessLog, rawClient, serverSockets, startHarness, waitFor } from './socketHarness.js';
+import { accessLog, rawClient, serverSockets, startHarness } from './socketHarness.js';
+import { eventually } from '../../support/eventually.js';
 
 /*
  * Greedy clients (docs/reliability.md): a client that does not read its answers, or
@@ -41,15 +42,15 @@ function dechunk(raw: string): Buffer {
 /** Until the server has stopped writing to `socket` for a while: its client reads nothing, so the kernel is full. */
 async function stalled(socket: Socket): Promise<void> {
   let last = -1;
-  await waitFor(
+  await eventually(
+    'the server to stop writing to a client that does not read',
     () => {
       const written = socket.bytesWritten;
       const still = written === last && socket.writableLength > 0;
       last = written;
       return still;
     },
-    'the server to stop writing to a client that does not read',
-    10_000,
+    { timeoutMs: 10_000, intervalMs: 5 },
   );
 }
 
@@ -62,7 +63,7 @@ test('a client that does not read a large answer holds at most a bounded buffer 
   try {
     client.socket.pause();
     client.socket.write(`GET ${TRACE_PATH} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    await waitFor(() => sockets.length === 1 && sockets[0]!.bytesWritten > 0, 'the answer to start');
+    await eventually('the answer to start', () => sockets.length === 1 && sockets[0]!.bytesWritten > 0, { intervalMs: 5 });
     const serverSide = sockets[0]!;
     // Poll slowly enough that a write in progress shows as a change.
     for (let check = 0; check < 3; check += 1) {
@@ -92,14 +93,14 @@ test('an answer whose client left before it was ready is not built, and the acce
   const client = await rawClient(server.url);
   try {
     client.socket.write(`GET ${TRACE_PATH} HTTP/1.1\r\nHost: x\r\n\r\n`);
-    await waitFor(() => api.calls.some((call) => call.method === 'fetchTrace'), 'the trace to be asked for');
+    await eventually('the trace to be asked for', () => api.calls.some((call) => call.method === 'fetchTrace'), { intervalMs: 5 });
     client.socket.destroy();
-    await waitFor(() => sockets[0]?.destroyed === true, 'the server to see the client leave');
+    await eventually('the server to see the client leave', () => sockets[0]?.destroyed === true, { intervalMs: 5 });
     const view = largeTrace(1);
     // Counts every serialisation of the answer, whole or in chunks.
     Object.assign(view.data as object, { toJSON: (): unknown => (serialized += 1) });
     ready(view);
-    await waitFor(() => accessLog(logger).length === 1, 'the access-log line');
+    await eventually('the access-log line', () => accessLog(logger).length === 1, { intervalMs: 5 });
     assert.is(serialized, 0, 'the answer was not built');
     assert.is(accessLog(logger)[0]!.status, 499);
     assert.is(accessLog(logger)[0]!.aborted, true);
@@ -121,7 +122,7 @@ test('pipelining: at most maxPipelinedRequests of a connection are answered at o
   const client = await rawClient(server.url);
   try {
     client.socket.write(pipelined(0, 20));
-    await waitFor(() => pending.length >= 3, 'three requests to reach the API');
+    await eventually('three requests to reach the API', () => pending.length >= 3, { intervalMs: 5 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(pending.length, 3, 'no more than three requests are handled at once');
 
@@ -131,10 +132,10 @@ test('pipelining: at most maxPipelinedRequests of a connection are answered at o
     assert.is(sockets[0]!.bytesRead, readBefore, 'the connection is not read while its answers wait');
 
     for (let answered = 0; answered < 30; answered += 1) {
-      await waitFor(() => pending.length > answered, `request ${answered} to reach the API`);
+      await eventually(`request ${answered} to reach the API`, () => pending.length > answered, { intervalMs: 5 });
       pending[answered]!();
     }
-    await waitFor(() => (client.received().match(/HTTP\/1\.1 200 OK/g) ?? []).length === 30, 'thirty answers');
+    await eventually('thirty answers', () => (client.received().match(/HTTP\/1\.1 200 OK/g) ?? []).length === 30, { intervalMs: 5 });
     const order = [...client.received().matchAll(/"workflowId":"(wf-\d+)"/g)].map((match) => match[1]);
     assert.equal(order, Array.from({ length: 30 }, (_, index) => `wf-${index}`), 'answered in order');
   } finally {
@@ -151,13 +152,13 @@ test('pipelining: once the server knows a client is gone, its requests still wai
   const client = await rawClient(server.url);
   try {
     client.socket.write(pipelined(0, 10));
-    await waitFor(() => api.calls.length >= 1, 'the first request to reach the API');
+    await eventually('the first request to reach the API', () => api.calls.length >= 1, { intervalMs: 5 });
     // While requests wait the server does not read the connection, so it learns of the reset when it next writes:
     // the answer being built goes out into the void, and at most one more is built before the write fails.
     client.socket.resetAndDestroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     release();
-    await waitFor(() => accessLog(logger).length === 10, 'ten access-log lines');
+    await eventually('ten access-log lines', () => accessLog(logger).length === 10, { intervalMs: 5 });
     assert.ok(api.calls.length <= 3, `${api.calls.length} of 10 requests reached the API`);
     const aborted = accessLog(logger).filter((line) => line.aborted === true && line.status === 499);
     assert.ok(aborted.length >= 10 - api.calls.length, JSON.stringify(accessLog(logger)));
@@ -172,7 +173,7 @@ test('pipelining: a connection whose answers are read is served at full depth, i
   const client = await rawClient(server.url);
   try {
     client.socket.write(pipelined(0, 200));
-    await waitFor(() => (client.received().match(/HTTP\/1\.1 200 OK/g) ?? []).length === 200, '200 answers');
+    await eventually('200 answers', () => (client.received().match(/HTTP\/1\.1 200 OK/g) ?? []).length === 200, { intervalMs: 5 });
     assert.is(api.calls.length, 200);
   } finally {
     client.socket.destroy();

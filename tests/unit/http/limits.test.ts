@@ -8,6 +8,7 @@ import { queryObject } from '../../../adapters/http/requestTarget.js';
 import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
 import { followForever, startHarness } from './socketHarness.js';
 import { HTTP_APP_DEFAULTS, HTTP_SERVER_DEFAULTS } from '../../support/httpDefaults.js';
+import { eventually } from '../../support/eventually.js';
 
 /*
  * The limits that keep slow, greedy or hostile clients from holding the server (issue 8, docs/reliability.md),
@@ -92,13 +93,11 @@ test('beyond maxConnections: 503 ServerBusyError with Retry-After and Connection
 
     await first.close();
     // The server sees the first connection close a moment later.
-    let answered = 0;
-    for (let attempt = 0; attempt < 50 && answered !== 200; attempt += 1) {
+    const answered = await eventually('a connection slot to free', async () => {
       const retry = await third.request({ method: 'GET', path: '/workflow/wf-1/status' });
-      answered = retry.statusCode;
       await retry.body.dump();
-      if (answered !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      return retry.statusCode === 200 ? retry.statusCode : undefined;
+    }, { intervalMs: 20 });
     assert.is(answered, 200);
   } finally {
     await Promise.all([first.close().catch(() => {}), second.close(), third.close()]);
@@ -128,14 +127,12 @@ test('beyond maxEventStreams: 503 ServerBusyError; a slot frees when its client 
     await page.body.dump();
 
     open.shift()!.body.destroy();
-    let answered = 0;
-    for (let attempt = 0; attempt < 50 && answered !== 200; attempt += 1) {
+    const answered = await eventually('a stream slot to free', async () => {
       const retry = await request(`${server.url}/workflow/wf-3/history`, { headers: sse });
-      answered = retry.statusCode;
-      if (answered === 200) open.push(retry);
-      else await retry.body.dump();
-      if (answered !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+      if (retry.statusCode !== 200) return void (await retry.body.dump());
+      open.push(retry);
+      return retry.statusCode;
+    }, { intervalMs: 20 });
     assert.is(answered, 200);
   } finally {
     for (const stream of open) stream.body.destroy();

@@ -6,7 +6,8 @@ import { request } from 'undici';
 import { createFetchHandler, createNodeHandler } from '../../../adapters/http/index.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 import { MemoryLogger, RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js';
-import { accessLog, rawClient, startHarness, waitFor } from './socketHarness.js';
+import { accessLog, rawClient, serverSockets, startHarness } from './socketHarness.js';
+import { eventually } from '../../support/eventually.js';
 
 /*
  * HTTP at its edges (docs/reliability.md): repeated credentials, HEAD, Expect: 100-continue, the
@@ -22,8 +23,8 @@ async function exchange(url: string, raw: string, until?: RegExp): Promise<strin
   const client = await rawClient(url);
   try {
     client.socket.write(raw);
-    if (until) await waitFor(() => until.test(client.received()), `an answer matching ${until}`);
-    else await Promise.race([client.closed, waitFor(() => false, 'the server to close the connection', 5000)]);
+    if (until) await eventually(`an answer matching ${until}`, () => until.test(client.received()), { intervalMs: 5 });
+    else await Promise.race([client.closed, eventually('the server to close the connection', () => false, { timeoutMs: 5000, intervalMs: 5 })]);
     return client.received();
   } finally {
     client.socket.destroy();
@@ -126,10 +127,10 @@ test('Expect: 100-continue: a final answer known from the headers (401, 413 by l
     const client = await rawClient(server.url);
     try {
       client.socket.write(post(`Authorization: ${BEARER}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`));
-      await waitFor(() => client.received().length > 0, 'an interim answer');
+      await eventually('an interim answer', () => client.received().length > 0, { intervalMs: 5 });
       assert.is(client.received(), 'HTTP/1.1 100 Continue\r\n\r\n');
       client.socket.write(body);
-      await waitFor(() => /HTTP\/1\.1 200 OK[\s\S]*\r\n\r\n\{/.test(client.received()), 'the final answer');
+      await eventually('the final answer', () => /HTTP\/1\.1 200 OK[\s\S]*\r\n\r\n\{/.test(client.received()), { intervalMs: 5 });
       assert.is(api.calls.length, 1);
     } finally {
       client.socket.destroy();
@@ -163,7 +164,7 @@ test('refusals below the app (431, 400 for bad framing, a garbled request line o
       const body = bodyOf(answer) as { error: string; message: string };
       assert.is(body.error, name);
       assert.ok(body.message.length > 0);
-      await waitFor(() => accessLog(logger).some((line) => line.requestId === headers['x-request-id']), `${name} in the access log`);
+      await eventually(`${name} in the access log`, () => accessLog(logger).some((line) => line.requestId === headers['x-request-id']), { intervalMs: 5 });
       const line = accessLog(logger).find((entry) => entry.requestId === headers['x-request-id'])!;
       assert.is(line.status, Number(/^HTTP\/1\.1 (\d+)/.exec(answer)![1]));
     }
@@ -174,12 +175,15 @@ test('refusals below the app (431, 400 for bad framing, a garbled request line o
 
 test('a request its client abandons mid-body is access-logged as aborted (499), not as a 500 fault', async () => {
   const { server, api, logger } = await startHarness();
+  const sockets = serverSockets(server);
   try {
     const client = await rawClient(server.url);
-    client.socket.write('POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"workflowName":');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const head = 'POST /workflow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"workflowName":';
+    client.socket.write(head);
+    // The server parses what it reads as it reads it: once it read all of it, the request is under way.
+    await eventually('the server to read the request so far', () => (sockets[0]?.bytesRead ?? 0) >= head.length, { intervalMs: 5 });
     client.socket.destroy();
-    await waitFor(() => accessLog(logger).length === 1, 'the access-log line');
+    await eventually('the access-log line', () => accessLog(logger).length === 1, { intervalMs: 5 });
     assert.is(accessLog(logger)[0]!.status, 499);
     assert.is(accessLog(logger)[0]!.aborted, true);
     assert.not.ok(logger.entries.some((entry) => entry.level === 'error'), 'not logged as a server fault');

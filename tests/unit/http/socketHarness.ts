@@ -53,14 +53,6 @@ export function serverSockets(server: RunningHttpServer): Socket[] {
   return sockets;
 }
 
-export async function waitFor(predicate: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** The access-log lines the app wrote. */
 export function accessLog(logger: MemoryLogger): Record<string, unknown>[] {
   return logger.entries.filter((entry) => entry.message === 'http request').map((entry) => entry.fields);

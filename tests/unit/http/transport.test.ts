@@ -13,20 +13,13 @@ import {
 import { MemoryLogger, RecordingApi, SequentialIds, resultV2 } from './fakeApi.js';
 import { followForever, startHarness } from './socketHarness.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
+import { eventually } from '../../support/eventually.js';
 
 /*
  * Transport behaviour over real sockets (node:http through startHttpServer, Express 5, WHATWG fetch): what only
  * shows with a socket in between. The FlowgateApi is a recording double; what endpoints answer for real is the
  * contract suite's job.
  */
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** Reads a streamed body until `text` has arrived (or fails after the timeout). */
 async function readUntil(body: AsyncIterable<Buffer | Uint8Array | string>, text: string, timeoutMs = 2000): Promise<string> {
@@ -166,7 +159,7 @@ test('SSE over a socket: framing, keep-alive comments, Last-Event-ID, and the st
     assert.not.ok(api.lastStreamRequest?.signal.aborted);
 
     response.body.destroy();
-    await waitFor(() => api.lastStreamRequest?.signal.aborted === true, 'the history stream to be aborted');
+    await eventually('the history stream to be aborted', () => api.lastStreamRequest?.signal.aborted === true, { intervalMs: 5 });
   } finally {
     await server.close(100);
   }
@@ -192,7 +185,7 @@ test('graceful shutdown: SSE streams end at once, in-flight requests finish, idl
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ workflowName: 'slow', workflowId: 'slow-1', input: {} }),
     });
-    await waitFor(() => api.calls.some((call) => call.method === 'runSync'), 'the run to start');
+    await eventually('the run to start', () => api.calls.some((call) => call.method === 'runSync'), { intervalMs: 5 });
 
     const startedClosing = Date.now();
     const first = server.close(5000);
@@ -231,7 +224,7 @@ test('graceful shutdown: what is still running after the grace period is cut off
     (response) => `answered ${response.statusCode}`,
     (error: Error) => `failed: ${error.message}`,
   );
-  await waitFor(() => api.calls.some((call) => call.method === 'runSync'), 'the run to start');
+  await eventually('the run to start', () => api.calls.some((call) => call.method === 'runSync'), { intervalMs: 5 });
   const startedClosing = Date.now();
   await server.close(150);
   const elapsed = Date.now() - startedClosing;
@@ -259,7 +252,7 @@ test('fetch handler: string answers, and cancelling an SSE body aborts the histo
   assert.match(new TextDecoder().decode(first.value), /^event: workflow\ndata: \{"workflowId":"a\/b",/);
   assert.equal(api.lastCall('historyStream')?.[0], { workflowId: 'a/b' });
   await reader.cancel();
-  await waitFor(() => api.lastStreamRequest?.signal.aborted === true, 'the history stream to be aborted');
+  await eventually('the history stream to be aborted', () => api.lastStreamRequest?.signal.aborted === true, { intervalMs: 5 });
 });
 
 test('node handler mounted in Express 5 under a prefix: encoded ids survive, Express keeps its own routes', async () => {
