@@ -351,7 +351,8 @@ export class TemporalEngine implements WorkflowEngine {
             signalName: FEEDBACK_SIGNAL,
             input: { payloads: [encoded!] },
             header: { fields: { ...headers } },
-            requestId: idempotency ? keyedRequestId('feedback', idempotency.key) : randomUUID(),
+            // The key's digest, as earlier releases sent it: a retry across an upgrade is still dropped by Temporal.
+            requestId: idempotency?.key ?? randomUUID(),
             identity: this.calls.identityFor(identity),
           }),
         { workflowId: ref.workflowId, runId: ref.runId, closedIfGone: true },

@@ -17,7 +17,7 @@ import { toNumber } from './values.js';
  */
 
 /** A request id of a keyed request: a UUID (version 5 layout) of SHA-256 over the kind and the key's digest. */
-export function keyedRequestId(kind: 'feedback' | 'reset', keyDigest: string): string {
+export function keyedRequestId(kind: 'reset', keyDigest: string): string {
   const bytes = createHash('sha256').update(`flowgate.${kind}\0${keyDigest}`).digest().subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
