@@ -22,10 +22,15 @@ import { resetToStep } from './reset.js';
 import { isInternalRun, runDescriptionOf } from './runDescription.js';
 import { RunStarter } from './startRun.js';
 import { TemporalSchedules } from './schedules.js';
-import { FEEDBACK_KEY_HEADER, feedbackDone, feedbackRecorded, keyPayload, resetDone, terminateDone } from './requestKeys.js';
-import { decodeFirst } from './values.js';
-import type { Payload } from './proto.js';
+import { alreadyDone, FEEDBACK_KEY_HEADER, feedbackRecord, keyPayload, resetMark, terminateDone, type KeyMark } from './requestKeys.js';
+import { keyedRequestId } from './keyedRecords.js';
+import { decodeFirst, toNumber } from './values.js';
+import { enums, EventType, type Payload } from './proto.js';
 import { randomUUID } from 'node:crypto';
+
+/** How long a keyed feedback waits for its signal to leave Temporal's buffer (normally one workflow task). */
+const SIGNAL_RECORD_WAIT_MS = 5_000;
+const SIGNAL_RECORD_RECHECK_MS = 50;
 
 /** What `connect` needs: the connection's options (connection.ts) and the engine's, minus the client it builds. */
 export type TemporalEngineConnectOptions = TemporalConnectionOptions &
@@ -256,33 +261,69 @@ export class TemporalEngine implements WorkflowEngine {
   }
 
   /**
-   * A keyed reset: its key goes into the reset's reason, recorded in the run it makes, and is its request id. A retry
-   * from any API replica finds the record in the latest run of the id and answers with that run (409 for another
-   * body); duplicates racing past that look send the same request id, which Temporal answers with the one run it made.
+   * A keyed reset: its key's record goes into the reset's reason, and its request id is derived from the key alone
+   * (keyedRecords.ts). Temporal keeps the request id that made a run, so describing the latest run of the id tells,
+   * without reading its history, whether this key made it; only then is its reset mark read (newest first) for the
+   * record: the same run, or 409 for another body. Duplicates racing past that look send the same request id, which
+   * Temporal answers with the one run it made; the mark in it says whether that request was this one.
    */
   private async resetWithKey(ref: RunRef, stepName: string, reason: string, idempotency: RequestIdempotency, identity: string | undefined): Promise<PinnedRunRef> {
-    const latest = await this.describeRun({ workflowId: ref.workflowId });
+    const { run: latest, made: latestMadeBy } = await this.describeWithRequestIds({ workflowId: ref.workflowId });
     const latestRef = { workflowId: latest.workflowId, runId: latest.runId };
-    if (latest.runId !== ref.runId && (await resetDone(this.calls, latestRef, idempotency, this.clock.now()))) return latestRef;
+    // Runs reset by an earlier release carry the key's digest itself as their request id.
+    const madeByKey = latestMadeBy.has(keyedRequestId('reset', idempotency.key)) || latestMadeBy.has(idempotency.key);
+    if (latest.runId !== ref.runId && madeByKey && (await this.resetRecognised(latestRef, idempotency))) return latestRef;
     const run = ref.runId === undefined ? latest : await this.describeRun(ref);
     const made = await resetToStep(this.calls, { workflowId: run.workflowId, runId: run.runId }, stepName, reason, idempotency, identity);
-    // A duplicate got the run another request made: the record in it says whether that request was this one.
-    await resetDone(this.calls, made, idempotency, this.clock.now());
+    await this.resetRecognised(made, idempotency);
     return made;
   }
 
+  private async resetRecognised(run: PinnedRunRef, idempotency: RequestIdempotency): Promise<boolean> {
+    const mark = await resetMark(this.calls, run);
+    return alreadyDone(mark?.record, mark?.at, idempotency, this.clock.now());
+  }
+
   /**
-   * A keyed feedback: the key travels in the signal's header (recorded in history, where a retry finds it even after
-   * the reply completed the run) and as its request id (Temporal drops a signal retried with the same one).
+   * A keyed feedback: the key's record travels in the signal's header, and its request id is derived from the key
+   * alone (keyedRecords.ts), so Temporal delivers at most one signal per key to a run, whatever body comes with it,
+   * and drops a retry's signal even once the run closed. The signal is therefore sent whether the run is open or not
+   * (a closed run that never saw the key answers WorkflowClosedError, as without a key); then the record is read
+   * back, newest first, to tell a retry (the same answer and expiry) from another body with the key (409).
    */
   private async deliverFeedbackWithKey(workflowId: string, payload: unknown, idempotency: RequestIdempotency, identity: string | undefined): Promise<PinnedRunRef> {
-    const run = await this.describeRun({ workflowId });
+    const { run, historyLength } = await this.describeWithRequestIds({ workflowId });
     const ref = { workflowId, runId: run.runId };
-    if (await feedbackDone(this.calls, ref, idempotency, this.clock.now())) return ref;
-    if (run.status !== 'running') throw runAlreadyClosed(workflowId, run.runId, run.status);
     await this.signalFeedback(ref, payload, { idempotency, identity });
-    await feedbackRecorded(this.calls, ref, idempotency, () => this.clock.now());
+    const mark = await this.feedbackMark(ref, idempotency.key, historyLength);
+    alreadyDone(mark?.record, mark?.at, idempotency, this.clock.now());
     return ref;
+  }
+
+  /**
+   * The key's feedback record in the run. A signal delivered by this request is recorded after the `before` events
+   * the run had when it was described, so those are read first; Temporal holds a signal that arrives while a workflow
+   * task is in flight until the task ends, so while one is, the newest events are read again. With none in flight and
+   * no record among them, Temporal dropped this request's signal as a retry's: the record is older, and the events
+   * since it are read.
+   */
+  private async feedbackMark(ref: PinnedRunRef, key: string, before: number): Promise<KeyMark | undefined> {
+    // A wall-clock deadline: the engine's clock may be a test's virtual one.
+    const deadline = Date.now() + SIGNAL_RECORD_WAIT_MS;
+    for (;;) {
+      const recent = await feedbackRecord(this.calls, ref, key, before);
+      if (recent) return recent;
+      if (Date.now() > deadline || !(await this.workflowTaskInFlight(ref))) return feedbackRecord(this.calls, ref, key);
+      await new Promise((resolve) => setTimeout(resolve, SIGNAL_RECORD_RECHECK_MS));
+    }
+  }
+
+  private async workflowTaskInFlight(ref: PinnedRunRef): Promise<boolean> {
+    const response = await this.calls.call(
+      () => this.calls.service.describeWorkflowExecution({ namespace: this.calls.namespace, execution: ref }),
+      { workflowId: ref.workflowId, runId: ref.runId },
+    );
+    return response.pendingWorkflowTask?.state === enums.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED;
   }
 
   /**
@@ -308,6 +349,7 @@ export class TemporalEngine implements WorkflowEngine {
             signalName: FEEDBACK_SIGNAL,
             input: { payloads: [encoded!] },
             header: { fields: { ...headers } },
+            // The key's digest, as earlier releases sent it: a retry across an upgrade is still dropped by Temporal.
             requestId: idempotency?.key ?? randomUUID(),
             identity: this.calls.identityFor(identity),
           }),
@@ -317,6 +359,11 @@ export class TemporalEngine implements WorkflowEngine {
   }
 
   private async describeRun(ref: RunRef, signal?: AbortSignal): Promise<RunDescription> {
+    return (await this.describeWithRequestIds(ref, signal)).run;
+  }
+
+  /** The run, with what the same answer says of it beyond its description: its length and the request ids that made it. */
+  private async describeWithRequestIds(ref: RunRef, signal?: AbortSignal): Promise<{ run: RunDescription; historyLength: number; made: ReadonlySet<string> }> {
     const { workflowId, runId } = ref;
     const response = await this.calls.call(
       () => this.calls.service.describeWorkflowExecution({ namespace: this.calls.namespace, execution: { workflowId, runId: runId ?? '' } }),
@@ -325,11 +372,17 @@ export class TemporalEngine implements WorkflowEngine {
     );
     const info = response.workflowExecutionInfo;
     if (!info || isInternalRun(info)) throw runNotFound(workflowId, runId);
+    const historyLength = toNumber(info.historyLength);
+    const made = new Set(
+      Object.entries(response.workflowExtendedInfo?.requestIdInfos ?? {})
+        .filter(([, request]) => request.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)
+        .map(([requestId]) => requestId),
+    );
     const run = runDescriptionOf(info);
-    if (info.firstRunId) return run;
+    if (info.firstRunId) return { run, historyLength, made };
     // Servers that do not report firstRunId still record it in the run's first event.
     const started = (await firstHistoryEvent(this.calls, run, { skipPayloads: true }))?.workflowExecutionStartedEventAttributes;
-    return { ...run, firstRunId: started?.firstExecutionRunId || run.runId };
+    return { run: { ...run, firstRunId: started?.firstExecutionRunId || run.runId }, historyLength, made };
   }
 
   /** The run, which must still be open: WorkflowClosedError otherwise. */

@@ -2,10 +2,10 @@ import { defaultPayloadConverter } from '@temporalio/client';
 import { IdempotencyKeyReusedError } from '../../../core/domain/errors.js';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
-import { FEEDBACK_SIGNAL } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
-import { allHistoryEvents, closeHistoryEvent } from './historyReader.js';
-import { enums, type Payload } from './proto.js';
+import { closeHistoryEvent } from './historyReader.js';
+import { isFeedbackSignal, isResetMark, newestEventWhere } from './keyedRecords.js';
+import type { Payload } from './proto.js';
 import { parseResetReason, type ResetKeyRecord } from './resetReason.js';
 import { decodeIfPossible, toDate } from './values.js';
 
@@ -60,38 +60,27 @@ export function alreadyDone(recorded: RecordedKey | undefined, eventTime: Date |
   return true;
 }
 
-/** A feedback signal of the run carries the key (reads the run's history: keyed requests only). */
-export async function feedbackDone(calls: TemporalCalls, run: PinnedRunRef, idempotency: RequestIdempotency, now: number): Promise<boolean> {
-  // Only signal headers are read: the run's large payloads stay in the claim-check store.
-  for await (const event of allHistoryEvents(calls, run, { skipPayloads: true })) {
-    const signal = event.workflowExecutionSignaledEventAttributes;
-    if (signal?.signalName !== FEEDBACK_SIGNAL) continue;
-    if (alreadyDone(keyOf(signal.header?.fields?.[FEEDBACK_KEY_HEADER]), toDate(event.eventTime), idempotency, now)) return true;
-  }
-  return false;
-}
-
-/** How long a keyed feedback waits for its signal to show in the run's history (normally one workflow task). */
-const SIGNAL_RECORD_WAIT_MS = 5_000;
-const SIGNAL_RECORD_RECHECK_MS = 50;
-
 /**
- * After a keyed feedback signalled: waits until the signal carrying the key shows in the history, then reads it as a
- * retry would. Temporal holds a signal that arrives during a workflow task until the task ends, and drops a duplicate
- * with the same request id meanwhile: a request racing another with the key (through another API replica) sees the
- * other's record here, so it answers with the same expiry, or 409 for another payload. True once the record was read.
+ * The record of the keyed feedback signal of the run, newest first: its own signal is among the newest events, a
+ * retry's among those since the first request; events at most `aboveEventId` are not read.
  */
-export async function feedbackRecorded(calls: TemporalCalls, run: PinnedRunRef, idempotency: RequestIdempotency, now: () => number): Promise<boolean> {
-  // A wall-clock deadline: the engine's clock may be a test's virtual one.
-  const deadline = Date.now() + SIGNAL_RECORD_WAIT_MS;
-  for (;;) {
-    if (await feedbackDone(calls, run, idempotency, now())) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, SIGNAL_RECORD_RECHECK_MS));
-  }
+export async function feedbackRecord(calls: TemporalCalls, run: PinnedRunRef, key: string, aboveEventId = 0): Promise<KeyMark | undefined> {
+  const event = await newestEventWhere(
+    calls,
+    run,
+    (candidate) => isFeedbackSignal(candidate, FEEDBACK_KEY_HEADER) && keyOf(candidate.workflowExecutionSignaledEventAttributes?.header?.fields?.[FEEDBACK_KEY_HEADER])?.key === key,
+    aboveEventId,
+  );
+  return event && { record: keyOf(event.workflowExecutionSignaledEventAttributes?.header?.fields?.[FEEDBACK_KEY_HEADER]), at: toDate(event.eventTime) };
 }
 
-/** The run was terminated by the keyed request (its closing event's details carry the key). */
+/** A key's record as an event keeps it, with the event's time (for records written without their own). */
+export interface KeyMark {
+  record: RecordedKey | undefined;
+  at: Date | undefined;
+}
+
+/** The run was terminated by the keyed request (its closing event's details carry the key): one event read. */
 export async function terminateDone(calls: TemporalCalls, run: PinnedRunRef, idempotency: RequestIdempotency, now: number): Promise<boolean> {
   const close = await closeHistoryEvent(calls, run);
   const terminated = close?.workflowExecutionTerminatedEventAttributes;
@@ -99,17 +88,13 @@ export async function terminateDone(calls: TemporalCalls, run: PinnedRunRef, ide
 }
 
 /**
- * The run was made by the keyed reset: the reset's mark in its history (the workflow task failed with cause
- * RESET_WORKFLOW, the last such mark: earlier ones were copied from the runs it was reset from) carries the key in
- * its reason. Reads the run's history (keyed resets only).
+ * The record of the reset that made the run: the newest reset mark in its history (the workflow task failed with
+ * cause RESET_WORKFLOW; older marks were copied from the runs it was reset from) carries it in its reason. Read newest
+ * first: only the events the run recorded since the reset are read.
  */
-export async function resetDone(calls: TemporalCalls, run: PinnedRunRef, idempotency: RequestIdempotency, now: number): Promise<boolean> {
-  let mark: { record: RecordedKey | undefined; at: Date | undefined } | undefined;
-  for await (const event of allHistoryEvents(calls, run, { skipPayloads: true })) {
-    const failed = event.workflowTaskFailedEventAttributes;
-    if (failed?.cause !== enums.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW) continue;
-    const { record } = parseResetReason(failed.failure?.message ?? '');
-    mark = { record: record && recordedKey({ ...record }), at: toDate(event.eventTime) };
-  }
-  return alreadyDone(mark?.record, mark?.at, idempotency, now);
+export async function resetMark(calls: TemporalCalls, run: PinnedRunRef): Promise<KeyMark | undefined> {
+  const event = await newestEventWhere(calls, run, isResetMark);
+  if (!event) return undefined;
+  const { record } = parseResetReason(event.workflowTaskFailedEventAttributes?.failure?.message ?? '');
+  return { record: record && recordedKey({ ...record }), at: toDate(event.eventTime) };
 }

@@ -6,6 +6,7 @@ import type { TemporalCalls } from './calls.js';
 import { allHistoryEvents } from './historyReader.js';
 import { EventType, type HistoryEvent } from './proto.js';
 import { resetReasonWithStep } from './resetReason.js';
+import { keyedRequestId } from './keyedRecords.js';
 import { recordOf } from './requestKeys.js';
 import { stepNameOf } from './stepEvents.js';
 import { toNumber } from './values.js';
@@ -75,9 +76,9 @@ export async function resetToStep(
   stepName: string,
   reason: string,
   /**
-   * Set for an Idempotency-Key: its record goes into the reason (requestKeys.ts resetDone reads it back), and its
-   * digest is the request id, with which Temporal answers a retried reset with the run the first one made while
-   * that run is the latest of its id.
+   * Set for an Idempotency-Key: its record goes into the reason (requestKeys.ts resetMark reads it back), and the
+   * request id is derived from the key (keyedRecords.ts), with which Temporal answers a retried reset with the run
+   * the first one made while that run is the latest of its id.
    */
   idempotency?: RequestIdempotency,
   /** The API key resetting (identity.ts): Temporal records it on the new run's reset mark and the old run's terminate. */
@@ -105,7 +106,7 @@ export async function resetToStep(
         workflowExecution: { workflowId, runId },
         workflowTaskFinishEventId: point.workflowTaskFinishEventId ?? null,
         reason: resetReasonWithStep(reason, stepName, idempotency && recordOf(idempotency), identity),
-        requestId: idempotency?.key ?? randomUUID(),
+        requestId: idempotency ? keyedRequestId('reset', idempotency.key) : randomUUID(),
         identity: calls.identityFor(identity),
       }),
     { workflowId, runId },
