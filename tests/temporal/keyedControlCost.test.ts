@@ -28,8 +28,11 @@ interface Context {
 
 const quiet: Logger = { info() {}, warn() {}, error() {} };
 const MAIN = FIXTURE_CATALOGS.find(({ catalog }) => catalog === 'main')!;
-/** About 6 events a step: some 1,500 events, two pages of a whole-history read. */
-const STEPS = 250;
+/**
+ * About 6 events a step: some 360 events, four pages of a newest-first read (100 events each), so a keyed call that
+ * read the whole history would show. Longer runs prove nothing more and replay slowly (bench/ measures 10,000 events).
+ */
+const STEPS = 60;
 const costs = suite<Context>('keyed control calls on a long Temporal history');
 
 costs.before(async (context) => {
@@ -82,7 +85,7 @@ costs('feedback, reset and terminate with a key: no whole-history read, whatever
 
   // Reset: the unkeyed one reads the base run's history for its point, the keyed one the same and no more.
   const unkeyedReset = await counted(context, () => engine.reset(base, 'add_one', 'unkeyed'));
-  assert.ok((unkeyedReset.GetWorkflowExecutionHistory ?? 0) >= 2, `the reset point is looked for in every event: ${JSON.stringify(unkeyedReset)}`);
+  assert.ok((unkeyedReset.GetWorkflowExecutionHistory ?? 0) >= 1, `the reset point is looked for in the history: ${JSON.stringify(unkeyedReset)}`);
   const resetKey = keyed(randomUUID(), 'reset-body');
   let made: PinnedRunRef | undefined;
   const keyedReset = await counted(context, async () => {
