@@ -1,22 +1,19 @@
 import type { z } from 'zod';
 import type {
   BulkCancelBodySchema,
+  BulkControlResponseSchema,
   BulkRerunBodySchema,
   BulkRerunResponseSchema,
-  BulkControlResponseSchema,
   BulkTerminateBodySchema,
   createRunWorkflowBodySchema,
-  ErrorBodySchema,
+  CreateScheduleBodySchema,
   FeedbackResponseSchema,
-  HealthSchema,
-  KeyDescriptionSchema,
   HistoryDoneSchema,
   HistoryEventSchema,
   HistoryPageSchema,
   HistoryProgressSchema,
-  HistoryQuerySchema,
   InputViewSchema,
-  ListRunsQuerySchema,
+  KeyDescriptionSchema,
   ReadinessSchema,
   RerunBodySchema,
   RerunResponseSchema,
@@ -24,29 +21,35 @@ import type {
   ResetResponseSchema,
   RunListSchema,
   RunStatusViewSchema,
+  ScheduleBackfillBodySchema,
+  ScheduleFiresSchema,
+  ScheduleListSchema,
+  ScheduleViewSchema,
   StartResponseSchema,
   StartWorkflowBodySchema,
   StopResponseSchema,
   TerminateResponseSchema,
   TraceLogSchema,
-  ValidationIssueSchema,
+  UpdateScheduleBodySchema,
   WorkflowListSchema,
   WorkflowResultLegacySchema,
   WorkflowResultSchema,
   WorkflowResultV2Schema,
-  CreateScheduleBodySchema,
-  UpdateScheduleBodySchema,
+} from '../../core/api/wire/index.js';
+import type {
+  ErrorBodySchema,
+  HealthSchema,
+  HistoryQuerySchema,
+  ListRunsQuerySchema,
   ListSchedulesQuerySchema,
-  ScheduleBackfillBodySchema,
-  ScheduleViewSchema,
-  ScheduleListSchema,
-  ScheduleFiresSchema,
+  ValidationIssueSchema,
 } from '../http/schemas/index.js';
 
 /*
  * The wire types, inferred from the zod schemas that validate the server's requests and build its OpenAPI document
- * (adapters/http/schemas): requests as a client may send them (`z.input`: defaulted fields optional), answers as the
- * server produces them (`z.output`). Type-only imports: the client loads none of the schemas at run time.
+ * (core/api/wire, and adapters/http/schemas for what only HTTP has: queries, error bodies): requests as a client may
+ * send them (`z.input`: defaulted fields optional), answers as the server produces them (`z.output`). Type-only
+ * imports: the client loads none of the schemas at run time.
  */
 
 export type RunWorkflowRequest = z.input<ReturnType<typeof createRunWorkflowBodySchema>>;

@@ -16,16 +16,17 @@ export const DEPRECATED_ENDPOINT_SUNSET = 'Thu, 16 Jul 2026 23:59:59 GMT';
  */
 export const DEPRECATION_HEADER = `@${Date.UTC(2026, 0, 1) / 1000}`;
 
-export const success = (schema: ZodType, description: string, extra: Partial<ResponseDoc> = {}): ResponseDoc => ({
+export const success = <S extends ZodType>(schema: S, description: string, extra: Omit<Partial<ResponseDoc>, 'schema'> = {}): ResponseDoc<S> => ({
   description,
   schema,
   ...extra,
 });
-export const failure = (description: string): ResponseDoc => ({ description, schema: ErrorBodySchema });
+/** An error answer: thrown by the handler (errors.ts), so it adds nothing to what the handler may return. */
+export const failure = (description: string): ResponseDoc<typeof ErrorBodySchema> => ({ description, schema: ErrorBodySchema });
 
 export const NOT_FOUND = failure('WorkflowNotFoundError: no such workflow execution or run.');
 export const NOT_COMPLETED = failure('WorkflowNotCompletedError: the run is still open.');
-export const NOT_COMPLETED_AFTER_WAIT: ResponseDoc = {
+export const NOT_COMPLETED_AFTER_WAIT: ResponseDoc<typeof ErrorBodySchema> = {
   ...failure('WorkflowNotCompletedError: the run is still open (with `wait`: still open when the wait ended; `Retry-After` says when to ask again).'),
   headers: ['Retry-After'],
 };
@@ -36,7 +37,7 @@ export const RESULT_OK = success(WorkflowResultSchema, 'The workflow result (ver
 
 export const deprecatedInFavourOf = (successor: string): DeprecationDoc => ({ successor, sunset: DEPRECATED_ENDPOINT_SUNSET });
 
-export function resetResponses(): Record<number, ResponseDoc> {
+export function resetResponses() {
   return {
     200: success(ResetResponseSchema, 'Reset; `runId` is the new run.'),
     404: failure('WorkflowNotFoundError, or StepNotFoundError: the step never ran in that run.'),

@@ -3,6 +3,7 @@ import type { FlowgateApi } from '../../core/api/flowgateApi.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResolvedHttpAppOptions } from './options.js';
 import { NoParamsSchema, NoQuerySchema } from './schemas/requests.js';
+import type { ErrorBodySchema } from './schemas/common.js';
 import type { RequestHeaders } from './types.js';
 import type { EventStreamSlots } from './eventStreamSlots.js';
 import type { ExposedMetrics } from '../../ports/metrics.js';
@@ -13,10 +14,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 /** Response headers documented per response in the OpenAPI document (components/headers). */
 export type DocumentedHeader = 'Deprecation' | 'Retry-After' | 'Location' | 'Idempotency-Expires' | 'ETag';
 
-export interface ResponseDoc {
+/** One documented answer; `S`, its body's schema, also types what the route's handler may answer (AnswerOf). */
+export interface ResponseDoc<S extends z.ZodType = z.ZodType> {
   description: string;
-  /** A titled schema (see schemas/common.ts); absent for bodies that are not JSON. */
-  schema?: z.ZodType;
+  /** A titled schema (see core/api/wire/common.ts); absent for bodies that are not JSON. */
+  schema?: S;
   /** Documented alternative: the same endpoint as a server-sent event stream. */
   eventStream?: {
     description: string;
@@ -85,11 +87,12 @@ export interface SerializedDocument {
   etag: string;
 }
 
-export type RouteResult =
+/** What a handler answers; `Body`, the JSON body's type, is checked against the route's schemas (AnswerOf). */
+export type RouteResult<Body = unknown> =
   | {
       kind: 'json';
       status: number;
-      body: unknown;
+      body: Body;
       headers?: Record<string, string>;
       /** The run the operation acted on, when known: fills the `Link` of deprecated endpoints. */
       runId?: string;
@@ -111,7 +114,18 @@ export interface BodySpec<B extends z.ZodType> {
 /** The scope a route needs, or `any` for a route every valid key may call. */
 export type RouteScope = Scope | 'any';
 
-export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+/** The documented answers of a route, by status. */
+export type ResponseDocs = Readonly<Record<number, ResponseDoc>>;
+
+/**
+ * The JSON bodies a route's handler may answer: what the schemas of its documented answers produce (`z.output`, as
+ * the document renders answers). Error answers are thrown, never returned (errors.ts), so the error body adds nothing;
+ * nor does a doc whose schema's type was widened to any schema, which would let every body through.
+ */
+export type AnswerOf<R extends ResponseDocs> = { [K in keyof R]: R[K] extends { schema?: infer S } ? BodyOf<S> : never }[keyof R];
+type BodyOf<S> = S extends z.ZodType ? (z.ZodType extends S ? never : S extends typeof ErrorBodySchema ? never : z.output<S>) : never;
+
+export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends ResponseDocs> {
   method: HttpMethod;
   path: string;
   operationId: string;
@@ -132,9 +146,12 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   body?: BodySpec<B>;
   /** Request headers the operation reads, for the document. */
   requestHeaders?: readonly RequestHeaderDoc[];
-  /** Every status this operation answers itself; transport-level errors are added by the document generator. */
-  responses: Readonly<Record<number, ResponseDoc>>;
-  handle(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, context: RouteContext): Promise<RouteResult>;
+  /**
+   * Every status this operation answers itself; transport-level errors are added by the document generator. Their
+   * schemas type the handler's answer: a body of another shape does not compile.
+   */
+  responses: R;
+  handle(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>, context: RouteContext): Promise<RouteResult<AnswerOf<R>>>;
 }
 
 /** A route with its types erased, as the router, the app and the document generator see it. */
@@ -153,19 +170,21 @@ export interface Route {
   query: z.ZodType;
   body?: { schema: z.ZodType; optional: boolean };
   requestHeaders: readonly RequestHeaderDoc[];
-  responses: Readonly<Record<number, ResponseDoc>>;
+  responses: ResponseDocs;
   handle(input: RouteInput<unknown, unknown, unknown>, context: RouteContext): Promise<RouteResult>;
 }
 
 /**
- * Infers the handler's input types from the route's own schemas. The erasure below is sound because the app
- * only ever calls `handle` with values those same schemas produced.
+ * Infers the handler's input types from the route's own request schemas, and its answer's from the response
+ * schemas. The erasure below is sound because the app only ever calls `handle` with values those same schemas
+ * produced.
  */
 export function defineRoute<
   P extends z.ZodType = typeof NoParamsSchema,
   Q extends z.ZodType = typeof NoQuerySchema,
   B extends z.ZodType = z.ZodUndefined,
->(spec: RouteSpec<P, Q, B>): Route {
+  R extends ResponseDocs = ResponseDocs,
+>(spec: RouteSpec<P, Q, B, R>): Route {
   const isPublic = spec.public ?? false;
   if (!isPublic && spec.scope === undefined && spec.method !== 'GET') {
     throw new TypeError(`${spec.method} ${spec.path}: a route that is not a GET names the scope it needs`);
@@ -183,6 +202,6 @@ export function defineRoute<
 }
 
 /** A 200 JSON result. */
-export function ok(body: unknown, extra: { headers?: Record<string, string>; runId?: string } = {}): RouteResult {
+export function ok<Body>(body: Body, extra: { headers?: Record<string, string>; runId?: string } = {}): RouteResult<Body> {
   return { kind: 'json', status: 200, body, ...extra };
 }

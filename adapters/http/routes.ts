@@ -1,3 +1,4 @@
+import type { ZodType } from 'zod';
 import { getHistory } from './handlers/history.js';
 import { bulkControl, resetRun, stopRun, terminateRun } from './handlers/control.js';
 import { getInput, getResult, getStatus, getTraceLog, listRuns } from './handlers/runs.js';
@@ -357,17 +358,17 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
 const KEY_REUSED = 'IdempotencyKeyReusedError: the Idempotency-Key was already used with another request whose answer is still kept.';
 
 /** A success that, for a request with an Idempotency-Key, says until when its answer is kept. */
-function keyed(doc: ResponseDoc): ResponseDoc {
+function keyed<S extends ZodType>(doc: ResponseDoc<S>): ResponseDoc<S> {
   return { ...doc, headers: [...(doc.headers ?? []), 'Idempotency-Expires'] };
 }
 
-function orKeyReused(doc: ResponseDoc): ResponseDoc {
+function orKeyReused<S extends ZodType>(doc: ResponseDoc<S>): ResponseDoc<S> {
   return { ...doc, description: `${doc.description} Or: ${KEY_REUSED}` };
 }
 
-function keyedResetResponses(): Record<number, ResponseDoc> {
+function keyedResetResponses() {
   const responses = resetResponses();
-  return { ...responses, 200: keyed(responses[200]!), 409: orKeyReused(responses[409]!) };
+  return { ...responses, 200: keyed(responses[200]), 409: orKeyReused(responses[409]) };
 }
 
 /** Result, status, input and history exist in an id form (latest run) and a run-pinned form. */

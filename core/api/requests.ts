@@ -1,4 +1,10 @@
-import type { RunStatus } from '../domain/status.js';
+import type { z } from 'zod';
+import type { RerunBodySchema, runFilterFields, StartWorkflowBodySchema } from './wire/requests.js';
+
+/*
+ * What the use cases take. A request that is a wire body as validated is inferred from its schema in core/api/wire
+ * (docs/architecture.md); the others are what a transport makes of the wire's fields, typed from those fields.
+ */
 
 /**
  * The options of a call that changes something (start, run-and-wait, feedback, terminate, reset).
@@ -10,14 +16,14 @@ export interface IdempotencyOptions {
   idempotencyKey?: string | undefined;
 }
 
-/** What identifies a workflow to start. `catalog` already has the deprecated `taskQueue` alias folded in. */
-export interface StartRequest {
-  workflowName: string;
+type StartBody = z.output<typeof StartWorkflowBodySchema>;
+
+/**
+ * What identifies a workflow to start: the start body's fields, with the deprecated `taskQueue` alias already folded
+ * into `catalog`. `callbackUrl` is checked by callbackUrlProblem; `input` is any JSON (run-and-wait takes any).
+ */
+export interface StartRequest extends Pick<StartBody, 'workflowName' | 'workflowId' | 'catalog' | 'callbackUrl'> {
   input: unknown;
-  workflowId?: string | undefined;
-  catalog?: string | undefined;
-  /** Where to POST the v2 result when the run closes (docs/callbacks.md); checked by callbackUrlProblem. */
-  callbackUrl?: string | undefined;
 }
 
 export interface RunSyncRequest extends StartRequest {
@@ -25,10 +31,10 @@ export interface RunSyncRequest extends StartRequest {
   timeoutSeconds: number;
 }
 
-export interface ListRunsRequest {
-  workflowName?: string | undefined;
-  catalog?: string | undefined;
-  status?: RunStatus | undefined;
+/** The filter GET /workflow/runs and the bulk operations share. */
+export type RunFilter = z.output<z.ZodObject<typeof runFilterFields>>;
+
+export interface ListRunsRequest extends RunFilter {
   /** Only runs started with this API key (its id). */
   startedBy?: string | undefined;
   /** Only runs this schedule started. */
@@ -62,25 +68,23 @@ export interface ResultWait {
 /** POST /workflow/runs/terminate and /cancel: the runs GET /workflow/runs would list, acted on together. */
 export interface BulkControlRequest {
   /** At least one of them: a bulk operation never means "every run there is". */
-  filter: { workflowName?: string | undefined; catalog?: string | undefined; status?: RunStatus | undefined };
+  filter: RunFilter;
   /** Terminate only: the reason recorded with each run. */
   reason?: string | undefined;
   /** Count what the filter matches and act on nothing. */
   dryRun: boolean;
 }
 
-/** POST /workflow/{id}/runs/{rid}/rerun: what the new run takes besides the repeated run's workflow and input. */
-export interface RerunRequest {
-  /** The new run's id; a new one is generated without it (as for a start). */
-  workflowId?: string | undefined;
-  /** Where to POST the new run's v2 result when it closes (docs/callbacks.md); the repeated run's is not copied. */
-  callbackUrl?: string | undefined;
-}
+/**
+ * POST /workflow/{id}/runs/{rid}/rerun: what the new run takes besides the repeated run's workflow and input (its
+ * own `workflowId`, a new one generated without it; its `callbackUrl`, the repeated run's not copied).
+ */
+export type RerunRequest = z.output<typeof RerunBodySchema>;
 
 /** POST /workflow/runs/rerun: every run GET /workflow/runs would list with the filter, rerun under new ids. */
 export interface BulkRerunRequest {
   /** At least one of them, as for bulk terminate and cancel. */
-  filter: BulkControlRequest['filter'];
+  filter: RunFilter;
   /** Answer which runs would be rerun and start nothing. */
   dryRun: boolean;
 }

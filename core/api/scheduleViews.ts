@@ -1,60 +1,17 @@
-import type { OverlapPolicy } from '../domain/schedule.js';
-import type { RunRefView } from './views.js';
+import type { z } from 'zod';
+import type { ScheduleFiresSchema, ScheduleListSchema, ScheduleViewSchema } from './wire/schedules.js';
 
-/** A schedule's spec as it reads back: durations as text, times ISO 8601 UTC. Exactly one of `cron` and `every`. */
-export interface ScheduleSpecView {
-  cron?: string[];
-  every?: string;
-  offset?: string;
-  timezone: string;
-  startAt: string | null;
-  endAt: string | null;
-  jitterSeconds: number;
-}
-
-export interface SchedulePolicyView {
-  overlap: OverlapPolicy;
-  catchupWindowSeconds: number;
-  pauseOnFailure: boolean;
-}
-
-export interface ScheduleActionView {
-  scheduledAt: string;
-  startedAt: string;
-  workflowId: string;
-  runId: string;
-}
+/* What the schedule use cases answer, inferred from their schemas in core/api/wire (docs/architecture.md). */
 
 /** GET /schedules/{id} and what every change answers (docs/schedules.md). */
-export interface ScheduleView {
-  scheduleId: string;
-  workflowName: string;
-  catalog: string;
-  input: unknown;
-  spec: ScheduleSpecView;
-  policy: SchedulePolicyView;
-  paused: boolean;
-  note: string;
-  actionCount: number;
-  missedCount: number;
-  nextFireTimes: string[];
-  /** Newest last. */
-  recentActions: ScheduleActionView[];
-  runningRuns: RunRefView[];
-  createdAt: string;
-  updatedAt: string;
-  createdBy?: string;
-  updatedBy?: string;
-}
+export type ScheduleView = z.output<typeof ScheduleViewSchema>;
+/** A schedule's spec as it reads back: durations as text, times ISO 8601 UTC. Exactly one of `cron` and `every`. */
+export type ScheduleSpecView = ScheduleView['spec'];
+export type SchedulePolicyView = ScheduleView['policy'];
+/** One run a schedule started; `recentActions` lists them newest last. */
+export type ScheduleActionView = ScheduleView['recentActions'][number];
 
-export interface ScheduleListView {
-  schedules: ScheduleView[];
-  nextPageToken: string | null;
-}
+export type ScheduleListView = z.output<typeof ScheduleListSchema>;
 
 /** What trigger and backfill answer: the fires are handed to the engine, whose runs appear as they start. */
-export interface ScheduleFiresView {
-  scheduleId: string;
-  /** trigger: 1; backfill: the fire times in the range. */
-  fires: number;
-}
+export type ScheduleFiresView = z.output<typeof ScheduleFiresSchema>;

@@ -1,3 +1,4 @@
+import type { KeyDescription } from '../api/views.js';
 import { ForbiddenError } from './errors.js';
 
 /*
@@ -61,20 +62,8 @@ export function requireScope(key: AccessKey, scope: Scope, what: string): void {
 /**
  * What the calling key may do, as GET /auth/key answers it (docs/security.md): its id, scopes, limits and expiry
  * (never its secret), and `can`, each scope's answer with `admin` counted in, so a client need not know that rule.
- * Without authentication there is no key, and everything is allowed.
+ * Without authentication there is no key, and everything is allowed. Its shape is the wire's (core/api/views.ts).
  */
-export interface KeyDescription {
-  authentication: 'on' | 'off';
-  key: {
-    id: string;
-    scopes: Scope[];
-    catalogs: string[] | null;
-    workflows: string[] | null;
-    expiresAt: string | null;
-  } | null;
-  can: Record<Scope, boolean>;
-}
-
 export function describeKey(access: Access): KeyDescription {
   const can = Object.fromEntries(SCOPES.map((scope) => [scope, access === undefined || hasScope(access, scope)])) as Record<Scope, boolean>;
   if (access === undefined) return { authentication: 'off', key: null, can };

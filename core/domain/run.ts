@@ -53,15 +53,16 @@ export interface RunDescription {
 
 /**
  * A failure as it crosses engine boundaries: the original error class name and message, never a stack.
- * `activityType` (workflowName#stepName) is set when the failure originated in a step.
+ * `activityType` (workflowName#stepName) is set when the failure originated in a step. A type, not an interface:
+ * the wire's schema of it is open to more fields (core/api/wire/results.ts), which only a type alias satisfies.
  */
-export interface SerializedFailure {
+export type SerializedFailure = {
   name: string;
   message: string;
   activityType?: string | undefined;
   retryable?: boolean | null | undefined;
   cause?: SerializedFailure | undefined;
-}
+};
 
 /**
  * The failure of a run terminated because its history outgrew the engine's limit (Temporal: limit.historySize.error,

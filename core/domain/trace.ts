@@ -3,7 +3,7 @@ import type { SerializedFailure } from './run.js';
 export type ActivityKind = 'step' | 'evaluator' | 'internal_step';
 
 /** One step of a trace (docs/api.md, Trace log). */
-export interface TraceStep {
+export type TraceStep = {
   name: string;
   kind: ActivityKind;
   input: unknown;
@@ -14,10 +14,10 @@ export interface TraceStep {
   attempt: number;
   /** What the step's last attempt cost and called (worker hooks: cost events, HTTP calls, tokens). */
   aggregations?: { totalCost: number; httpCalls: number; tokens: number } | undefined;
-}
+};
 
-/** The content of a trace file. */
-export interface TraceRecord {
+/** The content of a trace file. A type, as SerializedFailure is: the wire's schema of it is open to more fields. */
+export type TraceRecord = {
   workflowId: string;
   runId: string;
   workflowName: string;
@@ -27,7 +27,7 @@ export interface TraceRecord {
   startedAt: string;
   closedAt: string | null;
   steps: TraceStep[];
-}
+};
 
 /** Where a run's trace is; a destination that does not exist is absent, never null. */
 export interface TraceDestinations {

@@ -1,4 +1,5 @@
 import type { BulkControlRequest } from '../../../core/api/requests.js';
+import type { BulkControlView, RunRefView, TerminateView } from '../../../core/api/views.js';
 import type { RunStatus } from '../../../core/domain/status.js';
 import type { RouteContext, RouteResult } from '../route.js';
 import { ok } from '../route.js';
@@ -7,7 +8,7 @@ import { idempotencyOf, withExpiry } from './idempotency.js';
 import { toRunRef, type RunPathParams } from './runs.js';
 
 /** PATCH /workflow/{id}/runs/{rid}/stop and the deprecated PATCH /workflow/{id}/stop (latest run). */
-export async function stopRun(params: RunPathParams, context: RouteContext): Promise<RouteResult> {
+export async function stopRun(params: RunPathParams, context: RouteContext): Promise<RouteResult<RunRefView>> {
   const stopped = await context.api.stop(toRunRef(params));
   return ok(stopped, { runId: stopped.runId });
 }
@@ -18,7 +19,7 @@ export async function terminateRun(
   reason: string | undefined,
   headers: RequestHeaders,
   context: RouteContext,
-): Promise<RouteResult> {
+): Promise<RouteResult<TerminateView>> {
   const { answer, expiresAt } = await context.api.terminate(toRunRef(params), reason, idempotencyOf(headers));
   return ok(answer, { runId: answer.runId, headers: withExpiry(expiresAt) });
 }
@@ -36,7 +37,7 @@ export async function resetRun(
   body: { stepName: string; reason?: string | undefined },
   headers: RequestHeaders,
   context: RouteContext,
-): Promise<RouteResult> {
+): Promise<RouteResult<RunRefView>> {
   const idempotency = idempotencyOf(headers);
   const keyed = idempotency.idempotencyKey !== undefined;
   const runId = params.rid ?? (keyed ? undefined : (await context.api.getStatus({ workflowId: params.id })).runId);
@@ -54,7 +55,7 @@ export interface BulkControlBody {
 }
 
 /** POST /workflow/runs/terminate and /workflow/runs/cancel */
-export async function bulkControl(action: 'terminate' | 'cancel', body: BulkControlBody, context: RouteContext): Promise<RouteResult> {
+export async function bulkControl(action: 'terminate' | 'cancel', body: BulkControlBody, context: RouteContext): Promise<RouteResult<BulkControlView>> {
   const filter: BulkControlRequest['filter'] = {};
   if (body.workflowName !== undefined) filter.workflowName = body.workflowName;
   if (body.catalog !== undefined) filter.catalog = body.catalog;

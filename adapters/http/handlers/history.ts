@@ -1,5 +1,5 @@
 import type { HistoryPageRequest } from '../../../core/api/requests.js';
-import type { HistoryStreamItem } from '../../../core/api/views.js';
+import type { HistoryPageView, HistoryStreamItem } from '../../../core/api/views.js';
 import { ok, type RouteContext, type RouteInput, type RouteResult } from '../route.js';
 import { historyEventStream, prefersEventStream, parseLastEventId, SSE_RESPONSE_HEADERS } from '../sse.js';
 import { toRunRef, type RunPathParams } from './runs.js';
@@ -18,7 +18,7 @@ export interface HistoryQuery {
 export async function getHistory(
   input: RouteInput<RunPathParams, HistoryQuery, unknown>,
   context: RouteContext,
-): Promise<RouteResult> {
+): Promise<RouteResult<HistoryPageView>> {
   const run = toRunRef(input.params);
   if (!prefersEventStream(input.headers)) {
     const request: HistoryPageRequest = { pageSize: input.query.pageSize };

@@ -1,5 +1,5 @@
 import type { ListRunsRequest, ResultWait } from '../../../core/api/requests.js';
-import type { ResultVersion } from '../../../core/api/views.js';
+import type { InputView, ResultVersion, RunListView, RunStatusView, TraceLogView, WorkflowResult } from '../../../core/api/views.js';
 import type { RunRef } from '../../../core/domain/run.js';
 import type { RunStatus } from '../../../core/domain/status.js';
 import { DEPRECATION_HEADER } from '../responseDocs.js';
@@ -21,17 +21,17 @@ export function resultHeaders(version: ResultVersion): Record<string, string> | 
 }
 
 /** GET /workflow/{id}/result and /workflow/{id}/runs/{rid}/result */
-export async function getResult(params: RunPathParams, version: ResultVersion, context: RouteContext, wait: ResultWait = {}): Promise<RouteResult> {
+export async function getResult(params: RunPathParams, version: ResultVersion, context: RouteContext, wait: ResultWait = {}): Promise<RouteResult<WorkflowResult>> {
   return ok(await context.api.getResult(toRunRef(params), version, wait), { headers: resultHeaders(version) });
 }
 
 /** GET /workflow/{id}/status and /workflow/{id}/runs/{rid}/status */
-export async function getStatus(params: RunPathParams, context: RouteContext): Promise<RouteResult> {
+export async function getStatus(params: RunPathParams, context: RouteContext): Promise<RouteResult<RunStatusView>> {
   return ok(await context.api.getStatus(toRunRef(params)));
 }
 
 /** GET /workflow/{id}/input and /workflow/{id}/runs/{rid}/input */
-export async function getInput(params: RunPathParams, context: RouteContext): Promise<RouteResult> {
+export async function getInput(params: RunPathParams, context: RouteContext): Promise<RouteResult<InputView>> {
   return ok(await context.api.getInput(toRunRef(params)));
 }
 
@@ -46,7 +46,7 @@ export interface ListRunsQuery {
 }
 
 /** GET /workflow/runs */
-export async function listRuns(query: ListRunsQuery, context: RouteContext): Promise<RouteResult> {
+export async function listRuns(query: ListRunsQuery, context: RouteContext): Promise<RouteResult<RunListView>> {
   const request: ListRunsRequest = { limit: query.limit };
   if (query.workflowName !== undefined) request.workflowName = query.workflowName;
   if (query.catalog !== undefined) request.catalog = query.catalog;
@@ -58,6 +58,6 @@ export async function listRuns(query: ListRunsQuery, context: RouteContext): Pro
 }
 
 /** GET /workflow/{id}/runs/{rid}/trace-log */
-export async function getTraceLog(params: Required<RunPathParams>, context: RouteContext): Promise<RouteResult> {
+export async function getTraceLog(params: Required<RunPathParams>, context: RouteContext): Promise<RouteResult<TraceLogView>> {
   return ok(await context.api.fetchTrace({ workflowId: params.id, runId: params.rid }), { runId: params.rid });
 }

@@ -1,5 +1,8 @@
 import { describeKey } from '../../../core/domain/access.js';
+import type { z } from 'zod';
+import type { KeyDescription, ReadinessView } from '../../../core/api/views.js';
 import type { RouteContext, RouteResult } from '../route.js';
+import type { HealthSchema } from '../schemas/operations.js';
 import { causeChain } from '../errors.js';
 import { matchesEtag } from '../etag.js';
 import { NotFoundError } from '../transportErrors.js';
@@ -9,7 +12,7 @@ import { firstHeader, type RequestHeaders } from '../types.js';
 const READINESS_RETRY_AFTER_SECONDS = '5';
 
 /** GET /ready: 200 when the engine answers, 503 otherwise (also when the readiness check itself fails). */
-export async function readiness(context: RouteContext): Promise<RouteResult> {
+export async function readiness(context: RouteContext): Promise<RouteResult<ReadinessView>> {
   try {
     const view = await context.api.readiness();
     if (view.status === 'ready') return { kind: 'json', status: 200, body: view };
@@ -27,17 +30,17 @@ export async function readiness(context: RouteContext): Promise<RouteResult> {
 }
 
 /** GET /health: liveness; answering at all is the signal. */
-export async function health(): Promise<RouteResult> {
+export async function health(): Promise<RouteResult<z.output<typeof HealthSchema>>> {
   return { kind: 'json', status: 200, body: { status: 'ok' } };
 }
 
 /** GET /auth/key: what the calling key may do (docs/security.md); any valid key may ask, whatever its scopes. */
-export async function keyDescription(context: RouteContext): Promise<RouteResult> {
+export async function keyDescription(context: RouteContext): Promise<RouteResult<KeyDescription>> {
   return { kind: 'json', status: 200, body: describeKey(context.key) };
 }
 
 /** GET /openapi.json: a client that has this document (`If-None-Match` names its tag) gets a 304 instead. */
-export async function openApiDocument(headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+export async function openApiDocument(headers: RequestHeaders, context: RouteContext): Promise<RouteResult<never>> {
   const { json, etag } = context.openApiDocument;
   const validators = { etag, 'cache-control': 'public, max-age=300' };
   if (matchesEtag(firstHeader(headers, 'if-none-match'), etag)) return { kind: 'not-modified', headers: validators };
@@ -45,7 +48,7 @@ export async function openApiDocument(headers: RequestHeaders, context: RouteCon
 }
 
 /** GET /metrics: the Prometheus text exposition (docs/operations.md, Metrics). */
-export async function metricsExposition(context: RouteContext): Promise<RouteResult> {
+export async function metricsExposition(context: RouteContext): Promise<RouteResult<never>> {
   const { metrics } = context;
   if (!metrics) throw new NotFoundError('Metrics are not enabled on this server (METRICS=off, or an app made without `metrics`).');
   return { kind: 'text', status: 200, body: await metrics.exposition(), contentType: metrics.contentType };

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { StartRequest } from '../../../core/api/requests.js';
-import type { ResultVersion } from '../../../core/api/views.js';
+import type { ResultVersion, RunRefView, StartView, WorkflowListView, WorkflowResult } from '../../../core/api/views.js';
 import { ok, type RouteContext, type RouteResult } from '../route.js';
 import type { createRunWorkflowBodySchema, FeedbackBodySchema, StartWorkflowBodySchema } from '../schemas/requests.js';
 import type { RequestHeaders } from '../types.js';
@@ -12,25 +12,25 @@ type StartWorkflowBody = z.output<typeof StartWorkflowBodySchema>;
 type FeedbackBody = z.output<typeof FeedbackBodySchema>;
 
 /** POST /workflow/run */
-export async function runWorkflow(body: RunWorkflowBody, version: ResultVersion, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+export async function runWorkflow(body: RunWorkflowBody, version: ResultVersion, headers: RequestHeaders, context: RouteContext): Promise<RouteResult<WorkflowResult>> {
   const request = { ...toStartRequest(body), timeoutSeconds: body.timeout };
   const { answer, expiresAt } = await context.api.runSync(request, version, idempotencyOf(headers));
   return ok(answer, { headers: withExpiry(expiresAt, resultHeaders(version)) });
 }
 
 /** POST /workflow */
-export async function startWorkflow(body: StartWorkflowBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+export async function startWorkflow(body: StartWorkflowBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult<StartView>> {
   const { answer, expiresAt } = await context.api.start(toStartRequest(body), idempotencyOf(headers));
   return ok(answer, { headers: withExpiry(expiresAt) });
 }
 
 /** GET /workflow/list */
-export async function listWorkflows(catalog: string | undefined, context: RouteContext): Promise<RouteResult> {
+export async function listWorkflows(catalog: string | undefined, context: RouteContext): Promise<RouteResult<WorkflowListView>> {
   return ok(await context.api.listWorkflows(catalog));
 }
 
 /** POST /workflow/feedback */
-export async function sendFeedback(body: FeedbackBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult> {
+export async function sendFeedback(body: FeedbackBody, headers: RequestHeaders, context: RouteContext): Promise<RouteResult<RunRefView>> {
   const { answer, expiresAt } = await context.api.sendFeedback(body.workflowId, body.payload, idempotencyOf(headers));
   return ok(answer, { runId: answer.runId, headers: withExpiry(expiresAt) });
 }

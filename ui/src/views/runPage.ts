@@ -2,7 +2,6 @@ import type { InputView, RunStatusView, TraceLogView, WorkflowResultV2 } from '.
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import type { ProgressEvent } from '../../../core/domain/progress.js';
 import type { SerializedFailure } from '../../../core/domain/run.js';
-import type { TraceRecord } from '../../../core/domain/trace.js';
 import { ApiError, runPath } from '../api.js';
 import { h, replaceChildren } from '../dom.js';
 import type { FeedbackWait } from '../../../core/domain/feedbackWaits.js';
@@ -32,7 +31,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
   let status: RunStatusView | undefined;
   let input: { value: unknown } | undefined;
   let result: WorkflowResultV2 | undefined;
-  let trace: TraceRecord | undefined;
+  let trace: TraceLogView['data'];
   let traceNote = '';
   const events: HistoryEvent[] = [];
   const progress: ProgressEvent[] = [];
