@@ -31,6 +31,7 @@ interface Context {
   project: string;
   tarball: string;
   packedFiles: string[];
+  setupError?: unknown;
   children: Set<ChildProcess>;
 }
 
@@ -155,21 +156,32 @@ async function docsTypeScriptExamples(): Promise<DocsExample[]> {
 const pkg = suite<Context>('the packed package in a fresh project');
 
 pkg.before(async (context) => {
-  context.children = new Set();
-  context.work = await mkdtemp(join(tmpdir(), 'flowgate-package-'));
-  const packed = await run(context, 'npm', ['pack', '--json', '--pack-destination', context.work], { cwd: ROOT, timeoutMs: 180_000 });
-  assert.is(packed.code, 0, packed.stderr);
-  const [description] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
-  context.tarball = join(context.work, description!.filename);
-  context.packedFiles = description!.files.map((file) => file.path);
-  context.project = join(context.work, 'project');
-  await mkdir(context.project);
-  await writeFile(join(context.project, 'package.json'), `${JSON.stringify({ name: 'my-flows', private: true, type: 'module' }, null, 2)}\n`);
-  const installed = await run(context, 'npm', ['install', context.tarball, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
-  assert.is(installed.code, 0, installed.stderr);
-  await writeProjectFiles(context.project, await docsFiles('testing.md'));
-  await writeProjectFiles(context.project, await docsFiles('embedding.md'));
-  await writeProjectFiles(context.project, await docsFiles('client.md'));
+  // uvu reports a throwing `before` hook only as "0 / N": the failure is kept and thrown by every test instead.
+  try {
+    context.children = new Set();
+    context.work = await mkdtemp(join(tmpdir(), 'flowgate-package-'));
+    const packed = await run(context, 'npm', ['pack', '--json', '--pack-destination', context.work], { cwd: ROOT, timeoutMs: 360_000 });
+    assert.is(packed.code, 0, packed.stderr);
+    const [description] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    context.tarball = join(context.work, description!.filename);
+    context.packedFiles = description!.files.map((file) => file.path);
+    context.project = join(context.work, 'project');
+    await mkdir(context.project);
+    await writeFile(join(context.project, 'package.json'), `${JSON.stringify({ name: 'my-flows', private: true, type: 'module' }, null, 2)}\n`);
+    const installed = await run(context, 'npm', ['install', context.tarball, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 360_000 });
+    assert.is(installed.code, 0, installed.stderr);
+    await writeProjectFiles(context.project, await docsFiles('testing.md'));
+    await writeProjectFiles(context.project, await docsFiles('embedding.md'));
+    await writeProjectFiles(context.project, await docsFiles('client.md'));
+  } catch (error) {
+    context.setupError = error;
+  }
+});
+
+pkg.before.each((context) => {
+  if (context.setupError !== undefined) {
+    throw new Error(`the packed package could not be set up: ${context.setupError instanceof Error ? context.setupError.message : String(context.setupError)}`);
+  }
 });
 
 pkg.after(async (context) => {
@@ -359,7 +371,7 @@ whenUnsupportedNodeExpected(pkg, oldNode)('on the machine\'s Node 20: npx flowga
 });
 
 pkg('the public types: tsc --noEmit over the workflow, steps, embedding and tests, strict, libraries checked too', async (context) => {
-  const tools = await run(context, 'npm', ['install', '--save-dev', ...DEV_TOOLS, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
+  const tools = await run(context, 'npm', ['install', '--save-dev', ...DEV_TOOLS, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 360_000 });
   assert.is(tools.code, 0, tools.stderr);
   await writeFile(
     join(context.project, 'tsconfig.json'),
@@ -396,7 +408,7 @@ pkg('every TypeScript example of the docs compiles, with tsc --init\'s defaults 
   assert.ok(compiled.length >= 14, `${compiled.length} examples to compile`);
   // The frameworks the embedding examples use, and the verifier of docs/callbacks.md, at the versions this repository locks.
   const frameworks = ['express', '@types/express', 'fastify', 'hono', '@hono/node-server', 'standardwebhooks'].map((name) => `${name}@${ownManifest.devDependencies[name]}`);
-  const installed = await run(context, 'npm', ['install', '--save-dev', ...frameworks, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 180_000 });
+  const installed = await run(context, 'npm', ['install', '--save-dev', ...frameworks, '--prefer-offline', '--no-audit', '--no-fund'], { cwd: context.project, timeoutMs: 360_000 });
   assert.is(installed.code, 0, installed.stderr);
   // The docs' sample project (every file= block) with each whole example beside it, as its own module.
   const dir = join(context.project, 'docs-examples');
