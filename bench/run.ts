@@ -201,7 +201,7 @@ async function figure4(traceDir: string): Promise<void> {
   const ratio = overHttp.rps / inProcess.rps;
   figures.push({
     title: `Figure 4: trivial runs through \`POST /workflow/run\` on the memory engine, ${CONNECTIONS} concurrent`,
-    table: [LOAD_HEADER, loadRow('in-process (api.runSync, no HTTP)', inProcess, 'runs/s'), loadRow('POST /workflow/run over HTTP', overHttp, 'runs/s')],
+    table: [LOAD_HEADER, loadRow('in-process (api.runAndWait, no HTTP)', inProcess, 'runs/s'), loadRow('POST /workflow/run over HTTP', overHttp, 'runs/s')],
     verdict: `${verdict(ratio >= 0.5, `${ratio.toFixed(2)} of in-process (target ≥ 0.5)`)}; ${verdict(inProcess.rps >= 20_000, `in-process ${inProcess.rps.toFixed(0)} runs/s (target ≥ 20,000)`)}`,
   });
 }

@@ -9,10 +9,10 @@ import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
 import { httpServerSettings } from './httpSettings.js';
 import { EXPOSED_METRICS, HTTP_APP, RUN_WAITS_END } from './tokens.js';
 import type { ReloadOutcome } from '../adapters/access/keyFileRegistry.js';
-import { loadEmbeddedWorker, type WorkerSpec } from './embeddedWorker.js';
+import { loadEmbeddedWorker, type WorkerSpec } from './workers/workerSpecs.js';
 import { assembleFlowgate } from './embed/createFlowgate.js';
 
-export type { WorkerSpec } from './embeddedWorker.js';
+export type { WorkerSpec } from './workers/workerSpecs.js';
 
 export interface FlowgateServerOptions {
   /** Environment to read the configuration from. @default process.env */

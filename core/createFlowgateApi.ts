@@ -1,6 +1,6 @@
 import type { FlowgateApi } from './api/flowgateApi.js';
 import type { CoreDeps } from './useCases/deps.js';
-import { runSync } from './useCases/runSync.js';
+import { runAndWait } from './useCases/runAndWait.js';
 import { start } from './useCases/start.js';
 import { createKeyedControl } from './idempotency/keyedControl.js';
 import { listWorkflows } from './useCases/listWorkflows.js';
@@ -12,7 +12,7 @@ import { getResult } from './useCases/getResult.js';
 import { getStatus } from './useCases/getStatus.js';
 import { getInput } from './useCases/getInput.js';
 import { listRuns } from './useCases/listRuns.js';
-import { historyPage, historyStream } from './useCases/history.js';
+import { historyPage, historyStream } from './useCases/readHistory.js';
 import { fetchTrace } from './useCases/fetchTrace.js';
 import { readiness } from './useCases/readiness.js';
 import { bulkControl } from './useCases/bulkControl.js';
@@ -45,9 +45,9 @@ export function createFlowgateApi(coreDeps: CoreDeps): FlowgateApi {
     // What the key starts and changes is recorded under its id (docs/security.md, Who did what).
     const deps = access === undefined ? coreDeps : { ...coreDeps, actor: access.id };
     return {
-      runSync: async (request, version, options) => {
+      runAndWait: async (request, version, options) => {
         mayStart(access, request);
-        return runSync(deps, request, version, options);
+        return runAndWait(deps, request, version, options);
       },
       start: async (request, options) => {
         mayStart(access, request);

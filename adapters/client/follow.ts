@@ -1,4 +1,4 @@
-import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './errors.js';
+import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './clientErrors.js';
 import { SseParser, type SseEvent } from './sseParser.js';
 import { sleep, type Transport } from './transport.js';
 import type { CallOptions, HistoryDone, HistoryEvent, HistoryProgress, RunStatusView } from './types.js';

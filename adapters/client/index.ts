@@ -3,7 +3,7 @@
  * else at run time; its types come from the server's own zod schemas and the user's workflow definitions.
  */
 export { FlowgateClient, createFlowgateClient, type ClientOptions, type StartOptions, type RunSelector, type ResultOptions } from './client.js';
-export { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './errors.js';
+export { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './clientErrors.js';
 export type { RunOptions } from './runAndWait.js';
 export type { ScheduleCalls } from './schedules.js';
 export type { FollowEvent, FollowOptions } from './follow.js';

@@ -1,4 +1,4 @@
-import { FlowgateApiError } from './errors.js';
+import { FlowgateApiError } from './clientErrors.js';
 import { newIdempotencyKey, type Transport } from './transport.js';
 import type { KeyedCallOptions, RunWorkflowRequest, WorkflowResultV2 } from './types.js';
 

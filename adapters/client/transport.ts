@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
-import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './errors.js';
+import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './clientErrors.js';
 import type { CallOptions } from './types.js';
 
 /** How the client retries refusals (503, 429) and dropped connections: bounded in count and in time waited. */

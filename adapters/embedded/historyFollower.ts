@@ -1,6 +1,6 @@
 import { isClosingEventType } from '../../core/domain/history.js';
 import type { RunStreamItem } from '../../ports/engine.js';
-import type { RunHistory } from './history.js';
+import type { RunHistory } from './runHistory.js';
 import { materialize } from './historySize.js';
 
 /**

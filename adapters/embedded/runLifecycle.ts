@@ -11,7 +11,7 @@ import type { WebhookCall } from '../../ports/webhookSender.js';
 import type { CatalogRegistry } from './catalogs.js';
 import { closings, type RunClosing } from './closings.js';
 import type { CommandRecord, ReplayPlan } from './commandLog.js';
-import { RunHistory, type HistoryLimits } from './history.js';
+import { RunHistory, type HistoryLimits } from './runHistory.js';
 import type { LiveRuns } from './liveRuns.js';
 import { Payload } from './payload.js';
 import type { CheckedOptions } from './options.js';

@@ -5,7 +5,7 @@ import type { RunCallbackTarget } from '../../core/domain/callback.js';
 import type { RunStreamItem } from '../../ports/engine.js';
 import type { RunClosing } from './closings.js';
 import { jsonCopy } from './json.js';
-import type { RunHistory } from './history.js';
+import type { RunHistory } from './runHistory.js';
 import type { Payload } from './payload.js';
 import type { RunExecution } from './runExecution.js';
 import type { RunState, StoredRun } from './store/engineStore.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isHooksDefinition, type HooksDefinition } from '../../core/definition/hooks.js';
-import { ModuleLoadError } from '../workflowSources/errors.js';
+import { ModuleLoadError } from '../workflowSources/sourceErrors.js';
 import { importModuleFile } from '../workflowSources/typeScriptLoader.js';
 
 /** A declared hook file that cannot be used: missing, failing to import, or without a defineHooks() default export. */

@@ -7,7 +7,7 @@ import { requireScope, type AccessKey } from '../../core/domain/access.js';
 import { EMPTY_BODY, readJsonBody } from './body.js';
 import { CorsPolicy } from './cors.js';
 import { ResponseCompression } from './compression.js';
-import { answerError, causeChain } from './errors.js';
+import { answerError, causeChain } from './errorTable.js';
 import { EventStreamSlots } from './eventStreamSlots.js';
 import { etagOf } from './etag.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';

@@ -6,7 +6,7 @@ export { createFetchHandler, toFetchHandler, type FetchHandler } from './fetch.j
 export { startHttpServer, HTTP_SERVER_DEFAULTS, type HttpServerOptions, type HttpServerSettings, type RunningHttpServer } from './server.js';
 export type { HttpRequest, HttpResponse, HttpHandler, RequestHeaders } from './types.js';
 export { buildOpenApiDocument, API_DESCRIPTION_VERSION, type OpenApiDocument } from './openapi.js';
-export { ERROR_RULES, answerError, type ErrorRule, type ErrorBody } from './errors.js';
+export { ERROR_RULES, answerError, type ErrorRule, type ErrorBody } from './errorTable.js';
 /** The errors only the HTTP adapter throws (their names are in ERROR_RULES with the core's). */
 export * from './transportErrors.js';
 export { DEPRECATED_ENDPOINT_SUNSET } from './routes.js';

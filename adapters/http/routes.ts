@@ -6,7 +6,7 @@ import { health, keyDescription, metricsExposition, openApiDocument, readiness }
 import { bulkRerun, rerunRun } from './handlers/rerun.js';
 import { BulkRerunResponseSchema, RerunResponseSchema } from './schemas/operations.js';
 import { BulkRerunBodySchema, RerunBodySchema } from './schemas/requests.js';
-import { listWorkflows, runWorkflow, sendFeedback, startWorkflow } from './handlers/workflows.js';
+import { listWorkflows, runAndWait, sendFeedback, startWorkflow } from './handlers/workflows.js';
 import {
   CLOSED,
   deprecatedInFavourOf,
@@ -92,7 +92,7 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
         424: failure('UnsupportedWorkflowError: the workflow type is not in the selected catalog.'),
         503: failure("CatalogNotAvailableError: the catalog's worker is not running or still starting; see Retry-After."),
       },
-      handle: ({ body, query, headers }, context) => runWorkflow(body, query.v, headers, context),
+      handle: ({ body, query, headers }, context) => runAndWait(body, query.v, headers, context),
     }),
     defineRoute({
       method: 'POST',

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ModuleLoadError } from './errors.js';
+import { ModuleLoadError } from './sourceErrors.js';
 import { importModuleFile } from './typeScriptLoader.js';
 import { isWorkflowDefinition, type WorkflowDefinition } from '../../core/definition/workflow.js';
 import { resolvePackageExports, type DiscoveryWarning, type ExportBinding } from './exportGraph.js';

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { extname, isAbsolute, join, resolve } from 'node:path';
 import { isWorkflowDefinition } from '../../core/definition/workflow.js';
-import { WorkflowNameCollisionError, WorkflowsDirectoryError } from './errors.js';
+import { WorkflowNameCollisionError, WorkflowsDirectoryError } from './sourceErrors.js';
 import { importModuleFile } from './typeScriptLoader.js';
 import type { WorkflowExport } from './workflowExport.js';
 

@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { register as registerTsx } from 'tsx/esm/api';
 import type { EsModuleHooksData } from './esModuleHooks.js';
-import { ModuleLoadError } from './errors.js';
+import { ModuleLoadError } from './sourceErrors.js';
 
 const TYPESCRIPT_EXTENSIONS = new Set(['.ts', '.mts', '.cts', '.tsx']);
 // On globalThis, so two copies of flowgate in one process (a built one and sources) register tsx's hooks once.

@@ -1,6 +1,6 @@
 import type { Logger } from '../../ports/logger.js';
 import { discoverPackagedWorkflows, formatDiscoveryWarning, type DiscoveryWarning } from './discoverPackages.js';
-import { WorkflowNameCollisionError } from './errors.js';
+import { WorkflowNameCollisionError } from './sourceErrors.js';
 import { importWorkflowExports } from './localModules.js';
 import { PackageOwnership } from './packageOwnership.js';
 import type { WorkflowExport } from './workflowExport.js';

@@ -12,7 +12,7 @@ const commitTimes = process.env.ENGINE === 'embedded' ? (await import('./commitT
 const logLevel = process.env.BENCH_DEFAULT_CONFIG === '1' ? {} : { LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'error' };
 const server = await startFlowgateServer({ env: { ENGINE: 'memory', ...process.env, PORT: '0', ...logLevel, WORKFLOWS_DIR: 'dist/bench/workflows' } });
 if (process.env.BENCH_STATUS_RUN) {
-  const { answer: result } = await server.api.runSync({ workflowName: 'bench_noop', input: {}, workflowId: process.env.BENCH_STATUS_RUN, timeoutSeconds: 30 }, '2');
+  const { answer: result } = await server.api.runAndWait({ workflowName: 'bench_noop', input: {}, workflowId: process.env.BENCH_STATUS_RUN, timeoutSeconds: 30 }, '2');
   if (result.status !== 'completed') throw new Error(`bench setup run ended ${result.status}`);
 }
 serveRssProbe({ commitTimes });

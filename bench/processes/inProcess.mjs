@@ -1,4 +1,4 @@
-// The reference of figure 4: trivial runs on the memory engine called in-process (the API's runSync, no HTTP), at
+// The reference of figure 4: trivial runs on the memory engine called in-process (the API's runAndWait, no HTTP), at
 // the bench's concurrency, from the compiled dist/. Usage: inProcess.mjs '{"connections":50,"seconds":5}'
 // → one JSON line (LoadResult).
 import { startFlowgateServer } from '../../dist/composition/server.js';
@@ -16,7 +16,7 @@ async function measure(seconds) {
   const worker = async () => {
     while (performance.now() < deadline) {
       const started = performance.now();
-      const { answer: result } = await server.api.runSync({ workflowName: 'bench_noop', input: { n: 1 }, timeoutSeconds: 30 }, '2');
+      const { answer: result } = await server.api.runAndWait({ workflowName: 'bench_noop', input: { n: 1 }, timeoutSeconds: 30 }, '2');
       if (result.status === 'completed') latencies.push(performance.now() - started);
       else errors += 1;
     }

@@ -12,7 +12,7 @@ const spec = JSON.parse(process.argv[2] ?? '{}');
 const requests = spec.requests ?? 100_000;
 const rounds = spec.rounds ?? 5;
 const server = await startFlowgateServer({ env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', ENGINE: 'memory', WORKFLOWS_DIR: 'dist/bench/workflows' } });
-const { answer } = await server.api.runSync({ workflowName: 'bench_noop', input: {}, workflowId: 'bench-status', timeoutSeconds: 30 }, '2');
+const { answer } = await server.api.runAndWait({ workflowName: 'bench_noop', input: {}, workflowId: 'bench-status', timeoutSeconds: 30 }, '2');
 if (answer.status !== 'completed') throw new Error(`setup run ended ${answer.status}`);
 const silent = { info() {}, warn() {}, error() {} };
 const appWith = (compression) =>

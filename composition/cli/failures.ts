@@ -1,6 +1,6 @@
 import { ConfigError } from '../config.js';
 import { MissingPackageError } from '../optionalPackages.js';
-import { WorkflowsDirectoryError } from '../../adapters/workflowSources/errors.js';
+import { WorkflowsDirectoryError } from '../../adapters/workflowSources/sourceErrors.js';
 import { FlowgateApiError, FlowgateTimeoutError, type ValidationIssue } from '../../adapters/client/index.js';
 import { UsageError } from './command.js';
 import { DataDirectoryError } from '../../adapters/embedded/store/sqlite/dataDirErrors.js';

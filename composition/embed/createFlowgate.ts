@@ -7,8 +7,8 @@ import type { RunObserver } from '../../ports/runObserver.js';
 import { toFetchHandler, toNodeHandler, type FetchHandler, type NodeRequestHandler, type OpenApiDocument } from '../../adapters/http/index.js';
 import { composeFlowgate, type ComposeOptions, type Composition, type FlowgateParts } from '../container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from '../config.js';
-import { loadEmbeddedWorker, type WorkerSpec } from '../embeddedWorker.js';
-import { EmbeddedWorkers } from '../embeddedWorkers.js';
+import { loadEmbeddedWorker, type WorkerSpec } from '../workers/workerSpecs.js';
+import { EmbeddedWorkers } from '../workers/runningWorkers.js';
 import { ACCESS_KEYS, FLOWGATE_API, HTTP_APP, RUN_WAITS_END } from '../tokens.js';
 import type { KeyFileEntry } from '../../adapters/access/keyFile.js';
 

@@ -26,7 +26,7 @@ export interface StartRequest extends Pick<StartBody, 'workflowName' | 'workflow
   input: unknown;
 }
 
-export interface RunSyncRequest extends StartRequest {
+export interface RunAndWaitRequest extends StartRequest {
   /** Seconds; validated by the caller against RUN_TIMEOUT_MAX_SECONDS. */
   timeoutSeconds: number;
 }

@@ -40,7 +40,7 @@ export const LONG_POLL_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The outcome of a run that may still be open: waits up to `wait.seconds` for it to close (the id form follows the
- * latest run's continue-as-new chain, as runSync does; the pinned form answers with its own run's outcome). When the
+ * latest run's continue-as-new chain, as runAndWait does; the pinned form answers with its own run's outcome). When the
  * wait runs out, the client leaves or the server shuts down first, it is the same 424 as without a wait, with a
  * Retry-After: the run keeps going.
  */

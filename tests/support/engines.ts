@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFlowgateServer, type FlowgateServer } from '../../composition/server.js';
-import { loadEmbeddedWorker } from '../../composition/embeddedWorker.js';
+import { loadEmbeddedWorker } from '../../composition/workers/workerSpecs.js';
 import { FIXTURE_CATALOGS, IDLE_FIXTURE, type TestCatalog } from './fixtureCatalogs.js';
 import { CapturingLogger, type LogLine } from './logLines.js';
 

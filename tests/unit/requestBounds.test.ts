@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { ValidationError } from '../../core/domain/errors.js';
 import { checkAwaitTimeout, checkHistoryPageSize, checkRunListLimit, MAX_HISTORY_PAGE_SIZE, MAX_RUN_LIST_LIMIT } from '../../core/domain/requestBounds.js';
 import { awaitOutcomeUnlessAborted } from '../../core/useCases/awaitRun.js';
-import { historyPage } from '../../core/useCases/history.js';
+import { historyPage } from '../../core/useCases/readHistory.js';
 import { listRuns } from '../../core/useCases/listRuns.js';
 import type { WorkflowEngine } from '../../ports/engine.js';
 

@@ -10,7 +10,7 @@ import { latestRunPage, runPage } from './views/runPage.js';
 import { runsListPage } from './views/runsList.js';
 import { schedulePage } from './views/schedulePage.js';
 import { schedulesListPage } from './views/schedulesList.js';
-import { startRunPage } from './views/startRun.js';
+import { startPage } from './views/startPage.js';
 
 /*
  * The browser UI of flowgate (docs/ui.md). It finds its place from its own URL: this script is …/ui/assets/app-*.js,
@@ -92,7 +92,7 @@ function pageFor(route: Route): Page {
     case 'run':
       return route.runId === undefined ? latestRunPage(env, route.workflowId) : runPage(env, route.workflowId, route.runId);
     case 'start':
-      return startRunPage(env, route);
+      return startPage(env, route);
     case 'schedules':
       return schedulesListPage(env, route.query);
     case 'schedule':

@@ -298,11 +298,11 @@ export class EmbeddedSchedules implements ScheduleEngine {
         return;
       }
     }
-    await this.startRun(schedule, time);
+    await this.fire(schedule, time);
   }
 
   /** Starts the fire's run, unless a run of its id exists (the fire happened before a restart), and records it. */
-  private async startRun(schedule: StoredSchedule, time: Date): Promise<void> {
+  private async fire(schedule: StoredSchedule, time: Date): Promise<void> {
     const { definition } = schedule;
     const workflowId = scheduledWorkflowId(definition.scheduleId, time);
     let run = await this.runs.describe({ workflowId }).catch((error: unknown) => {
@@ -371,7 +371,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
     }
     const [waiting, ...rest] = schedule.buffered;
     this.save({ ...schedule, buffered: waiting === undefined || schedule.runningRuns.length > 0 ? schedule.buffered : rest });
-    if (waiting !== undefined && schedule.runningRuns.length === 0) await this.startRun({ ...this.get(scheduleId) }, waiting).catch(() => {});
+    if (waiting !== undefined && schedule.runningRuns.length === 0) await this.fire({ ...this.get(scheduleId) }, waiting).catch(() => {});
     this.arm(scheduleId);
   }
 }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { KeyDescription, ReadinessView } from '../../../core/api/views.js';
 import type { RouteContext, RouteResult } from '../route.js';
 import type { HealthSchema } from '../schemas/operations.js';
-import { causeChain } from '../errors.js';
+import { causeChain } from '../errorTable.js';
 import { matchesEtag } from '../etag.js';
 import { NotFoundError } from '../transportErrors.js';
 import { firstHeader, type RequestHeaders } from '../types.js';

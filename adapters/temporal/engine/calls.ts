@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Client, Connection, WorkflowSignalInput } from '@temporalio/client';
 import { EngineUnavailableError } from '../../../core/domain/errors.js';
-import { isThrottled, translateError, type CallContext } from './errors.js';
+import { isThrottled, translateError, type CallContext } from './grpcErrors.js';
 import type { WorkflowService } from './proto.js';
 import { requestIdentity } from './identity.js';
 import type { ClaimCheckCodec } from '../claimCheckCodec.js';

@@ -20,7 +20,7 @@ import { outcomeOf } from './outcome.js';
 import { PageTokens } from '../../pageTokens.js';
 import { resetToStep } from './reset.js';
 import { isInternalRun, runDescriptionOf } from './runDescription.js';
-import { RunStarter } from './startRun.js';
+import { RunStarter } from './runStarter.js';
 import { TemporalSchedules } from './schedules.js';
 import { alreadyDone, FEEDBACK_KEY_HEADER, feedbackRecord, keyPayload, resetMark, terminateDone, type KeyMark } from './requestKeys.js';
 import { keyedRequestId } from './keyedRecords.js';

@@ -3,7 +3,7 @@ import { checkRunListLimit } from '../../../core/domain/requestBounds.js';
 import type { ListRunsQuery, RunList } from '../../../ports/engine.js';
 import { CALLBACK_WORKFLOW_TYPE, CATALOG_WORKFLOW_TYPE } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
-import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
+import { GrpcCode, grpcCodeOf, messageChain } from './grpcErrors.js';
 import type { PageTokens } from '../../pageTokens.js';
 import { decodeTemporalToken, encodeTemporalToken } from './pageTokens.js';
 import { runDescriptionOf, SCHEDULED_BY_SEARCH_ATTRIBUTE } from './runDescription.js';

@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { ModuleLoadError } from '../../workflowSources/errors.js';
+import { ModuleLoadError } from '../../workflowSources/sourceErrors.js';
 import { importModuleFile } from '../../workflowSources/typeScriptLoader.js';
 import { isActivity, type ActivityDefinition } from '../../../core/definition/activity.js';
 import { isWorkflowDefinition } from '../../../core/definition/workflow.js';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { InvalidProgressError, MAX_PROGRESS_FIELDS_BYTES, progress, PROGRESS_BUFFER_SIZE, step, workflow } from '../../../core/definition/index.js';
 import type { RunStreamItem } from '../../../ports/engine.js';
-import { historyStream } from '../../../core/useCases/history.js';
+import { historyStream } from '../../../core/useCases/readHistory.js';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { historyEventsOf } from '../../support/runStream.js';
 import { flush, harness } from './support.js';

@@ -145,7 +145,7 @@ test('API errors map through the table: 408 with workflowId, 503 + Retry-After, 
     [() => new errors.WorkflowAlreadyStartedError('already running', { workflowId: 'dup' }), 409, {}],
   ];
   for (const [makeError, status, headers] of cases) {
-    h.api.overrides.runSync = async () => {
+    h.api.overrides.runAndWait = async () => {
       throw makeError();
     };
     const answer = await call(h, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: {} } });
@@ -154,7 +154,7 @@ test('API errors map through the table: 408 with workflowId, 503 + Retry-After, 
     assert.is(answer.json.message, makeError().message);
     for (const [name, value] of Object.entries(headers)) assert.is(answer.headers[name], value);
   }
-  h.api.overrides.runSync = async () => {
+  h.api.overrides.runAndWait = async () => {
     throw new errors.WorkflowExecutionTimedOutError('still running', { workflowId: 'slow' });
   };
   assert.is((await call(h, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: {} } })).json.workflowId, 'slow');

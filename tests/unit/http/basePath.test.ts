@@ -14,7 +14,7 @@ const timedOut = () =>
 
 test('basePath: a request that still carries it is routed without it; Location, the message and the access log keep it', async () => {
   const h = harness({ basePath: '/flows' });
-  h.api.overrides.runSync = async () => {
+  h.api.overrides.runAndWait = async () => {
     throw timedOut();
   };
   const answer = await call(h, 'POST', '/flows/workflow/run', { json: { workflowName: 'echo', input: {} } });
@@ -27,7 +27,7 @@ test('basePath: a request that still carries it is routed without it; Location, 
 
 test('basePath: a request a router already stripped (Hono mount) is answered the same way', async () => {
   const h = harness({ basePath: '/flows/' });
-  h.api.overrides.runSync = async () => {
+  h.api.overrides.runAndWait = async () => {
     throw timedOut();
   };
   const answer = await call(h, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: {} } });
@@ -41,7 +41,7 @@ test('basePath: a request a router already stripped (Hono mount) is answered the
 
 test('a framework base (Express req.baseUrl) wins and is not stripped twice', async () => {
   const h = harness({ basePath: '/other' });
-  h.api.overrides.runSync = async () => {
+  h.api.overrides.runAndWait = async () => {
     throw timedOut();
   };
   const response = await h.app.handle({
@@ -68,7 +68,7 @@ test('a deprecated endpoint\'s 410 names its successor under the prefix', async 
 
 test('the fetch handler takes basePath too: under Hono\'s app.all or mount alike', async () => {
   const api = new RecordingApi();
-  api.overrides.runSync = async () => {
+  api.overrides.runAndWait = async () => {
     throw timedOut();
   };
   const handle = createFetchHandler({ api, logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, basePath: '/flows' });

@@ -11,11 +11,11 @@ import { NEW_RUN_ID, RUN_ID } from './fakeApi.js';
 test('POST /workflow/run: taskQueue folds into catalog, catalog wins, timeout defaults and bounds', async () => {
   const h = harness({ runTimeoutMaxSeconds: 60, defaultRunTimeoutSeconds: 7 });
   await call(h, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: null, taskQueue: 'legacy-q' } });
-  assert.equal(h.api.lastCall('runSync'), [{ workflowName: 'echo', input: null, catalog: 'legacy-q', timeoutSeconds: 7 }, '2', {}]);
+  assert.equal(h.api.lastCall('runAndWait'), [{ workflowName: 'echo', input: null, catalog: 'legacy-q', timeoutSeconds: 7 }, '2', {}]);
   await call(h, 'POST', '/workflow/run?v=legacy', {
     json: { workflowName: 'echo', input: [1], workflowId: 'mine', catalog: 'main', taskQueue: 'ignored', timeout: 0.25 },
   });
-  assert.equal(h.api.lastCall('runSync'), [{ workflowName: 'echo', input: [1], workflowId: 'mine', catalog: 'main', timeoutSeconds: 0.25 }, 'legacy', {}]);
+  assert.equal(h.api.lastCall('runAndWait'), [{ workflowName: 'echo', input: [1], workflowId: 'mine', catalog: 'main', timeoutSeconds: 0.25 }, 'legacy', {}]);
   assert.is((await call(h, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: 1, timeout: 60 } })).status, 200);
   for (const body of [
     { workflowName: 'echo', input: 1, timeout: 60.5 },

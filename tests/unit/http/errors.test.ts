@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as errors from '../../../core/domain/errors.js';
-import { answerError, causeChain, ERROR_RULES } from '../../../adapters/http/errors.js';
+import { answerError, causeChain, ERROR_RULES } from '../../../adapters/http/errorTable.js';
 import * as transportErrors from '../../../adapters/http/transportErrors.js';
 
 /** docs/api.md, "Status codes by error name": one row per error name. */

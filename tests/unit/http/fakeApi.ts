@@ -78,8 +78,8 @@ export class RecordingApi implements FlowgateApi {
     return this.calls.filter((call) => call.method === method).at(-1)?.args;
   }
 
-  runSync: FlowgateApi['runSync'] = async (request, version, options) =>
-    this.record('runSync', [request, version, options]) ??
+  runAndWait: FlowgateApi['runAndWait'] = async (request, version, options) =>
+    this.record('runAndWait', [request, version, options]) ??
     answered(version === 'legacy' ? resultLegacy(request.workflowId ?? 'generated') : resultV2(request.workflowId ?? 'generated'), options);
   start: FlowgateApi['start'] = async (request, options) =>
     this.record('start', [request, options]) ?? answered({ workflowId: request.workflowId ?? 'generated', runId: RUN_ID, status: 'running' }, options);

@@ -19,7 +19,7 @@ test('without the header the methods are called without a key and no Idempotency
 test('with the header each keyed endpoint passes the key to its method and announces the expiry', async () => {
   const cases: [string, string, unknown, string][] = [
     ['POST', '/workflow', START, 'start'],
-    ['POST', '/workflow/run', { ...START, timeout: 5 }, 'runSync'],
+    ['POST', '/workflow/run', { ...START, timeout: 5 }, 'runAndWait'],
     ['POST', '/workflow/feedback', { workflowId: 'wf', payload: {} }, 'sendFeedback'],
     ['POST', `/workflow/wf/runs/${RUN_ID}/terminate`, { reason: 'r' }, 'terminate'],
     ['POST', `/workflow/wf/runs/${RUN_ID}/reset`, { stepName: 's' }, 'reset'],

@@ -168,7 +168,7 @@ test('SSE over a socket: framing, keep-alive comments, Last-Event-ID, and the st
 test('graceful shutdown: SSE streams end at once, in-flight requests finish, idle connections close, close() twice is one close', async () => {
   const { server, api } = await startHarness({ sseHeartbeatMs: 60_000 });
   followForever(api);
-  api.overrides.runSync = async (runRequest) => {
+  api.overrides.runAndWait = async (runRequest) => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     return { answer: resultV2(runRequest.workflowId ?? 'slow') };
   };
@@ -185,7 +185,7 @@ test('graceful shutdown: SSE streams end at once, in-flight requests finish, idl
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ workflowName: 'slow', workflowId: 'slow-1', input: {} }),
     });
-    await eventually('the run to start', () => api.calls.some((call) => call.method === 'runSync'), { intervalMs: 5 });
+    await eventually('the run to start', () => api.calls.some((call) => call.method === 'runAndWait'), { intervalMs: 5 });
 
     const startedClosing = Date.now();
     const first = server.close(5000);
@@ -215,7 +215,7 @@ test('graceful shutdown: SSE streams end at once, in-flight requests finish, idl
 
 test('graceful shutdown: what is still running after the grace period is cut off', async () => {
   const { server, api } = await startHarness();
-  api.overrides.runSync = () => new Promise(() => undefined);
+  api.overrides.runAndWait = () => new Promise(() => undefined);
   const hanging = request(`${server.url}/workflow/run`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -224,7 +224,7 @@ test('graceful shutdown: what is still running after the grace period is cut off
     (response) => `answered ${response.statusCode}`,
     (error: Error) => `failed: ${error.message}`,
   );
-  await eventually('the run to start', () => api.calls.some((call) => call.method === 'runSync'), { intervalMs: 5 });
+  await eventually('the run to start', () => api.calls.some((call) => call.method === 'runAndWait'), { intervalMs: 5 });
   const startedClosing = Date.now();
   await server.close(150);
   const elapsed = Date.now() - startedClosing;

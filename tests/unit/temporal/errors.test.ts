@@ -8,7 +8,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError as TemporalNotFoundError,
 } from '@temporalio/client';
-import { translateError } from '../../../adapters/temporal/engine/errors.js';
+import { translateError } from '../../../adapters/temporal/engine/grpcErrors.js';
 import { FlowgateError, WorkflowClosedError } from '../../../core/domain/errors.js';
 
 /** A gRPC error as @grpc/grpc-js builds it (callErrorFromStatus): `<code> <NAME>: <details>`, code, details, metadata. */

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Metadata, status } from '@grpc/grpc-js';
 import { throttlePauseMs } from '../../../adapters/temporal/engine/calls.js';
-import { isThrottled } from '../../../adapters/temporal/engine/errors.js';
+import { isThrottled } from '../../../adapters/temporal/engine/grpcErrors.js';
 import { rejection } from '../../support/rejection.js';
 import { FakeClient } from './fakeClient.js';
 

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { collectWorkerWorkflows } from '../../../adapters/workflowSources/workerWorkflows.js';
-import { WorkflowNameCollisionError } from '../../../adapters/workflowSources/errors.js';
+import { WorkflowNameCollisionError } from '../../../adapters/workflowSources/sourceErrors.js';
 import type { LogFields, Logger } from '../../../ports/logger.js';
 import { createFixtureProject } from '../../support/fixturePackages.js';
 import { collidingPackage } from '../../fixtures/packages/collidingPackage.js';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { step } from '../../../core/definition/index.js';
 import { describeStepCollision, registerSteps } from '../../../adapters/workflowSources/stepRegistration.js';
 import { oneNameSpace } from '../../../adapters/workflowSources/workerWorkflows.js';
-import { WorkflowNameCollisionError } from '../../../adapters/workflowSources/errors.js';
+import { WorkflowNameCollisionError } from '../../../adapters/workflowSources/sourceErrors.js';
 import { workflow } from '../../../core/definition/index.js';
 import { z } from 'zod';
 

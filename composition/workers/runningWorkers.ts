@@ -1,5 +1,5 @@
-import type { EmbeddedEngine, WorkerHandle } from '../adapters/embedded/index.js';
-import type { WorkerSpec } from './embeddedWorker.js';
+import type { EmbeddedEngine, WorkerHandle } from '../../adapters/embedded/index.js';
+import type { WorkerSpec } from './workerSpecs.js';
 
 /** The embedded engine's workers of one flowgate: started together, each stoppable by catalog, closed with it. */
 export class EmbeddedWorkers {

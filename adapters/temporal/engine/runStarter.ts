@@ -6,7 +6,7 @@ import type { Clock } from '../../../ports/clock.js';
 import type { Logger } from '../../../ports/logger.js';
 import { CALLBACK_MEMO_KEY, callbackWorkflowId, catalogWorkflowId } from '../protocol.js';
 import type { TemporalCalls } from './calls.js';
-import { GrpcCode, grpcCodeOf, messageChain } from './errors.js';
+import { GrpcCode, grpcCodeOf, messageChain } from './grpcErrors.js';
 import { idempotencyMemo } from './idempotencyMemo.js';
 import { rerunMemo } from './rerunMemo.js';
 import { STARTED_BY_SEARCH_ATTRIBUTE, startedByKey, startedByMemo } from './startedByMemo.js';

@@ -12,7 +12,7 @@ import { schemaForm, type SchemaForm } from './schemaForm.js';
  * when the schema goes beyond what the form shows (and whenever the user prefers it). Errors are the API's own,
  * validation issues listed by path.
  */
-export function startRunPage(env: PageEnv, initial: { workflowName: string | undefined; catalog: string | undefined }): Page {
+export function startPage(env: PageEnv, initial: { workflowName: string | undefined; catalog: string | undefined }): Page {
   const { api, router, notices } = env;
   let workflows: WorkflowListEntry[] = [];
   let form: SchemaForm | undefined;

@@ -1,13 +1,13 @@
-import type { ActivityDefinition } from '../core/definition/activity.js';
-import type { WorkflowDefinition } from '../core/definition/workflow.js';
-import type { Logger } from '../ports/logger.js';
-import type { RunObserver } from '../ports/runObserver.js';
-import type { WorkerRegistration } from '../adapters/embedded/index.js';
-import { loadWorkerHooks } from '../adapters/hooks/index.js';
-import { workflowModulesOfDirectory } from '../adapters/workflowSources/localModules.js';
-import { findStepModules } from '../adapters/workflowSources/stepModules.js';
-import { describeStepCollision, registerSteps } from '../adapters/workflowSources/stepRegistration.js';
-import { collectWorkerWorkflows } from '../adapters/workflowSources/workerWorkflows.js';
+import type { ActivityDefinition } from '../../core/definition/activity.js';
+import type { WorkflowDefinition } from '../../core/definition/workflow.js';
+import type { Logger } from '../../ports/logger.js';
+import type { RunObserver } from '../../ports/runObserver.js';
+import type { WorkerRegistration } from '../../adapters/embedded/index.js';
+import { loadWorkerHooks } from '../../adapters/hooks/index.js';
+import { workflowModulesOfDirectory } from '../../adapters/workflowSources/localModules.js';
+import { findStepModules } from '../../adapters/workflowSources/stepModules.js';
+import { describeStepCollision, registerSteps } from '../../adapters/workflowSources/stepRegistration.js';
+import { collectWorkerWorkflows } from '../../adapters/workflowSources/workerWorkflows.js';
 
 /** A worker of the embedded engine: the catalog it serves, its workflows and its step table (EmbeddedEngine.registerWorker). */
 export interface WorkerSpec extends WorkerRegistration {

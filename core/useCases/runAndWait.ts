@@ -1,4 +1,4 @@
-import type { IdempotencyOptions, RunSyncRequest } from '../api/requests.js';
+import type { IdempotencyOptions, RunAndWaitRequest } from '../api/requests.js';
 import type { Answer, ResultVersion, WorkflowResult } from '../api/views.js';
 import { WorkflowExecutionTimedOutError } from '../domain/errors.js';
 import { toResult } from '../results/toResult.js';
@@ -9,7 +9,7 @@ import { awaitOutcomeUnlessAborted } from './awaitRun.js';
 import { startRun } from './start.js';
 import { startOnce } from '../idempotency/startOnce.js';
 
-type RunSyncDeps = Pick<
+type RunAndWaitDeps = Pick<
   CoreDeps,
   'engine' | 'ids' | 'digest' | 'defaultCatalog' | 'callbackRetryForMs' | 'outboundAllowlist' | 'traces' | 'logger' | 'clock' | 'shutdownSignal' | 'idempotencyRetentionMs' | 'actor'
 >;
@@ -21,7 +21,7 @@ type RunSyncDeps = Pick<
  * With an idempotency key, a retry while the run is open waits on that same run; once it closed, the result is
  * answered again until the retention after its close passes (core/idempotency/startOnce.ts).
  */
-export async function runSync(deps: RunSyncDeps, request: RunSyncRequest, version: ResultVersion, options: IdempotencyOptions = {}): Promise<Answer<WorkflowResult>> {
+export async function runAndWait(deps: RunAndWaitDeps, request: RunAndWaitRequest, version: ResultVersion, options: IdempotencyOptions = {}): Promise<Answer<WorkflowResult>> {
   const key = options.idempotencyKey;
   if (key === undefined) return { answer: (await awaitResult(deps, await startRun(deps, request), request, version)).result };
   const expiresAt = (closedAt: Date) => new Date(closedAt.getTime() + deps.idempotencyRetentionMs);
@@ -35,9 +35,9 @@ export async function runSync(deps: RunSyncDeps, request: RunSyncRequest, versio
 }
 
 async function awaitResult(
-  deps: RunSyncDeps,
+  deps: RunAndWaitDeps,
   run: RunDescription,
-  request: RunSyncRequest,
+  request: RunAndWaitRequest,
   version: ResultVersion,
 ): Promise<{ result: WorkflowResult; closedAt: Date }> {
   const ref = { workflowId: run.workflowId, runId: run.runId };
