@@ -22,14 +22,16 @@ const jsonBlock = (page: Page, label: string) => page.locator(`details.json:has(
 const timelineRow = (page: Page, step: string) => page.locator(`.timeline-row[data-step="${step}"]`);
 
 test('follows a live run to its end without a reload: steps, progress and history as they happen', async (context) => {
-  const ids = await startRun(context.api, 'ui_pipeline', pipelineInput(context, { awaitApproval: true }), uniqueId('live'));
+  // Pages slow enough (6 × 1.5 s) that the page, opened after the start, still sees fetch_pages live however slowly
+  // a loaded machine opens it.
+  const ids = await startRun(context.api, 'ui_pipeline', pipelineInput(context, { awaitApproval: true, pageMs: 1500 }), uniqueId('live'));
   const { page, context: browserContext, problems } = await openUi(context, runPath(ids));
   try {
     await page.evaluate('window.notReloaded = true');
     await page.locator('.connection[data-state="live"]').waitFor();
     assert.is(await badge(page).textContent(), 'running');
     await timelineRow(page, 'fetch_pages').locator('.progress').filter({ hasText: /page: \d, of: 6/ }).waitFor();
-    await timelineRow(page, 'summarise_pages').locator('.state.completed').waitFor({ timeout: 30_000 });
+    await timelineRow(page, 'summarise_pages').locator('.state.completed').waitFor({ timeout: 60_000 });
     await screenshot(page, 'run-live');
     const feedback = await call(context.api, 'POST', '/workflow/feedback', { json: { workflowId: ids.workflowId, payload: { approved: true } } });
     assert.is(feedback.status, 200);
