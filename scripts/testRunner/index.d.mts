@@ -40,6 +40,7 @@ export interface SuiteSpec {
   shards?: number;
   minutes?: number;
   uses?: string[];
+  coverage?: boolean;
 }
 export type Job = SuiteSpec & { pattern: string; shard?: { index: number; of: number; files: string[] } };
 export const DEFAULT_PATTERN: string;

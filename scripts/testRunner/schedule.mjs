@@ -15,6 +15,7 @@
  * @property {number} [shards] how many processes share its files (default 1)
  * @property {number} [minutes] about how long it takes on its own on the CI machine: the order jobs start in
  * @property {string[]} [uses] resources no other job may use at the same time
+ * @property {boolean} [coverage] false: run without V8 coverage (a suite that repeats another on an older Node)
  */
 
 /**
