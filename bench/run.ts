@@ -18,6 +18,7 @@ import { startTemporalFlowgate } from './temporalFlowgate.js';
 import { durableSpeedRows, measureDurableSpeed } from './durableSpeed.js';
 import { figureId, replaceFigures } from './reportSections.js';
 import { measureCompression } from './compression.js';
+import { keyedControlFigure } from './keyedControl.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARM_UP_SECONDS = Math.min(3, SECONDS);
@@ -25,7 +26,7 @@ const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 const SCALE_RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 1_000_000);
 const ONLY = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(Number) : ALL_FIGURES);
 const MiB = 1024 * 1024;
@@ -442,6 +443,8 @@ try {
     await figure12(traceDir);
   }
   if (ONLY.has(2) || ONLY.has(3) || ONLY.has(9)) await figures2and3(traceDir);
+  // Its own dev server: the thousands of runs figure 2 leaves behind would slow its long history's reads.
+  if (ONLY.has(13)) figures.push(await keyedControlFigure(traceDir, log));
 } finally {
   await rm(traceDir, { recursive: true, force: true });
 }

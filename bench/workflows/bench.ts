@@ -81,3 +81,20 @@ export const benchFails = workflow({
     throw new Error('bench_fails fails on purpose');
   },
 });
+
+/**
+ * A history of tens of thousands of events built in seconds: `batches` rounds of `batchSize` steps at once (about
+ * three events a step, one workflow task a round instead of a step), then waits for `replies` webhook replies (the
+ * keyed control calls figure sends feedback to it many times, and resets to after its last step).
+ */
+export const benchLongHistory = workflow({
+  name: 'bench_long_history',
+  description: 'Runs batches of steps in parallel, then waits for the given number of webhook replies',
+  inputSchema: z.object({ batches: z.number().int().min(1), batchSize: z.number().int().min(1).max(1000), replies: z.number().int().min(1) }),
+  outputSchema: z.object({ replies: z.number() }),
+  fn: async ({ batches, batchSize, replies }, ctx) => {
+    for (let batch = 0; batch < batches; batch++) await Promise.all(Array.from({ length: batchSize }, (_, index) => addOne(index)));
+    for (let reply = 0; reply < replies; reply++) await ctx.waitForWebhook();
+    return { replies };
+  },
+});
