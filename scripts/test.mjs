@@ -3,7 +3,7 @@
 // Node releases), every suite in its own uvu process (with V8 coverage) on its Node (24, or 22 for the suites that say
 // so) within a time limit, the c8 coverage floor, a line per suite with its time, and one closing line
 // `N passed, N failed` with totals over every suite. Exits non-zero on any failure.
-import { mkdirSync, readdirSync, rmSync, existsSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { delimiter, dirname, join } from 'node:path';
 import { suites } from './suites.mjs';
@@ -33,6 +33,7 @@ import {
   jobsOf,
   longestFirst,
   nextJob,
+  testFilesOf,
 } from './testRunner/index.mjs';
 
 /** @typedef {import('./testRunner/schedule.mjs').Job} Job */
@@ -104,18 +105,6 @@ async function provision(nodeVersions) {
     await timed('promtool', () => ensurePromtool({ log })),
   ];
   return [...builds, await schemathesis, ...(await Promise.all(runtimes))];
-}
-
-/**
- * A suite's test files (relative to its dir), each weighed by its size: what its shards are split by.
- * @param {string} dir @param {string} pattern
- */
-function testFilesOf(dir, pattern) {
-  const matches = new RegExp(pattern);
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((name) => matches.test(name) && statSync(join(dir, name)).isFile())
-    .sort()
-    .map((name) => ({ name, weight: statSync(join(dir, name)).size }));
 }
 
 /** The `--suites REGEX` argument (case-insensitive), or every suite. @param {string[]} argv */

@@ -48,3 +48,4 @@ export function splitIntoShards(files: { name: string; weight: number }[], count
 export function jobsOf(suite: SuiteSpec, files: { name: string; weight: number }[]): Job[];
 export function longestFirst(jobs: Job[]): Job[];
 export function nextJob(waiting: Job[], running: Job[]): Job | undefined;
+export function testFilesOf(dir: string, pattern: string): { name: string; weight: number }[];

@@ -2,3 +2,4 @@
 export * from './summary.mjs';
 export { killRunningSuites, runSuiteProcess } from './runSuiteProcess.mjs';
 export * from './schedule.mjs';
+export { testFilesOf } from './testFiles.mjs';
