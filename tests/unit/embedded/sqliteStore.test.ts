@@ -14,6 +14,7 @@ import { DataDirectoryError, DataDirectoryInUseError } from '../../../adapters/e
 import { durableHarness, IDEMPOTENCY_RETENTION_MS, RETENTION_MS } from './durableSupport.js';
 import { CapturingLogger, FakeClock, flush, SequentialIds } from './support.js';
 import { rejection } from '../../support/rejection.js';
+import { eventually } from '../../support/eventually.js';
 
 /** The durable store on its own: its data directory, its writes failing, retention, the callback outbox. */
 
@@ -187,9 +188,15 @@ test('a run whose write failed under way is restored from the store and goes on 
     await flush(10);
     assert.is((await engine.describe(ref)).status, 'running');
     db.exec('PRAGMA max_page_count = 1073741823');
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-    await clock.advance(60_000);
-    await flush(10);
+    let answered = false;
+    void waiting.then(() => (answered = true));
+    // The engine probes the store again on its real-time probe (about a second): until the run is restored, moving
+    // the fake clock on changes nothing; once it is, the next move lets the run finish.
+    await eventually('the run restored from the store to finish', async () => {
+      await clock.advance(60_000);
+      await flush(10);
+      return answered;
+    });
     const outcome = await waiting;
     assert.is(outcome?.run.runId, ref.runId, 'the caller waiting before the failure gets the answer');
     assert.is(outcome?.output, 'X'.repeat(100_000));
