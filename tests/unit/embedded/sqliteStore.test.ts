@@ -12,7 +12,8 @@ import { prepareSchema, SCHEMA_VERSION } from '../../../adapters/embedded/store/
 import { SqliteStore } from '../../../adapters/embedded/store/sqlite/sqliteStore.js';
 import { DataDirectoryError, DataDirectoryInUseError } from '../../../adapters/embedded/store/sqlite/dataDirErrors.js';
 import { durableHarness, IDEMPOTENCY_RETENTION_MS, RETENTION_MS } from './durableSupport.js';
-import { CapturingLogger, FakeClock, flush, SequentialIds } from './support.js';
+import { CapturingLogger, flush, SequentialIds } from './support.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { rejection } from '../../support/rejection.js';
 import { eventually } from '../../support/eventually.js';
 
@@ -35,7 +36,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'flowgate-store-'));
 }
 
-const storeOptions = (dataDir: string, clock = new FakeClock()) => ({
+const storeOptions = (dataDir: string, clock = new ManualClock()) => ({
   dataDir,
   clock,
   logger: new CapturingLogger(),
@@ -137,7 +138,7 @@ test('a write that fails (the database full) answers the start that needed it as
   db.exec('BEGIN');
   prepareSchema(db);
   db.exec('COMMIT');
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
   const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
@@ -172,7 +173,7 @@ test('a run whose write failed under way is restored from the store and goes on 
   db.exec('BEGIN');
   prepareSchema(db);
   db.exec('COMMIT');
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
   const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
@@ -208,7 +209,7 @@ test('a run whose write failed under way is restored from the store and goes on 
 
 test('closed runs past RUN_RETENTION_DAYS are deleted; a keyed run not before its key expired; open runs never', async () => {
   const dataDir = tempDir();
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const day = 24 * 3600 * 1000;
   // Keys in force for two days, runs kept for one: a keyed run outlives the retention until its key expires.
   const options = { ...storeOptions(dataDir, clock), retentionMs: day, idempotencyRetentionMs: 2 * day };
