@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { catalogWorkflowId } from '../../adapters/temporal/protocol.js';
 import type { HistoryEvent } from '../../core/domain/history.js';
+import { eventually } from '../support/eventually.js';
 import { historyEventsOf } from '../support/runStream.js';
 import { allEvents, idFor, rejectsWith, run, startHarness, stopHarness, type EngineHarness } from './engineHarness.js';
 
@@ -98,7 +99,8 @@ test('feedback, followRun live until the close, and Last-Event-ID resume', async
   const following = (async () => {
     for await (const event of historyEventsOf(context.engine.followRun(pinned, 0, new AbortController().signal))) seen.push(event);
   })();
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // The follower has read what the run holds so far, so the feedback and the close reach it live.
+  await eventually('the follower to see the start', () => seen.length >= 1, { intervalMs: 20 });
   assert.equal(await context.engine.deliverFeedback(open.workflowId, { approved: true }), pinned);
   await following;
   assert.equal(seen.map((event) => event.type), ['workflow_started', 'signal_received', 'workflow_completed']);
@@ -141,9 +143,14 @@ test('reset: new run after the step; errors for a step that never ran or never c
 });
 
 test('listRuns: filters, the catalog registry hidden, paging with bound tokens', async (context) => {
-  for (let index = 0; index < 3; index += 1) await run(context, 'arithmetic', { n: index }, idFor(context, `list-${index}`));
-  await new Promise((resolve) => setTimeout(resolve, 1500)); // visibility is eventually consistent
-  const list = await context.engine.listRuns({ catalog: context.catalog, workflowName: 'arithmetic', limit: 1000 });
+  const runIds: string[] = [];
+  for (let index = 0; index < 3; index += 1) runIds.push((await run(context, 'arithmetic', { n: index }, idFor(context, `list-${index}`))).started.runId);
+  // Visibility is eventually consistent: wait until the list shows the three runs closed.
+  const list = await eventually('the three runs listed as completed', async () => {
+    const listed = await context.engine.listRuns({ catalog: context.catalog, workflowName: 'arithmetic', limit: 1000 });
+    const shown = runIds.filter((runId) => listed.runs.some((runItem) => runItem.runId === runId && runItem.status === 'completed'));
+    return shown.length === runIds.length && listed;
+  });
   assert.ok(list.runs.length >= 3);
   assert.ok(list.runs.every((runItem) => runItem.catalog === context.catalog && runItem.workflowName === 'arithmetic'));
   const completed = await context.engine.listRuns({ catalog: context.catalog, status: 'completed', limit: 1000 });

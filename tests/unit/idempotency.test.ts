@@ -8,7 +8,7 @@ import { LocalAnswers } from '../../core/idempotency/localAnswers.js';
 import { createKeyedControl } from '../../core/idempotency/keyedControl.js';
 import type { RequestIdempotency } from '../../core/domain/idempotency.js';
 import type { ControlKeys } from '../../ports/engine.js';
-import { FakeClock } from './embedded/support.js';
+import { ManualClock } from '../support/manualClock.js';
 
 /** What the promise rejects with; fails the test when it resolves. */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -37,7 +37,7 @@ test('sha256Digest: the same parts, the same version 8 UUID; parts are not ambig
 });
 
 test('LocalAnswers: a duplicate in flight joins the first call; after it, the stored answer until it expires', async () => {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const answers = new LocalAnswers(clock, 1000);
   let calls = 0;
   let release!: (value: string) => void;
@@ -60,7 +60,7 @@ test('LocalAnswers: a duplicate in flight joins the first call; after it, the st
 });
 
 test('LocalAnswers: another fingerprint is IdempotencyKeyReusedError, in flight or answered; nothing is produced', async () => {
-  const answers = new LocalAnswers(new FakeClock(), 1000);
+  const answers = new LocalAnswers(new ManualClock(), 1000);
   let release!: () => void;
   const first = answers.answer('k', 'f', () => new Promise<string>((resolve) => (release = () => resolve('x'))));
   let produced = false;
@@ -72,7 +72,7 @@ test('LocalAnswers: another fingerprint is IdempotencyKeyReusedError, in flight 
 });
 
 test('LocalAnswers: a failure is not stored: joined duplicates share it, the next retry tries again', async () => {
-  const answers = new LocalAnswers(new FakeClock(), 1000);
+  const answers = new LocalAnswers(new ManualClock(), 1000);
   let reject!: (error: Error) => void;
   const first = answers.answer('k', 'f', () => new Promise<string>((_resolve, fail) => (reject = fail)));
   const duplicate = answers.answer('k', 'f', async () => 'never');
@@ -84,7 +84,7 @@ test('LocalAnswers: a failure is not stored: joined duplicates share it, the nex
 });
 
 test('LocalAnswers: bounded: past the cap the oldest answers go first; expired ones are dropped as new keys come', async () => {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const answers = new LocalAnswers(clock, 1000, 3);
   for (const key of ['a', 'b', 'c', 'd']) await answers.answer(key, 'f', async () => key);
   assert.is(answers.size, 3);
@@ -104,7 +104,7 @@ test('IDEMPOTENCY_RETENTION_SECONDS: default one day; a positive integer', () =>
 
 /** A keyed control over an engine that declares `controlKeys`, and what each call handed that engine. */
 function keyedControlOver(controlKeys: ControlKeys) {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const handed: (RequestIdempotency | undefined)[] = [];
   const keyed = createKeyedControl({ engine: { controlKeys }, digest: sha256Digest, clock, idempotencyRetentionMs: 1000 });
   const terminate = (reason: string, idempotencyKey?: string) =>
@@ -149,7 +149,7 @@ test('keyed control: an engine that keeps keys is handed their digests; one that
 });
 
 test('keyed control: an engine that recognises an earlier request (through another replica) makes the expiry count from that request', async () => {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const keyed = createKeyedControl({ engine: { controlKeys: 'kept-by-engine' }, digest: sha256Digest, clock, idempotencyRetentionMs: 1000 });
   const earlier = new Date(clock.now() - 400);
   let engineRecognises = true;

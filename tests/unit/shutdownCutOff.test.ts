@@ -6,10 +6,28 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { runWaitCutOffMs, startFlowgateServer } from '../../composition/server.js';
+import type { FlowgateApi } from '../../core/api/flowgateApi.js';
 import type { LogFields, Logger } from '../../ports/logger.js';
+import { eventually } from '../support/eventually.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/workflows/', import.meta.url));
 const quiet: Logger = { info: (_m: string, _f?: LogFields) => {}, warn: () => {}, error: () => {} };
+
+/**
+ * Counts the calls of `method` the server's API receives: close() must come once the requests are being handled,
+ * which a fixed pause only guesses (under load a request can still be on its way).
+ */
+function arrivals(api: FlowgateApi, method: 'runAndWait' | 'getResult'): () => number {
+  let count = 0;
+  const original = api[method].bind(api) as (...args: unknown[]) => unknown;
+  Object.assign(api, {
+    [method]: (...args: unknown[]) => {
+      count += 1;
+      return original(...args);
+    },
+  });
+  return () => count;
+}
 
 test('run waits are cut a second before the grace period ends, or at four fifths of a short one', () => {
   assert.is(runWaitCutOffMs(10_000), 9_000);
@@ -19,7 +37,8 @@ test('run waits are cut a second before the grace period ends, or at four fifths
 
 test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming the shutdown; a short one gets its result', async () => {
   const traceDir = await mkdtemp(join(tmpdir(), 'fg-cutoff-'));
-  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, DATA_DIR: join(traceDir, 'data'), SHUTDOWN_GRACE_MS: '1000', WORKFLOWS_DIR: EXAMPLES }, logger: quiet });
+  // A 3 s grace cuts the waits at 2 s: a second between the cut and the grace's end, room for a loaded machine.
+  const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, DATA_DIR: join(traceDir, 'data'), SHUTDOWN_GRACE_MS: '3000', WORKFLOWS_DIR: EXAMPLES }, logger: quiet });
   const runWait = async (workflowId: string, ms: number) => {
     const response = await request(`${server.url}/workflow/run`, {
       method: 'POST',
@@ -28,10 +47,11 @@ test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming
     });
     return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown>, at: Date.now() };
   };
+  const runWaits = arrivals(server.api, 'runAndWait');
   try {
     const long = runWait('cut-long', 60_000);
     const short = runWait('cut-short', 150);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually('both run-and-waits to reach the server', () => runWaits() === 2, { intervalMs: 5 });
     const closing = Date.now();
     const closed = server.close();
     const [cut, done] = await Promise.all([long, short]);
@@ -39,7 +59,7 @@ test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming
     assert.is(cut.body.error, 'WorkflowExecutionTimedOutError');
     assert.is(cut.body.workflowId, 'cut-long');
     assert.match(String(cut.body.message), /shutting down/);
-    assert.ok(cut.at - closing >= 750 && cut.at - closing < 1000, `cut ${cut.at - closing} ms after close()`);
+    assert.ok(cut.at - closing >= 1750 && cut.at - closing < 3000, `cut ${cut.at - closing} ms after close()`);
     assert.is(done.status, 200);
     assert.is(done.body.status, 'completed');
     await closed;
@@ -52,6 +72,7 @@ test('close(): a POST /workflow/run still waiting at the cut-off gets 408 naming
 test('close(): a result long-poll still waiting at the cut-off says the shutdown cut it, not that its wait ran out', async () => {
   const traceDir = await mkdtemp(join(tmpdir(), 'fg-cutoff-'));
   const server = await startFlowgateServer({ env: { PORT: '0', TRACE_DIR: traceDir, DATA_DIR: join(traceDir, 'data'), SHUTDOWN_GRACE_MS: '1000', WORKFLOWS_DIR: EXAMPLES }, logger: quiet });
+  const polls = arrivals(server.api, 'getResult');
   try {
     const started = await request(`${server.url}/workflow`, {
       method: 'POST',
@@ -65,7 +86,7 @@ test('close(): a result long-poll still waiting at the cut-off says the shutdown
       retryAfter: response.headers['retry-after'],
       body: (await response.body.json()) as Record<string, unknown>,
     }));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually('the long-poll to reach the server', () => polls() === 1, { intervalMs: 5 });
     const closed = server.close();
     const cut = await poll;
     assert.is(cut.status, 424, 'the status stays what a wait that ran out gives');

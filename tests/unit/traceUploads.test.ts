@@ -5,7 +5,8 @@ import { locateTrace, TRACE_LOOKUP_WAIT_MS } from '../../core/trace/locateTrace.
 import { TraceUploads } from '../../core/trace/traceUploads.js';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import type { TraceStore } from '../../ports/traceStore.js';
-import { CapturingLogger, FakeClock, flush } from './embedded/support.js';
+import { CapturingLogger, flush } from './embedded/support.js';
+import { ManualClock } from '../support/manualClock.js';
 
 /** A store whose calls wait until the test lets them go. */
 class HeldStore implements TraceStore {
@@ -50,7 +51,7 @@ function closedRun(runId: string): ClosedRunRecord {
 }
 
 test('a stalled upload holds the close for waitMs, then finishes in the background and is logged; settle waits for it', async () => {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const remote = new HeldStore('remote');
   const uploads = new TraceUploads({ clock, logger, waitMs: 2_000 });
@@ -70,7 +71,7 @@ test('a stalled upload holds the close for waitMs, then finishes in the backgrou
 });
 
 test('a quick upload is waited for and logs nothing', async () => {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const remote = new HeldStore('remote');
   const uploads = new TraceUploads({ clock, logger });
@@ -83,7 +84,7 @@ test('a quick upload is waited for and logs nothing', async () => {
 });
 
 test('beyond maxPending uploads a trace is not uploaded at all, and that is logged as a failed write', async () => {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const remote = new HeldStore('remote');
   const uploads = new TraceUploads({ clock, logger, waitMs: 10, maxPending: 1 });
@@ -100,7 +101,7 @@ test('beyond maxPending uploads a trace is not uploaded at all, and that is logg
 });
 
 test('a lookup that does not answer within TRACE_LOOKUP_WAIT_MS counts as no destination', async () => {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const remote = new HeldStore('remote');
   const key: TraceKey = { workflowId: 'wf', runId: 'r3', workflowName: 'echo', startedAt: new Date(0) };

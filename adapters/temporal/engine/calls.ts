@@ -5,6 +5,8 @@ import { isThrottled, translateError, type CallContext } from './grpcErrors.js';
 import type { WorkflowService } from './proto.js';
 import { requestIdentity } from './identity.js';
 import type { ClaimCheckCodec } from '../claimCheckCodec.js';
+import type { Clock } from '../../../ports/clock.js';
+import { waitClock } from '../../system/systemClock.js';
 
 export interface CallOptions {
   /** Cancels the call (the gRPC request is cancelled, not just abandoned); the call rejects with its reason. */
@@ -28,6 +30,11 @@ export class TemporalCalls {
     private readonly timeoutMs: number,
     /** Large payloads kept in S3 (claimCheckCodec.ts); raw API answers are resolved through it. */
     readonly claimChecks?: ClaimCheckCodec,
+    /**
+     * Measures deadlines and throttle pauses (a pause keeps the process alive, as the call it delays does); a test
+     * gives a manual clock, so the attempts it counts do not depend on the machine's load.
+     */
+    private readonly clock: Clock = waitClock,
   ) {}
 
   /**
@@ -94,7 +101,7 @@ export class TemporalCalls {
     const controller = new AbortController();
     const abort = (): void => controller.abort();
     for (const source of sources) source.addEventListener('abort', abort, { once: true });
-    const deadline = Date.now() + (options.timeoutMs ?? this.timeoutMs);
+    const deadline = this.clock.now() + (options.timeoutMs ?? this.timeoutMs);
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {
@@ -103,8 +110,8 @@ export class TemporalCalls {
           // Turned away by Temporal's rate limits, the call was not acted on: sent again after a pause while its
           // deadline leaves room, so a burst (a bulk operation's pages beside other traffic) is slowed, not failed.
           const pause = throttlePauseMs(attempt);
-          if (!isThrottled(error) || controller.signal.aborted || Date.now() + pause + MIN_ATTEMPT_MS > deadline) throw error;
-          await pauseFor(pause, controller.signal);
+          if (!isThrottled(error) || controller.signal.aborted || this.clock.now() + pause + MIN_ATTEMPT_MS > deadline) throw error;
+          await pauseFor(this.clock, pause, controller.signal);
         }
       }
     } catch (error) {
@@ -141,16 +148,16 @@ export function throttlePauseMs(attempt: number, random: () => number = Math.ran
 }
 
 /** Resolves after `ms`; rejects at once when `signal` aborts, leaving no timer behind. */
-function pauseFor(ms: number, signal: AbortSignal): Promise<void> {
+function pauseFor(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const aborted = (): void => {
-      clearTimeout(timer);
+      cancelTimer();
       reject(reasonOf(signal));
     };
-    const timer = setTimeout(() => {
+    const cancelTimer = clock.setTimer(ms, () => {
       signal.removeEventListener('abort', aborted);
       resolve();
-    }, ms);
+    });
     signal.addEventListener('abort', aborted, { once: true });
   });
 }

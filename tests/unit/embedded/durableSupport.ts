@@ -6,7 +6,8 @@ import { openSqliteStore } from '../../../adapters/embedded/store/sqlite/openSql
 import type { SqliteStore } from '../../../adapters/embedded/store/sqlite/sqliteStore.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunOutcome } from '../../../core/domain/run.js';
-import { CapturingLogger, eventTypes, FakeClock, flush, SequentialIds } from './support.js';
+import { CapturingLogger, eventTypes, flush, SequentialIds } from './support.js';
+import { ManualClock } from '../../support/manualClock.js';
 
 /** Days of retention the durable harness keeps closed runs (RUN_RETENTION_DAYS). */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;
@@ -14,7 +15,7 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 
 export interface DurableHarness {
   readonly dataDir: string;
-  readonly clock: FakeClock;
+  readonly clock: ManualClock;
   readonly logger: CapturingLogger;
   engine: EmbeddedEngine;
   store: SqliteStore;
@@ -36,7 +37,7 @@ export interface DurableHarness {
 /** The embedded engine on its durable store in a temporary data directory, with a fake clock that survives restarts. */
 export async function durableHarness(workflows: WorkflowDefinition<any, any>[], overrides: Partial<EmbeddedEngineOptions> = {}): Promise<DurableHarness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-durable-'));
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const ids = new SequentialIds();
   let served = workflows;

@@ -3,10 +3,11 @@ import * as assert from 'uvu/assert';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from '../../../adapters/embedded/index.js';
 import { randomIds, systemClock } from '../../../adapters/system/index.js';
 import { runIdProblem } from '../../../core/domain/ids.js';
-import { CapturingLogger, FakeClock, RecordingWebhookSender, SequentialIds } from './support.js';
+import { CapturingLogger, RecordingWebhookSender, SequentialIds } from './support.js';
+import { ManualClock } from '../../support/manualClock.js';
 
 function validOptions(): EmbeddedEngineOptions {
-  return { clock: new FakeClock(), ids: new SequentialIds(), logger: new CapturingLogger(), webhookSender: new RecordingWebhookSender() };
+  return { clock: new ManualClock(), ids: new SequentialIds(), logger: new CapturingLogger(), webhookSender: new RecordingWebhookSender() };
 }
 
 test('the constructor names the option that is wrong', () => {

@@ -5,6 +5,7 @@ import { NonRetryableError, step, workflow } from '../../../core/definition/inde
 import type { FlowgateError } from '../../../core/domain/errors.js';
 import { eventTypes, flush, harness } from './support.js';
 import { rejection } from '../../support/rejection.js';
+import { eventually } from '../../support/eventually.js';
 
 const calls: string[] = [];
 let shipIsBroken = true;
@@ -271,7 +272,8 @@ const race = workflow({
 test('a reset hands recorded outcomes back in the order they completed, not the order they were called', async () => {
   const h = harness([race]);
   const ref = await h.run(race, {});
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  // Its steps take real time (30 and 60 ms), which the harness's fake clock does not move: wait for the run to close.
+  await eventually('the race to close', async () => (await h.engine.describe(ref)).status !== 'running', { intervalMs: 10 });
   assert.equal((await h.outcome(ref)).output, { winner: 'fast', marked: 'marked fast' });
   const reset = await h.engine.reset(ref, 'mark_winner', 'replay the race');
   const outcome = await h.outcome(reset);

@@ -12,8 +12,10 @@ import { prepareSchema, SCHEMA_VERSION } from '../../../adapters/embedded/store/
 import { SqliteStore } from '../../../adapters/embedded/store/sqlite/sqliteStore.js';
 import { DataDirectoryError, DataDirectoryInUseError } from '../../../adapters/embedded/store/sqlite/dataDirErrors.js';
 import { durableHarness, IDEMPOTENCY_RETENTION_MS, RETENTION_MS } from './durableSupport.js';
-import { CapturingLogger, FakeClock, flush, SequentialIds } from './support.js';
+import { CapturingLogger, flush, SequentialIds } from './support.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { rejection } from '../../support/rejection.js';
+import { eventually } from '../../support/eventually.js';
 
 /** The durable store on its own: its data directory, its writes failing, retention, the callback outbox. */
 
@@ -34,7 +36,7 @@ function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'flowgate-store-'));
 }
 
-const storeOptions = (dataDir: string, clock = new FakeClock()) => ({
+const storeOptions = (dataDir: string, clock = new ManualClock()) => ({
   dataDir,
   clock,
   logger: new CapturingLogger(),
@@ -136,7 +138,7 @@ test('a write that fails (the database full) answers the start that needed it as
   db.exec('BEGIN');
   prepareSchema(db);
   db.exec('COMMIT');
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
   const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
@@ -171,7 +173,7 @@ test('a run whose write failed under way is restored from the store and goes on 
   db.exec('BEGIN');
   prepareSchema(db);
   db.exec('COMMIT');
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
   const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
@@ -187,9 +189,15 @@ test('a run whose write failed under way is restored from the store and goes on 
     await flush(10);
     assert.is((await engine.describe(ref)).status, 'running');
     db.exec('PRAGMA max_page_count = 1073741823');
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
-    await clock.advance(60_000);
-    await flush(10);
+    let answered = false;
+    void waiting.then(() => (answered = true));
+    // The engine probes the store again on its real-time probe (about a second): until the run is restored, moving
+    // the fake clock on changes nothing; once it is, the next move lets the run finish.
+    await eventually('the run restored from the store to finish', async () => {
+      await clock.advance(60_000);
+      await flush(10);
+      return answered;
+    });
     const outcome = await waiting;
     assert.is(outcome?.run.runId, ref.runId, 'the caller waiting before the failure gets the answer');
     assert.is(outcome?.output, 'X'.repeat(100_000));
@@ -201,7 +209,7 @@ test('a run whose write failed under way is restored from the store and goes on 
 
 test('closed runs past RUN_RETENTION_DAYS are deleted; a keyed run not before its key expired; open runs never', async () => {
   const dataDir = tempDir();
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const day = 24 * 3600 * 1000;
   // Keys in force for two days, runs kept for one: a keyed run outlives the retention until its key expires.
   const options = { ...storeOptions(dataDir, clock), retentionMs: day, idempotencyRetentionMs: 2 * day };

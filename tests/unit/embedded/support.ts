@@ -1,56 +1,14 @@
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { EmbeddedEngine, type ClosedRunRecord, type EmbeddedEngineOptions } from '../../../adapters/embedded/index.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import type { RunOutcome, RunRef } from '../../../core/domain/run.js';
-import type { Clock } from '../../../ports/clock.js';
+import { flush, ManualClock } from '../../support/manualClock.js';
 import type { IdGenerator } from '../../../ports/ids.js';
 import type { LogFields, Logger } from '../../../ports/logger.js';
 import type { WebhookCall, WebhookSender } from '../../../ports/webhookSender.js';
 
-/** A clock that only moves when told to; timers fire in due order, each followed by the work it releases. */
-export class FakeClock implements Clock {
-  private current = Date.UTC(2026, 0, 1);
-  private timers: { at: number; seq: number; callback: () => void }[] = [];
-  private seq = 0;
-
-  now(): number {
-    return this.current;
-  }
-
-  setTimer(ms: number, callback: () => void): () => void {
-    const timer = { at: this.current + Math.max(0, ms), seq: (this.seq += 1), callback };
-    this.timers.push(timer);
-    return () => {
-      this.timers = this.timers.filter((t) => t !== timer);
-    };
-  }
-
-  get pendingTimers(): number {
-    return this.timers.length;
-  }
-
-  /** Moves time forward by `ms`, firing due timers one by one and letting the engine react to each. */
-  async advance(ms: number): Promise<void> {
-    const target = this.current + ms;
-    await flush();
-    for (;;) {
-      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((t) => t !== due);
-      this.current = Math.max(this.current, due.at);
-      due.callback();
-      await flush();
-    }
-    this.current = target;
-    await flush();
-  }
-}
-
-/** Lets every pending promise chain run (several macrotask turns, for chains that hop through hooks). */
-export async function flush(turns = 5): Promise<void> {
-  for (let i = 0; i < turns; i += 1) await nextMacrotask();
-}
+// The one clock double (tests/support/manualClock.ts); flush is re-exported for the many tests here that use it.
+export { flush };
 
 export class SequentialIds implements IdGenerator {
   private n = 0;
@@ -88,7 +46,7 @@ export class RecordingWebhookSender implements WebhookSender {
 
 export interface Harness {
   engine: EmbeddedEngine;
-  clock: FakeClock;
+  clock: ManualClock;
   logger: CapturingLogger;
   webhooks: RecordingWebhookSender;
   closedRuns: ClosedRunRecord[];
@@ -105,7 +63,7 @@ export function harness(
   workflows: WorkflowDefinition<any, any>[],
   overrides: Partial<EmbeddedEngineOptions> = {},
 ): Harness {
-  const clock = new FakeClock();
+  const clock = new ManualClock();
   const logger = new CapturingLogger();
   const webhooks = new RecordingWebhookSender();
   const closedRuns: ClosedRunRecord[] = [];

@@ -123,11 +123,13 @@ test('pipelining: at most maxPipelinedRequests of a connection are answered at o
   try {
     client.socket.write(pipelined(0, 20));
     await eventually('three requests to reach the API', () => pending.length >= 3, { intervalMs: 5 });
+    // A pause that proves something does not happen (a fourth request handled): it can only be a fixed one.
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(pending.length, 3, 'no more than three requests are handled at once');
 
     const readBefore = sockets[0]!.bytesRead;
     client.socket.write(pipelined(20, 10));
+    // As above: the connection is not read, which only a fixed pause can show.
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.is(sockets[0]!.bytesRead, readBefore, 'the connection is not read while its answers wait');
 
@@ -156,7 +158,8 @@ test('pipelining: once the server knows a client is gone, its requests still wai
     // While requests wait the server does not read the connection, so it learns of the reset when it next writes:
     // the answer being built goes out into the void, and at most one more is built before the write fails.
     client.socket.resetAndDestroy();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Closed, the client's socket has sent its reset (on loopback it is at the server's end the same moment).
+    await client.closed;
     release();
     await eventually('ten access-log lines', () => accessLog(logger).length === 10, { intervalMs: 5 });
     assert.ok(api.calls.length <= 3, `${api.calls.length} of 10 requests reached the API`);

@@ -5,23 +5,13 @@ import { CatalogReader } from '../../../adapters/temporal/engine/catalogs.js';
 import { catalogMemoOf } from '../../../adapters/temporal/engine/catalogMemo.js';
 import { enums } from '../../../adapters/temporal/engine/proto.js';
 import { CATALOG_MEMO_KEY, type CatalogMemo } from '../../../adapters/temporal/protocol.js';
-import type { Clock } from '../../../ports/clock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import type { Logger } from '../../../ports/logger.js';
 import { FakeClient } from './fakeClient.js';
 import { executionInfo, payloads, timestamp } from './protoFixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const LIVENESS_MS = 90_000;
-
-class ManualClock implements Clock {
-  current = NOW;
-  now(): number {
-    return this.current;
-  }
-  setTimer(): () => void {
-    return () => {};
-  }
-}
 
 const warnings: string[] = [];
 const logger: Logger = { info() {}, warn: (message) => warnings.push(message), error() {} };
@@ -70,7 +60,7 @@ function registry(world: World): FakeClient {
   });
 }
 
-function reader(client: FakeClient, clock = new ManualClock(), cacheMs = 1000): CatalogReader {
+function reader(client: FakeClient, clock = new ManualClock(NOW), cacheMs = 1000): CatalogReader {
   return new CatalogReader({ calls: client.calls(), clock, logger, cacheMs, workerLivenessMs: LIVENESS_MS });
 }
 
@@ -104,20 +94,20 @@ test('an id squatted by another workflow type is not a catalog; an unreadable me
 test('cached for cacheMs, shared by concurrent callers; failures are not cached', async () => {
   const world: World = { memo: memo(), workflowPollAge: 1, activityPollAge: 1 };
   const client = registry(world);
-  const clock = new ManualClock();
+  const clock = new ManualClock(NOW);
   const catalogs = reader(client, clock);
   const [a, b] = await Promise.all([catalogs.describe('main'), catalogs.describe('main')]);
   assert.is(a, b);
   assert.is(client.count('describeWorkflowExecution'), 1);
-  clock.current += 999;
+  clock.set(clock.now() + 999);
   await catalogs.describe('main');
   assert.is(client.count('describeWorkflowExecution'), 1);
-  clock.current += 2;
+  clock.set(clock.now() + 2);
   await catalogs.describe('main');
   assert.is(client.count('describeWorkflowExecution'), 2);
 
   world.describeFails = true;
-  clock.current += 1001;
+  clock.set(clock.now() + 1001);
   try {
     await catalogs.describe('main');
     assert.unreachable('Temporal is down');
@@ -130,7 +120,7 @@ test('cached for cacheMs, shared by concurrent callers; failures are not cached'
 
 test('workflow type objects stay the same while their content is unchanged', async () => {
   const world: World = { memo: memo(), workflowPollAge: 1, activityPollAge: 1 };
-  const clock = new ManualClock();
+  const clock = new ManualClock(NOW);
   const catalogs = reader(registry(world), clock, 0);
   const first = (await catalogs.describe('main'))!.workflows;
   const second = (await catalogs.describe('main'))!.workflows;

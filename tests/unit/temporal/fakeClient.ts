@@ -3,6 +3,7 @@
 // cancels the request in flight with gRPC CANCELLED, as on the real client.
 import type { Client } from '@temporalio/client';
 import { TemporalCalls } from '../../../adapters/temporal/engine/calls.js';
+import type { Clock } from '../../../ports/clock.js';
 
 export type ServiceHandler = (request: any) => Promise<any> | any;
 
@@ -49,7 +50,8 @@ export class FakeClient {
     return this as unknown as Client;
   }
 
-  calls(namespace = 'default'): TemporalCalls {
-    return new TemporalCalls(this.asClient(), namespace, 1000);
+  /** Calls with a 1 s deadline, measured by `clock` when given (a test counting throttled attempts gives a manual one). */
+  calls(namespace = 'default', clock?: Clock): TemporalCalls {
+    return new TemporalCalls(this.asClient(), namespace, 1000, undefined, clock);
   }
 }

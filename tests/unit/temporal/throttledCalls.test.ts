@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { Metadata, status } from '@grpc/grpc-js';
 import { throttlePauseMs } from '../../../adapters/temporal/engine/calls.js';
 import { isThrottled } from '../../../adapters/temporal/engine/grpcErrors.js';
+import { eventually } from '../../support/eventually.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { rejection } from '../../support/rejection.js';
 import { FakeClient } from './fakeClient.js';
 
@@ -28,22 +30,26 @@ function failingThen(failures: Error[]): FakeClient {
   });
 }
 
+// The calls measure their deadline and pauses on a manual clock: the attempts counted and the times compared below are
+// the code's, whatever else the machine is doing.
 const list = (client: FakeClient, calls = client.calls()) => calls.call(() => calls.service.listWorkflowExecutions({ namespace: 'default', query: '' }));
 
 test('a call turned away by the rate limits is sent again after a pause, within its deadline, and answers', async () => {
   const client = failingThen([NAMESPACE_LIMIT, PERSISTENCE_LIMIT]);
-  const startedAt = Date.now();
-  assert.equal(await list(client), LIST_ANSWER);
+  const clock = new ManualClock();
+  const startedAt = clock.now();
+  assert.equal(await clock.settle(list(client, client.calls('default', clock))), LIST_ANSWER);
   assert.is(client.count('listWorkflowExecutions'), 3);
-  const elapsed = Date.now() - startedAt;
+  const elapsed = clock.now() - startedAt;
   assert.ok(elapsed >= 80 + 160 && elapsed < 900, `two pauses of about 100 and 200 ms, took ${elapsed} ms`);
 });
 
 test('throttled past its deadline: the caller gets EngineUnavailableError, after a bounded number of attempts', async () => {
   const client = failingThen(Array.from({ length: 100 }, () => NAMESPACE_LIMIT));
-  const startedAt = Date.now();
-  const error = await rejection(list(client));
-  const elapsed = Date.now() - startedAt;
+  const clock = new ManualClock();
+  const startedAt = clock.now();
+  const error = await rejection(clock.settle(list(client, client.calls('default', clock))));
+  const elapsed = clock.now() - startedAt;
   assert.is(error.name, 'EngineUnavailableError');
   assert.is(error.cause, NAMESPACE_LIMIT);
   // Deadline 1000 ms: attempts at about 0, 100, 300 and 700 ms; a fifth could not finish before it.
@@ -58,10 +64,11 @@ test('what is not a throttle is answered at once: a server that cannot be reache
   for (const failure of [unreachable, closing, tooLarge]) {
     assert.not.ok(isThrottled(failure), failure.message);
     const client = failingThen([failure]);
-    const startedAt = Date.now();
-    await rejection(list(client));
+    const clock = new ManualClock();
+    const startedAt = clock.now();
+    await rejection(clock.settle(list(client, client.calls('default', clock))));
     assert.is(client.count('listWorkflowExecutions'), 1, failure.message);
-    assert.ok(Date.now() - startedAt < 50, 'no pause');
+    assert.ok(clock.now() - startedAt < 50, 'no pause');
   }
   assert.ok(isThrottled(PERSISTENCE_LIMIT));
   assert.ok(isThrottled(NAMESPACE_LIMIT));
@@ -69,16 +76,19 @@ test('what is not a throttle is answered at once: a server that cannot be reache
 
 test('an engine closed while a throttled call pauses: the call ends at once with the close, and is not sent again', async () => {
   const client = failingThen(Array.from({ length: 100 }, () => NAMESPACE_LIMIT));
-  const calls = client.calls();
+  const clock = new ManualClock();
+  const calls = client.calls('default', clock);
   const pending = list(client, calls);
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  const closedAt = Date.now();
+  await eventually('the call to pause after its first attempt', () => clock.pendingTimers === 1, { intervalMs: 5 });
+  const closedAt = clock.now();
   calls.close();
+  // The clock stands still: the call can only end through the close, not after its pause.
   const error = await rejection(pending);
-  assert.ok(Date.now() - closedAt < 50, 'not after the pause');
+  assert.is(clock.now(), closedAt, 'not after the pause');
+  assert.is(clock.pendingTimers, 0, 'the pause is cancelled');
   assert.is(error.name, 'EngineUnavailableError');
   assert.match(error.message, /closed/);
-  await new Promise((resolve) => setTimeout(resolve, 150));
+  await clock.advance(2000);
   assert.is(client.count('listWorkflowExecutions'), 1);
 });
 

@@ -4,23 +4,9 @@ import { awaitChainOutcome } from '../../../adapters/temporal/engine/awaitOutcom
 import { followRunHistory } from '../../../adapters/temporal/engine/followHistory.js';
 import { HISTORY_PAGE_MAX_BYTES } from '../../../core/domain/history.js';
 import type { RunDescription } from '../../../core/domain/run.js';
-import type { Clock } from '../../../ports/clock.js';
+import { ManualClock } from '../../support/manualClock.js';
 import { FakeClient } from './fakeClient.js';
 import { arithmeticHistory, payloads, rawEvent } from './protoFixtures.js';
-
-/** Timers fire only when the test says so. */
-class TriggeredClock implements Clock {
-  timers: (() => void)[] = [];
-  now(): number {
-    return 0;
-  }
-  setTimer(_ms: number, callback: () => void): () => void {
-    this.timers.push(callback);
-    return () => {
-      this.timers = this.timers.filter((timer) => timer !== callback);
-    };
-  }
-}
 
 /** A long poll that never answers until cancelled (the server holds it while nothing happens). */
 const hanging = () => new Promise<never>(() => {});
@@ -45,17 +31,16 @@ test('awaitOutcome follows continue-as-new to the last run, long-polling each cl
       return { history: { events: [rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED', { workflowExecutionCompletedEventAttributes: { result: payloads({ done: true }) } })] } };
     },
   });
-  const outcome = await awaitChainOutcome({ calls: client.calls(), clock: new TriggeredClock(), describe }, { workflowId: 'w', runId: 'r1' }, { timeoutMs: 1000 });
+  const outcome = await awaitChainOutcome({ calls: client.calls(), clock: new ManualClock(0), describe }, { workflowId: 'w', runId: 'r1' }, { timeoutMs: 1000 });
   assert.equal([outcome?.run.runId, outcome?.output, outcome?.failure], ['r2', { done: true }, null]);
 });
 
 test('awaitOutcome: the timeout cancels the poll and resolves undefined; an abort rejects with its reason; a closed engine gives undefined', async () => {
   const client = new FakeClient({ getWorkflowExecutionHistory: hanging });
-  const clock = new TriggeredClock();
+  const clock = new ManualClock(0);
   const calls = client.calls();
   const waiting = awaitChainOutcome({ calls, clock, describe }, { workflowId: 'w', runId: 'r' }, { timeoutMs: 50 });
-  await new Promise((resolve) => setImmediate(resolve));
-  clock.timers[0]!();
+  await clock.fireNext();
   assert.is(await waiting, undefined);
 
   const controller = new AbortController();
@@ -67,7 +52,7 @@ test('awaitOutcome: the timeout cancels the poll and resolves undefined; an abor
   } catch (error) {
     assert.is((error as Error).message, 'client went away');
   }
-  assert.is(clock.timers.length, 0, 'timers are cleared');
+  assert.is(clock.pendingTimers, 0, 'timers are cleared');
 
   const closing = awaitChainOutcome({ calls, clock, describe }, { workflowId: 'w', runId: 'r' }, { timeoutMs: Number.POSITIVE_INFINITY });
   await new Promise((resolve) => setImmediate(resolve));
