@@ -2,16 +2,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bulkControl, MAX_BULK_RUNS } from '../../core/useCases/bulkControl.js';
 import { EngineError, EngineUnavailableError, ValidationError, WorkflowClosedError } from '../../core/domain/errors.js';
-import type { ListRunsQuery, RunList, WorkflowEngine } from '../../ports/engine.js';
+import type { ListRunsQuery, RunList } from '../../ports/engine.js';
+import { FakeEngine } from '../support/fakeEngine.js';
 import type { RunDescription, RunRef } from '../../core/domain/run.js';
-import { MemoryLogger } from './http/fakeApi.js';
+import { CapturingLogger } from '../support/logLines.js';
 
 /** Just the engine calls a bulk operation makes: a listing of `total` runs in pages, and terminate/cancel. */
 function engineWith(total: number, fail: (runId: string) => Error | undefined = () => undefined, closedBelow = 0) {
   const queries: ListRunsQuery[] = [];
   const acted: string[] = [];
   const run = (index: number) => ({ workflowId: `wf-${index}`, runId: `run-${index}`, status: index < closedBelow ? 'completed' : 'running' }) as RunDescription;
-  const engine = {
+  const engine = new FakeEngine({
     async listRuns(query: ListRunsQuery): Promise<RunList> {
       queries.push(query);
       const from = query.pageToken ? Number(query.pageToken) : 0;
@@ -28,14 +29,14 @@ function engineWith(total: number, fail: (runId: string) => Error | undefined = 
       acted.push(ref.runId!);
       return ref as RunDescription;
     },
-  } as unknown as WorkflowEngine;
+  });
   return { engine, queries, acted };
 }
 
 test('no filter at all is a ValidationError before the engine is asked', async () => {
   const { engine, queries } = engineWith(3);
   try {
-    await bulkControl({ engine, logger: new MemoryLogger() }, 'terminate', { filter: {}, dryRun: true });
+    await bulkControl({ engine, logger: new CapturingLogger() }, 'terminate', { filter: {}, dryRun: true });
     assert.unreachable();
   } catch (error) {
     assert.instance(error, ValidationError);
@@ -45,7 +46,7 @@ test('no filter at all is a ValidationError before the engine is asked', async (
 
 test('lists every page first, acts on each run once; the filter reaches the listing', async () => {
   const { engine, queries, acted } = engineWith(2500);
-  const view = await bulkControl({ engine, logger: new MemoryLogger() }, 'cancel', { filter: { workflowName: 'w', status: 'running' }, dryRun: false });
+  const view = await bulkControl({ engine, logger: new CapturingLogger() }, 'cancel', { filter: { workflowName: 'w', status: 'running' }, dryRun: false });
   assert.equal(view, { action: 'cancel', dryRun: false, matched: 2500, alreadyClosed: 0, succeeded: 2500, failures: [], truncated: false });
   assert.is(queries.length, 3);
   assert.equal(queries[0], { workflowName: 'w', status: 'running', limit: 1000 });
@@ -54,7 +55,7 @@ test('lists every page first, acts on each run once; the filter reaches the list
 
 test(`more than ${MAX_BULK_RUNS} matching runs: the first ${MAX_BULK_RUNS}, truncated; a dry run acts on none`, async () => {
   const { engine, acted } = engineWith(MAX_BULK_RUNS + 5);
-  const dry = await bulkControl({ engine, logger: new MemoryLogger() }, 'terminate', { filter: { catalog: 'main' }, dryRun: true });
+  const dry = await bulkControl({ engine, logger: new CapturingLogger() }, 'terminate', { filter: { catalog: 'main' }, dryRun: true });
   assert.equal(dry, { action: 'terminate', dryRun: true, matched: MAX_BULK_RUNS, alreadyClosed: 0, succeeded: 0, failures: [], truncated: true });
   assert.is(acted.length, 0);
 });
@@ -62,7 +63,7 @@ test(`more than ${MAX_BULK_RUNS} matching runs: the first ${MAX_BULK_RUNS}, trun
 test('runs listed as closed are counted, never acted on, and do not use up the cap', async () => {
   // More closed runs than the cap, newest first, and the open ones behind them.
   const { engine, acted } = engineWith(15_500, () => undefined, 15_000);
-  const view = await bulkControl({ engine, logger: new MemoryLogger() }, 'terminate', { filter: { workflowName: 'w' }, dryRun: false });
+  const view = await bulkControl({ engine, logger: new CapturingLogger() }, 'terminate', { filter: { workflowName: 'w' }, dryRun: false });
   assert.is(view.alreadyClosed, 15_000);
   assert.is(view.succeeded, 500);
   assert.is(view.matched, 15_500);
@@ -80,7 +81,7 @@ test("failures are per run: a named error keeps its message, an engine's own doe
           ? new EngineUnavailableError('dial tcp 10.0.0.7')
           : undefined,
   );
-  const logger = new MemoryLogger();
+  const logger = new CapturingLogger();
   const view = await bulkControl({ engine, logger }, 'terminate', { filter: { status: 'running' }, dryRun: false });
   assert.is(view.succeeded, 2);
   assert.equal(view.failures, [

@@ -3,9 +3,10 @@ import * as assert from 'uvu/assert';
 import { bulkRerun } from '../../core/useCases/bulkRerun.js';
 import { MAX_BULK_RUNS } from '../../core/useCases/bulkRuns.js';
 import { ValidationError } from '../../core/domain/errors.js';
-import type { ListRunsQuery, RunList, WorkflowEngine } from '../../ports/engine.js';
+import type { ListRunsQuery, RunList } from '../../ports/engine.js';
+import { FakeEngine } from '../support/fakeEngine.js';
 import type { PinnedRunRef, RunDescription, StartCommand } from '../../core/domain/run.js';
-import { MemoryLogger } from './http/fakeApi.js';
+import { CapturingLogger } from '../support/logLines.js';
 
 /**
  * Just the engine calls a bulk rerun makes: a listing of `total` runs of `echo` in catalog `main` (every third one
@@ -15,7 +16,7 @@ function engineWith(total: number) {
   const started: StartCommand[] = [];
   const run = (index: number) =>
     ({ workflowId: `wf-${index}`, runId: `run-${index}`, workflowName: 'echo', catalog: 'main', status: index % 3 === 0 ? 'completed' : 'running' }) as RunDescription;
-  const engine = {
+  const engine = new FakeEngine({
     async listRuns(query: ListRunsQuery): Promise<RunList> {
       const from = query.pageToken ? Number(query.pageToken) : 0;
       const to = Math.min(total, from + query.limit);
@@ -35,9 +36,9 @@ function engineWith(total: number) {
       started.push(command);
       return { ...command, runId: `new-${started.length}`, status: 'running', startedAt: new Date(0), closedAt: null, firstRunId: `new-${started.length}` };
     },
-  } as unknown as WorkflowEngine;
+  });
   let ids = 0;
-  const deps = { engine, logger: new MemoryLogger(), ids: { uuid: () => `id-${++ids}` }, defaultCatalog: 'main' };
+  const deps = { engine, logger: new CapturingLogger(), ids: { uuid: () => `id-${++ids}` }, defaultCatalog: 'main' };
   return { deps, started };
 }
 

@@ -52,7 +52,7 @@ test('a delivery waiting to retry ends when the server shuts down, and says so',
     await eventually('the delivery to wait on its retry timer', () => h.clock.pendingTimers > 0, { intervalMs: 1 });
     shutdown.abort();
     assert.is(await delivery, 'aborted');
-    assert.ok(h.logger.lines.some((line) => line.message.startsWith('run callback abandoned: the server is shutting down')));
+    assert.ok(h.logger.entries.some((line) => line.message.startsWith('run callback abandoned: the server is shutting down')));
     assert.is(receiver.calls('/down/shutdown').length, 1);
   } finally {
     h.close();
@@ -65,7 +65,7 @@ test('a run whose result cannot be read is not sent, and the reason is logged', 
   const deps = { engine: h.engine, traces: {}, logger: h.logger, clock: h.clock, sender: new FetchWebhookSender({ allowlist: LOOPBACK }) };
   const unknown = { workflowId: 'nobody', runId: '00000000-0000-4000-8000-00000000ffff' };
   assert.is(await deliverRunCallback(deps, unknown, { url: 'http://127.0.0.1:9/never', retryForMs: 1_000 }), 'abandoned');
-  const line = h.logger.lines.find((entry) => entry.message.startsWith('run callback not sent'));
+  const line = h.logger.entries.find((entry) => entry.message.startsWith('run callback not sent'));
   assert.ok(line, 'logged');
   assert.is(line!.fields?.workflowId, 'nobody');
   h.close();
@@ -87,7 +87,7 @@ test('at most maxPending deliveries are in progress: one more is not sent and lo
     const first = deliveries.start(runs[0]!, { url: receiver.url(gate), retryForMs: 600_000 });
     void deliveries.start(runs[1]!, { url: receiver.url('/gate/cap-2'), retryForMs: 600_000 });
     await deliveries.start(runs[2]!, { url: receiver.url('/ok/over-the-cap'), retryForMs: 600_000 });
-    const refused = h.logger.lines.filter((line) => line.message === 'run callback not sent: too many deliveries in progress');
+    const refused = h.logger.entries.filter((line) => line.message === 'run callback not sent: too many deliveries in progress');
     assert.equal(refused.map((line) => line.fields?.runId), [runs[2]!.runId]);
     assert.equal(receiver.calls('/ok/over-the-cap'), [], 'the delivery over the cap sent nothing');
     // The first delivery ends (its receiver takes it on the next attempt): its slot serves the next run.
@@ -123,7 +123,7 @@ test('a callback whose receiver address is refused is not sent, and the log name
     const path = '/ok/refused?token=s3cr3t&sig=abc';
     assert.is(await deliverRunCallback(deps, run, { url: receiver.url(path), retryForMs: 600_000 }), 'address_refused');
     assert.equal(receiver.calls(path), [], 'nothing reached the receiver');
-    const lines = h.logger.lines.filter((line) => line.message.startsWith('run callback'));
+    const lines = h.logger.entries.filter((line) => line.message.startsWith('run callback'));
     assert.equal(lines.map((line) => line.message), ['run callback not sent: its receiver’s address is refused']);
     assert.is(lines[0]!.level, 'error');
     assert.equal(
@@ -131,7 +131,7 @@ test('a callback whose receiver address is refused is not sent, and the log name
       { workflowId: run.workflowId, runId: run.runId, url: receiver.url('/ok/refused?token=REDACTED&sig=REDACTED'), address: '127.0.0.1', error: undefined },
     );
     assert.match(String(lines[0]!.fields?.error), /127\.0\.0\.1 is a loopback address/);
-    assert.not.ok(JSON.stringify(h.logger.lines).includes('s3cr3t'), 'the secret is in no log line');
+    assert.not.ok(JSON.stringify(h.logger.entries).includes('s3cr3t'), 'the secret is in no log line');
   } finally {
     h.close();
     await receiver.close();
@@ -154,12 +154,12 @@ test('every log line of a delivery carries its URL redacted: delivered, refused 
     assert.is(await deliverRunCallback(deps, unknown, { url: secret('/ok/unread'), retryForMs: 1_000 }), 'abandoned');
     const deliveries = new CallbackDeliveries(() => deps, 0);
     await deliveries.start(run, { url: secret('/ok/over-the-cap'), retryForMs: 1_000 });
-    const lines = h.logger.lines.filter((line) => line.message.startsWith('run callback'));
+    const lines = h.logger.entries.filter((line) => line.message.startsWith('run callback'));
     assert.is(lines.length, 4);
     for (const line of lines) {
       assert.match(String(line.fields?.url), /\?token=REDACTED&sig=REDACTED&keep=1$/, line.message);
     }
-    assert.not.ok(JSON.stringify(h.logger.lines).includes('s3cr3t'), 'the secret is in no log line');
+    assert.not.ok(JSON.stringify(h.logger.entries).includes('s3cr3t'), 'the secret is in no log line');
   } finally {
     h.close();
     await receiver.close();

@@ -6,12 +6,13 @@ import type { HistoryPage } from '../../core/domain/history.js';
 import type { RunDescription, RunRef } from '../../core/domain/run.js';
 import type { RunStatus } from '../../core/domain/status.js';
 import { SharedHistoryPages } from '../../core/useCases/sharedHistoryPages.js';
-import type { HistoryPageQuery, WorkflowEngine } from '../../ports/engine.js';
+import type { HistoryPageQuery } from '../../ports/engine.js';
+import { FakeEngine } from '../support/fakeEngine.js';
 
 /** Concurrent readers of one history page share one decoded page (core/useCases/sharedHistoryPages.ts). */
 
 /** An engine that counts page reads and describes; its latest run of `wf` and that run's status can be changed. */
-class CountingEngine {
+class CountingEngine extends FakeEngine {
   pageReads = 0;
   describes = 0;
   latestRunId = 'run-1';
@@ -23,12 +24,12 @@ class CountingEngine {
     return { workflowId: 'wf', runId, workflowName: 'w', catalog: 'main', status: this.status, startedAt: new Date(0), closedAt: null, firstRunId: runId };
   }
 
-  async describe(ref: RunRef): Promise<RunDescription> {
+  override async describe(ref: RunRef): Promise<RunDescription> {
     this.describes += 1;
     return this.description(ref.runId ?? this.latestRunId);
   }
 
-  async historyPage(ref: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
+  override async historyPage(ref: RunRef, query: HistoryPageQuery): Promise<{ run: RunDescription; page: HistoryPage }> {
     this.pageReads += 1;
     await new Promise((resolve) => setTimeout(resolve, 5));
     const last = query.pageToken === undefined ? 'step_completed' : this.closingVisible ? 'workflow_completed' : 'step_completed';
@@ -41,7 +42,7 @@ class CountingEngine {
 }
 
 function shared(engine: CountingEngine): SharedHistoryPages {
-  return new SharedHistoryPages(engine as unknown as WorkflowEngine);
+  return new SharedHistoryPages(engine);
 }
 
 test('concurrent reads of one page are one engine read; a page of a closed run still held is not read again', async () => {

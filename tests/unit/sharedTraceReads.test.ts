@@ -23,7 +23,9 @@ class CountingStore implements TraceStore {
       this.failNext = false;
       throw new Error('disk on fire');
     }
-    return location.endsWith('missing.json') ? undefined : ({ workflowId: 'wf', read: this.reads } as unknown as TraceRecord);
+    if (location.endsWith('missing.json')) return undefined;
+    // Each read its own record (its output says which read), so sharing shows as the same object.
+    return { workflowId: 'wf', runId: 'run-1', workflowName: 'w', input: null, output: { read: this.reads }, error: null, startedAt: '2026-01-01T00:00:00.000Z', closedAt: null, steps: [] };
   }
 }
 

@@ -5,8 +5,9 @@ import { locateTrace, TRACE_LOOKUP_WAIT_MS } from '../../core/trace/locateTrace.
 import { TraceUploads } from '../../core/trace/traceUploads.js';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import type { TraceStore } from '../../ports/traceStore.js';
-import { CapturingLogger, flush } from './embedded/support.js';
+import { flush } from './embedded/support.js';
 import { ManualClock } from '../support/manualClock.js';
+import { CapturingLogger } from '../support/logLines.js';
 
 /** A store whose calls wait until the test lets them go. */
 class HeldStore implements TraceStore {
@@ -62,12 +63,12 @@ test('a stalled upload holds the close for waitMs, then finishes in the backgrou
   await clock.advance(1);
   await recording;
   assert.is(uploads.size, 1);
-  assert.ok(logger.lines.some((line) => line.message === 'trace upload still running; the run closes without waiting for it' && line.fields?.runId === 'r1'));
+  assert.ok(logger.entries.some((line) => line.message === 'trace upload still running; the run closes without waiting for it' && line.fields?.runId === 'r1'));
   const settled = uploads.settle(10_000);
   remote.release();
   assert.is(await settled, 0);
   assert.equal(remote.written, ['r1']);
-  assert.ok(logger.lines.some((line) => line.message === 'trace uploaded after its run closed' && line.fields?.location === 'remote://r1'));
+  assert.ok(logger.entries.some((line) => line.message === 'trace uploaded after its run closed' && line.fields?.location === 'remote://r1'));
 });
 
 test('a quick upload is waited for and logs nothing', async () => {
@@ -80,7 +81,7 @@ test('a quick upload is waited for and logs nothing', async () => {
   remote.release();
   await recording;
   assert.is(uploads.size, 0);
-  assert.equal(logger.lines, []);
+  assert.equal(logger.entries, []);
 });
 
 test('beyond maxPending uploads a trace is not uploaded at all, and that is logged as a failed write', async () => {
@@ -92,7 +93,7 @@ test('beyond maxPending uploads a trace is not uploaded at all, and that is logg
   await clock.advance(10);
   await first;
   await recordTrace({ remote }, logger, closedRun('b'), uploads);
-  const refused = logger.lines.find((line) => line.message === 'trace write failed' && line.fields?.runId === 'b');
+  const refused = logger.entries.find((line) => line.message === 'trace write failed' && line.fields?.runId === 'b');
   assert.match(String(refused?.fields?.error), /1 earlier uploads are still running/);
   const settled = uploads.settle(5);
   await clock.advance(5);
@@ -108,7 +109,7 @@ test('a lookup that does not answer within TRACE_LOOKUP_WAIT_MS counts as no des
   const located = locateTrace({ local: instantLocal, remote }, key, logger, clock);
   await clock.advance(TRACE_LOOKUP_WAIT_MS);
   assert.equal(await located, { local: '/traces/r3' });
-  assert.ok(logger.lines.some((line) => line.message === 'trace store lookup timed out'));
+  assert.ok(logger.entries.some((line) => line.message === 'trace store lookup timed out'));
   remote.release();
 });
 

@@ -6,8 +6,9 @@ import { openSqliteStore } from '../../../adapters/embedded/store/sqlite/openSql
 import type { SqliteStore } from '../../../adapters/embedded/store/sqlite/sqliteStore.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunOutcome } from '../../../core/domain/run.js';
-import { CapturingLogger, eventTypes, flush, SequentialIds } from './support.js';
+import { eventTypes, flush, SequentialIds } from './support.js';
 import { ManualClock } from '../../support/manualClock.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /** Days of retention the durable harness keeps closed runs (RUN_RETENTION_DAYS). */
 export const RETENTION_MS = 30 * 24 * 3600 * 1000;

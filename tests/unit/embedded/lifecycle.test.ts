@@ -215,7 +215,7 @@ test('a failing onRunClosed is logged with the run ids and does not block the cl
   const ref = await h.run(hello, { name: 'x' });
   const outcome = await h.outcome(ref);
   assert.is(outcome.run.status, 'completed');
-  const line = h.logger.lines.find((l) => l.level === 'error');
+  const line = h.logger.entries.find((l) => l.level === 'error');
   assert.equal(line?.fields, { workflowId: ref.workflowId, runId: ref.runId, error: 'disk full' });
   h.close();
 });

@@ -59,7 +59,7 @@ test('a history past maxHistoryBytes terminates its run with HistorySizeLimitExc
   assert.is(outcome.failure?.name, 'HistorySizeLimitExceededError');
   assert.match(outcome.failure?.message ?? '', /history .*1048576 bytes/);
   assert.is((await eventTypes(h.engine, ref)).at(-1), 'workflow_terminated');
-  const warnings = h.logger.lines.filter((line) => line.level === 'warn' && /history/.test(line.message));
+  const warnings = h.logger.entries.filter((line) => line.level === 'warn' && /history/.test(line.message));
   assert.equal(
     warnings.map((line) => line.message.includes('is large')),
     [true, false],

@@ -3,8 +3,9 @@ import * as assert from 'uvu/assert';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from '../../../adapters/embedded/index.js';
 import { randomIds, systemClock } from '../../../adapters/system/index.js';
 import { runIdProblem } from '../../../core/domain/ids.js';
-import { CapturingLogger, RecordingWebhookSender, SequentialIds } from './support.js';
+import { RecordingWebhookSender, SequentialIds } from './support.js';
 import { ManualClock } from '../../support/manualClock.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 function validOptions(): EmbeddedEngineOptions {
   return { clock: new ManualClock(), ids: new SequentialIds(), logger: new CapturingLogger(), webhookSender: new RecordingWebhookSender() };

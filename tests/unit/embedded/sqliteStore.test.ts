@@ -12,10 +12,11 @@ import { prepareSchema, SCHEMA_VERSION } from '../../../adapters/embedded/store/
 import { SqliteStore } from '../../../adapters/embedded/store/sqlite/sqliteStore.js';
 import { DataDirectoryError, DataDirectoryInUseError } from '../../../adapters/embedded/store/sqlite/dataDirErrors.js';
 import { durableHarness, IDEMPOTENCY_RETENTION_MS, RETENTION_MS } from './durableSupport.js';
-import { CapturingLogger, flush, SequentialIds } from './support.js';
+import { flush, SequentialIds } from './support.js';
 import { ManualClock } from '../../support/manualClock.js';
 import { rejection } from '../../support/rejection.js';
 import { eventually } from '../../support/eventually.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /** The durable store on its own: its data directory, its writes failing, retention, the callback outbox. */
 
@@ -153,7 +154,7 @@ test('a write that fails (the database full) answers the start that needed it as
     assert.is((error as Error).name, 'EngineUnavailableError');
     assert.match((error as Error).message, /could not write its store/);
     assert.is((await rejection(engine.describe({ workflowId: 'too-big' })) as Error).name, 'WorkflowNotFoundError', 'the refused start left no run');
-    assert.ok(logger.lines.some((line) => line.level === 'error' && /could not commit a write/.test(line.message)));
+    assert.ok(logger.entries.some((line) => line.level === 'error' && /could not commit a write/.test(line.message)));
     db.exec('PRAGMA max_page_count = 1073741823');
     const after = await engine.start({ workflowName: 'echo', catalog: 'main', workflowId: 'after-1', input: { small: true } });
     assert.equal((await engine.awaitOutcome(after, { timeoutMs: 5_000 }))?.output, { small: true });

@@ -2,6 +2,7 @@ import { EmbeddedEngine, type ClosedRunRecord, type EmbeddedEngineOptions } from
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import type { RunOutcome, RunRef } from '../../../core/domain/run.js';
+import { CapturingLogger } from '../../support/logLines.js';
 import { flush, ManualClock } from '../../support/manualClock.js';
 import type { IdGenerator } from '../../../ports/ids.js';
 import type { LogFields, Logger } from '../../../ports/logger.js';
@@ -15,19 +16,6 @@ export class SequentialIds implements IdGenerator {
   uuid(): string {
     this.n += 1;
     return `00000000-0000-4000-8000-${this.n.toString(16).padStart(12, '0')}`;
-  }
-}
-
-export class CapturingLogger implements Logger {
-  readonly lines: { level: string; message: string; fields?: LogFields }[] = [];
-  info(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'info', message, fields });
-  }
-  warn(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'warn', message, fields });
-  }
-  error(message: string, fields?: LogFields): void {
-    this.lines.push({ level: 'error', message, fields });
   }
 }
 

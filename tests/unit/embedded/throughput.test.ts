@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { EmbeddedEngine } from '../../../adapters/embedded/index.js';
 import { randomIds, systemClock } from '../../../adapters/system/index.js';
 import { step, workflow } from '../../../core/definition/index.js';
-import { CapturingLogger, RecordingWebhookSender } from './support.js';
+import { RecordingWebhookSender } from './support.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 const increment = step({ name: 'increment', fn: async (n: number) => n + 1 });
 const trivial = workflow({

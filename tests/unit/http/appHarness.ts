@@ -1,8 +1,9 @@
 import type { HttpApp } from '../../../adapters/http/app.js';
 import { createHttpApp } from '../../../adapters/http/app.js';
 import type { HttpAppOptions } from '../../../adapters/http/options.js';
-import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { RecordingApi, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /** Drives the transport-neutral app in-process: no socket, so every answer is inspectable as it left the app. */
 
@@ -12,12 +13,12 @@ export const SUNSET = 'Thu, 16 Jul 2026 23:59:59 GMT';
 export interface Harness {
   app: HttpApp;
   api: RecordingApi;
-  logger: MemoryLogger;
+  logger: CapturingLogger;
 }
 
 export function harness(options: Partial<HttpAppOptions> = {}): Harness {
   const api = new RecordingApi();
-  const logger = new MemoryLogger();
+  const logger = new CapturingLogger();
   return { app: createHttpApp({ api, logger, ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...options }), api, logger };
 }
 

@@ -3,8 +3,9 @@ import * as assert from 'uvu/assert';
 import { createFetchHandler } from '../../../adapters/http/fetch.js';
 import * as errors from '../../../core/domain/errors.js';
 import { call, harness } from './appHarness.js';
-import { MemoryLogger, RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js';
+import { RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 const timedOut = () =>
   new errors.WorkflowExecutionTimedOutError(`Workflow slow did not complete within 1 s; it keeps running and its result stays readable at /workflow/slow/result`, {
@@ -71,7 +72,7 @@ test('the fetch handler takes basePath too: under Hono\'s app.all or mount alike
   api.overrides.runAndWait = async () => {
     throw timedOut();
   };
-  const handle = createFetchHandler({ api, logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, basePath: '/flows' });
+  const handle = createFetchHandler({ api, logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, basePath: '/flows' });
   for (const url of ['http://app.test/flows/workflow/run', 'http://app.test/workflow/run']) {
     const response = await handle(new Request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"workflowName":"echo","input":{}}' }));
     assert.is(response.status, 408, url);

@@ -4,8 +4,9 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compressedStream, ResponseCompression } from '../../../adapters/http/compression.js';
 import { createFetchHandler } from '../../../adapters/http/fetch.js';
 import type { HttpResponse } from '../../../adapters/http/types.js';
-import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { RecordingApi, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /** The compression of answers in the transport-neutral app (the contract suite checks it over a socket). */
 
@@ -111,7 +112,7 @@ test('whole answers small and large decode to the same text; one with a strong E
 });
 
 test('the fetch handler answers compressed too, and not when made with compression: false', async () => {
-  const options = { api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS };
+  const options = { api: new RecordingApi(), logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS };
   const request = () => new Request('http://api.test/openapi.json', { headers: { 'accept-encoding': 'br' } });
   const compressed = await createFetchHandler(options)(request());
   assert.is(compressed.headers.get('content-encoding'), 'br');

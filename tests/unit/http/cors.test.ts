@@ -3,9 +3,10 @@ import * as assert from 'uvu/assert';
 import { createHttpApp } from '../../../adapters/http/app.js';
 import { parseConfig, ConfigError } from '../../../composition/config.js';
 import { httpAppSettings } from '../../../composition/httpSettings.js';
-import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { RecordingApi, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 import { authed, call, harness, TOKEN } from './appHarness.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /*
  * CORS (CORS_ORIGINS, docs/api.md): the headers of the Fetch standard's CORS protocol, on preflights and on actual
@@ -114,7 +115,7 @@ test('`*`: any origin, answered `*`, never with credentials and without Vary', a
 
 test('corsOrigins: origins as browsers send them; anything else is refused naming what to write', () => {
   const make = (corsOrigins: string[]) =>
-    createHttpApp({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, corsOrigins });
+    createHttpApp({ api: new RecordingApi(), logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, corsOrigins });
   make([PAGE, 'http://127.0.0.1:5173', 'http://[::1]:8080', 'chrome-extension://abcdefghijklmnop']);
   make(['*']);
   make([]);

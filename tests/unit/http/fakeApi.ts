@@ -138,28 +138,6 @@ export async function* closedRunStream(workflowId: string): AsyncGenerator<Histo
   yield { event: 'done', data: { status: 'completed' } };
 }
 
-export interface LogEntry {
-  level: 'info' | 'warn' | 'error';
-  message: string;
-  fields: LogFields;
-}
-
-export class MemoryLogger implements Logger {
-  readonly entries: LogEntry[] = [];
-  info(message: string, fields: LogFields = {}): void {
-    this.entries.push({ level: 'info', message, fields });
-  }
-  warn(message: string, fields: LogFields = {}): void {
-    this.entries.push({ level: 'warn', message, fields });
-  }
-  error(message: string, fields: LogFields = {}): void {
-    this.entries.push({ level: 'error', message, fields });
-  }
-  text(): string {
-    return JSON.stringify(this.entries);
-  }
-}
-
 export class SequentialIds implements IdGenerator {
   private counter = 0;
   uuid(): string {

@@ -5,10 +5,11 @@ import { Client, request } from 'undici';
 import { startHttpServer } from '../../../adapters/http/index.js';
 import { createHttpApp } from '../../../adapters/http/app.js';
 import { queryObject } from '../../../adapters/http/requestTarget.js';
-import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { RecordingApi, SequentialIds } from './fakeApi.js';
 import { followForever, startHarness } from './socketHarness.js';
 import { HTTP_APP_DEFAULTS, HTTP_SERVER_DEFAULTS } from '../../support/httpDefaults.js';
 import { eventually } from '../../support/eventually.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /*
  * The limits that keep slow, greedy or hostile clients from holding the server (issue 8, docs/reliability.md),
@@ -160,7 +161,7 @@ test('a stream that fails before it starts (unknown run) gives its slot back', a
 test('a stream asked for by a client already gone is not opened; one whose signal is already aborted (shutdown) does not keep its slot', async () => {
   const api = new RecordingApi();
   followForever(api);
-  const app = createHttpApp({ api, logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, maxEventStreams: 1 });
+  const app = createHttpApp({ api, logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, maxEventStreams: 1 });
   const aborted = new AbortController();
   aborted.abort();
   const ask = (signal: AbortSignal, clientGone?: boolean) =>
@@ -196,13 +197,13 @@ test('a repeated __proto__ query parameter stays a parameter: no prototype is sw
 test('invalid limits are refused at start, naming the option', async () => {
   const api = new RecordingApi();
   try {
-    await startHttpServer({ api, logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...HTTP_SERVER_DEFAULTS, maxConnections: 0 });
+    await startHttpServer({ api, logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...HTTP_SERVER_DEFAULTS, maxConnections: 0 });
     assert.unreachable();
   } catch (error) {
     assert.match((error as Error).message, /maxConnections must be a positive integer/);
   }
   for (const maxPipelinedRequests of [0, 1.5]) {
-    await startHttpServer({ api, logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...HTTP_SERVER_DEFAULTS, maxPipelinedRequests }).then(
+    await startHttpServer({ api, logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...HTTP_SERVER_DEFAULTS, maxPipelinedRequests }).then(
       () => assert.unreachable(`maxPipelinedRequests ${maxPipelinedRequests} accepted`),
       (error: Error) => assert.match(error.message, /maxPipelinedRequests must be a positive integer/),
     );

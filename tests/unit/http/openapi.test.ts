@@ -4,15 +4,16 @@ import { createHttpApp, type HttpAppOptions } from '../../../adapters/http/index
 import { workflowIdProblem } from '../../../core/domain/ids.js';
 import { buildOpenApiDocument } from '../../../adapters/http/openapi.js';
 import { defineRoute } from '../../../adapters/http/route.js';
-import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { RecordingApi, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /* The OpenAPI document is generated from the route table; these tests pin what it must say. */
 
 type Json = Record<string, any>;
 
 function appWith(options: Partial<HttpAppOptions> = {}) {
-  return createHttpApp({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...options });
+  return createHttpApp({ api: new RecordingApi(), logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...options });
 }
 
 const document = appWith().openApiDocument as Json;

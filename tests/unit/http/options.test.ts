@@ -2,10 +2,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HTTP_APP_DEFAULTS as ADAPTER_DEFAULTS, resolveHttpAppOptions, type HttpAppOptions } from '../../../adapters/http/options.js';
 import { createHttpApp } from '../../../adapters/http/app.js';
-import { MemoryLogger, RecordingApi, SequentialIds } from './fakeApi.js';
+import { RecordingApi, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
-const ports = (): HttpAppOptions => ({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS });
+const ports = (): HttpAppOptions => ({ api: new RecordingApi(), logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS });
 
 test('the adapter\'s own defaults are the documented ones; the configured limits come from composition/config.ts', () => {
   const resolved = resolveHttpAppOptions(ports());

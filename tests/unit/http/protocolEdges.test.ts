@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { createFetchHandler, createNodeHandler } from '../../../adapters/http/index.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
-import { MemoryLogger, RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js';
+import { RecordingApi, RUN_ID, SequentialIds } from './fakeApi.js';
 import { accessLog, rawClient, serverSockets, startHarness } from './socketHarness.js';
 import { eventually } from '../../support/eventually.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /*
  * HTTP at its edges (docs/reliability.md): repeated credentials, HEAD, Expect: 100-continue, the
@@ -58,7 +59,7 @@ test('two Authorization headers (the valid one first) are refused 401, on the no
   } finally {
     await server.close(100);
   }
-  const handle = createFetchHandler({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, authToken: TOKEN });
+  const handle = createFetchHandler({ api: new RecordingApi(), logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, authToken: TOKEN });
   const headers = new Headers([['authorization', BEARER], ['authorization', 'Bearer wrong']]);
   assert.is((await handle(new Request('http://flowgate.test/workflow/wf-1/status', { headers }))).status, 401);
 });
@@ -103,7 +104,7 @@ test('HEAD is answered wherever GET is, with the same headers and no body; the p
   } finally {
     await server.close(100);
   }
-  const handle = createFetchHandler({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, authToken: TOKEN });
+  const handle = createFetchHandler({ api: new RecordingApi(), logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, authToken: TOKEN });
   const head = await handle(new Request('http://flowgate.test/health', { method: 'HEAD' }));
   assert.is(head.status, 200);
   assert.is(head.body, null);
@@ -194,7 +195,7 @@ test('a request its client abandons mid-body is access-logged as aborted (499), 
 });
 
 test('node handler in a plain node:http server: the same refusals and Expect handling once its hooks are attached', async () => {
-  const handler = createNodeHandler({ api: new RecordingApi(), logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, authToken: TOKEN });
+  const handler = createNodeHandler({ api: new RecordingApi(), logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, authToken: TOKEN });
   const server: Server = createServer(handler);
   handler.attachTo(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,19 +1,20 @@
 import { connect, type Socket } from 'node:net';
 import type { HistoryStreamItem } from '../../../core/api/views.js';
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from '../../../adapters/http/index.js';
-import { MemoryLogger, RecordingApi, SequentialIds, statusView } from './fakeApi.js';
+import { RecordingApi, SequentialIds, statusView } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS, HTTP_SERVER_DEFAULTS } from '../../support/httpDefaults.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /** A real node:http server on a free loopback port in front of a recording API double. */
 export interface Harness {
   server: RunningHttpServer;
   api: RecordingApi;
-  logger: MemoryLogger;
+  logger: CapturingLogger;
 }
 
 export async function startHarness(options: Partial<HttpServerOptions> = {}): Promise<Harness> {
   const api = new RecordingApi();
-  const logger = new MemoryLogger();
+  const logger = new CapturingLogger();
   const server = await startHttpServer({ api, logger, ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, ...HTTP_SERVER_DEFAULTS, ...options });
   return { server, api, logger };
 }
@@ -54,6 +55,6 @@ export function serverSockets(server: RunningHttpServer): Socket[] {
 }
 
 /** The access-log lines the app wrote. */
-export function accessLog(logger: MemoryLogger): Record<string, unknown>[] {
+export function accessLog(logger: CapturingLogger): Record<string, unknown>[] {
   return logger.entries.filter((entry) => entry.message === 'http request').map((entry) => entry.fields);
 }

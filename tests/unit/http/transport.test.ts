@@ -10,10 +10,11 @@ import {
   createNodeHandler,
   startHttpServer,
 } from '../../../adapters/http/index.js';
-import { MemoryLogger, RecordingApi, SequentialIds, resultV2 } from './fakeApi.js';
+import { RecordingApi, SequentialIds, resultV2 } from './fakeApi.js';
 import { followForever, startHarness } from './socketHarness.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 import { eventually } from '../../support/eventually.js';
+import { CapturingLogger } from '../../support/logLines.js';
 
 /*
  * Transport behaviour over real sockets (node:http through startHttpServer, Express 5, WHATWG fetch): what only
@@ -235,7 +236,7 @@ test('graceful shutdown: what is still running after the grace period is cut off
 test('fetch handler: string answers, and cancelling an SSE body aborts the history stream', async () => {
   const api = new RecordingApi();
   followForever(api);
-  const handle = createFetchHandler({ api, logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, sseHeartbeatMs: 20, maxBodyBytes: 64 });
+  const handle = createFetchHandler({ api, logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS, sseHeartbeatMs: 20, maxBodyBytes: 64 });
 
   const tooLarge = await handle(
     new Request('http://flowgate.test/workflow', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'x'.repeat(100) }) }),
@@ -261,7 +262,7 @@ test('node handler mounted in Express 5 under a prefix: encoded ids survive, Exp
   app.get('/own', (_req, res) => {
     res.json({ servedBy: 'express' });
   });
-  app.use('/api', createNodeHandler({ api, logger: new MemoryLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS }));
+  app.use('/api', createNodeHandler({ api, logger: new CapturingLogger(), ids: new SequentialIds(), ...HTTP_APP_DEFAULTS }));
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
   });

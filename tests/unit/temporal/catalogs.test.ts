@@ -6,15 +6,13 @@ import { catalogMemoOf } from '../../../adapters/temporal/engine/catalogMemo.js'
 import { enums } from '../../../adapters/temporal/engine/proto.js';
 import { CATALOG_MEMO_KEY, type CatalogMemo } from '../../../adapters/temporal/protocol.js';
 import { ManualClock } from '../../support/manualClock.js';
-import type { Logger } from '../../../ports/logger.js';
+import { CapturingLogger } from '../../support/logLines.js';
 import { FakeClient } from './fakeClient.js';
 import { executionInfo, payloads, timestamp } from './protoFixtures.js';
 
 const NOW = Date.parse('2026-01-01T00:10:00Z');
 const LIVENESS_MS = 90_000;
 
-const warnings: string[] = [];
-const logger: Logger = { info() {}, warn: (message) => warnings.push(message), error() {} };
 
 function memo(overrides: Partial<CatalogMemo> = {}): CatalogMemo {
   return {
@@ -60,7 +58,7 @@ function registry(world: World): FakeClient {
   });
 }
 
-function reader(client: FakeClient, clock = new ManualClock(NOW), cacheMs = 1000): CatalogReader {
+function reader(client: FakeClient, clock = new ManualClock(NOW), cacheMs = 1000, logger = new CapturingLogger()): CatalogReader {
   return new CatalogReader({ calls: client.calls(), clock, logger, cacheMs, workerLivenessMs: LIVENESS_MS });
 }
 
@@ -86,9 +84,9 @@ test('available only with an online worker, an open registry and recent pollers 
 
 test('an id squatted by another workflow type is not a catalog; an unreadable memo is an empty, unavailable catalog', async () => {
   assert.is(await reader(registry({ memo: memo(), type: 'something_else' })).describe('main'), undefined);
-  warnings.length = 0;
-  assert.equal(await reader(registry({ memo: 'garbage' })).describe('main'), { name: 'main', available: false, workflows: [] });
-  assert.is(warnings.length, 1);
+  const logger = new CapturingLogger();
+  assert.equal(await reader(registry({ memo: 'garbage' }), undefined, undefined, logger).describe('main'), { name: 'main', available: false, workflows: [] });
+  assert.is(logger.messages('warn').length, 1);
 });
 
 test('cached for cacheMs, shared by concurrent callers; failures are not cached', async () => {

@@ -3,23 +3,14 @@ import * as assert from 'uvu/assert';
 import { join } from 'node:path';
 import { collectWorkerWorkflows } from '../../../adapters/workflowSources/workerWorkflows.js';
 import { WorkflowNameCollisionError } from '../../../adapters/workflowSources/sourceErrors.js';
-import type { LogFields, Logger } from '../../../ports/logger.js';
+import { CapturingLogger } from '../../support/logLines.js';
 import { createFixtureProject } from '../../support/fixturePackages.js';
 import { collidingPackage } from '../../fixtures/packages/collidingPackage.js';
-
-class Lines implements Logger {
-  readonly warnings: string[] = [];
-  info(): void {}
-  warn(message: string, _fields?: LogFields): void {
-    this.warnings.push(message);
-  }
-  error(): void {}
-}
 
 test('two different workflows of one name inside one exposed package refuse to start, naming both files', async () => {
   const project = await createFixtureProject([collidingPackage]);
   try {
-    const logger = new Lines();
+    const logger = new CapturingLogger();
     const error = await collectWorkerWorkflows({ workflowModules: [], projectDir: project.dir, logger }).then(
       () => undefined,
       (caught: unknown) => caught,
@@ -30,7 +21,7 @@ test('two different workflows of one name inside one exposed package refuse to s
       (error as Error).message,
       `workflow name "reports.monthly" is defined twice: by package @fixture/reports (${join(packageDir, 'monthly.js')}) and by package @fixture/reports (${join(packageDir, 'draft.js')}); rename one of them`,
     );
-    assert.equal(logger.warnings, [], 'a refusal, not a warning');
+    assert.equal(logger.messages('warn'), [], 'a refusal, not a warning');
   } finally {
     await project.remove();
   }
@@ -41,7 +32,7 @@ test('the same definition re-exported under two names inside a package is one wo
     { ...collidingPackage, files: { ...collidingPackage.files, 'index.js': "export { monthly } from './monthly.js';\nexport { monthly as monthlyAgain } from './monthly.js';\n" } },
   ]);
   try {
-    const { workflows } = await collectWorkerWorkflows({ workflowModules: [], projectDir: project.dir, logger: new Lines() });
+    const { workflows } = await collectWorkerWorkflows({ workflowModules: [], projectDir: project.dir, logger: new CapturingLogger() });
     assert.equal(workflows.map(({ definition }) => definition.name), ['reports.monthly']);
   } finally {
     await project.remove();
