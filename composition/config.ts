@@ -7,7 +7,16 @@ import { payloadLimits, payloadLimitsEnv } from './payloadLimits.js';
 import { outboundEnv, outboundPolicy } from './outboundConfig.js';
 import { envBoolean } from './envBoolean.js';
 import { corsOriginProblems } from '../adapters/http/cors.js';
+import type { HttpAppOptions, HttpServerOptions } from '../adapters/http/index.js';
 import { webhookSecretProblem } from '../adapters/webhook/standardWebhooks.js';
+
+/**
+ * What the HTTP app takes from the configuration: everything but its parts, the mount (an embedder's) and the keys
+ * (composition/accessKeys.ts, API_AUTH_TOKEN's among them).
+ */
+export type HttpAppSettings = Omit<HttpAppOptions, 'api' | 'logger' | 'ids' | 'basePath' | 'authToken' | 'accessKeys' | 'tracing' | 'metrics'>;
+/** What the bundled server's listener takes from the configuration besides the app. */
+export type HttpListenerSettings = Pick<HttpServerOptions, 'host' | 'port' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxPipelinedRequests'>;
 
 const positiveInt = z.coerce.number().int().positive();
 const optionalSecret = z
@@ -150,8 +159,6 @@ function configOf(env: Env) {
     authToken: env.API_AUTH_TOKEN,
     /** API_KEYS_FILE: the API keys (docs/security.md), read again when it changes and on SIGHUP. */
     apiKeysFile: env.API_KEYS_FILE,
-    host: env.HOST,
-    port: env.PORT,
     /**
      * ENGINE: `embedded` (the default without TEMPORAL_ADDRESS): the embedded engine on its durable store in DATA_DIR;
      * `memory`: the embedded engine in memory (runs live and end with the process); `temporal`.
@@ -172,18 +179,9 @@ function configOf(env: Env) {
     maxResultBytes: env.MAX_RESULT_BYTES,
     /** Large payloads (docs/large-payloads.md): the claim-check threshold and Temporal's per-payload limit without it. */
     payloads: payloadLimits(env),
-    maxBodyBytes: env.MAX_BODY_BYTES,
-    runTimeoutMaxSeconds: env.RUN_TIMEOUT_MAX_SECONDS,
     traceDir: env.TRACE_DIR,
     /** TRACE_S3_*: remote traces in S3 or an S3-compatible store. */
     remoteTraces: remoteTraceConfig(env),
-    deprecatedEndpoints: env.DEPRECATED_ENDPOINTS,
-    /** UI: the browser UI at GET /ui (docs/ui.md). @default true */
-    ui: env.UI,
-    /** CORS_ORIGINS: origins whose pages may call the API from a browser, or `*`; empty: CORS off. @default none */
-    corsOrigins: env.CORS_ORIGINS as readonly string[],
-    /** COMPRESSION: brotli or gzip for answers of 1 KiB and more, when the client accepts it (docs/api.md). @default true */
-    compression: env.COMPRESSION,
     /**
      * WEBHOOK_SIGNING_SECRET and WEBHOOK_LEGACY_SIGNATURE: the `whsec_` secrets webhook calls and run callbacks are
      * signed with (Standard Webhooks, docs/callbacks.md), and whether the deprecated X-Flowgate-* headers are sent too.
@@ -220,16 +218,33 @@ function configOf(env: Env) {
     memoryMaxIdempotencyBytes: env.MEMORY_MAX_IDEMPOTENCY_BYTES,
     /** About how many bytes of events a history page holds, and a history stream reads ahead, on every engine. @default 1 MiB */
     historyPageMaxBytes: env.HISTORY_PAGE_MAX_BYTES,
-    /** Limits that keep one client or an overload from holding the server (docs/reliability.md), named as the HTTP adapter's options. */
-    limits: {
-      maxConnections: env.MAX_CONNECTIONS,
+    /**
+     * The HTTP app's settings, named as its options (adapters/http/options.ts), so they are handed over as they are.
+     * Its limits keep one client or an overload from holding the server (docs/reliability.md).
+     */
+    http: {
+      maxBodyBytes: env.MAX_BODY_BYTES,
+      runTimeoutMaxSeconds: env.RUN_TIMEOUT_MAX_SECONDS,
+      deprecatedEndpoints: env.DEPRECATED_ENDPOINTS,
+      /** UI: the browser UI at GET /ui (docs/ui.md). @default true */
+      ui: env.UI,
+      /** CORS_ORIGINS: origins whose pages may call the API from a browser, or `*`; unset or empty: CORS off. */
+      ...(env.CORS_ORIGINS.length === 0 ? {} : { corsOrigins: env.CORS_ORIGINS as readonly string[] }),
+      /** COMPRESSION: brotli or gzip for answers of 1 KiB and more, when the client accepts it (docs/api.md). @default true */
+      compression: env.COMPRESSION,
       maxEventStreams: env.MAX_EVENT_STREAMS,
       maxJsonDepth: env.MAX_JSON_DEPTH,
+    } satisfies HttpAppSettings,
+    /** The bundled server's listener (`flowgate serve`), named as its options (adapters/http/server.ts). */
+    listener: {
+      host: env.HOST,
+      port: env.PORT,
+      maxConnections: env.MAX_CONNECTIONS,
       headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       /** MAX_PIPELINED_REQUESTS: requests of one connection answered at once; beyond, the connection is not read. */
       maxPipelinedRequests: env.MAX_PIPELINED_REQUESTS,
-    },
+    } satisfies HttpListenerSettings,
     /** How long the answer to a request with an Idempotency-Key is kept once final (docs/idempotency.md). @default 86400 */
     idempotencyRetentionSeconds: env.IDEMPOTENCY_RETENTION_SECONDS,
     /**

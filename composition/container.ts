@@ -27,7 +27,6 @@ import { createHttpApp } from '../adapters/http/index.js';
 import type { S3TraceStore } from '../adapters/s3/index.js';
 import type { OtelTracing } from '../adapters/otel/index.js';
 import type { FlowgateConfig } from './config.js';
-import { httpAppSettings } from './httpSettings.js';
 import { openAccessKeys } from './accessKeys.js';
 import type { KeyFileEntry } from '../adapters/access/keyFile.js';
 import { importNeeding, OPTIONAL_PACKAGES } from './optionalPackages.js';
@@ -302,7 +301,7 @@ async function composeParts(
         ids: resolveToken(c, ID_GENERATOR),
         tracing: resolveToken(c, TRACING),
         ...(metrics ? { metrics } : {}),
-        ...httpAppSettings(config),
+        ...config.http,
         ...(options.basePath === undefined ? {} : { basePath: options.basePath }),
       }),
     ),

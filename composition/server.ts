@@ -6,7 +6,6 @@ import type { WorkflowEngine } from '../ports/engine.js';
 import { startHttpServer, type RunningHttpServer } from '../adapters/http/index.js';
 import type { Composition } from './container.js';
 import { parseConfig, type EnvInput, type FlowgateConfig } from './config.js';
-import { httpServerSettings } from './httpSettings.js';
 import { EXPOSED_METRICS, HTTP_APP, RUN_WAITS_END } from './tokens.js';
 import type { ReloadOutcome } from '../adapters/access/keyFileRegistry.js';
 import { loadEmbeddedWorker, type WorkerSpec } from './workers/workerSpecs.js';
@@ -127,9 +126,9 @@ async function startListeners(
 ): Promise<{ http: RunningHttpServer; metrics: MetricsListener | undefined }> {
   const exposed = composition.resolve(EXPOSED_METRICS);
   // Refused by the configuration's checks otherwise (METRICS_PORT with METRICS=off).
-  const metrics = config.metrics.port !== undefined && exposed ? await startMetricsListener(exposed, config.host, config.metrics.port, { compression: config.compression }) : undefined;
+  const metrics = config.metrics.port !== undefined && exposed ? await startMetricsListener(exposed, config.listener.host, config.metrics.port, { compression: config.http.compression }) : undefined;
   if (metrics) composition.closers.push('metrics listener', () => metrics.close());
-  const http = await startHttpServer({ app: composition.resolve(HTTP_APP), ...httpServerSettings(config) });
+  const http = await startHttpServer({ app: composition.resolve(HTTP_APP), ...config.listener });
   composition.closers.push('HTTP listener', async (remainingMs) => {
     // In-flight requests get the grace period; run-and-wait calls whose runs are still open by the cut-off are
     // answered then, instead of losing their answer to the force-close at the end of it.

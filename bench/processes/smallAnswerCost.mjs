@@ -4,7 +4,6 @@
 // Usage: smallAnswerCost.mjs '{"requests":100000,"rounds":5}' → one JSON line: µs per request, median of the rounds.
 import { createHttpApp } from '../../dist/adapters/http/app.js';
 import { randomIds } from '../../dist/adapters/system/index.js';
-import { httpAppSettings } from '../../dist/composition/httpSettings.js';
 import { parseConfig } from '../../dist/composition/config.js';
 import { startFlowgateServer } from '../../dist/composition/server.js';
 
@@ -16,7 +15,7 @@ const { answer } = await server.api.runAndWait({ workflowName: 'bench_noop', inp
 if (answer.status !== 'completed') throw new Error(`setup run ended ${answer.status}`);
 const silent = { info() {}, warn() {}, error() {} };
 const appWith = (compression) =>
-  createHttpApp({ ...httpAppSettings(parseConfig({})), api: server.api, logger: silent, ids: randomIds, compression });
+  createHttpApp({ ...parseConfig({}).http, api: server.api, logger: silent, ids: randomIds, compression });
 const apps = { on: appWith(true), off: appWith(false) };
 const ACCEPTING = { host: 'bench', accept: '*/*', 'accept-encoding': 'gzip, deflate, br' };
 const PLAIN = { host: 'bench', accept: '*/*' };

@@ -26,7 +26,7 @@ export async function startWorkerProcess(config: WorkerConfig): Promise<{ identi
   let metricsListener: MetricsListener | undefined;
   if (served && exporterAddress) {
     const exposition = new CombinedExposition(served.own, [sdkMetricsSource(exporterAddress)]);
-    metricsListener = await startMetricsListener(exposition, config.host, served.port, { compression: config.compression }).catch(async (error: unknown) => {
+    metricsListener = await startMetricsListener(exposition, config.listener.host, served.port, { compression: config.http.compression }).catch(async (error: unknown) => {
       await composition.close(0);
       throw error;
     });

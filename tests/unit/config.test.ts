@@ -2,18 +2,17 @@ import { parseWorkerConfig } from '../../composition/workerConfig.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseConfig, ConfigError } from '../../composition/config.js';
-import { httpAppSettings } from '../../composition/httpSettings.js';
 
 test('defaults follow the README\'s configuration table', () => {
   const config = parseConfig({});
-  assert.is(config.host, '127.0.0.1');
-  assert.is(config.port, 3001);
+  assert.is(config.listener.host, '127.0.0.1');
+  assert.is(config.listener.port, 3001);
   assert.is(config.defaultCatalog, 'main');
   assert.is(config.maxResultBytes, 33554432);
-  assert.is(config.maxBodyBytes, 2097152);
-  assert.is(config.runTimeoutMaxSeconds, 3600);
+  assert.is(config.http.maxBodyBytes, 2097152);
+  assert.is(config.http.runTimeoutMaxSeconds, 3600);
   assert.is(config.traceDir, './traces');
-  assert.is(config.deprecatedEndpoints, true);
+  assert.is(config.http.deprecatedEndpoints, true);
   assert.is(config.authToken, undefined);
 });
 
@@ -32,9 +31,17 @@ test('every bad variable is reported on its own line', () => {
 });
 
 test('limits: defaults, overrides, and a headers timeout above the request timeout refused', () => {
-  assert.equal(parseConfig({}).limits, { maxConnections: 10_000, maxEventStreams: 10_000, maxJsonDepth: 100, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, maxPipelinedRequests: 8 });
+  const limitsOf = ({ http, listener }: ReturnType<typeof parseConfig>) => ({
+    maxConnections: listener.maxConnections,
+    maxEventStreams: http.maxEventStreams,
+    maxJsonDepth: http.maxJsonDepth,
+    headersTimeoutMs: listener.headersTimeoutMs,
+    requestTimeoutMs: listener.requestTimeoutMs,
+    maxPipelinedRequests: listener.maxPipelinedRequests,
+  });
+  assert.equal(limitsOf(parseConfig({})), { maxConnections: 10_000, maxEventStreams: 10_000, maxJsonDepth: 100, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, maxPipelinedRequests: 8 });
   assert.equal(
-    parseConfig({ MAX_CONNECTIONS: '50', MAX_EVENT_STREAMS: '5', MAX_JSON_DEPTH: '10', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_PIPELINED_REQUESTS: '2' }).limits,
+    limitsOf(parseConfig({ MAX_CONNECTIONS: '50', MAX_EVENT_STREAMS: '5', MAX_JSON_DEPTH: '10', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000', MAX_PIPELINED_REQUESTS: '2' })),
     { maxConnections: 50, maxEventStreams: 5, maxJsonDepth: 10, headersTimeoutMs: 1000, requestTimeoutMs: 2000, maxPipelinedRequests: 2 },
   );
   assert.throws(() => parseConfig({ HEADERS_TIMEOUT_MS: '70000' }), (error: unknown) =>
@@ -91,7 +98,7 @@ test('boolean variables of the API server and the worker take on/off, true/false
   const s3 = { TRACE_S3_BUCKET: 'traces', S3_ENDPOINT: 'http://127.0.0.1:7070' };
   for (const [spellings, value] of [[truthy, true], [falsy, false]] as const) {
     for (const spelling of spellings) {
-      assert.is(parseConfig({ DEPRECATED_ENDPOINTS: spelling }).deprecatedEndpoints, value, `DEPRECATED_ENDPOINTS=${spelling}`);
+      assert.is(parseConfig({ DEPRECATED_ENDPOINTS: spelling }).http.deprecatedEndpoints, value, `DEPRECATED_ENDPOINTS=${spelling}`);
       assert.is(parseConfig({ ...temporal, TEMPORAL_TLS: spelling }).temporal?.tls, value, `TEMPORAL_TLS=${spelling}`);
       assert.is(parseWorkerConfig({ ...temporal, TEMPORAL_TLS: spelling }).temporal.tls, value, `worker TEMPORAL_TLS=${spelling}`);
       assert.is(parseConfig({ ...s3, S3_FORCE_PATH_STYLE: spelling }).remoteTraces?.forcePathStyle, value, `S3_FORCE_PATH_STYLE=${spelling}`);
@@ -99,7 +106,7 @@ test('boolean variables of the API server and the worker take on/off, true/false
     }
   }
   // Unset keeps each default: deprecated endpoints on, TLS decided by the connection, path style on with an endpoint.
-  assert.is(parseConfig({}).deprecatedEndpoints, true);
+  assert.is(parseConfig({}).http.deprecatedEndpoints, true);
   assert.is(parseConfig(temporal).temporal?.tls, undefined);
   assert.is(parseConfig(s3).remoteTraces?.forcePathStyle, true);
   assert.is(parseConfig({ TRACE_S3_BUCKET: 'traces' }).remoteTraces?.forcePathStyle, false);
@@ -204,17 +211,17 @@ test('large payloads: claim-check threshold and Temporal payload limit, the same
 });
 
 test('UI: the browser UI is on unless UI is off (any boolean spelling); anything else is refused', () => {
-  assert.is(parseConfig({}).ui, true);
-  assert.is(parseConfig({ UI: 'on' }).ui, true);
-  assert.is(parseConfig({ UI: 'off' }).ui, false);
-  assert.is(parseConfig({ UI: 'No' }).ui, false);
+  assert.is(parseConfig({}).http.ui, true);
+  assert.is(parseConfig({ UI: 'on' }).http.ui, true);
+  assert.is(parseConfig({ UI: 'off' }).http.ui, false);
+  assert.is(parseConfig({ UI: 'No' }).http.ui, false);
   assert.throws(() => parseConfig({ UI: 'maybe' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('UI:'));
 });
 
 test('COMPRESSION: large answers are compressed unless COMPRESSION is off; the HTTP app is given the switch', () => {
-  assert.is(parseConfig({}).compression, true);
-  assert.is(parseConfig({ COMPRESSION: 'off' }).compression, false);
-  assert.is(httpAppSettings(parseConfig({ COMPRESSION: 'false' })).compression, false);
+  assert.is(parseConfig({}).http.compression, true);
+  assert.is(parseConfig({ COMPRESSION: 'off' }).http.compression, false);
+  assert.is(parseConfig({ COMPRESSION: 'false' }).http.compression, false);
   assert.throws(() => parseConfig({ COMPRESSION: 'gzip' }), (error: unknown) => (error as ConfigError).problems[0]!.startsWith('COMPRESSION:'));
 });
 

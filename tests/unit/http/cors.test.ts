@@ -2,7 +2,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHttpApp } from '../../../adapters/http/app.js';
 import { parseConfig, ConfigError } from '../../../composition/config.js';
-import { httpAppSettings } from '../../../composition/httpSettings.js';
 import { RecordingApi, SequentialIds } from './fakeApi.js';
 import { HTTP_APP_DEFAULTS } from '../../support/httpDefaults.js';
 import { authed, call, harness, TOKEN } from './appHarness.js';
@@ -29,7 +28,7 @@ test('off by default: a preflight is what it always was (401 without a token, 40
   assert.is(actual.status, 200);
   assert.equal(corsHeaders(actual.headers), []);
   assert.not.match(actual.headers['vary'] ?? '', /origin/i, 'the answer does not vary by Origin');
-  assert.is(parseConfig({}).corsOrigins.length, 0, 'CORS_ORIGINS is unset by default');
+  assert.is(parseConfig({}).http.corsOrigins, undefined, 'CORS_ORIGINS is unset by default');
 });
 
 test('a listed origin: its preflight is 204 with the origin, methods, headers and max age, before authentication and routing', async () => {
@@ -134,12 +133,10 @@ test('corsOrigins: origins as browsers send them; anything else is refused namin
 
 test('CORS_ORIGINS: a comma-separated list (spaces allowed) or `*`, handed to the app; bad entries named in the configuration error', () => {
   const config = parseConfig({ CORS_ORIGINS: ' https://app.example.test , http://127.0.0.1:5173,' });
-  assert.equal(config.corsOrigins, ['https://app.example.test', 'http://127.0.0.1:5173']);
-  assert.equal(httpAppSettings(config).corsOrigins, ['https://app.example.test', 'http://127.0.0.1:5173']);
-  assert.equal(parseConfig({ CORS_ORIGINS: '*' }).corsOrigins, ['*']);
-  assert.equal(parseConfig({ CORS_ORIGINS: '' }).corsOrigins, [], 'empty is unset: off');
-  assert.is(httpAppSettings(parseConfig({})).corsOrigins, undefined);
-  try {
+  assert.equal(config.http.corsOrigins, ['https://app.example.test', 'http://127.0.0.1:5173']);
+  assert.equal(parseConfig({ CORS_ORIGINS: '*' }).http.corsOrigins, ['*']);
+  assert.is(parseConfig({ CORS_ORIGINS: '' }).http.corsOrigins, undefined, 'empty is unset: off');
+    try {
     parseConfig({ CORS_ORIGINS: 'https://app.example.test/, *' });
     assert.unreachable();
   } catch (error) {
