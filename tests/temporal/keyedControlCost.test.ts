@@ -113,7 +113,7 @@ costs('feedback, reset and terminate with a key: no whole-history read, whatever
   const keyedTerminate = await counted(context, () => engine.terminate(open, 'keyed', terminateKey));
   assert.equal(keyedTerminate, { DescribeWorkflowExecution: 1, TerminateWorkflowExecution: 1 });
   const terminateRetry = await counted(context, () => engine.terminate(open, 'keyed', keyed(terminateKey.key, 'terminate-body')));
-  assert.equal(terminateRetry, { DescribeWorkflowExecution: 1, GetWorkflowExecutionHistory: 1 }, 'the closing event alone');
+  assert.equal(terminateRetry, { DescribeWorkflowExecution: 1, GetWorkflowExecutionHistoryReverse: 1 }, 'the closing event alone, newest first');
 });
 
 costs.run();

@@ -25,8 +25,14 @@ export function keyedRequestId(kind: 'reset', keyDigest: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** Events per page of a newest-first read: a record is normally among the newest few. */
-const NEWEST_FIRST_PAGE_SIZE = 100;
+/*
+ * Pages of a newest-first read. Temporal's page size counts the batches of events it reads from its store, not the
+ * events: a batch can hold hundreds (a step fan-out schedules them in one), so a page of 100 can cost as much as a
+ * long history's forward read. A record is normally among the newest few batches, so the first page is small and the
+ * pages grow from there for a record further back.
+ */
+const FIRST_NEWEST_PAGE_SIZE = 4;
+const MAX_NEWEST_PAGE_SIZE = 128;
 
 /**
  * The run's events newest first (GetWorkflowExecutionHistoryReverse), page by page, large payloads left in the
@@ -39,13 +45,14 @@ export async function newestEventWhere(
   aboveEventId = 0,
 ): Promise<HistoryEvent | undefined> {
   let nextPageToken: Uint8Array | undefined;
+  let pageSize = FIRST_NEWEST_PAGE_SIZE;
   do {
     const response = await calls.call(
       () =>
         calls.service.getWorkflowExecutionHistoryReverse({
           namespace: calls.namespace,
           execution: { workflowId: run.workflowId, runId: run.runId },
-          maximumPageSize: NEWEST_FIRST_PAGE_SIZE,
+          maximumPageSize: pageSize,
           ...(nextPageToken ? { nextPageToken } : {}),
         }),
       { workflowId: run.workflowId, runId: run.runId },
@@ -56,6 +63,7 @@ export async function newestEventWhere(
     }
     const token = response.nextPageToken;
     nextPageToken = token && token.length > 0 ? new Uint8Array(token) : undefined;
+    pageSize = Math.min(pageSize * 2, MAX_NEWEST_PAGE_SIZE);
   } while (nextPageToken);
   return undefined;
 }

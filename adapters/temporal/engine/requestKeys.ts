@@ -3,7 +3,6 @@ import { IdempotencyKeyReusedError } from '../../../core/domain/errors.js';
 import type { RequestIdempotency } from '../../../core/domain/idempotency.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
 import type { TemporalCalls } from './calls.js';
-import { closeHistoryEvent } from './historyReader.js';
 import { isFeedbackSignal, isResetMark, newestEventWhere } from './keyedRecords.js';
 import type { Payload } from './proto.js';
 import { parseResetReason, type ResetKeyRecord } from './resetReason.js';
@@ -80,9 +79,12 @@ export interface KeyMark {
   at: Date | undefined;
 }
 
-/** The run was terminated by the keyed request (its closing event's details carry the key): one event read. */
+/**
+ * The run was terminated by the keyed request (its closing event's details carry the key): the newest event of the
+ * closed run, its first newest-first page.
+ */
 export async function terminateDone(calls: TemporalCalls, run: PinnedRunRef, idempotency: RequestIdempotency, now: number): Promise<boolean> {
-  const close = await closeHistoryEvent(calls, run);
+  const close = await newestEventWhere(calls, run, () => true);
   const terminated = close?.workflowExecutionTerminatedEventAttributes;
   return alreadyDone(keyOf(terminated?.details?.payloads?.[0]), toDate(close?.eventTime), idempotency, now);
 }
