@@ -2,6 +2,7 @@ import * as assert from 'uvu/assert';
 import { call, uniqueId } from '../support/http.js';
 import { runPath } from './support/api.js';
 import { assertNoProblems, openUi, screenshot, uiSuite } from './support/uiSuite.js';
+import { eventually } from '../support/eventually.js';
 
 /** With API_AUTH_TOKEN set: the page's files are public, its data is not; the token is asked for once per tab. */
 const TOKEN = 'ui-suite-token-7f3a9c';
@@ -88,11 +89,7 @@ test('the token is kept for the tab only: never in a URL, a cookie or a log; oth
 });
 
 async function waitUntil(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually('the page to get there', condition, { timeoutMs, intervalMs: 50 });
 }
 
 test.run();

@@ -3,6 +3,7 @@ import { engineUnderTest } from '../support/engines.js';
 import { call, uniqueId } from '../support/http.js';
 import { runPath, runToEnd, startRun } from './support/api.js';
 import { openUi, screenshot, uiSuite } from './support/uiSuite.js';
+import { eventually } from '../support/eventually.js';
 
 /** The runs list (/ui, /ui/runs) in Chromium, against a real API on the engine under test. */
 const test = uiSuite('UI: the runs list');
@@ -137,11 +138,8 @@ if (engineUnderTest() !== 'temporal') {
 }
 
 async function assertRowCount(rows: import('playwright-core').Locator, count: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while ((await rows.count()) !== count) {
-    if (Date.now() > deadline) assert.is(await rows.count(), count, 'rows shown');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let shown = 0;
+  await eventually(() => `${count} rows to be shown (${shown} were)`, async () => (shown = await rows.count()) === count, { timeoutMs: 15_000, intervalMs: 50 });
 }
 
 test.run();

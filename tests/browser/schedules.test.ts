@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { call, uniqueId } from '../support/http.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 import { assertNoProblems, openUi, screenshot, uiSuite, type UiContext } from './support/uiSuite.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * The schedules pages (docs/ui.md, docs/schedules.md): a schedule created through the API is listed and has its
@@ -45,13 +46,15 @@ async function schedule(context: UiContext, scheduleId: string): Promise<any> {
 
 /** Polls what the page shows until `holds` says yes. */
 async function until(what: string, probe: () => Promise<string | null>, holds: (text: string) => boolean, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = (await probe()) ?? '';
-    if (holds(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(text)}`);
-    await sleep(100);
-  }
+  let text = '';
+  return eventually(
+    () => `${what}; last seen: ${JSON.stringify(text)}`,
+    async () => {
+      text = (await probe()) ?? '';
+      return holds(text) && text;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
 const fact = (page: Page, className: string) => page.locator(`.facts .${className} dd`);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { STEP_COUNT_DIR_VARIABLE, stepCountFile } from '../fixtures/faults/steps/countedStep.js';
 import { startApiProcess, startNodeProcess, type Exit, type NodeProcess, type NodeProcessOptions } from './processes.js';
+import { eventually } from '../support/eventually.js';
 
 /** The workflows whose steps count their executions (tests/fixtures/faults/durableWorkflows). */
 export const DURABLE_WORKFLOWS_DIR = fileURLToPath(new URL('../fixtures/faults/durableWorkflows/', import.meta.url));
@@ -92,15 +93,9 @@ async function status(url: string): Promise<number> {
   }
 }
 
-/** Polls `probe` every 50 ms until it returns something truthy; fails naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | null | false>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** `eventually` asking every 50 ms, for a truthy answer (these suites' probes answer `null` for nothing yet). */
+export function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | null | false>): Promise<T> {
+  return eventually(what, async () => (await probe()) || undefined, { timeoutMs, intervalMs: 50 });
 }
 
 /**

@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { CATALOG_MEMO_KEY, catalogWorkflowId, type CatalogMemo } from '../../adapters/temporal/protocol.js';
+import { eventually } from '../support/eventually.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -95,14 +96,16 @@ export function startNodeProcess(script: string, env: Record<string, string>, sc
 
 /** Waits until a log line satisfies `predicate`; fails when the process exits first or after `timeoutMs` (two minutes by default: a process that loads TypeScript and bundles workflows starts slowly while other suites run). */
 export async function waitForLog(proc: NodeProcess, predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 120_000): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = proc.logLines().find(predicate);
-    if (line) return line;
-    if (!proc.isRunning()) throw new Error(`process ${proc.pid} exited before the expected log line:\n${proc.stdout()}\n${proc.stderr()}`);
-    if (Date.now() > deadline) throw new Error(`process ${proc.pid}: no expected log line within ${timeoutMs} ms:\n${proc.stdout()}\n${proc.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return eventually(
+    () => `an expected log line of process ${proc.pid}:\n${proc.stdout()}\n${proc.stderr()}`,
+    () => {
+      const line = proc.logLines().find(predicate);
+      if (line) return line;
+      if (!proc.isRunning()) throw new Error(`process ${proc.pid} exited before the expected log line:\n${proc.stdout()}\n${proc.stderr()}`);
+      return undefined;
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
 }
 
 /** The API server as `npm start` runs it; resolves with its URL once it listens. */
@@ -136,16 +139,19 @@ export async function waitForOnlineWorkers(
   const connection = await Connection.connect({ address: temporal.address });
   try {
     const handle = new Client({ connection, namespace: temporal.namespace }).workflow.getHandle(catalogWorkflowId(catalog));
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const memo = await handle.describe().then((description) => description.memo?.[CATALOG_MEMO_KEY] as CatalogMemo | undefined, () => undefined);
-      const online = memo?.onlineWorkers ?? [];
-      if (online.length >= count) return [...online];
-      const dead = workers.find((worker) => !worker.isRunning());
-      if (dead) throw new Error(`worker ${dead.pid} exited before it published:\n${dead.stdout()}\n${dead.stderr()}`);
-      if (Date.now() > deadline) throw new Error(`catalog ${catalog}: ${online.length} of ${count} workers online after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    let online: string[] = [];
+    return await eventually(
+      () => `${count} workers online in catalog ${catalog} (${online.length} were)`,
+      async () => {
+        const memo = await handle.describe().then((description) => description.memo?.[CATALOG_MEMO_KEY] as CatalogMemo | undefined, () => undefined);
+        online = [...(memo?.onlineWorkers ?? [])];
+        if (online.length >= count) return online;
+        const dead = workers.find((worker) => !worker.isRunning());
+        if (dead) throw new Error(`worker ${dead.pid} exited before it published:\n${dead.stdout()}\n${dead.stderr()}`);
+        return undefined;
+      },
+      { timeoutMs },
+    );
   } finally {
     await connection.close();
   }

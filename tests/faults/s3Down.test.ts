@@ -8,6 +8,7 @@ import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/clien
 import { startVersityGateway, type VersityGateway } from '../../scripts/infra/index.mjs';
 import { startTestApi, type LogLine, type TestApi } from '../support/engines.js';
 import { call, uniqueId } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 const BUCKET = 'flowgate-fault-traces';
 const RUNS = 40;
@@ -144,13 +145,15 @@ down('S3 stalled (connections accepted, never answered): runs still answer withi
     thawed = true;
     // The uploads carried on in the background: once the store answers they land, and the trace log serves them.
     for (const run of runs) {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const log = await call(api, 'GET', `/workflow/${run.body.workflowId}/runs/${run.body.runId}/trace-log`);
-        if (log.status === 200 && log.body.source === 'remote') break;
-        if (Date.now() > deadline) assert.unreachable(`the late upload of ${run.body.workflowId} never landed: ${log.status} ${log.text}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      let last = '';
+      await eventually(
+        () => `the late upload of ${run.body.workflowId} to land (last answer: ${last})`,
+        async () => {
+          const log = await call(api, 'GET', `/workflow/${run.body.workflowId}/runs/${run.body.runId}/trace-log`);
+          last = `${log.status} ${log.text}`;
+          return log.status === 200 && log.body.source === 'remote';
+        },
+      );
       assert.ok(api.logs.some((line) => line.msg === 'trace uploaded after its run closed' && line.runId === run.body.runId));
     }
   } finally {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { startServerProcess, type ServerProcess } from '../integration/process.js';
 import { call } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 const GRACE_MS = 3_000;
 const CALLS = 100;
@@ -65,13 +66,15 @@ shutdown('every call is answered before the process exits and within the grace p
 
   // SIGTERM once every run has started, so each call is really in flight (waiting on its run). Counted whatever
   // their status: on a loaded machine a short nap may end before the last run starts (then the check below fails).
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const runs = await call({ baseUrl: server.url }, 'GET', '/workflow/runs?workflowName=nap&limit=1000');
-    if (runs.body.runs.length === CALLS) break;
-    if (Date.now() > deadline) assert.unreachable(`only ${runs.body.runs.length} of ${CALLS} runs started`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let started = 0;
+  await eventually(
+    () => `all ${CALLS} runs to start (${started} did)`,
+    async () => {
+      started = (await call({ baseUrl: server.url }, 'GET', '/workflow/runs?workflowName=nap&limit=1000')).body.runs.length;
+      return started === CALLS;
+    },
+    { intervalMs: 50 },
+  );
   const signalledAt = Date.now();
   const exitCode = server.stop('SIGTERM');
   const answers = await Promise.all(calls);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
+import { eventually } from '../support/eventually.js';
 import { call } from '../support/http.js';
 import { startApiProcess, startWorkerProcess, waitForOnlineWorkers, type NodeProcess } from './processes.js';
 
@@ -138,12 +139,9 @@ outage('every 2xx start exists after the restart, the others got a named 503, /r
   assert.is(refused.status, 503, refused.text);
 
   await temporal.start();
-  const deadline = Date.now() + 60_000;
-  while ((await call(client, 'GET', '/ready')).status !== 200) {
-    if (Date.now() > deadline) assert.unreachable('/ready did not recover after the restart');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await eventually('/ready to recover after the restart', async () => (await call(client, 'GET', '/ready')).status === 200, { timeoutMs: 60_000, intervalMs: 250 });
+  // The sampler, too, has seen the recovery before it stops (its last sample is asserted below).
+  await eventually('the readiness sampler to see the recovery', () => readiness.samples.at(-1)?.status === 200);
   await readiness.stop();
 
   // Every start got an HTTP answer: the API never dropped a connection.
@@ -189,14 +187,17 @@ outage('every 2xx start exists after the restart, the others got a named 503, /r
   // The processes lived through it, and the worker runs what was accepted.
   assert.ok(api.isRunning(), `the API process died:\n${api.stderr()}`);
   assert.ok(worker.isRunning(), `the worker process died:\n${worker.stderr()}`);
-  const completedBy = Date.now() + 60_000;
   for (const answer of accepted) {
-    for (;;) {
-      const status = await call(client, 'GET', `/workflow/${answer.workflowId}/status`);
-      if (status.body.status === 'completed') break;
-      if (Date.now() > completedBy) assert.unreachable(`${answer.workflowId} did not complete after the restart: ${status.text}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    let last = '';
+    await eventually(
+      () => `${answer.workflowId} to complete after the restart (last: ${last})`,
+      async () => {
+        const status = await call(client, 'GET', `/workflow/${answer.workflowId}/status`);
+        last = status.text;
+        return status.body.status === 'completed';
+      },
+      { timeoutMs: 60_000 },
+    );
   }
   assert.is((await call(client, 'GET', '/health')).status, 200);
 });
@@ -212,14 +213,15 @@ outage('SIGTERM with run-and-wait calls in flight: 408 before the exit, and on T
       body: JSON.stringify({ workflowName: 'nap', workflowId: `sigterm-${index}`, input: { ms: 8_000 }, timeout: 60 }),
     }).then(async (response) => ({ status: response.statusCode, body: (await response.body.json()) as any })),
   );
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const running = await call({ baseUrl: api.url }, 'GET', '/workflow/runs?workflowName=nap&status=running&limit=100');
-    assert.is(running.status, 200, running.text);
-    if (running.body.runs.length >= 10) break;
-    if (Date.now() > deadline) assert.unreachable('the 10 runs did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await eventually(
+    'the 10 runs to start',
+    async () => {
+      const running = await call({ baseUrl: api.url }, 'GET', '/workflow/runs?workflowName=nap&status=running&limit=100');
+      assert.is(running.status, 200, running.text);
+      return running.body.runs.length >= 10;
+    },
+    { intervalMs: 100 },
+  );
   const exit = api.stop('SIGTERM');
   const answers = await Promise.all(calls);
   assert.is((await exit).code, 0);
@@ -239,13 +241,16 @@ outage('SIGTERM with run-and-wait calls in flight: 408 before the exit, and on T
 });
 
 async function waitForResult(api: { baseUrl: string }, workflowId: string): Promise<any> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const result = await call(api, 'GET', `/workflow/${workflowId}/result`);
-    if (result.status === 200) return result.body;
-    if (Date.now() > deadline) assert.unreachable(`no result for ${workflowId}: ${result.status} ${result.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  let last = '';
+  return eventually(
+    () => `the result of ${workflowId} (last answer: ${last})`,
+    async () => {
+      const result = await call(api, 'GET', `/workflow/${workflowId}/result`);
+      last = `${result.status} ${result.text}`;
+      return result.status === 200 && result.body;
+    },
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
 }
 
 outage.run();

@@ -12,6 +12,7 @@ import { startFlowgateServer, type FlowgateServer } from '../../composition/serv
 import { call } from '../support/http.js';
 import { startWorkerProcess, waitForOnlineWorkers, type NodeProcess } from './processes.js';
 import { SLOW_STEP_TIMEOUT_MS } from '../fixtures/faults/steps/slowStep.js';
+import { eventually } from '../support/eventually.js';
 
 const WORKFLOWS_DIR = fileURLToPath(new URL('../fixtures/faults/workflows/', import.meta.url));
 const STEP_MS = 2_500;
@@ -61,13 +62,15 @@ killed.after(async (context) => {
 });
 
 async function waitForMarkers(dir: string, count: number, timeoutMs: number): Promise<string[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const markers = (await readdir(dir)).sort((a, b) => Number(a.split('-')[1]) - Number(b.split('-')[1]));
-    if (markers.length >= count) return markers;
-    if (Date.now() > deadline) throw new Error(`${markers.length} of ${count} step attempts started within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let markers: string[] = [];
+  return eventually(
+    () => `${count} step attempts to start (${markers.length} did)`,
+    async () => {
+      markers = (await readdir(dir)).sort((a, b) => Number(a.split('-')[1]) - Number(b.split('-')[1]));
+      return markers.length >= count && markers;
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
 }
 
 killed('the step retries on the other worker and the run completes', async (context) => {

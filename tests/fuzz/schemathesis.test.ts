@@ -6,6 +6,7 @@ import { ensureSchemathesis, runSchemathesis, SCHEMATHESIS_VERSION } from '../..
 import { startTestApi, type TestApi } from '../support/engines.js';
 import { FIXTURE_CATALOGS } from '../support/fixtureCatalogs.js';
 import { call, type TestResponse } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * Contract fuzzing. schemathesis (pinned with its whole dependency tree in scripts/infra/schemathesis-requirements.txt,
@@ -115,13 +116,16 @@ interface SeededRun {
 
 /** Polls an authenticated GET until it answers 200 and `done` holds (tests/support/http.ts's helpers send no token). */
 async function poll(api: TestApi, path: string, done: (response: TestResponse) => boolean): Promise<TestResponse> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const response = await call(api, 'GET', path, { headers: AUTH });
-    if (response.status === 200 && done(response)) return response;
-    if (Date.now() > deadline) throw new Error(`seeding: timed out on ${path}; last answer ${response.status} ${response.text}`);
-    await new Promise((resolvePromise) => setTimeout(resolvePromise, 50));
-  }
+  let last = '';
+  return eventually(
+    () => `seeding: ${path} (last answer ${last})`,
+    async () => {
+      const response = await call(api, 'GET', path, { headers: AUTH });
+      last = `${response.status} ${response.text}`;
+      return response.status === 200 && done(response) && response;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
 }
 
 /**

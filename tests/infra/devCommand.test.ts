@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { ensureTemporalCli } from '../../scripts/infra/index.mjs';
+import { eventually } from '../support/eventually.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -50,32 +51,35 @@ dev.after(async (context) => {
 dev('serves the workflows on its own Temporal; Ctrl-C stops the API, the worker and the dev server', async (context) => {
   const child = context.child!;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 120_000;
-  let api: string | undefined;
-  let temporal: string | undefined;
-  while (!api || !temporal) {
-    api = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(context.stderr)?.[1];
-    temporal = /Temporal dev server ready at (127\.0\.0\.1:\d+)/.exec(context.stderr)?.[1];
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`flowgate dev did not start:\n${context.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const startedBy = Date.now() + 120_000;
+  const { api, temporal } = await eventually(
+    () => `flowgate dev to start:\n${context.stderr}`,
+    () => {
+      if (child.exitCode !== null) throw new Error(`flowgate dev exited before it started:\n${context.stderr}`);
+      const api = /serving on (http:\/\/127\.0\.0\.1:\d+)/.exec(context.stderr)?.[1];
+      const temporal = /Temporal dev server ready at (127\.0\.0\.1:\d+)/.exec(context.stderr)?.[1];
+      return api !== undefined && temporal !== undefined && { api, temporal };
+    },
+    120_000,
+  );
   // The worker publishes its catalog once it has bundled the workflows.
-  for (;;) {
-    const response = await request(`${api}/workflow/run`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ workflowName: 'summarise', input: { text: 'one two three' }, timeout: 30 }),
-    });
-    const body = (await response.body.json()) as { status?: string; output?: unknown };
-    if (response.statusCode === 200) {
-      assert.is(body.status, 'completed');
-      assert.equal(body.output, { summary: 'one two three', wordCount: 3, coverage: 1 });
-      break;
-    }
-    assert.ok([404, 503].includes(response.statusCode), `${response.statusCode} ${JSON.stringify(body)}`);
-    if (Date.now() > deadline) throw new Error(`the worker never served the catalog:\n${context.stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  const body = await eventually(
+    () => `the worker to serve the catalog:\n${context.stderr}`,
+    async () => {
+      const response = await request(`${api}/workflow/run`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ workflowName: 'summarise', input: { text: 'one two three' }, timeout: 30 }),
+      });
+      const answer = (await response.body.json()) as { status?: string; output?: unknown };
+      if (response.statusCode === 200) return answer;
+      assert.ok([404, 503].includes(response.statusCode), `${response.statusCode} ${JSON.stringify(answer)}`);
+      return undefined;
+    },
+    { timeoutMs: Math.max(1, startedBy - Date.now()), intervalMs: 500 },
+  );
+  assert.is(body.status, 'completed');
+  assert.equal(body.output, { summary: 'one two three', wordCount: 3, coverage: 1 });
 
   child.kill('SIGINT');
   assert.is(await exited, 0, context.stderr);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { CLI, ROOT, runCommand, startServerProcess, type ServerProcess } from './process.js';
+import { eventually } from '../support/eventually.js';
 
 const main = suite<{ server?: ServerProcess; traceDir?: string }>('npm start (flowgate serve --workflows examples/workflows)');
 
@@ -91,12 +92,12 @@ shutdown('SIGTERM lets in-flight POST /workflow/run calls finish, then exits 0',
     );
     // In flight means taken by the server: every run started (a fixed pause lost requests still in the listen
     // backlog on a loaded machine, and the closing listener reset them).
-    const deadline = Date.now() + 20_000;
     for (let index = 0; index < 20; index += 1) {
-      while ((await request(`${server.url}/workflow/term-${index}/status`).then(async (response) => (await response.body.dump(), response.statusCode))) !== 200) {
-        if (Date.now() > deadline) throw new Error(`run term-${index} never started`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await eventually(
+        `run term-${index} to start`,
+        async () => (await request(`${server.url}/workflow/term-${index}/status`).then(async (response) => (await response.body.dump(), response.statusCode))) === 200,
+        { intervalMs: 20 },
+      );
     }
     const exitCode = server.stop('SIGTERM');
     const answers = await Promise.all(inFlight);

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestApi, type TestApi } from '../support/engines.js';
 import { call, uniqueId, waitForStatus } from '../support/http.js';
 import { startCallbackReceiver } from '../support/callbackReceiver.js';
+import { eventually } from '../support/eventually.js';
 
 /*
  * docs/reliability.md's promises about restarts, on Temporal: the API server (and its workers) hold no run state, so
@@ -86,11 +87,10 @@ restart('a run keeps its callbackUrl across restarts, and a delivery failing at 
     const third = await startTestApi(env);
     context.apis.push(third);
     receiver.open(path);
-    const deadline = Date.now() + 60_000;
-    while (!receiver.calls(path).some((received) => received.answeredWith === 200)) {
-      assert.ok(Date.now() < deadline, 'the delivery went on after the restart');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually('the delivery to go on after the restart', () => receiver.calls(path).some((received) => received.answeredWith === 200), {
+      timeoutMs: 60_000,
+      intervalMs: 100,
+    });
     // The gate opened only after the old API and workers were gone: the 200 went to an attempt made after the restart.
     const calls = receiver.calls(path);
     assert.equal(calls.map((received) => received.answeredWith), [...Array.from({ length: calls.length - 1 }, () => 503), 200]);

@@ -17,6 +17,7 @@ import type { Logger } from '../../ports/logger.js';
 import { FIXTURE_CATALOGS } from '../support/fixtureCatalogs.js';
 import { startTemporalWorkers } from '../support/temporalWorkers.js';
 import { countedClient, GrpcCallCounter } from '../support/grpcCalls.js';
+import { eventually } from '../support/eventually.js';
 
 interface Context {
   counter: GrpcCallCounter;
@@ -70,13 +71,15 @@ async function counted(context: Context, action: () => Promise<unknown>): Promis
 async function longRun({ engine, connection }: Context): Promise<PinnedRunRef> {
   const run = await engine.start({ catalog: 'main', workflowName: 'steps_then_waits', workflowId: `keyed-cost-${randomUUID()}`, input: { steps: STEPS } });
   const ref = { workflowId: run.workflowId, runId: run.runId };
-  for (const deadline = Date.now() + 180_000; ; ) {
-    const described = await connection.workflowService.describeWorkflowExecution({ namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', execution: ref });
-    const idle = !described.pendingWorkflowTask && (described.pendingActivities ?? []).length === 0;
-    if (idle && Number(described.workflowExecutionInfo?.historyLength ?? 0) >= 6 * STEPS) return ref;
-    if (Date.now() > deadline) throw new Error(`${STEPS} steps did not finish in time`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  return eventually(
+    `${STEPS} steps to finish`,
+    async () => {
+      const described = await connection.workflowService.describeWorkflowExecution({ namespace: process.env.TEMPORAL_NAMESPACE ?? 'default', execution: ref });
+      const idle = !described.pendingWorkflowTask && (described.pendingActivities ?? []).length === 0;
+      return idle && Number(described.workflowExecutionInfo?.historyLength ?? 0) >= 6 * STEPS && ref;
+    },
+    { timeoutMs: 180_000, intervalMs: 250 },
+  );
 }
 
 costs('feedback, reset and terminate with a key: no whole-history read, whatever the history\'s length', async (context) => {

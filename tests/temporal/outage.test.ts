@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
 import { startTestApi, type TestApi } from '../support/engines.js';
 import { call } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Temporal stopped and restarted under a running API server. This file runs its own dev server (on disk, so the
@@ -48,19 +49,18 @@ outage('/ready follows the outage, requests fail clearly, and everything works a
   assert.not.match(status.body.message, /grpc|ECONNREFUSED|14 UNAVAILABLE|No connection established/i, 'no engine internals leak');
 
   await server.start();
-  const deadline = Date.now() + 60_000;
-  while ((await readyStatus(api)) !== 200) {
-    if (Date.now() > deadline) assert.unreachable('/ready did not recover');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await eventually('/ready to recover', async () => (await readyStatus(api)) === 200, { timeoutMs: 60_000, intervalMs: 250 });
   // Until the workers poll again the catalog is unavailable: 503 with Retry-After, which a client honours.
-  let after = await call(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'after' }, timeout: 60 } });
-  while (after.status === 503) {
-    assert.is(after.body.error, 'CatalogNotAvailableError');
-    if (Date.now() > deadline) assert.unreachable('the catalog did not come back');
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    after = await call(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'after' }, timeout: 60 } });
-  }
+  const after = await eventually(
+    'the catalog to come back',
+    async () => {
+      const answer = await call(api, 'POST', '/workflow/run', { json: { workflowName: 'echo', input: { message: 'after' }, timeout: 60 } });
+      if (answer.status !== 503) return answer;
+      assert.is(answer.body.error, 'CatalogNotAvailableError');
+      return undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 1000 },
+  );
   assert.is(after.status, 200);
   assert.is(after.body.status, 'completed');
   const old = await call(api, 'GET', `/workflow/${before.body.workflowId}/result`);

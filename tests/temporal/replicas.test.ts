@@ -12,6 +12,7 @@ import { Agent, request } from 'undici';
 import { call, uniqueId, waitForStatus, type TestResponse } from '../support/http.js';
 import { openEventStream, type EventStream, type SseEvent } from '../support/contract.js';
 import { startApiProcess, startWorkerProcess, waitForOnlineWorkers, type NodeProcess } from '../faults/processes.js';
+import { eventually } from '../support/eventually.js';
 
 const CATALOG = uniqueId('replicas');
 const STARTS = 200;
@@ -211,17 +212,17 @@ replicas('a history page token and a run list page token from one API work on th
     ids.add(started.body.runId);
   }
   const listPath = `/workflow/runs?catalog=${encodeURIComponent(CATALOG)}`;
-  let all: any[] = [];
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const response = await call(b, 'GET', `${listPath}&limit=1000`);
-    expectStatus(response, 200);
-    all = response.body.runs;
-    const settled = all.every((listed) => listed.status !== 'running');
-    if (settled && [...ids].every((runId) => all.some((listed) => listed.runId === runId))) break;
-    assert.ok(Date.now() < deadline, 'the run list showed the five runs, all closed');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  const all: any[] = await eventually(
+    'the run list to show the five runs, all closed',
+    async () => {
+      const response = await call(b, 'GET', `${listPath}&limit=1000`);
+      expectStatus(response, 200);
+      const runs: any[] = response.body.runs;
+      const settled = runs.every((listed) => listed.status !== 'running');
+      return settled && [...ids].every((runId) => runs.some((listed) => listed.runId === runId)) && runs;
+    },
+    { timeoutMs: 60_000 },
+  );
   const listed: string[] = [];
   let listToken: string | null = null;
   for (let page = 0; page === 0 || listToken; page += 1) {

@@ -17,6 +17,7 @@ import { CATALOG_MEMO_KEY, FEEDBACK_SIGNAL, catalogWorkflowId, type CatalogMemo 
 import { traceRelativePath } from '../../core/trace/traceKey.js';
 import type { TraceRecord } from '../../core/domain/trace.js';
 import { testWorkerParts } from '../support/workerParts.js';
+import { eventually } from '../support/eventually.js';
 
 const CATALOG = 'worker-test';
 const MAX_RESULT_BYTES = 1024 * 1024;
@@ -108,14 +109,9 @@ async function events(handle: WorkflowHandle): Promise<HistoryEvent[]> {
 const activityTypes = async (handle: WorkflowHandle) =>
   (await events(handle)).flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes.activityType?.name] : []));
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** `eventually`, for a truthy answer, asking every 100 ms. */
+function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  return eventually(what, async () => (await probe()) || undefined, { timeoutMs, intervalMs: 100 });
 }
 
 async function traceOf(context: Context, handle: WorkflowHandle): Promise<TraceRecord> {

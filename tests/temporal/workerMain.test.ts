@@ -15,6 +15,7 @@ import { ConfigError } from '../../composition/config.js';
 import { parseWorkerConfig } from '../../composition/workerConfig.js';
 import { CATALOG_MEMO_KEY, catalogWorkflowId, type CatalogMemo } from '../../adapters/temporal/protocol.js';
 import { parseExposition } from '../support/prometheus.js';
+import { eventually } from '../support/eventually.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'composition', 'cli', 'main.ts');
@@ -115,11 +116,14 @@ main('serves the example workflows, its own and Temporal\'s worker metrics in on
     const catalog = client.workflow.getHandle(catalogWorkflowId('examples'));
     const memo = async (): Promise<CatalogMemo | undefined> =>
       catalog.describe().then((description) => description.memo?.[CATALOG_MEMO_KEY] as CatalogMemo, () => undefined);
-    const deadline = Date.now() + 60_000;
-    while (!(await memo())?.onlineWorkers.length) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the worker did not publish:\n${(await exited).stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await eventually(
+      'the worker to publish its catalog',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the worker exited before it published:\n${(await exited).stderr}`);
+        return (await memo())?.onlineWorkers.length;
+      },
+      { timeoutMs: 60_000 },
+    );
     assert.equal((await memo())!.workflows.map((workflow) => workflow.name).sort(), ['approval', 'countdown', 'digest', 'nap', 'summarise', 'unreliable']);
     const summary = await client.workflow.execute('summarise', { taskQueue: 'examples', workflowId: `summarise-${Date.now()}`, args: [{ text: 'one two three' }] });
     assert.equal(summary, { summary: 'one two three', wordCount: 3, coverage: 1 });
