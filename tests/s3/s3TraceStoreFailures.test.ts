@@ -18,6 +18,7 @@ import { traceKeyOf } from '../../core/trace/traceKey.js';
 import type { Logger } from '../../ports/logger.js';
 import { startVersityGateway, type VersityGateway } from '../../scripts/infra/index.mjs';
 import { rejection } from '../support/rejection.js';
+import { eventually } from '../support/eventually.js';
 
 const BUCKET = 'flowgate-traces';
 let gateway: VersityGateway;
@@ -139,7 +140,7 @@ test('a gateway that comes back during the backoff gets the trace after all', as
   await gateway.pause();
   const writing = store.write(keyOf(closed), buildTraceRecord(closed));
   // Restart as soon as the first attempt has failed; the second attempt is 500 ms later.
-  while (!logger.lines.some((line) => line.fields.attempt === 1)) await new Promise((resolve) => setTimeout(resolve, 20));
+  await eventually('the first attempt to fail', () => logger.lines.some((line) => line.fields.attempt === 1), { intervalMs: 20 });
   await gateway.start();
   const location = await writing;
   assert.ok(logger.lines.length >= 1 && logger.lines.every((line) => line.fields.willRetry === true));

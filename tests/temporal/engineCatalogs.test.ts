@@ -22,7 +22,7 @@ test('catalogs: memo read by describe, availability from live pollers, the regis
     publishedAt: new Date().toISOString(),
   };
   assert.is(await context.engine.describeCatalog(context.catalog), undefined, 'unknown before the registry exists');
-  await new Promise((resolve) => setTimeout(resolve, 1100)); // past the cached "unknown"
+  context.clock.skip(1100); // past the cached "unknown"
   const registry = await context.client.workflow.start(CATALOG_WORKFLOW_TYPE, {
     taskQueue: `registry-${context.stamp}`,
     workflowId: catalogWorkflowId(context.catalog),
@@ -36,7 +36,7 @@ test('catalogs: memo read by describe, availability from live pollers, the regis
       workflows: memo.workflows.map(({ name, description, inputSchema, outputSchema }) => ({ name, description, inputSchema, outputSchema })),
     });
     assert.ok((await context.engine.describeCatalog(context.catalog))!.workflows === described!.workflows, 'cached');
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    context.clock.skip(1100); // past the cached description
     const again = await context.engine.describeCatalog(context.catalog);
     assert.ok(again!.workflows[0] === described!.workflows[0], 'the same objects while the memo is unchanged');
     // Other suites' catalogs may share the server: ours must be among them.

@@ -8,10 +8,10 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { Client, type Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { connectTemporal, TemporalEngine } from '../../adapters/temporal/index.js';
-import { systemClock } from '../../adapters/system/index.js';
 import type { HistoryEvent } from '../../core/domain/history.js';
 import type { Logger } from '../../ports/logger.js';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
+import { SkippableSystemClock } from '../support/manualClock.js';
 
 export interface EngineHarness {
   server?: TemporalDevServer;
@@ -24,6 +24,8 @@ export interface EngineHarness {
   workerConnection: NativeConnection;
   catalog: string;
   stamp: string;
+  /** The engine's clock: the system's, which a test moves ahead past a cache's expiry. */
+  clock: SkippableSystemClock;
 }
 
 const quiet: Logger = { info() {}, warn() {}, error() {} };
@@ -42,7 +44,8 @@ export async function startHarness(context: EngineHarness, label: string): Promi
   }
   context.stamp = `${label}-${Date.now().toString(36)}-${process.pid}`;
   context.catalog = `engine-test-${context.stamp}`;
-  context.engine = await TemporalEngine.connect({ address, namespace, maxMessageBytes: MAX_MESSAGE_BYTES, logger: quiet, clock: systemClock });
+  context.clock = new SkippableSystemClock();
+  context.engine = await TemporalEngine.connect({ address, namespace, maxMessageBytes: MAX_MESSAGE_BYTES, logger: quiet, clock: context.clock });
   context.connection = await connectTemporal({ address, maxMessageBytes: MAX_MESSAGE_BYTES });
   context.client = new Client({ connection: context.connection, namespace });
   context.workerConnection = await NativeConnection.connect({ address });
