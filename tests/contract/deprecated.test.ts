@@ -6,7 +6,7 @@ import {
   expectError,
   expectStatus,
   http,
-  runSync,
+  runAndWait,
   snapshot,
   start,
   statusOf,
@@ -37,7 +37,7 @@ function expectDeprecated(response: TestResponse, operation: 'stop' | 'reset', w
 
 test('PATCH /workflow/{id}/stop stops the latest run, with Deprecation, Sunset and Link', async ({ api }) => {
   const workflowId = uniqueId('dep-stop');
-  const earlier = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'earlier run' } });
+  const earlier = await runAndWait(api, { workflowName: 'echo', workflowId, input: { message: 'earlier run' } });
   const { runId } = await start(api, 'cleans_up_on_stop', {}, workflowId);
   assert.is.not(runId, earlier.runId);
   await waitForEvent(api, workflowId, 'timer_started');
@@ -54,7 +54,7 @@ test('deprecated stop errors carry the headers too: unknown id 404, closed run 4
   expectError(unknown, 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
   expectDeprecated(unknown, 'stop', missing);
 
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('dep-closed'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('dep-closed'), input: { message: 'x' } });
   const before = await snapshot(api, run.workflowId);
   const closed = await http(api, 'PATCH', `${wf(run.workflowId)}/stop`);
   expectError(closed, 409, 'WorkflowClosedError', { workflowId: run.workflowId });
@@ -70,8 +70,8 @@ test('deprecated stop errors carry the headers too: unknown id 404, closed run 4
 
 test('POST /workflow/{id}/reset resets the latest run: a new run, with Deprecation, Sunset and Link', async ({ api }) => {
   const workflowId = uniqueId('dep-reset');
-  await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 100 } });
-  const old = await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 2 } });
+  await runAndWait(api, { workflowName: 'arithmetic', workflowId, input: { n: 100 } });
+  const old = await runAndWait(api, { workflowName: 'arithmetic', workflowId, input: { n: 2 } });
   const response = await http(api, 'POST', `${wf(workflowId)}/reset`, { json: { stepName: 'add_one', reason: 'deprecated form' } });
   expectStatus(response, 200);
   assert.is(response.body.workflowId, workflowId);
@@ -83,7 +83,7 @@ test('POST /workflow/{id}/reset resets the latest run: a new run, with Deprecati
 });
 
 test('deprecated reset errors carry the headers too: 400, 404 unknown id, 404 StepNotFoundError', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('dep-reset-bad'), input: { n: 1 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId: uniqueId('dep-reset-bad'), input: { n: 1 } });
   const before = await snapshot(api, run.workflowId);
   const noStep = await http(api, 'POST', `${wf(run.workflowId)}/reset`, { json: {} });
   expectError(noStep, 400, 'ValidationError', { maybeWorkflowId: run.workflowId });
@@ -99,7 +99,7 @@ test('deprecated reset errors carry the headers too: 400, 404 unknown id, 404 St
 });
 
 test('the pinned forms are not deprecated', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('dep-pinned'), input: { n: 1 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId: uniqueId('dep-pinned'), input: { n: 1 } });
   const reset = await http(api, 'POST', `${wf(run.workflowId, run.runId)}/reset`, { json: { stepName: 'add_one' } });
   expectStatus(reset, 200);
   const stop = await http(api, 'PATCH', `${wf(run.workflowId, reset.body.runId)}/stop`);

@@ -9,7 +9,7 @@ import {
   expectStatus,
   http,
   listAllRuns,
-  runSync,
+  runAndWait,
   snapshot,
   start,
   wf,
@@ -102,7 +102,7 @@ test('odd workflow ids round-trip through the path, and their trace stays inside
     `${tag}+plus&amp;=`,
   ];
   for (const workflowId of ids) {
-    const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: workflowId } });
+    const run = await runAndWait(api, { workflowName: 'echo', workflowId, input: { message: workflowId } });
     assert.is(run.workflowId, workflowId);
     for (const path of [`${wf(workflowId)}/status`, `${wf(workflowId, run.runId)}/status`, `${wf(workflowId)}/input`, `${wf(workflowId)}/result`]) {
       const response = await http(api, 'GET', path);

@@ -11,7 +11,7 @@ import {
   ISO_UTC,
   keys,
   openEventStream,
-  runSync,
+  runAndWait,
   start,
   STATUS_VIEW_KEYS,
   wf,
@@ -41,7 +41,7 @@ function checkEvent(event: Record<string, unknown>): void {
 }
 
 test('JSON page: {workflow, events, nextPageToken}; engine-neutral events with increasing ids', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-json'), input: { n: 1 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-json'), input: { n: 1 } });
   for (const path of [`${wf(run.workflowId)}/history`, `${wf(run.workflowId, run.runId)}/history`]) {
     const response = await http(api, 'GET', path);
     expectStatus(response, 200);
@@ -61,7 +61,7 @@ test('JSON page: {workflow, events, nextPageToken}; engine-neutral events with i
 });
 
 test('JSON paging with pageSize: the pages concatenate to the whole history', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-pages'), input: { n: 2 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-pages'), input: { n: 2 } });
   const all = await historyEvents(api, run.workflowId, run.runId);
   assert.ok(all.length > 4, 'enough events for several pages');
   const seen: any[] = [];
@@ -79,7 +79,7 @@ test('JSON paging with pageSize: the pages concatenate to the whole history', as
 });
 
 test('pageSize 1 and 200 accepted; 0, 201 and non-numbers 400; a forged pageToken 400', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('h-bounds'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('h-bounds'), input: { message: 'x' } });
   const one = await http(api, 'GET', `${wf(run.workflowId)}/history?pageSize=1`);
   expectStatus(one, 200);
   assert.is(one.body.events.length, 1);
@@ -116,7 +116,7 @@ function checkStreamFraming(events: SseEvent[], jsonEvents: any[], status: strin
 }
 
 test('SSE of a closed run: workflow, every history event with id:, done {status}, then the response ends', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-sse'), input: { n: 5 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-sse'), input: { n: 5 } });
   const jsonEvents = await historyEvents(api, run.workflowId, run.runId);
   for (const path of [`${wf(run.workflowId)}/history`, `${wf(run.workflowId, run.runId)}/history`]) {
     const stream = await openEventStream(api, path);
@@ -152,7 +152,7 @@ test('SSE follows an open run live until it completes, then ends with done', asy
 });
 
 test('Last-Event-ID resumes: only later events, then done', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-resume'), input: { n: 1 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId: uniqueId('h-resume'), input: { n: 1 } });
   const all = await historyEvents(api, run.workflowId, run.runId);
   const resumeAfter = 3;
   assert.ok(all.length > resumeAfter + 1);
@@ -173,7 +173,7 @@ test('Last-Event-ID resumes: only later events, then done', async ({ api }) => {
 });
 
 test('SSE of a closed failed run ends with done {status: failed}', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'fails_in_step', workflowId: uniqueId('h-failed'), input: { reason: 'no' } });
+  const run = await runAndWait(api, { workflowName: 'fails_in_step', workflowId: uniqueId('h-failed'), input: { reason: 'no' } });
   const stream = await openEventStream(api, `${wf(run.workflowId)}/history`);
   const events = await stream.rest();
   checkStreamFraming(events, await historyEvents(api, run.workflowId, run.runId), 'failed');
@@ -191,7 +191,7 @@ test('SSE of the first run of a continue-as-new chain ends with done {status: co
 });
 
 test('Last-Event-ID of the last event of a closed run: 204, the client has it all; an earlier one still streams', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('h-resume-end'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('h-resume-end'), input: { message: 'x' } });
   const all = await historyEvents(api, run.workflowId, run.runId);
   const lastId = all.at(-1).eventId as number;
   for (const path of [`${wf(run.workflowId, run.runId)}/history`, `${wf(run.workflowId)}/history`]) {
@@ -212,7 +212,7 @@ test('Last-Event-ID of the last event of a closed run: 204, the client has it al
 });
 
 test('Accept weighs by quality: JSON when the client prefers it, the stream when it prefers that', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('h-accept'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('h-accept'), input: { message: 'x' } });
   const path = `${wf(run.workflowId)}/history`;
   const preferJson = await http(api, 'GET', path, { headers: { accept: 'application/json, text/event-stream;q=0.1' } });
   expectStatus(preferJson, 200);

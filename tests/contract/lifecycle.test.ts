@@ -8,7 +8,7 @@ import {
   http,
   keys,
   runsOfId,
-  runSync,
+  runAndWait,
   snapshot,
   start,
   statusOf,
@@ -52,7 +52,7 @@ test('terminate is immediate: terminated, no clean-up step', async ({ api }) => 
 });
 
 test('stop and terminate on a closed run: 409 WorkflowClosedError, nothing changes', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('lc-closed'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('lc-closed'), input: { message: 'x' } });
   const before = await snapshot(api, run.workflowId);
   const stop = await http(api, 'PATCH', `${wf(run.workflowId, run.runId)}/stop`);
   expectError(stop, 409, 'WorkflowClosedError', { workflowId: run.workflowId });
@@ -64,7 +64,7 @@ test('stop and terminate on a closed run: 409 WorkflowClosedError, nothing chang
 
 test('stop and terminate pin the run: an older closed run of a reused id is 409, the open latest run untouched', async ({ api }) => {
   const workflowId = uniqueId('lc-pin');
-  const older = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'older' } });
+  const older = await runAndWait(api, { workflowName: 'echo', workflowId, input: { message: 'older' } });
   const latest = await start(api, 'awaits_feedback', {}, workflowId);
   expectError(await http(api, 'PATCH', `${wf(workflowId, older.runId)}/stop`), 409, 'WorkflowClosedError', { workflowId });
   expectError(await http(api, 'POST', `${wf(workflowId, older.runId)}/terminate`, { json: {} }), 409, 'WorkflowClosedError', { workflowId });
@@ -89,7 +89,7 @@ test('stop and terminate of an unknown execution or run: 404', async ({ api }) =
 
 test('reset of a closed arithmetic run to add_one: a new run that completes; the old run keeps its status', async ({ api }) => {
   const workflowId = uniqueId('lc-reset');
-  const old = await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 1 } });
+  const old = await runAndWait(api, { workflowName: 'arithmetic', workflowId, input: { n: 1 } });
   const response = await http(api, 'POST', `${wf(workflowId, old.runId)}/reset`, { json: { stepName: 'add_one', reason: 'contract' } });
   expectStatus(response, 200);
   assert.equal(keys(response.body), ['runId', 'workflowId']);
@@ -133,7 +133,7 @@ test('reset of an open run terminates it; the new run replays and waits again', 
 
 test('reset of an older closed run terminates the open current execution of the id', async ({ api }) => {
   const workflowId = uniqueId('lc-reset-older');
-  const older = await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 3 } });
+  const older = await runAndWait(api, { workflowName: 'arithmetic', workflowId, input: { n: 3 } });
   const current = await start(api, 'awaits_feedback', {}, workflowId);
   const response = await http(api, 'POST', `${wf(workflowId, older.runId)}/reset`, { json: { stepName: 'double' } });
   expectStatus(response, 200);
@@ -149,14 +149,14 @@ test('reset of an older closed run terminates the open current execution of the 
 
 test('reset to a step that never ran: 404 StepNotFoundError; to one that never completed: 409; nothing changes', async ({ api }) => {
   const workflowId = uniqueId('lc-reset-bad');
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 1 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId, input: { n: 1 } });
   const before = await snapshot(api, workflowId);
   const never = await http(api, 'POST', `${wf(workflowId, run.runId)}/reset`, { json: { stepName: 'reject_invoice' } });
   expectError(never, 404, 'StepNotFoundError', { workflowId });
   assert.equal(await snapshot(api, workflowId), before);
   assert.is((await runsOfId(api, 'arithmetic', workflowId)).length, 1, 'no new run');
 
-  const failing = await runSync(api, { workflowName: 'fails_in_step', workflowId: uniqueId('lc-reset-nc'), input: { reason: 'r' } });
+  const failing = await runAndWait(api, { workflowName: 'fails_in_step', workflowId: uniqueId('lc-reset-nc'), input: { reason: 'r' } });
   const failedBefore = await snapshot(api, failing.workflowId);
   const notCompleted = await http(api, 'POST', `${wf(failing.workflowId, failing.runId)}/reset`, { json: { stepName: 'reject_invoice' } });
   expectError(notCompleted, 409, 'StepNotCompletedError', { workflowId: failing.workflowId });

@@ -14,7 +14,7 @@ const test = contractSuite('metrics', { API_AUTH_TOKEN: TOKEN, METRICS_PORT: '0'
 
 const REQUESTS = 'flowgate_http_request_duration_seconds';
 
-async function runSync(context: ContractContext, body: Record<string, unknown>): Promise<any> {
+async function runAndWait(context: ContractContext, body: Record<string, unknown>): Promise<any> {
   const response = await http(context.api, 'POST', '/workflow/run', { json: body, headers: auth });
   expectStatus(response, 200, `run ${String(body.workflowName)}`);
   return response.body;
@@ -87,8 +87,8 @@ test('requests by route template, method and status, with histogram buckets; nev
 test('runs started and closed, by workflow and status', async (context) => {
   const { api } = context;
   const before = await scrape(context);
-  assert.is((await runSync(context, { workflowName: 'echo', input: { message: 'one' } })).status, 'completed');
-  assert.is((await runSync(context, { workflowName: 'fails_in_step', input: { reason: 'no' } })).status, 'failed');
+  assert.is((await runAndWait(context, { workflowName: 'echo', input: { message: 'one' } })).status, 'completed');
+  assert.is((await runAndWait(context, { workflowName: 'fails_in_step', input: { reason: 'no' } })).status, 'failed');
   const started = (exposition: Exposition, workflow: string) => valueOf(exposition, 'flowgate_runs_started_total', { workflow });
   const closed = (exposition: Exposition, workflow: string, status: string) => valueOf(exposition, 'flowgate_runs_closed_total', { workflow, status });
   const after = await scrape(context);
@@ -106,8 +106,8 @@ test('step attempts by workflow, step and outcome, counted where the steps run (
   const attempts = (exposition: Exposition, workflow: string, outcome: string) =>
     valueOf(exposition, 'flowgate_step_attempt_duration_seconds_count', { workflow, outcome });
   const before = await where.scrape();
-  assert.is((await runSync(context, { workflowName: 'echo', input: { message: 'one' } })).status, 'completed');
-  assert.is((await runSync(context, { workflowName: 'fails_in_step', input: { reason: 'no' } })).status, 'failed');
+  assert.is((await runAndWait(context, { workflowName: 'echo', input: { message: 'one' } })).status, 'completed');
+  assert.is((await runAndWait(context, { workflowName: 'fails_in_step', input: { reason: 'no' } })).status, 'failed');
   const after = await where.scrape();
   assert.is(attempts(after, 'echo', 'success') - attempts(before, 'echo', 'success'), 1, 'echo ran its one step once');
   assert.ok(attempts(after, 'fails_in_step', 'failure') - attempts(before, 'fails_in_step', 'failure') >= 1, 'the failing step failed');
@@ -166,7 +166,7 @@ test('callback attempts: delivered and failed, counted where the callbacks are s
     const before = await where.scrape();
     const apiBefore = await scrape(context);
     const path = `/flaky/${uniqueId('metrics-callback')}`;
-    await runSync(context, { workflowName: 'echo', input: { message: 'call me' }, callbackUrl: receiver.url(path) });
+    await runAndWait(context, { workflowName: 'echo', input: { message: 'call me' }, callbackUrl: receiver.url(path) });
     // The flaky receiver answers 500 twice, then 200.
     await receiver.waitForCalls(path, 3);
     const after = await where.until((now) => attempts(now, 'delivered') - attempts(before, 'delivered') === 1, 'the delivery');

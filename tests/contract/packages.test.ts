@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestApi, type TestApi } from '../support/engines.js';
-import { expectError, expectNothingStarted, expectStatus, historyEvents, http, runSync, start, statusOf, waitUntil, wf } from '../support/contract.js';
+import { expectError, expectNothingStarted, expectStatus, historyEvents, http, runAndWait, start, statusOf, waitUntil, wf } from '../support/contract.js';
 import { uniqueId } from '../support/http.js';
 import { createPackagedProject, type PackagedProject } from '../fixtures/packages/packagedProject.js';
 import { createFixtureProject } from '../support/fixturePackages.js';
@@ -58,10 +58,10 @@ test('GET /workflow/list shows local and packaged workflows with their descripti
 });
 
 test('a packaged workflow runs by name through POST /workflow/run, its steps as steps (the example package)', async ({ api }) => {
-  const stats = await runSync(api, { workflowName: 'textTools.stats', input: { text: 'One two three. Four!' } });
+  const stats = await runAndWait(api, { workflowName: 'textTools.stats', input: { text: 'One two three. Four!' } });
   assert.is(stats.status, 'completed');
   assert.equal(stats.output, { words: 4, sentences: 2 });
-  const headline = await runSync(api, { workflowName: 'textTools.headline', input: { text: 'workflows from packages just run', maxWords: 3 } });
+  const headline = await runAndWait(api, { workflowName: 'textTools.headline', input: { text: 'workflows from packages just run', maxWords: 3 } });
   assert.equal(headline.output, { headline: 'Workflows From Packages' });
   const events = await historyEvents(api, headline.workflowId);
   const scheduled = events.filter((event) => event.type === 'step_scheduled');
@@ -86,9 +86,9 @@ test('a workflow of a package that is not exposed: 404 WorkflowNotFoundError bef
 });
 
 test('steps share one name space: the local step "normalise" (registered later) wins over the package\'s, with one warning naming both', async ({ api }) => {
-  const packaged = await runSync(api, { workflowName: 'chores.tidy', input: { text: '  dusty ' } });
+  const packaged = await runAndWait(api, { workflowName: 'chores.tidy', input: { text: '  dusty ' } });
   assert.equal(packaged.output, { text: 'dusty [local]' });
-  const local = await runSync(api, { workflowName: 'local.tidy', input: { text: ' shelf ' } });
+  const local = await runAndWait(api, { workflowName: 'local.tidy', input: { text: ' shelf ' } });
   assert.equal(local.output, { text: 'shelf [local]' });
   const warnings = api.logs.filter((line) => line.level === 'warn' && /step name "normalise"/.test(line.msg));
   assert.ok(warnings.length >= 1, 'the collision is logged');
@@ -97,7 +97,7 @@ test('steps share one name space: the local step "normalise" (registered later) 
 });
 
 test('a packaged workflow called from a local one runs as a child: its result returns to the parent, history shows the child', async ({ api }) => {
-  const result = await runSync(api, { workflowName: 'local.tidyAsChild', input: { text: ' attic ' } });
+  const result = await runAndWait(api, { workflowName: 'local.tidyAsChild', input: { text: ' attic ' } });
   assert.is(result.status, 'completed');
   assert.equal(result.output, { text: 'attic [local]' });
   const types = (await historyEvents(api, result.workflowId)).map((event) => event.type);
@@ -110,7 +110,7 @@ test('a packaged workflow called from a local one runs as a child: its result re
 });
 
 test('a packaged child\'s failure reaches the parent as ChildWorkflowFailedError', async ({ api }) => {
-  const result = await runSync(api, { workflowName: 'local.grumbleAsChild', input: { why: 'dust' } });
+  const result = await runAndWait(api, { workflowName: 'local.grumbleAsChild', input: { why: 'dust' } });
   assert.is(result.status, 'completed');
   assert.is(result.output.childFailed, 'ChildWorkflowFailedError');
   const types = (await historyEvents(api, result.workflowId)).map((event) => event.type);
@@ -186,7 +186,7 @@ startup('what discovery cannot follow is logged as one warning line; the rest of
     assert.ok(warnings.length >= 1, 'the warning is logged');
     assert.match(warnings[0]!.msg, /^package partly: node_modules\/partly\/index\.js:2: namespace re-export "export \* as hidden from '\.\/ok\.js'" is not followed/);
     assert.is(warnings[0]!.line, 2);
-    const result = await runSync(api, { workflowName: 'partly.ok', input: {} });
+    const result = await runAndWait(api, { workflowName: 'partly.ok', input: {} });
     assert.is(result.output, 'partly.ok');
   } finally {
     await api?.close();

@@ -10,7 +10,7 @@ import {
   http,
   keys,
   listAllRuns,
-  runSync,
+  runAndWait,
   start,
   STATUS_VIEW_KEYS,
   statusOf,
@@ -45,7 +45,7 @@ async function endOpenWaits(api: TestApi): Promise<void> {
 
 test('a rerun starts a new run of the same workflow with the same input, and the new run records the run it repeats', async ({ api }) => {
   const originalId = uniqueId('rerun-echo');
-  const original = await runSync(api, { workflowName: 'echo', workflowId: originalId, input: { message: 'once more' } });
+  const original = await runAndWait(api, { workflowName: 'echo', workflowId: originalId, input: { message: 'once more' } });
   const response = await http(api, 'POST', rerunPath(original));
   expectStatus(response, 200);
   assert.equal(keys(response.body), ['rerunOf', 'runId', 'status', 'workflowId']);
@@ -105,7 +105,7 @@ test("a continued run is rerun with its own input, under the workflowId given; c
 
 test('any JSON input POST /workflow/run took, null and an array included, is rerun as it was', async ({ api }) => {
   for (const input of [null, [1, 'two', { three: 3 }], 'text']) {
-    const original = await runSync(api, { workflowName: 'any_input', workflowId: uniqueId('rerun-any'), input });
+    const original = await runAndWait(api, { workflowName: 'any_input', workflowId: uniqueId('rerun-any'), input });
     const rerun = await http(api, 'POST', rerunPath(original));
     expectStatus(rerun, 200, JSON.stringify(input));
     await waitUntil(api, rerun.body.workflowId, 'completed');
@@ -116,7 +116,7 @@ test('any JSON input POST /workflow/run took, null and an array included, is rer
 });
 
 test('a reset of a rerun keeps what it repeats: the new run of the reset says rerunOf too', async ({ api }) => {
-  const original = await runSync(api, { workflowName: 'arithmetic', workflowId: uniqueId('rerun-reset'), input: { n: 4 } });
+  const original = await runAndWait(api, { workflowName: 'arithmetic', workflowId: uniqueId('rerun-reset'), input: { n: 4 } });
   const workflowId = uniqueId('rerun-reset-new');
   const rerun = await http(api, 'POST', rerunPath(original), { json: { workflowId } });
   expectStatus(rerun, 200);
@@ -158,7 +158,7 @@ test("the original's own id while it is open: 409 and nothing started; another i
 });
 
 test('an unknown run: 404; a run id that is not a UUID or an unknown field: 400; nothing started', async ({ api }) => {
-  const { workflowId, runId } = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('rerun-404'), input: { message: 'x' } });
+  const { workflowId, runId } = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('rerun-404'), input: { message: 'x' } });
   const unknownId = uniqueId('rerun-nobody');
   expectError(await http(api, 'POST', `${wf(unknownId, randomUUID())}/rerun`, { json: {} }), 404, 'WorkflowNotFoundError', { maybeWorkflowId: unknownId });
   const fresh = uniqueId('rerun-404-new');
@@ -177,7 +177,7 @@ test("a run whose catalog has no worker now answers as a start would: 503 Catalo
   await api.startWorker('idle');
   let original: any;
   try {
-    original = await runSync(api, { workflowName: 'idle_only', catalog: 'idle', workflowId: uniqueId('rerun-idle'), input: {} });
+    original = await runAndWait(api, { workflowName: 'idle_only', catalog: 'idle', workflowId: uniqueId('rerun-idle'), input: {} });
   } finally {
     await api.stopWorker('idle');
   }
@@ -202,8 +202,8 @@ test("an input the workflow's schema no longer accepts: 400 ValidationError with
 });
 
 test('a keyed rerun is started once: a retry gets the same new run and expiry; the key on another run is 409 and starts nothing', async ({ api }) => {
-  const original = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('rerun-keyed'), input: { message: 'keyed' } });
-  const other = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('rerun-keyed-other'), input: { message: 'keyed' } });
+  const original = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('rerun-keyed'), input: { message: 'keyed' } });
+  const other = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('rerun-keyed-other'), input: { message: 'keyed' } });
   const headers = { 'idempotency-key': `rerun-${randomUUID()}` };
   const first = await http(api, 'POST', rerunPath(original), { headers });
   expectStatus(first, 200);

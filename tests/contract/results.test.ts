@@ -13,7 +13,7 @@ import {
   RESULT_LEGACY_KEYS,
   RESULT_V2_KEYS,
   runsOfId,
-  runSync,
+  runAndWait,
   start,
   UUID,
   waitUntil,
@@ -51,7 +51,7 @@ async function results(api: TestApi, workflowId: string, runId: string) {
 
 test('completed: output, input, and a local trace file that exists under TRACE_DIR/<workflowName>/', async ({ api }) => {
   const workflowId = uniqueId('res-done');
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 3 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId, input: { n: 3 } });
   const { v2, pinned, legacy } = await results(api, workflowId, run.runId);
   for (const body of [v2, pinned]) {
     assert.is(body.workflowId, workflowId);
@@ -78,7 +78,7 @@ test('completed: output, input, and a local trace file that exists under TRACE_D
 
 test('failed in a step: error names the step as activityType; legacy errorDetails.activityId the same', async ({ api }) => {
   const workflowId = uniqueId('res-step-fail');
-  const run = await runSync(api, { workflowName: 'fails_in_step', workflowId, input: { reason: 'duplicate' } });
+  const run = await runAndWait(api, { workflowName: 'fails_in_step', workflowId, input: { reason: 'duplicate' } });
   const { v2, pinned, legacy, pinnedLegacy } = await results(api, workflowId, run.runId);
   for (const body of [v2, pinned, run]) {
     assert.is(body.status, 'failed');
@@ -102,7 +102,7 @@ test('failed in a step: error names the step as activityType; legacy errorDetail
 
 test('failed in the workflow code: the error has no activityType; legacy activityId is null', async ({ api }) => {
   const workflowId = uniqueId('res-wf-fail');
-  const run = await runSync(api, { workflowName: 'fails_in_workflow', workflowId, input: {} });
+  const run = await runAndWait(api, { workflowName: 'fails_in_workflow', workflowId, input: {} });
   const { v2, legacy } = await results(api, workflowId, run.runId);
   assert.is(v2.status, 'failed');
   assert.is(v2.error.name, 'RangeError');
@@ -114,7 +114,7 @@ test('failed in the workflow code: the error has no activityType; legacy activit
 });
 
 test('legacy errorDetails: the sanitized cause chain (name and message per level, no stack) and retryable', async ({ api }) => {
-  const caused = await runSync(api, { workflowName: 'fails_with_cause', workflowId: uniqueId('res-cause'), input: { amount: 5 } });
+  const caused = await runAndWait(api, { workflowName: 'fails_with_cause', workflowId: uniqueId('res-cause'), input: { amount: 5 } });
   const { legacy } = await results(api, caused.workflowId, caused.runId);
   assert.is(legacy.errorDetails.name, 'PaymentDeclinedError');
   assert.is(legacy.errorDetails.activityId, 'fails_with_cause#charge_card');
@@ -129,7 +129,7 @@ test('legacy errorDetails: the sanitized cause chain (name and message per level
   ]);
   assert.not.match(JSON.stringify(legacy), /\n\s+at /, 'no stack anywhere');
 
-  const fatal = await runSync(api, { workflowName: 'fails_fatally', workflowId: uniqueId('res-fatal'), input: {} }, '?v=legacy');
+  const fatal = await runAndWait(api, { workflowName: 'fails_fatally', workflowId: uniqueId('res-fatal'), input: {} }, '?v=legacy');
   assert.is(fatal.status, 'failed');
   assert.is(fatal.errorDetails.retryable, false, 'a NonRetryableError is known not to be retryable');
   assert.is(fatal.errorDetails.activityId, 'fails_fatally#fatal_step');
@@ -168,7 +168,7 @@ test('terminated: status terminated, no output', async ({ api }) => {
 });
 
 test('timed out: a run past its own time limit reports timed_out', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'times_out', workflowId: uniqueId('res-timeout'), input: {} });
+  const run = await runAndWait(api, { workflowName: 'times_out', workflowId: uniqueId('res-timeout'), input: {} });
   assert.is(run.status, 'timed_out');
   assert.is(run.output, null);
   const { v2 } = await results(api, run.workflowId, run.runId);
@@ -199,7 +199,7 @@ test('continued_as_new: the pinned result of the first run of a chain', async ({
 
 test('child workflow: the parent completes with the child output; child events are in the parent history', async ({ api }) => {
   const workflowId = uniqueId('res-parent');
-  const run = await runSync(api, { workflowName: 'parent', workflowId, input: { n: 2 } });
+  const run = await runAndWait(api, { workflowName: 'parent', workflowId, input: { n: 2 } });
   assert.is(run.status, 'completed');
   assert.equal(run.output, { child: { result: 6 } });
   const events = await historyEvents(api, workflowId, run.runId);
@@ -220,7 +220,7 @@ test('child workflow: the parent completes with the child output; child events a
 
 test('a child workflow no catalog serves: the parent gets ChildWorkflowFailedError saying it does not exist, and may catch it', async ({ api }) => {
   const doesNotExist = /Workflow "no_such_child_workflow" does not exist in catalog "main"/;
-  const caught = await runSync(api, { workflowName: 'calls_missing_child', workflowId: uniqueId('res-ghost-caught'), input: { catch: true } });
+  const caught = await runAndWait(api, { workflowName: 'calls_missing_child', workflowId: uniqueId('res-ghost-caught'), input: { catch: true } });
   assert.is(caught.status, 'completed', JSON.stringify(caught.error));
   const { output } = caught;
   assert.is(output.name, 'ChildWorkflowFailedError');
@@ -233,7 +233,7 @@ test('a child workflow no catalog serves: the parent gets ChildWorkflowFailedErr
   assert.match(output.cause.message, doesNotExist);
 
   const workflowId = uniqueId('res-ghost');
-  const failed = await runSync(api, { workflowName: 'calls_missing_child', workflowId, input: { catch: false } });
+  const failed = await runAndWait(api, { workflowName: 'calls_missing_child', workflowId, input: { catch: false } });
   assert.is(failed.status, 'failed');
   assert.is(failed.error.name, 'ChildWorkflowFailedError', 'uncaught, the parent fails with it');
   assert.match(failed.error.message, doesNotExist);

@@ -10,7 +10,7 @@ import {
   ISO_UTC,
   keys,
   listAllRuns,
-  runSync,
+  runAndWait,
   start,
   STATUS_VIEW_KEYS,
   statusOf,
@@ -39,7 +39,7 @@ test('status of an open run: exactly the status keys, running, closedAt null', a
 });
 
 test('status of a closed run: terminal status, closedAt ISO 8601 UTC and not before startedAt', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('st-closed'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('st-closed'), input: { message: 'x' } });
   const response = await statusOf(api, run.workflowId, run.runId);
   expectStatus(response, 200);
   assert.equal(keys(response.body), STATUS_VIEW_KEYS);
@@ -51,12 +51,12 @@ test('status of a closed run: terminal status, closedAt ISO 8601 UTC and not bef
 test('status: unknown id 404, unknown run 404, run id not a UUID 400', async ({ api }) => {
   const missing = uniqueId('st-missing');
   expectError(await statusOf(api, missing), 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('st-known'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('st-known'), input: { message: 'x' } });
   const otherRun = '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
   expectError(await statusOf(api, run.workflowId, otherRun), 404, 'WorkflowNotFoundError', { maybeWorkflowId: run.workflowId });
   expectError(await statusOf(api, run.workflowId, '12345'), 400, 'ValidationError', { maybeWorkflowId: run.workflowId });
   // A run id of another workflow id is not a run of this one.
-  const other = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('st-other'), input: { message: 'y' } });
+  const other = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('st-other'), input: { message: 'y' } });
   for (const path of [`${wf(run.workflowId, other.runId)}/status`, `${wf(run.workflowId, other.runId)}/result`, `${wf(run.workflowId, other.runId)}/history`]) {
     expectError(await http(api, 'GET', path), 404, 'WorkflowNotFoundError', { maybeWorkflowId: run.workflowId });
   }
@@ -87,7 +87,7 @@ test('input: the id form gives the first run input of a continue-as-new chain; p
 test('run list: exactly {runs, nextPageToken}; items are status views; newest first', async ({ api }) => {
   const workflowName = 'arithmetic';
   const ids = [uniqueId('rl-a'), uniqueId('rl-b'), uniqueId('rl-c')];
-  for (const workflowId of ids) await runSync(api, { workflowName, workflowId, input: { n: 1 } });
+  for (const workflowId of ids) await runAndWait(api, { workflowName, workflowId, input: { n: 1 } });
   const response = await http(api, 'GET', `/workflow/runs?workflowName=${workflowName}`);
   expectStatus(response, 200);
   assert.equal(keys(response.body), ['nextPageToken', 'runs']);
@@ -110,7 +110,7 @@ test('run list: exactly {runs, nextPageToken}; items are status views; newest fi
 
 test('run list filters: workflowName, catalog and status (with the old "continued" alias)', async ({ api }) => {
   const otherId = uniqueId('rl-other');
-  await runSync(api, { workflowName: 'other_only', catalog: 'other', workflowId: otherId, input: {} });
+  await runAndWait(api, { workflowName: 'other_only', catalog: 'other', workflowId: otherId, input: {} });
   const inOther = await listAllRuns(api, { catalog: 'other' });
   assert.ok(inOther.some((run) => run.workflowId === otherId));
   assert.ok(inOther.every((run) => run.catalog === 'other'), 'catalog filter');
@@ -141,8 +141,8 @@ test('run list filters: workflowName, catalog and status (with the old "continue
 });
 
 test('run list limit: 1 and 1000 accepted, 0, 1001 and non-numbers refused', async ({ api }) => {
-  await runSync(api, { workflowName: 'echo', input: { message: 'a' } });
-  await runSync(api, { workflowName: 'echo', input: { message: 'b' } });
+  await runAndWait(api, { workflowName: 'echo', input: { message: 'a' } });
+  await runAndWait(api, { workflowName: 'echo', input: { message: 'b' } });
   const one = await http(api, 'GET', '/workflow/runs?limit=1');
   expectStatus(one, 200);
   assert.is(one.body.runs.length, 1);
@@ -178,7 +178,7 @@ test('run list: limit defaults to 100; an unknown workflowName lists nothing', a
 test('run list paging: every run exactly once over the pages, in order, then a null token', async ({ api }) => {
   const ids: string[] = [];
   for (let index = 0; index < 5; index++) {
-    const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId(`pg-${index}`), input: { message: `${index}` } });
+    const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId(`pg-${index}`), input: { message: `${index}` } });
     ids.push(run.workflowId);
   }
   const all = await listAllRuns(api, { workflowName: 'echo' });
@@ -203,8 +203,8 @@ test('run list paging: every run exactly once over the pages, in order, then a n
 });
 
 test('run list: a forged, garbled or stale pageToken is 400', async ({ api }) => {
-  await runSync(api, { workflowName: 'echo', input: { message: 'a' } });
-  await runSync(api, { workflowName: 'echo', input: { message: 'b' } });
+  await runAndWait(api, { workflowName: 'echo', input: { message: 'a' } });
+  await runAndWait(api, { workflowName: 'echo', input: { message: 'b' } });
   const first = await http(api, 'GET', '/workflow/runs?workflowName=echo&limit=1');
   const token: string = first.body.nextPageToken;
   assert.type(token, 'string');

@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { isAbsolute, join, sep } from 'node:path';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { uniqueId } from '../support/http.js';
-import { contractSuite, expectError, expectStatus, http, ISO_UTC, keys, runSync, start, waitUntil, wf } from '../support/contract.js';
+import { contractSuite, expectError, expectStatus, http, ISO_UTC, keys, runAndWait, start, waitUntil, wf } from '../support/contract.js';
 
 /** GET /workflow/{id}/runs/{rid}/trace-log */
 const test = contractSuite('trace log');
@@ -11,7 +11,7 @@ const STEP_KEYS = ['attempt', 'endedAt', 'error', 'input', 'kind', 'name', 'outp
 
 test('a closed run with a local trace: source local, localPath and the data with every step', async ({ api }) => {
   const workflowId = uniqueId('tr-done');
-  const run = await runSync(api, { workflowName: 'arithmetic', workflowId, input: { n: 1 } });
+  const run = await runAndWait(api, { workflowName: 'arithmetic', workflowId, input: { n: 1 } });
   const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
   expectStatus(response, 200);
   assert.equal(keys(response.body), ['data', 'localPath', 'runId', 'source']);
@@ -46,7 +46,7 @@ test('a closed run with a local trace: source local, localPath and the data with
 });
 
 test('a failed step is in the trace with its error', async ({ api }) => {
-  const run = await runSync(api, { workflowName: 'fails_in_step', workflowId: uniqueId('tr-failed'), input: { reason: 'r' } });
+  const run = await runAndWait(api, { workflowName: 'fails_in_step', workflowId: uniqueId('tr-failed'), input: { reason: 'r' } });
   const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
   expectStatus(response, 200);
   const { data } = response.body;
@@ -63,7 +63,7 @@ const longIds = (tag: string): string[] => [`${tag}${'l'.repeat(1000 - tag.lengt
 
 test('long workflow ids (up to 1000 characters, or multi-byte ones) keep their trace', async ({ api }) => {
   for (const workflowId of longIds(uniqueId('tr-long'))) {
-    const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });
+    const run = await runAndWait(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });
     const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
     expectStatus(response, 200, `trace-log for a ${workflowId.length}-character id`);
     assert.is(response.body.data.workflowId, workflowId);
@@ -75,7 +75,7 @@ test('a workflow id that climbs ("../", absolute, encoded, backslashes) keeps it
   const suffix = uniqueId('x');
   // (A bare ".." id is covered by tests/unit/traceKey.test.ts: WHATWG URL clients normalise even "%2E%2E" away.)
   for (const workflowId of [`../../../tmp/${suffix}`, `/etc/${suffix}`, `..%2F..%2F${suffix}`, `.${suffix}`, `..\\..\\${suffix}`]) {
-    const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'climb' } });
+    const run = await runAndWait(api, { workflowName: 'echo', workflowId, input: { message: 'climb' } });
     const localPath: string = run.trace.local;
     assert.ok(localPath.startsWith(join(api.traceDir, 'echo') + sep), `${JSON.stringify(workflowId)}: ${localPath} stays under TRACE_DIR/echo/`);
     assert.not.ok(localPath.slice(api.traceDir.length).split(sep).includes('..'));
@@ -88,7 +88,7 @@ test('a workflow id that climbs ("../", absolute, encoded, backslashes) keeps it
 
 test('trace-log of a closed run never answers 5xx: the trace, or 404 TraceNotFoundError', async ({ api }) => {
   for (const workflowId of longIds(uniqueId('tr-5xx'))) {
-    const run = await runSync(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });
+    const run = await runAndWait(api, { workflowName: 'echo', workflowId, input: { message: 'long id' } });
     const response = await http(api, 'GET', `${wf(workflowId, run.runId)}/trace-log`);
     if (response.status !== 200) expectError(response, 404, 'TraceNotFoundError', { maybeWorkflowId: workflowId });
   }
@@ -103,7 +103,7 @@ test('a corrupt trace file (truncated, or JSON that is not a trace) answers as a
     ['a trace whose steps are not steps', (text) => JSON.stringify({ ...JSON.parse(text), steps: [1] })],
   ];
   for (const [what, corrupt] of corruptions) {
-    const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('tr-corrupt'), input: { message: what } });
+    const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('tr-corrupt'), input: { message: what } });
     const localPath: string = run.trace.local;
     await writeFile(localPath, corrupt(await readFile(localPath, 'utf8')));
     const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
@@ -149,7 +149,7 @@ test('unknown run: 404; a run id that is not a UUID: 400', async ({ api }) => {
   const missing = uniqueId('tr-missing');
   const rid = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
   expectError(await http(api, 'GET', `${wf(missing, rid)}/trace-log`), 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
-  const run = await runSync(api, { workflowName: 'echo', workflowId: uniqueId('tr-known'), input: { message: 'x' } });
+  const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId('tr-known'), input: { message: 'x' } });
   expectError(await http(api, 'GET', `${wf(run.workflowId, rid)}/trace-log`), 404, 'WorkflowNotFoundError', {
     maybeWorkflowId: run.workflowId,
   });

@@ -146,7 +146,7 @@ export async function start(api: TestApi, workflowName: string, input: unknown, 
 }
 
 /** POST /workflow/run, expecting 200; returns the result body. */
-export async function runSync(api: TestApi, body: Record<string, unknown>, query = ''): Promise<any> {
+export async function runAndWait(api: TestApi, body: Record<string, unknown>, query = ''): Promise<any> {
   const response = await http(api, 'POST', `/workflow/run${query}`, { json: body });
   expectStatus(response, 200, `run ${String(body.workflowName)}`);
   return response.body;

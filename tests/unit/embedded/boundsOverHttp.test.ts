@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
 import { uniqueId } from '../../support/http.js';
-import { contractSuite, expectError, expectStatus, http, runsOfId, runSync, statusOf, waitUntil, wf } from '../../support/contract.js';
+import { contractSuite, expectError, expectStatus, http, runsOfId, runAndWait, statusOf, waitUntil, wf } from '../../support/contract.js';
 
 /*
  * The embedded engine's memory limits as a client sees them, over HTTP (docs/reliability.md): closed runs are
@@ -15,7 +15,7 @@ closedBytes('old runs are evicted by their bytes; the newer ones stay readable i
   const runs: { workflowId: string; runId: string }[] = [];
   for (let index = 0; index < 8; index += 1) {
     const input = { index, blob: 'y'.repeat(900_000) };
-    const result = await runSync(api, { workflowName: 'any_input', workflowId: uniqueId(`closed-bytes-${index}`), input });
+    const result = await runAndWait(api, { workflowName: 'any_input', workflowId: uniqueId(`closed-bytes-${index}`), input });
     assert.is(result.status, 'completed');
     runs.push(result);
   }
@@ -43,7 +43,7 @@ fewRuns('a keyed start and a keyed run-and-wait retried after their runs were ev
   await waitUntil(api, started.body.workflowId, 'completed');
   const ran = await http(api, 'POST', '/workflow/run', runRequest);
   expectStatus(ran, 200);
-  for (let index = 0; index < 5; index += 1) await runSync(api, { workflowName: 'echo', input: { message: `other ${index}` } });
+  for (let index = 0; index < 5; index += 1) await runAndWait(api, { workflowName: 'echo', input: { message: `other ${index}` } });
   assert.equal(await runsOfId(api, 'echo', started.body.workflowId), [], 'the keyed start\'s run was evicted');
   assert.equal(await runsOfId(api, 'echo', ran.body.workflowId), [], 'the keyed run-and-wait\'s run was evicted');
 
@@ -63,7 +63,7 @@ fewRuns('a keyed start and a keyed run-and-wait retried after their runs were ev
 
 fewRuns('the original input of a continue-as-new chain stays readable after its first run was evicted', async ({ api }) => {
   const workflowId = uniqueId('evicted-chain');
-  const result = await runSync(api, { workflowName: 'countdown', workflowId, input: { n: 5 } });
+  const result = await runAndWait(api, { workflowName: 'countdown', workflowId, input: { n: 5 } });
   assert.is(result.status, 'completed');
   const kept = await runsOfId(api, 'countdown', workflowId);
   assert.is(kept.length, 3, 'six runs, the three oldest evicted');
