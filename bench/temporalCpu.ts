@@ -1,19 +1,27 @@
-// Figure 9: what the API process spends per request on Temporal, beside what the raw @temporalio/client
-// spends per call doing the same thing in the same run. CPU, not throughput: on a shared 2-core machine throughput
-// follows whatever else runs, while the CPU a process spends per request depends only on what it does.
+// Figure 9: what the API costs per request on Temporal as a deployment pays it, beside what the raw
+// @temporalio/client spends per call doing the same thing in the same run. CPU, not throughput: on a shared 2-core
+// machine throughput follows whatever else runs, while the CPU a process spends per request depends on what it does.
+// The API is `flowgate serve` as `npm start` runs it, in the default configuration (access log on, a token set), its
+// whole process's CPU read from /proc; the raw client is connected once and warm (bench/deployedProcesses.ts).
+import type { DeployedApi, RawClientProcess } from './deployedProcesses.js';
 import type { LoadResult, LoadSpec } from './processes/load.js';
-import { runToEnd, type ServerProcess } from './processes.js';
+import type { RawRound } from './processes/rawTemporalRounds.js';
 
 export interface CpuFigureSetup {
-  /** The flowgate API process on Temporal, and its URL. */
-  server: ServerProcess;
-  url: string;
-  /** Temporal's address and the task queue (catalog) the bench worker serves. */
-  address: string;
+  api: DeployedApi;
+  raw: RawClientProcess;
+  /** The task queue (catalog) the bench worker serves. */
   taskQueue: string;
+  /** A round's length; run-and-wait's rounds are twice as long (fewer, slower calls). */
   seconds: number;
   rounds: number;
   load(spec: Omit<LoadSpec, 'seconds'> & Partial<LoadSpec>): Promise<LoadResult>;
+}
+
+export interface CpuRound {
+  raw: number;
+  api: number;
+  ratio: number;
 }
 
 export interface OperationCpu {
@@ -23,8 +31,8 @@ export interface OperationCpu {
   rawMicros: number;
   apiMicros: number;
   ratio: number;
-  /** Every round's ratio, in order. */
-  ratios: number[];
+  /** Every round, in order. */
+  rounds: CpuRound[];
   target: number;
 }
 
@@ -32,29 +40,26 @@ interface Operation {
   name: string;
   concurrency: number;
   target: number;
-  raw: { mode: 'describe' | 'start' | 'execute'; workflowType: string; input: unknown; workflowId?: string };
+  /** Round length, × the setup's `seconds`. */
+  lengthFactor: number;
+  raw: Omit<RawRound, 'connections' | 'seconds' | 'taskQueue'>;
   request: Pick<LoadSpec, 'url' | 'method' | 'body' | 'expect'>;
 }
 
+/** Per request the load generator counted (answered or failed), as an operator's bill divides it. */
 const perCall = (result: LoadResult, cpuMicros: number): number => cpuMicros / Math.max(1, result.requests + result.errors);
 
-/** The API process's CPU per request under one load: its CPU clock read before and after over IPC. */
-async function apiMicros(setup: CpuFigureSetup, operation: Operation): Promise<number> {
-  const before = await setup.server.ask('cpu:read');
-  const result = await setup.load({ ...operation.request, connections: operation.concurrency });
-  const after = await setup.server.ask('cpu:read');
+/** The API process's CPU per request under one load, read from outside before and after. */
+async function apiMicros(setup: CpuFigureSetup, operation: Operation, seconds: number): Promise<number> {
+  const before = await setup.api.cpuMicros();
+  const result = await setup.load({ ...operation.request, headers: { authorization: `Bearer ${setup.api.token}` }, connections: operation.concurrency, seconds });
+  const after = await setup.api.cpuMicros();
   if (result.errors > 0) throw new Error(`${operation.name}: ${result.errors} failed requests (${JSON.stringify(result.statuses)})`);
-  return perCall(result, after.cpu - before.cpu);
+  return perCall(result, after - before);
 }
 
-async function rawMicros(setup: CpuFigureSetup, operation: Operation, seconds = setup.seconds): Promise<number> {
-  const result = await runToEnd<LoadResult>('bench/processes/rawTemporal.ts', {
-    ...operation.raw,
-    address: setup.address,
-    taskQueue: setup.taskQueue,
-    connections: operation.concurrency,
-    seconds,
-  });
+async function rawMicros(setup: CpuFigureSetup, operation: Operation, seconds: number): Promise<number> {
+  const result = await setup.raw.round({ ...operation.raw, taskQueue: setup.taskQueue, connections: operation.concurrency, seconds });
   if (result.errors > 0) throw new Error(`raw ${operation.name}: ${result.errors} failed calls`);
   return perCall(result, result.cpuMicros ?? 0);
 }
@@ -64,12 +69,13 @@ async function rawMicros(setup: CpuFigureSetup, operation: Operation, seconds = 
  * a warm-up of both sides. Run-and-wait goes before start: thousands of started runs queue on the worker.
  */
 export async function measureApiCpu(setup: CpuFigureSetup, statusRun: string): Promise<OperationCpu[]> {
-  const { url } = setup;
+  const { url } = setup.api;
   const operations: Operation[] = [
     {
       name: 'status (`GET /workflow/{id}/status`, raw `describe()`)',
       concurrency: 50,
       target: 1.15,
+      lengthFactor: 1,
       raw: { mode: 'describe', workflowType: 'bench_noop', input: {}, workflowId: statusRun },
       request: { url: `${url}/workflow/${statusRun}/status` },
     },
@@ -77,6 +83,7 @@ export async function measureApiCpu(setup: CpuFigureSetup, statusRun: string): P
       name: 'run and wait (`POST /workflow/run`, raw `execute()`)',
       concurrency: 10,
       target: 1.3,
+      lengthFactor: 2,
       raw: { mode: 'execute', workflowType: 'bench_one_step', input: { n: 1 } },
       request: { url: `${url}/workflow/run`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_one_step', input: { n: 1 } }), expect: '"status":"completed"' },
     },
@@ -84,31 +91,36 @@ export async function measureApiCpu(setup: CpuFigureSetup, statusRun: string): P
       name: 'start (`POST /workflow`, raw `start()`)',
       concurrency: 50,
       target: 1.2,
+      lengthFactor: 1,
       raw: { mode: 'start', workflowType: 'bench_noop', input: {} },
       request: { url: `${url}/workflow`, method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }) },
     },
   ];
   const figures: OperationCpu[] = [];
   for (const operation of operations) {
-    const warmUp = Math.min(2, setup.seconds);
+    const seconds = setup.seconds * operation.lengthFactor;
+    const warmUp = Math.min(2, seconds);
     await rawMicros(setup, operation, warmUp);
-    await setup.load({ ...operation.request, connections: operation.concurrency, seconds: warmUp });
-    const rounds: { raw: number; api: number; ratio: number }[] = [];
+    await apiMicros(setup, operation, warmUp);
+    const rounds: CpuRound[] = [];
     for (let round = 0; round < setup.rounds; round++) {
       const rawFirst = round % 2 === 0;
-      const first = await (rawFirst ? rawMicros(setup, operation) : apiMicros(setup, operation));
-      const second = await (rawFirst ? apiMicros(setup, operation) : rawMicros(setup, operation));
+      const first = await (rawFirst ? rawMicros(setup, operation, seconds) : apiMicros(setup, operation, seconds));
+      const second = await (rawFirst ? apiMicros(setup, operation, seconds) : rawMicros(setup, operation, seconds));
       const [raw, api] = rawFirst ? [first, second] : [second, first];
       rounds.push({ raw, api, ratio: api / raw });
     }
-    const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!;
+    // The median of an even number of rounds: the mean of the middle two.
+    const sorted = [...rounds].sort((a, b) => a.ratio - b.ratio);
+    const middle = sorted.length % 2 === 1 ? [sorted[(sorted.length - 1) / 2]!] : [sorted[sorted.length / 2 - 1]!, sorted[sorted.length / 2]!];
+    const mean = (pick: (round: CpuRound) => number) => middle.reduce((sum, round) => sum + pick(round), 0) / middle.length;
     figures.push({
       operation: operation.name,
       concurrency: operation.concurrency,
-      rawMicros: median.raw,
-      apiMicros: median.api,
-      ratio: median.ratio,
-      ratios: rounds.map(({ ratio }) => ratio),
+      rawMicros: mean((round) => round.raw),
+      apiMicros: mean((round) => round.api),
+      ratio: mean((round) => round.ratio),
+      rounds,
       target: operation.target,
     });
   }
@@ -121,7 +133,7 @@ const micros = (value: number): string => (value >= 1000 ? `${(value / 1000).toF
 export function cpuFigureRows(figures: OperationCpu[]): { table: string[][]; verdict: string } {
   return {
     table: [
-      ['operation', 'concurrent', 'raw client, CPU per call', 'flowgate API, CPU per request', 'ratio', 'target', 'rounds'],
+      ['operation', 'concurrent', 'raw client, CPU per call', 'flowgate API, CPU per request', 'ratio', 'target', 'rounds: raw / API µs (ratio)'],
       ...figures.map((figure) => [
         figure.operation,
         String(figure.concurrency),
@@ -129,7 +141,7 @@ export function cpuFigureRows(figures: OperationCpu[]): { table: string[][]; ver
         micros(figure.apiMicros),
         figure.ratio.toFixed(2),
         `≤ ${figure.target}`,
-        figure.ratios.map((ratio) => ratio.toFixed(2)).join(', '),
+        figure.rounds.map((round) => `${round.raw.toFixed(0)} / ${round.api.toFixed(0)} (${round.ratio.toFixed(2)})`).join(', '),
       ]),
     ],
     verdict: figures

@@ -1,0 +1,99 @@
+// The two sides of figure 9 as a deployment and an application run them, each in a process of its own:
+// - the API exactly as `npm start` runs it (`flowgate serve` on the compiled dist/, plain node, no bench probe in it),
+//   in the default configuration: access log on (its lines drained from stdout, as a log collector would), a token
+//   set; its CPU read from outside, /proc/<pid>/stat (user + system time of every thread);
+// - the raw @temporalio/client, connected once and kept warm across rounds (processes/rawTemporalRounds.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { LoadResult } from './processes/load.js';
+import type { RawRound } from './processes/rawTemporalRounds.js';
+import { ROOT } from './processes.js';
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ; 100 on Linux unless the kernel says otherwise). */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** A process's CPU time so far (user + system, all threads), in µs, as the kernel counts it. */
+export async function processCpuMicros(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name, which is in parentheses and may itself hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[11]);
+  const stime = Number(fields[12]);
+  return ((utime + stime) * 1_000_000) / CLOCK_TICKS;
+}
+
+export interface DeployedApi {
+  url: string;
+  token: string;
+  pid: number;
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}
+
+/** `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. */
+export async function startDeployedApi(address: string, traceDir: string): Promise<DeployedApi> {
+  const token = 'bench-deployment-token';
+  const child = spawn(process.execPath, ['dist/composition/cli/main.js', 'serve', '--port', '0'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', TEMPORAL_ADDRESS: address, TRACE_DIR: traceDir, API_AUTH_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.resume(); // the access log, read and dropped
+  const url = await new Promise<string>((resolve, reject) => {
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      const served = /serving on (http:\/\/[^\s]+)/.exec(stderr)?.[1];
+      if (served) resolve(served);
+    });
+    child.once('exit', (code) => reject(new Error(`flowgate serve exited with ${code} before it listened:\n${stderr}`)));
+  });
+  const pid = child.pid!;
+  return { url, token, pid, cpuMicros: () => processCpuMicros(pid), stop: () => stopChild(child) };
+}
+
+export interface RawClientProcess {
+  round(spec: RawRound): Promise<LoadResult>;
+  stop(): Promise<void>;
+}
+
+/** The raw client in its long-lived process; `round` runs one measuring round in it. */
+export async function startRawClient(address: string): Promise<RawClientProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/rawTemporalRounds.ts', JSON.stringify({ address })], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async (): Promise<Record<string, unknown>> => {
+    const line = await lines.next();
+    if (line.done) throw new Error('the raw client process ended');
+    return JSON.parse(line.value) as Record<string, unknown>;
+  };
+  await next(); // {ready: true}
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    round: (spec) => {
+      const answer = queue.then(async () => {
+        child.stdin!.write(`${JSON.stringify(spec)}\n`);
+        return (await next()) as unknown as LoadResult;
+      });
+      queue = answer.catch(() => {});
+      return answer;
+    },
+    stop: async () => {
+      child.stdin!.end();
+      await stopChild(child);
+    },
+  };
+}
