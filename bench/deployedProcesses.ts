@@ -44,7 +44,9 @@ function stopChild(child: ChildProcess): Promise<void> {
 /** `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. */
 export async function startDeployedApi(address: string, traceDir: string): Promise<DeployedApi> {
   const token = 'bench-deployment-token';
-  const child = spawn(process.execPath, ['dist/composition/cli/main.js', 'serve', '--port', '0'], {
+  // BENCH_PROFILE=<dir>: a V8 CPU profile of the API written there when it stops (bench/profileSummary.ts reads it).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
+  const child = spawn(process.execPath, [...profile, 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', TEMPORAL_ADDRESS: address, TRACE_DIR: traceDir, API_AUTH_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
