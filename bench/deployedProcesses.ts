@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { LoadResult } from './processes/load.js';
-import type { RawRound } from './processes/rawTemporalRounds.js';
+import type { RawRound } from './processes/rawRound.js';
 import { ROOT } from './processes.js';
 
 /** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ; 100 on Linux unless the kernel says otherwise). */

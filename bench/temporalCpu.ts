@@ -5,7 +5,7 @@
 // whole process's CPU read from /proc; the raw client is connected once and warm (bench/deployedProcesses.ts).
 import type { DeployedApi, RawClientProcess } from './deployedProcesses.js';
 import type { LoadResult, LoadSpec } from './processes/load.js';
-import type { RawRound } from './processes/rawTemporalRounds.js';
+import type { RawRound } from './processes/rawRound.js';
 
 export interface CpuFigureSetup {
   api: DeployedApi;
