@@ -29,6 +29,8 @@ export interface DeployedApi {
   token: string;
   pid: number;
   cpuMicros(): Promise<number>;
+  /** The heap in use right after a full collection, in bytes (only when started with `heapProbe`). */
+  heapAfterGc(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -41,12 +43,16 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. */
-export async function startDeployedApi(address: string, traceDir: string): Promise<DeployedApi> {
+/**
+ * `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. With
+ * `heapProbe`, processes/heapProbe.mjs is preloaded (and gc exposed) so `heapAfterGc` can ask; nothing else changes.
+ */
+export async function startDeployedApi(address: string, traceDir: string, { heapProbe = false } = {}): Promise<DeployedApi> {
   const token = 'bench-deployment-token';
   // BENCH_PROFILE=<dir>: a V8 CPU profile of the API written there when it stops (bench/profileSummary.ts reads it).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-  const child = spawn(process.execPath, [...profile, 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
+  const probe = heapProbe ? ['--expose-gc', '--import', './bench/processes/heapProbe.mjs'] : [];
+  const child = spawn(process.execPath, [...profile, ...probe, 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', TEMPORAL_ADDRESS: address, TRACE_DIR: traceDir, API_AUTH_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -54,15 +60,32 @@ export async function startDeployedApi(address: string, traceDir: string): Promi
   child.stdout!.resume(); // the access log, read and dropped
   const url = await new Promise<string>((resolve, reject) => {
     let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       stderr += chunk;
       const served = /serving on (http:\/\/[^\s]+)/.exec(stderr)?.[1];
-      if (served) resolve(served);
-    });
+      if (!served) return;
+      child.stderr!.off('data', onData);
+      child.stderr!.resume(); // read and dropped until `heapAfterGc` listens
+      resolve(served);
+    };
+    child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`flowgate serve exited with ${code} before it listened:\n${stderr}`)));
   });
   const pid = child.pid!;
-  return { url, token, pid, cpuMicros: () => processCpuMicros(pid), stop: () => stopChild(child) };
+  const heapAfterGc = () =>
+    new Promise<number>((resolve) => {
+      let buffered = '';
+      const onData = (chunk: Buffer) => {
+        buffered += chunk;
+        const answer = /\{"heapAfterGc":(\d+)\}/.exec(buffered);
+        if (!answer) return;
+        child.stderr!.off('data', onData);
+        resolve(Number(answer[1]));
+      };
+      child.stderr!.on('data', onData);
+      child.kill('SIGUSR2');
+    });
+  return { url, token, pid, cpuMicros: () => processCpuMicros(pid), heapAfterGc, stop: () => stopChild(child) };
 }
 
 export interface RawClientProcess {

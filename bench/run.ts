@@ -15,6 +15,7 @@ import { greedyEventStreams, greedyReaders, pipelining } from './greedyClients.j
 import { cpuFigureRows, measureApiCpu } from './temporalCpu.js';
 import { measureScale, scaleFigureRows } from './scale.js';
 import { startDeployedApi, startRawClient } from './deployedProcesses.js';
+import { measureRunAndWaitDrift } from './runAndWaitDrift.js';
 import { startTemporalFlowgate } from './temporalFlowgate.js';
 import { durableSpeedRows, measureDurableSpeed } from './durableSpeed.js';
 import { figureId, replaceFigures } from './reportSections.js';
@@ -30,7 +31,7 @@ const ROUNDS = 3;
 const CPU_ROUNDS = 4;
 const CPU_ROUND_SECONDS = Number(process.env.BENCH_CPU_SECONDS ?? 8);
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
-const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
+const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 const SCALE_RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 1_000_000);
 const ONLY = new Set(process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map(Number) : ALL_FIGURES);
 const MiB = 1024 * 1024;
@@ -330,7 +331,7 @@ async function figure11(traceDir: string): Promise<void> {
   });
 }
 
-async function figures2and3(traceDir: string): Promise<void> {
+async function temporalFigures(traceDir: string): Promise<void> {
   log('starting the Temporal dev server, its worker and the API');
   const temporal = await startTemporalFlowgate(traceDir);
   const { server, url } = temporal;
@@ -371,6 +372,15 @@ async function figures2and3(traceDir: string): Promise<void> {
         });
       } finally {
         await rawClient.stop();
+        await api.stop();
+      }
+    }
+    if (ONLY.has(14)) {
+      log('figure 14');
+      const api = await startDeployedApi(temporal.address, traceDir, { heapProbe: true });
+      try {
+        figures.push(await measureRunAndWaitDrift(api, load));
+      } finally {
         await api.stop();
       }
     }
@@ -459,7 +469,7 @@ try {
     log('figure 12');
     await figure12(traceDir);
   }
-  if (ONLY.has(2) || ONLY.has(3) || ONLY.has(9)) await figures2and3(traceDir);
+  if (ONLY.has(2) || ONLY.has(3) || ONLY.has(9) || ONLY.has(14)) await temporalFigures(traceDir);
   // Its own dev server: the thousands of runs figure 2 leaves behind would slow its long history's reads.
   if (ONLY.has(13)) figures.push(await keyedControlFigure(traceDir, log));
 } finally {
