@@ -63,7 +63,7 @@ export async function measureRunAndWaitDrift(api: DeployedApi, load: (spec: Omit
       ]),
     ],
     verdict:
-      `${met ? 'Met' : '**Missed**'}: the last ${BLOCK_REQUESTS} within 10 % of the first ${BLOCK_REQUESTS} in CPU per request ` +
+      `${met ? 'Met' : '**Missed**'}: the last ${BLOCK_REQUESTS} at most 10 % dearer than the first ${BLOCK_REQUESTS} in CPU per request ` +
       `(${cpuChange >= 0 ? '+' : ''}${(cpuChange * 100).toFixed(1)} %) and the heap after GC flat (${heapGrowth >= 0 ? '+' : ''}${mib(heapGrowth)} over the run, ` +
       `allowed ${mib(HEAP_SLACK_BYTES)}). The API as \`npm start\` runs it (access log on, a token set), with a preloaded probe that collects garbage and reads the heap only when signalled; its CPU from /proc/<pid>/stat`,
   };
