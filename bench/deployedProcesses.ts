@@ -3,9 +3,8 @@
 //   in the default configuration: access log on (its lines drained from stdout, as a log collector would), a token
 //   set; its CPU read from outside, /proc/<pid>/stat (user + system time of every thread);
 // - the raw @temporalio/client, connected once and kept warm across rounds (processes/rawTemporalRounds.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { execFileSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { LoadResult } from './processes/load.js';
 import type { RawRound } from './processes/rawRound.js';
@@ -73,7 +72,9 @@ export async function startDeployedApi(address: string, traceDir: string, { heap
   });
   const pid = child.pid!;
   const heapAfterGc = () =>
-    new Promise<number>((resolve) => {
+    new Promise<number>((resolve, reject) => {
+      // Without the probe, SIGUSR2 would end the API.
+      if (!heapProbe) return reject(new Error('heapAfterGc needs the API started with { heapProbe: true }'));
       let buffered = '';
       const onData = (chunk: Buffer) => {
         buffered += chunk;

@@ -12,10 +12,9 @@ import type { LoadResult, LoadSpec } from './processes/load.js';
 import { ROOT, runToEnd, startHelper, startServer, type ServerProcess } from './processes.js';
 import { measureUi, uiFigureRows } from './ui.js';
 import { greedyEventStreams, greedyReaders, pipelining } from './greedyClients.js';
-import { cpuFigureRows, measureApiCpu } from './temporalCpu.js';
+import { cpuFigure } from './temporalCpu.js';
 import { measureScale, scaleFigureRows } from './scale.js';
-import { startDeployedApi, startRawClient } from './deployedProcesses.js';
-import { measureRunAndWaitDrift } from './runAndWaitDrift.js';
+import { runAndWaitDriftFigure } from './runAndWaitDrift.js';
 import { startTemporalFlowgate } from './temporalFlowgate.js';
 import { durableSpeedRows, measureDurableSpeed } from './durableSpeed.js';
 import { figureId, replaceFigures } from './reportSections.js';
@@ -27,9 +26,6 @@ const WARM_UP_SECONDS = Math.min(3, SECONDS);
 const CONNECTIONS = 50;
 const FOLLOWERS = 1000;
 const ROUNDS = 3;
-/** Figure 9's rounds: 4 alternating rounds of 8 s (run-and-wait 16 s), long enough for what grows with the runs served to show. */
-const CPU_ROUNDS = 4;
-const CPU_ROUND_SECONDS = Number(process.env.BENCH_CPU_SECONDS ?? 8);
 const BIG_RESULT_BYTES = 30 * 1024 * 1024;
 const ALL_FIGURES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 const SCALE_RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 1_000_000);
@@ -354,35 +350,11 @@ async function temporalFigures(traceDir: string): Promise<void> {
     if (ONLY.has(9)) {
       log('figure 9');
       await postJson(`${url}/workflow/run`, { workflowName: 'bench_noop', input: {}, workflowId: 'bench-status-temporal' });
-      const api = await startDeployedApi(temporal.address, traceDir);
-      const rawClient = await startRawClient(temporal.address).catch(async (error: unknown) => {
-        await api.stop();
-        throw error;
-      });
-      try {
-        const setup = { api, raw: rawClient, taskQueue: 'main', seconds: CPU_ROUND_SECONDS, rounds: CPU_ROUNDS, load };
-        const rows = cpuFigureRows(await measureApiCpu(setup, 'bench-status-temporal'));
-        figures.push({
-          title: 'Figure 9: CPU of the whole API process per request on Temporal, as `npm start` runs it, beside the raw @temporalio/client per call',
-          table: rows.table,
-          verdict:
-            `${rows.verdict}; the median of ${CPU_ROUNDS} alternating rounds of ${CPU_ROUND_SECONDS} s each (run-and-wait ${2 * CPU_ROUND_SECONDS} s), after a warm-up of both. ` +
-            'The API: `flowgate serve` on the compiled dist/ in the default configuration (access log on, API_AUTH_TOKEN set), its user + system time from /proc/<pid>/stat over the requests the load generator counted. ' +
-            'The raw client: connected once in one long-lived process, its own process.cpuUsage() over its calls',
-        });
-      } finally {
-        await rawClient.stop();
-        await api.stop();
-      }
+      figures.push(await cpuFigure({ address: temporal.address, traceDir, statusRun: 'bench-status-temporal', load }));
     }
     if (ONLY.has(14)) {
       log('figure 14');
-      const api = await startDeployedApi(temporal.address, traceDir, { heapProbe: true });
-      try {
-        figures.push(await measureRunAndWaitDrift(api, load));
-      } finally {
-        await api.stop();
-      }
+      figures.push(await runAndWaitDriftFigure(temporal.address, traceDir, load));
     }
     if (ONLY.has(2)) {
       await raw('start', 'bench_noop', {}, CONNECTIONS); // warm-up of the server and worker, discarded

@@ -2,7 +2,7 @@
 // row (10 at once) through the API as `npm start` runs it (bench/deployedProcesses.ts), in four blocks of 500: the
 // API's whole-process CPU per request in each block, and its heap right after a full collection before the first
 // and after each block. Target: the last 500 within 10 % of the first 500, and the heap after GC flat.
-import type { DeployedApi } from './deployedProcesses.js';
+import { startDeployedApi, type DeployedApi } from './deployedProcesses.js';
 import type { LoadResult, LoadSpec } from './processes/load.js';
 
 const BLOCKS = 4;
@@ -67,4 +67,14 @@ export async function measureRunAndWaitDrift(api: DeployedApi, load: (spec: Omit
       `(${cpuChange >= 0 ? '+' : ''}${(cpuChange * 100).toFixed(1)} %) and the heap after GC flat (${heapGrowth >= 0 ? '+' : ''}${mib(heapGrowth)} over the run, ` +
       `allowed ${mib(HEAP_SLACK_BYTES)}). The API as \`npm start\` runs it (access log on, a token set), with a preloaded probe that collects garbage and reads the heap only when signalled; its CPU from /proc/<pid>/stat`,
   };
+}
+
+/** Figure 14 on the Temporal dev server at `address`: its own deployed API (with the heap probe), stopped after. */
+export async function runAndWaitDriftFigure(address: string, traceDir: string, load: Parameters<typeof measureRunAndWaitDrift>[1]): Promise<DriftFigure> {
+  const api = await startDeployedApi(address, traceDir, { heapProbe: true });
+  try {
+    return await measureRunAndWaitDrift(api, load);
+  } finally {
+    await api.stop();
+  }
 }

@@ -3,7 +3,7 @@
 // machine throughput follows whatever else runs, while the CPU a process spends per request depends on what it does.
 // The API is `flowgate serve` as `npm start` runs it, in the default configuration (access log on, a token set), its
 // whole process's CPU read from /proc; the raw client is connected once and warm (bench/deployedProcesses.ts).
-import type { DeployedApi, RawClientProcess } from './deployedProcesses.js';
+import { startDeployedApi, startRawClient, type DeployedApi, type RawClientProcess } from './deployedProcesses.js';
 import type { LoadResult, LoadSpec } from './processes/load.js';
 import type { RawRound } from './processes/rawRound.js';
 
@@ -148,4 +148,34 @@ export function cpuFigureRows(figures: OperationCpu[]): { table: string[][]; ver
       .map((figure) => `${figure.ratio <= figure.target ? 'Met' : '**Missed**'}: ${figure.operation.split(' (')[0]} ${figure.ratio.toFixed(2)} (target ≤ ${figure.target})`)
       .join('; '),
   };
+}
+
+/** Figure 9's rounds: 4 alternating rounds of 8 s (run-and-wait 16 s), long enough for what grows with the runs served to show. */
+const CPU_ROUNDS = 4;
+const CPU_ROUND_SECONDS = Number(process.env.BENCH_CPU_SECONDS ?? 8);
+
+/**
+ * Figure 9 on the Temporal dev server at `address` (its bench worker serving `main`): the deployed API and the warm
+ * raw client started for it and stopped after; `statusRun` is the closed run the status requests read.
+ */
+export async function cpuFigure({ address, traceDir, statusRun, load }: { address: string; traceDir: string; statusRun: string; load: CpuFigureSetup['load'] }) {
+  const api = await startDeployedApi(address, traceDir);
+  const raw = await startRawClient(address).catch(async (error: unknown) => {
+    await api.stop();
+    throw error;
+  });
+  try {
+    const rows = cpuFigureRows(await measureApiCpu({ api, raw, taskQueue: 'main', seconds: CPU_ROUND_SECONDS, rounds: CPU_ROUNDS, load }, statusRun));
+    return {
+      title: 'Figure 9: CPU of the whole API process per request on Temporal, as `npm start` runs it, beside the raw @temporalio/client per call',
+      table: rows.table,
+      verdict:
+        `${rows.verdict}; the median of ${CPU_ROUNDS} alternating rounds of ${CPU_ROUND_SECONDS} s each (run-and-wait ${2 * CPU_ROUND_SECONDS} s), after a warm-up of both. ` +
+        'The API: `flowgate serve` on the compiled dist/ in the default configuration (access log on, API_AUTH_TOKEN set), its user + system time from /proc/<pid>/stat over the requests the load generator counted. ' +
+        'The raw client: connected once in one long-lived process, its own process.cpuUsage() over its calls',
+    };
+  } finally {
+    await raw.stop();
+    await api.stop();
+  }
 }
