@@ -1,8 +1,8 @@
-// `npm run bench`: each figure of issue 7 beside its reference, measured in the same run, written to
-// docs/performance.md. Not part of `npm test`: speed goals live here, never as timed assertions in tests.
-// BENCH_SECONDS (default 5) is each measurement's length; BENCH_ONLY=1,4 runs some figures (and replaces only their
-// sections of docs/performance.md); BENCH_SCALE_RUNS (default
-// 1,000,000) the closed runs of figure 10's data directory.
+// `npm run bench`: each figure beside its reference, measured in the same run, written to docs/performance.md. Not
+// part of `npm test`: speed goals live here, never as timed assertions in tests. BENCH_SECONDS (default 5) is each
+// measurement's length, BENCH_CPU_SECONDS (default 8) figure 9's rounds; BENCH_ONLY=1,4 runs some figures (and
+// replaces only their sections of docs/performance.md); BENCH_SCALE_RUNS (default 1,000,000) the closed runs of
+// figure 10's data directory.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, totalmem, tmpdir } from 'node:os';
