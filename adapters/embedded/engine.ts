@@ -158,7 +158,7 @@ export class EmbeddedEngine implements WorkflowEngine {
       if (live) {
         if (live.description.idempotency?.requestId === idempotency.requestId) {
           // The first start's answer may still wait for its commit: the retry answers no sooner.
-          if (!live.committed) await this.stored(this.store.commit());
+          if (!live.committed) await this.stored(this.store.commit(live));
           return live.snapshot();
         }
       } else {
@@ -255,7 +255,7 @@ export class EmbeddedEngine implements WorkflowEngine {
   async cancel(run: RunRef, identity?: string): Promise<RunDescription> {
     const record = this.openRun(run);
     this.lifecycle.requestCancel(record, identity);
-    await this.stored(this.store.commit());
+    await this.stored(this.store.commit(record));
     return record.snapshot();
   }
 
@@ -290,7 +290,7 @@ export class EmbeddedEngine implements WorkflowEngine {
     record.execution.inbox.deliver(value, event.eventId);
     const answer = { workflowId, runId: record.description.runId };
     this.keepKey(idempotency, answer);
-    await this.stored(this.store.commit());
+    await this.stored(this.store.commit(record));
     return answer;
   }
 

@@ -296,7 +296,7 @@ export class RunExecution implements RunCommands {
    * leaves the run to the engine, which restores it from the store (engine.ts): this execution never resumes.
    */
   private afterCommit<T>(outcome: CommandOutcome): Promise<T> {
-    const barrier = this.host.commit();
+    const barrier = this.host.commit(this.record);
     if (!barrier) return handOver<T>(outcome);
     return barrier.then(
       () => (this.abandonedFlag ? never<T>() : handOver<T>(outcome)),

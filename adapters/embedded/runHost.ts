@@ -17,8 +17,8 @@ export interface RunHost {
   readonly services: CommandServices;
   /** One of the run's commands was called, progressed or completed: the store writes it at its next commit. */
   commandChanged(record: RunRecord, command: CommandRecord): void;
-  /** The store's next commit; undefined when there is nothing to wait for (EngineStore.commit). */
-  commit(): Promise<void> | undefined;
+  /** The store's commit of the run's changes so far; undefined when there is nothing to wait for (EngineStore.commit). */
+  commit(record: RunRecord): Promise<void> | undefined;
   /** Closes a run (once; later calls for the same run are ignored). */
   close(run: RunRecord, closing: RunClosing): Promise<void>;
 }

@@ -126,8 +126,8 @@ export class RunLifecycle implements RunHost {
     this.store.commandChanged(record, command);
   }
 
-  commit(): Promise<void> | undefined {
-    return this.store.commit();
+  commit(record: RunRecord): Promise<void> | undefined {
+    return this.store.commit(record);
   }
 
   /** A new run, live but not begun: `launch` begins it once its start is committed. */
@@ -186,7 +186,7 @@ export class RunLifecycle implements RunHost {
    * StoreWriteError when it could not be (the run then never existed).
    */
   launch(record: RunRecord): Promise<void> {
-    const barrier = this.store.commit();
+    const barrier = this.store.commit(record);
     if (!barrier) {
       queueMicrotask(() => record.execution.begin());
       return Promise.resolve();
@@ -256,6 +256,8 @@ export class RunLifecycle implements RunHost {
       root: start.root,
     });
     // Committed with the parent's child_started; a failed commit restores the parent, which starts it again.
+    const parent = this.live.get(start.parent.runId);
+    if (parent) this.store.changedTogether(parent, child);
     this.launch(child).catch(() => {});
     return child;
   }
@@ -346,7 +348,8 @@ export class RunLifecycle implements RunHost {
     record.decideClose(closing, closedAt);
     follow.decided?.(next);
     this.store.runChanged(record);
-    const barrier = this.store.commit();
+    if (next) this.store.changedTogether(record, next);
+    const barrier = this.store.commit(record);
     if (barrier) await barrier;
     record.publishClose();
     this.live.remove(record);

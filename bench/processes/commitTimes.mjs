@@ -1,22 +1,24 @@
-// Figure 11's view into the durable store: how long each group commit held the event loop, and how many runs it
-// wrote. The bench's own instrument, wrapped around SqliteStore's flush (the one place a commit runs) in the bench's
-// server process only; it records nothing until asked to (`start`).
+// Figure 11's view into the durable store: how long each commit (one transaction: a part of a turn's changes) held
+// the event loop, and how many runs it wrote. The bench's own instrument, wrapped around SqliteStore's commitPart (the
+// one place a commit runs) in the bench's server process only; it records nothing until asked to (`start`).
 import { SqliteStore } from '../../dist/adapters/embedded/store/sqlite/sqliteStore.js';
 
 const durations = [];
 const runs = [];
 let recording = false;
-const flush = SqliteStore.prototype.flush;
-if (typeof flush !== 'function') throw new Error('SqliteStore has no flush(): bench/processes/commitTimes.mjs needs updating');
-SqliteStore.prototype.flush = function timedFlush() {
-  const batch = recording ? this.batch : undefined;
-  if (!batch) return flush.call(this);
+const commitPart = SqliteStore.prototype.commitPart;
+if (typeof commitPart !== 'function') throw new Error('SqliteStore has no commitPart(): bench/processes/commitTimes.mjs needs updating');
+SqliteStore.prototype.commitPart = function timedCommitPart(flushing, budgetMs) {
+  if (!recording) return commitPart.call(this, flushing, budgetMs);
+  const from = flushing.next;
   const began = performance.now();
   try {
-    return flush.call(this);
+    return commitPart.call(this, flushing, budgetMs);
   } finally {
     durations.push(performance.now() - began);
-    runs.push(batch.runs.size);
+    // The parts it committed (all of them from `from` when it failed: none were).
+    const to = this.flushing === flushing ? flushing.next : flushing.parts.length;
+    runs.push(flushing.parts.slice(from, to).reduce((sum, part) => sum + part.runs.length, 0));
   }
 };
 

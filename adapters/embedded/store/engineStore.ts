@@ -119,10 +119,16 @@ export interface EngineStore {
   /** One of the run's commands was called, progressed or completed. */
   commandChanged(record: RunRecord, command: CommandRecord): void;
   /**
-   * Resolves once every change reported so far is committed, rejects with StoreWriteError when the commit failed;
-   * undefined when there is nothing to wait for (the memory store keeps everything at once).
+   * The two runs' changes are committed in one transaction: a run and the run it made (continue-as-new, a reset's
+   * new run, a child).
    */
-  commit(): Promise<void> | undefined;
+  changedTogether(first: RunRecord, second: RunRecord): void;
+  /**
+   * Resolves once every change of the run reported so far is committed (with the runs changed together with it and
+   * the keys of the requests that changed it), rejects with StoreWriteError when that commit failed; undefined when
+   * there is nothing to wait for (the memory store keeps everything at once).
+   */
+  commit(record: RunRecord): Promise<void> | undefined;
   /** The close of a run is committed and published: the store keeps what readers need of it from now on. */
   runClosed(record: RunRecord): void;
 

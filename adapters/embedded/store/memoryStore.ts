@@ -57,6 +57,8 @@ export class MemoryStore implements EngineStore {
 
   commandChanged(): void {}
 
+  changedTogether(): void {}
+
   commit(): undefined {
     return undefined;
   }

@@ -10,6 +10,7 @@ import type { RunRecord } from '../../runRecord.js';
 import { StoreWriteError, type ControlKeyRecord, type EngineStore, type PendingCallback, type RunState, type RunsPage, type RunsQuery, type StoredRun } from '../engineStore.js';
 import { callbackOf, chainInputText, decodeCommand, descriptionOf, encodeAttributes, encodeCommand, eventForEngine, payloadText, runRowValues, storedEventBytes, type EventRow, type RunRow } from './rowCodec.js';
 import { SqliteStoredRun } from './storedRunView.js';
+import { CommitBatch, type CommitPart } from './commitBatch.js';
 import { decodeSchedule, encodeSchedule, type StoredSchedule } from '../../schedules/storedSchedule.js';
 
 export interface SqliteStoreOptions {
@@ -28,15 +29,20 @@ interface Written {
   close: boolean;
 }
 
-/** One batch of changes: committed together at the end of the turn they were made in. */
-interface Batch {
-  runs: Map<RunRecord, Set<CommandRecord>>;
-  callbacksEnded: PinnedRunRef[];
-  controlKeys: [string, ControlKeyRecord][];
-  done: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
+/** A batch being committed, a part per turn. */
+interface Flushing {
+  batch: CommitBatch;
+  parts: CommitPart[];
+  next: number;
+  /** The runs of the parts not committed yet. */
+  uncommitted: Set<RunRecord>;
 }
+
+/**
+ * How long one part of a batch may write before it commits and lets the loop go round (a part holds at least one
+ * group of runs that change together, however long that takes).
+ */
+const PART_BUDGET_MS = 2;
 
 /** Closed runs deleted per transaction by the retention pass, which yields to the event loop between them. */
 const RETENTION_CHUNK = 500;
@@ -48,8 +54,9 @@ const FIRST_RETENTION_PASS_MS = 10_000;
  * The durable store: every run, its history and its commands in SQLite (node:sqlite, WAL), opened by openSqliteStore
  * (openSqliteStore.ts) on a data directory it holds alone.
  *
- * Changes are gathered for a turn of the event loop and committed in one transaction (a group commit for every run
- * that moved in that turn); `commit()` is what an answer, and the workflow code that gets an outcome, wait on. A commit
+ * Changes are gathered for a turn of the event loop and committed as a group (commitBatch.ts), in parts of about
+ * PART_BUDGET_MS of writing, one transaction and one turn each; `commit(run)` is what an answer, and the workflow code
+ * that gets an outcome, wait on. A commit
  * that fails is rolled back and the engine hears which runs it held (EngineStore.onWriteFailed): they are restored
  * from what is stored. Only open runs are in memory; closed ones are read from the database when asked for, so memory
  * stays bounded whatever the store holds.
@@ -59,7 +66,9 @@ export class SqliteStore implements EngineStore {
   readonly durable = true;
   readonly pageTokenKey: Buffer;
   private readonly written = new WeakMap<RunRecord, Written>();
-  private batch: Batch | undefined;
+  private batch: CommitBatch | undefined;
+  private flushing: Flushing | undefined;
+  private flushScheduled = false;
   private sequence: number;
   private failureHandler: (records: readonly RunRecord[], error: unknown) => void = () => {};
   private readonly statements = new Map<string, StatementSync>();
@@ -83,23 +92,27 @@ export class SqliteStore implements EngineStore {
   }
 
   runAdded(record: RunRecord): void {
-    this.pending().runs.set(record, this.pending().runs.get(record) ?? new Set());
+    this.pending().changed(record);
   }
 
   runChanged(record: RunRecord): void {
-    const batch = this.pending();
-    if (!batch.runs.has(record)) batch.runs.set(record, new Set());
+    this.pending().changed(record);
   }
 
   commandChanged(record: RunRecord, command: CommandRecord): void {
-    const batch = this.pending();
-    const commands = batch.runs.get(record);
-    if (commands) commands.add(command);
-    else batch.runs.set(record, new Set([command]));
+    this.pending().commandChanged(record, command);
   }
 
-  commit(): Promise<void> | undefined {
-    return this.batch?.done;
+  changedTogether(first: RunRecord, second: RunRecord): void {
+    this.pending().together(first, second);
+  }
+
+  commit(record: RunRecord): Promise<void> | undefined {
+    if (this.batch?.runs.has(record)) return this.batch.committed(record);
+    // Changes of the batch being committed part by part, not yet in a committed part.
+    const flushing = this.flushing;
+    if (flushing?.uncommitted.has(record)) return flushing.batch.committed(record);
+    return this.batch?.committed(record);
   }
 
   runClosed(): void {}
@@ -255,7 +268,7 @@ export class SqliteStore implements EngineStore {
 
   close(): void {
     if (this.closed) return;
-    if (this.batch) this.flush();
+    while (this.flushing || this.batch) this.flush(Number.POSITIVE_INFINITY);
     this.closed = true;
     clearTimeout(this.firstRetentionPass);
     clearInterval(this.retentionTimer);
@@ -317,41 +330,51 @@ export class SqliteStore implements EngineStore {
     return deleted;
   }
 
-  private pending(): Batch {
+  private pending(): CommitBatch {
     if (this.batch) return this.batch;
-    let resolve!: () => void;
-    let reject!: (error: unknown) => void;
-    const done = new Promise<void>((ok, fail) => {
-      resolve = ok;
-      reject = fail;
-    });
-    // Nobody may be waiting for a batch that failed: its rejection is handled by the engine (onWriteFailed).
-    done.catch(() => {});
-    this.batch = { runs: new Map(), callbacksEnded: [], controlKeys: [], done, resolve, reject };
+    this.batch = new CommitBatch();
     // After this turn's work: every run that moves in it shares the commit.
-    setImmediate(() => this.flush());
+    this.scheduleFlush();
     return this.batch;
   }
 
-  /** Commits the pending batch in one transaction, then shows what it held. */
-  private flush(): void {
-    const batch = this.batch;
-    if (!batch || this.closed) return;
-    this.batch = undefined;
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush(PART_BUDGET_MS);
+    });
+  }
+
+  /**
+   * Commits the next part of the batch being committed (the pending batch once the one before is done, so a run's
+   * changes are committed in the order they were made), then shows what it held; the next part in the next turn.
+   */
+  private flush(budgetMs: number): void {
+    if (this.closed) return;
+    if (!this.flushing) {
+      const batch = this.batch;
+      if (!batch) return;
+      this.batch = undefined;
+      this.flushing = { batch, parts: batch.parts(), next: 0, uncommitted: new Set(batch.runs.keys()) };
+    }
+    this.commitPart(this.flushing, budgetMs);
+    if (this.flushing || this.batch) this.scheduleFlush();
+  }
+
+  private commitPart(flushing: Flushing, budgetMs: number): void {
+    const { batch, parts } = flushing;
+    const began = performance.now();
     const after: (() => void)[] = [];
+    const from = flushing.next;
+    let to = from;
     try {
       this.db.exec('BEGIN');
-      for (const [record, commands] of batch.runs) after.push(this.write(record, commands));
-      for (const run of batch.callbacksEnded) this.statement('DELETE FROM callbacks WHERE run_id = ?').run(run.runId);
-      for (const [key, record] of batch.controlKeys) {
-        this.statement('INSERT OR REPLACE INTO control_keys (key, fingerprint, requested_at, workflow_id, run_id) VALUES (?, ?, ?, ?, ?)').run(
-          key,
-          record.fingerprint,
-          record.requestedAt.getTime(),
-          record.answer.workflowId,
-          record.answer.runId,
-        );
-      }
+      do {
+        this.writePart(batch, parts[to]!, after);
+        to += 1;
+      } while (to < parts.length && performance.now() - began < budgetMs);
       this.db.exec('COMMIT');
     } catch (error) {
       try {
@@ -360,12 +383,35 @@ export class SqliteStore implements EngineStore {
         // The rollback failed too: SQLite rolls the transaction back when the database is next opened.
       }
       const failure = new StoreWriteError(error instanceof Error ? error.message : String(error));
-      batch.reject(failure);
-      this.failureHandler([...batch.runs.keys()], failure);
+      const lost = parts.slice(from);
+      this.flushing = undefined;
+      batch.failed(lost, failure);
+      this.failureHandler(lost.flatMap((part) => part.runs), failure);
       return;
     }
+    flushing.next = to;
+    if (to === parts.length) this.flushing = undefined;
     for (const show of after) show();
-    batch.resolve();
+    for (const part of parts.slice(from, to)) {
+      for (const record of part.runs) flushing.uncommitted.delete(record);
+      batch.partCommitted(part);
+    }
+    if (to === parts.length) batch.allCommitted();
+  }
+
+  /** Writes one part: its runs, the callbacks that left the outbox and the keys of the requests that changed them. */
+  private writePart(batch: CommitBatch, part: CommitPart, after: (() => void)[]): void {
+    for (const record of part.runs) after.push(this.write(record, batch.runs.get(record)!));
+    for (const run of part.callbacksEnded) this.statement('DELETE FROM callbacks WHERE run_id = ?').run(run.runId);
+    for (const [key, record] of part.controlKeys) {
+      this.statement('INSERT OR REPLACE INTO control_keys (key, fingerprint, requested_at, workflow_id, run_id) VALUES (?, ?, ?, ?, ?)').run(
+        key,
+        record.fingerprint,
+        record.requestedAt.getTime(),
+        record.answer.workflowId,
+        record.answer.runId,
+      );
+    }
   }
 
   /** Writes what changed of one run; returns what to record and show once the transaction is committed. */
