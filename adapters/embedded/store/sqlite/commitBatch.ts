@@ -96,6 +96,21 @@ export class CommitBatch {
   }
 }
 
+/** A batch being committed, a part per turn. */
+export interface Flushing {
+  batch: CommitBatch;
+  parts: CommitPart[];
+  next: number;
+  /** The runs of the parts not committed yet. */
+  uncommitted: Set<RunRecord>;
+}
+
+/**
+ * How long one part of a batch may write before it commits and lets the loop go round (a part holds at least one
+ * group of runs that change together, however long that takes).
+ */
+export const PART_BUDGET_MS = 2;
+
 export interface CommitPart {
   runs: RunRecord[];
   callbacksEnded: PinnedRunRef[];

@@ -10,7 +10,7 @@ import type { RunRecord } from '../../runRecord.js';
 import { StoreWriteError, type ControlKeyRecord, type EngineStore, type PendingCallback, type RunState, type RunsPage, type RunsQuery, type StoredRun } from '../engineStore.js';
 import { callbackOf, chainInputText, decodeCommand, descriptionOf, encodeAttributes, encodeCommand, eventForEngine, payloadText, runRowValues, storedEventBytes, type EventRow, type RunRow } from './rowCodec.js';
 import { SqliteStoredRun } from './storedRunView.js';
-import { CommitBatch, type CommitPart } from './commitBatch.js';
+import { CommitBatch, PART_BUDGET_MS, type CommitPart, type Flushing } from './commitBatch.js';
 import { decodeSchedule, encodeSchedule, type StoredSchedule } from '../../schedules/storedSchedule.js';
 
 export interface SqliteStoreOptions {
@@ -28,21 +28,6 @@ interface Written {
   events: number;
   close: boolean;
 }
-
-/** A batch being committed, a part per turn. */
-interface Flushing {
-  batch: CommitBatch;
-  parts: CommitPart[];
-  next: number;
-  /** The runs of the parts not committed yet. */
-  uncommitted: Set<RunRecord>;
-}
-
-/**
- * How long one part of a batch may write before it commits and lets the loop go round (a part holds at least one
- * group of runs that change together, however long that takes).
- */
-const PART_BUDGET_MS = 2;
 
 /** Closed runs deleted per transaction by the retention pass, which yields to the event loop between them. */
 const RETENTION_CHUNK = 500;
