@@ -107,9 +107,11 @@ export interface Flushing {
 
 /**
  * How long one part of a batch may write before it commits and lets the loop go round (a part holds at least one
- * group of runs that change together, however long that takes).
+ * group of runs that change together, however long that takes). Half a millisecond: the runs a part shows go on in
+ * the same turn, so the part's size sets how long the turn holds a waiting request; 2 ms held `GET /health` past
+ * 20 ms under a saturating load, and 0.5 ms kept the throughput targets (docs/performance.md, figure 11).
  */
-export const PART_BUDGET_MS = 2;
+export const PART_BUDGET_MS = 0.5;
 
 export interface CommitPart {
   runs: RunRecord[];
