@@ -132,6 +132,13 @@ interface AsyncDestination extends EventEmitter {
 const TURN_BATCH_BYTES = 8 * 1024;
 
 /**
+ * How long the default writer may hold lines under its minimum write length before it writes them. Written once per
+ * turn, a server answering a few requests per turn paid a write (a thread-pool task and its wake-up) per turn, most of
+ * the access log's cost (docs/performance.md, figure 1b); a line shows at most this late, and an exit writes it first.
+ */
+const HOLD_MS = 50;
+
+/**
  * The default writer's front: it keeps pino's lines in a list while the event-loop turn that logs them runs, then
  * hands them to the writer as one string and asks it to write what it holds. Handed one line at a time, sonic-boom
  * appends each to the string it holds and measures that string again (Buffer.byteLength), which flattens it: a copy of
@@ -141,10 +148,12 @@ class TurnBatch implements DestinationStream {
   private lines: string[] = [];
   private scheduled = false;
 
+  private holdTimer: NodeJS.Timeout | undefined;
+
   constructor(private readonly writer: AsyncDestination) {
-    // A write that ends leaves what came in meanwhile held when that is under the minimum length: written now, not
-    // whenever a later line asks.
-    writer.on('drain', this.writeHeld);
+    // A write that ends leaves what came in meanwhile held when that is under the minimum length: written within
+    // HOLD_MS, not whenever a later line asks.
+    writer.on('drain', this.holdAWhile);
   }
 
   write(line: string): void {
@@ -168,10 +177,18 @@ class TurnBatch implements DestinationStream {
     this.scheduled = false;
     heldBatches.delete(this);
     this.handOver();
-    this.writeHeld();
+    this.holdAWhile();
+  };
+
+  /** What the writer holds goes out within HOLD_MS: the lines of many turns in one write. */
+  private readonly holdAWhile = (): void => {
+    if (this.holdTimer || this.writer.destroyed || this.writer._len === 0) return;
+    this.holdTimer = setTimeout(this.writeHeld, HOLD_MS);
+    this.holdTimer.unref();
   };
 
   private readonly writeHeld = (): void => {
+    this.holdTimer = undefined;
     // sonic-boom writes an empty buffer when asked with nothing held: only ask when something is. While a write is on
     // its way, flush() does nothing; its end comes back here through 'drain'.
     if (!this.writer.destroyed && !this.writer._writing && this.writer._len > 0) this.writer.flush();

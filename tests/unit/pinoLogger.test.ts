@@ -146,6 +146,18 @@ test('the default writer: the lines of one event-loop turn go out in one write o
   assert.equal(chunks.slice(1).join('').trim().split('\n').map((line) => (JSON.parse(line) as LogFields).msg), ['done'], 'the lone line of a later turn is written too');
 });
 
+test('the default writer: lines of many turns close together go out in one write, within its hold of 50 ms', async () => {
+  // A line a millisecond for 20 ms: written turn by turn they would reach the pipe as about 20 writes.
+  const chunks = await stdoutChunks(`
+    let i = 0;
+    const next = () => { logger.info('line', { i }); i += 1; if (i < 20) setTimeout(next, 1); else setTimeout(() => logger.info('done'), 300); };
+    next();
+  `);
+  const holding = chunks.filter((chunk) => chunk.includes('"msg":"line"'));
+  assert.ok(holding.length <= 2, `the 20 lines came in ${holding.length} reads of the pipe`);
+  assert.is(holding.join('').trim().split('\n').length, 20);
+});
+
 test('the default writer: lines logged just before process.exit in the same turn are written', async () => {
   const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
   const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};
