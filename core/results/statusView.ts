@@ -19,16 +19,20 @@ export function toStatusView(run: RunDescription): RunStatusView {
 }
 
 /**
- * A run's times as ISO 8601, formatted once per Date: an engine that keeps its runs (the embedded one) hands the same
- * Date to every status request of a run, and formatting was the largest part of building the answer.
+ * A run's times as ISO 8601, kept for the last few distinct times: a run polled for its status answers with the same
+ * two times again and again, and formatting them was the largest part of building the answer. Keyed by the time, not
+ * by the Date: an engine that reads its runs afresh (Temporal) makes new Dates for every answer.
  */
-const formatted = new WeakMap<Date, string>();
+const recent = new Map<number, string>();
+const RECENT_TIMES = 64;
 
 function isoTime(date: Date): string {
-  let text = formatted.get(date);
+  const time = date.getTime();
+  let text = recent.get(time);
   if (text === undefined) {
     text = date.toISOString();
-    formatted.set(date, text);
+    if (recent.size >= RECENT_TIMES) recent.clear();
+    recent.set(time, text);
   }
   return text;
 }

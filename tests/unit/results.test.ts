@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toResultV2, toResultLegacy } from '../../core/results/toResult.js';
+import { toStatusView } from '../../core/results/statusView.js';
 import type { RunDescription, RunOutcome } from '../../core/domain/run.js';
 
 const run = (status: RunDescription['status']): RunDescription => ({
@@ -64,6 +65,27 @@ test('continued_as_new has no output and no error', () => {
 
 test('a result of an open run is a programming error', () => {
   assert.throws(() => toResultV2({ outcome: { run: run('running'), output: null, failure: null }, input: null, trace: {} }), /closed run/);
+});
+
+test('status view: times as ISO 8601 whichever Date object carries them, past the few it keeps formatted; optional keys only when set', () => {
+  const views = Array.from({ length: 200 }, (_, index) => {
+    const startedAt = new Date(Date.UTC(2026, 0, 1) + index * 1000);
+    return [startedAt.toISOString(), toStatusView({ ...run('running'), startedAt: new Date(startedAt.getTime()), closedAt: null })] as const;
+  });
+  for (const [expected, view] of views) assert.is(view.startedAt, expected);
+  const closed = toStatusView({ ...run('completed'), startedBy: 'ops', rerunOf: { workflowId: 'wf-0', runId: 'r-0' } });
+  assert.equal(closed, {
+    workflowId: 'wf-1',
+    runId: '6b0f6f43-4b1f-4d55-9a35-4c7bd7c8c001',
+    workflowName: 'demo',
+    catalog: 'main',
+    status: 'completed',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    closedAt: '2026-01-01T00:00:01.000Z',
+    rerunOf: { workflowId: 'wf-0', runId: 'r-0' },
+    startedBy: 'ops',
+  });
+  assert.equal(Object.keys(toStatusView(run('failed'))), ['workflowId', 'runId', 'workflowName', 'catalog', 'status', 'startedAt', 'closedAt']);
 });
 
 test.run();
