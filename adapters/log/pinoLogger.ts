@@ -20,9 +20,9 @@ export interface PinoLoggerOptions {
   /** Lowest level written. @default 'info' */
   level?: LogLevel;
   /**
-   * Where lines go. @default standard output through an asynchronous buffered writer: the lines of one event-loop turn
-   * go out in one write after it, and lines queue while a write is on its way, so logging never blocks a request on
-   * the terminal or pipe (flushed at exit and by flush()).
+   * Where lines go. @default standard output through an asynchronous buffered writer: lines go out together, 8 KiB
+   * at a time or at most 50 ms after they were logged, and queue while a write is on its way, so logging never blocks
+   * a request on the terminal or pipe (flushed at exit and by flush()).
    */
   destination?: DestinationStream;
   /** Fields added to every line. */
@@ -140,9 +140,9 @@ const HOLD_MS = 50;
 
 /**
  * The default writer's front: it keeps pino's lines in a list while the event-loop turn that logs them runs, then
- * hands them to the writer as one string and asks it to write what it holds. Handed one line at a time, sonic-boom
- * appends each to the string it holds and measures that string again (Buffer.byteLength), which flattens it: a copy of
- * up to 16 KiB per line, under load the largest allocation of a request (docs/performance.md, figure 1b).
+ * hands them to the writer as one string and has it write what it holds within HOLD_MS. Handed one line at a time,
+ * sonic-boom appends each to the string it holds and measures that string again (Buffer.byteLength), which flattens
+ * it: a copy of up to 16 KiB per line, under load the largest allocation of a request (docs/performance.md, figure 1b).
  */
 class TurnBatch implements DestinationStream {
   private lines: string[] = [];
