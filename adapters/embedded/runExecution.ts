@@ -190,7 +190,18 @@ export class RunExecution implements RunCommands {
 
   timerAt(dueAt: number, callback: () => void): () => void {
     const delay = dueAt - this.now();
-    if (delay >= 0 || this.abandonedFlag) return this.setTimer(Math.max(0, delay), callback);
+    if (delay >= 0 || this.abandonedFlag) {
+      let cancel = (): void => {};
+      const fire = (): void => {
+        // node measures a timer on the loop's cached time, which can lag the clock: it may fire a millisecond before
+        // its due time by the clock, and a durable timer's timer_fired must never come before it.
+        const early = dueAt - this.now();
+        if (early > 0 && !this.abandonedFlag) cancel = this.setTimer(early, fire);
+        else callback();
+      };
+      cancel = this.setTimer(Math.max(0, delay), fire);
+      return () => cancel();
+    }
     const timer: OverdueTimer = { dueAt, callback, cancelled: false };
     this.overdue.push(timer);
     this.scheduleOverdue();

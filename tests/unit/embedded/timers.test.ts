@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { workflow } from '../../../core/definition/index.js';
 import { flush, harness } from './support.js';
+import { ManualClock } from '../../support/manualClock.js';
 
 const twoNaps = workflow({
   name: 'two_naps',
@@ -65,6 +66,33 @@ test('ctx.sleep is a durable timer on the engine clock: timer_started, then time
   assert.is(Date.parse(page.events[2]!.time) - start, 1000, 'event times come from the engine clock');
   assert.is(Date.parse(page.events[4]!.time) - start, 1250);
   assert.is(h.clock.pendingTimers, 0);
+  h.close();
+});
+
+/** node's timers run on the loop's cached time and may fire a millisecond before their due time by the clock. */
+class EarlyTimers extends ManualClock {
+  override setTimer(ms: number, callback: () => void): () => void {
+    return super.setTimer(ms > 1 ? ms - 1 : ms, callback);
+  }
+}
+
+test('a timer that fires a millisecond early by the clock waits out the rest: timer_fired is never before its due time', async () => {
+  const clock = new EarlyTimers();
+  const h = harness([twoNaps], { clock });
+  const ref = await h.run(twoNaps, { first: 1000, second: 250 });
+  await flush();
+  await clock.advance(999);
+  const early = (await h.engine.historyPage(ref, { pageSize: 10 })).page.events.map((event) => event.type);
+  assert.equal(early, ['workflow_started', 'timer_started'], 'not fired before its due time');
+  await clock.advance(1);
+  await clock.advance(250);
+  assert.equal((await h.engine.getOutcome(ref)).output, { woke: true });
+  const { page } = await h.engine.historyPage(ref, { pageSize: 10 });
+  const start = Date.parse(page.events[0]!.time);
+  assert.equal(
+    page.events.filter((event) => event.type === 'timer_fired').map((event) => Date.parse(event.time) - start),
+    [1000, 1250],
+  );
   h.close();
 });
 
