@@ -8,6 +8,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { Client, type Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { connectTemporal, TemporalEngine } from '../../adapters/temporal/index.js';
+import { enums } from '../../adapters/temporal/engine/proto.js';
 import type { HistoryEvent } from '../../core/domain/history.js';
 import type { Logger } from '../../ports/logger.js';
 import { ensureTemporalCli, startTemporalDevServer, type TemporalDevServer } from '../../scripts/infra/index.mjs';
@@ -64,6 +65,25 @@ export async function startHarness(context: EngineHarness, label: string): Promi
     },
   });
   context.workerDone = context.worker.run();
+  await pollersOf(context.client, namespace, context.catalog);
+}
+
+/**
+ * Until the worker polls both queues of its task queue, as Temporal reports it: a catalog is available only then, and
+ * `worker.run()` starts polling without waiting for it.
+ */
+async function pollersOf(client: Client, namespace: string, taskQueue: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answers = await Promise.all(
+      [enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, enums.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY].map((taskQueueType) =>
+        client.workflowService.describeTaskQueue({ namespace, taskQueue: { name: taskQueue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL }, taskQueueType }),
+      ),
+    );
+    if (answers.every((answer) => (answer.pollers ?? []).length > 0)) return;
+    if (Date.now() > deadline) throw new Error(`the test worker on ${taskQueue} did not poll within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 export async function stopHarness(context: EngineHarness): Promise<void> {
