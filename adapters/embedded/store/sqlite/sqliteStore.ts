@@ -42,8 +42,8 @@ const FIRST_RETENTION_PASS_MS = 10_000;
  * Changes are gathered for a turn of the event loop and committed as a group (commitBatch.ts), in parts of about
  * PART_BUDGET_MS of writing, one transaction and one turn each; `commit(run)` is what an answer, and the workflow code
  * that gets an outcome, wait on. A part that fails is rolled back and the engine hears which runs it and the parts
- * after it held (EngineStore.onWriteFailed): they are restored from what is stored. Only open runs are in memory; closed ones are read from the database when asked for, so memory
- * stays bounded whatever the store holds.
+ * after it held (EngineStore.onWriteFailed): they are restored from what is stored. Only open runs are in memory;
+ * closed ones are read from the database when asked for, so memory stays bounded whatever the store holds.
  */
 export class SqliteStore implements EngineStore {
   readonly kind = 'sqlite';
