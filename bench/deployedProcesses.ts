@@ -42,20 +42,9 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/**
- * `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. With
- * `heapProbe`, processes/heapProbe.mjs is preloaded (and gc exposed) so `heapAfterGc` can ask; nothing else changes.
- */
-export async function startDeployedApi(address: string, traceDir: string, { heapProbe = false } = {}): Promise<DeployedApi> {
-  const token = 'bench-deployment-token';
-  // BENCH_PROFILE=<dir>: a V8 CPU profile of the API written there when it stops (bench/profileSummary.ts reads it).
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-  const probe = heapProbe ? ['--expose-gc', '--import', './bench/processes/heapProbe.mjs'] : [];
-  const child = spawn(process.execPath, [...profile, ...probe, 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', TEMPORAL_ADDRESS: address, TRACE_DIR: traceDir, API_AUTH_TOKEN: token },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** Spawns a server process that prints `serving on <url>` on stderr; resolves with the child and the URL once it does. */
+async function spawnServing(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.resume(); // the access log, read and dropped
   const url = await new Promise<string>((resolve, reject) => {
     let stderr = '';
@@ -68,7 +57,28 @@ export async function startDeployedApi(address: string, traceDir: string, { heap
       resolve(served);
     };
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`flowgate serve exited with ${code} before it listened:\n${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before it listened:\n${stderr}`)));
+  });
+  return { child, url };
+}
+
+const BENCH_TOKEN = 'bench-deployment-token';
+
+/**
+ * `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. With
+ * `heapProbe`, processes/heapProbe.mjs is preloaded (and gc exposed) so `heapAfterGc` can ask; nothing else changes.
+ */
+export async function startDeployedApi(address: string, traceDir: string, { heapProbe = false, env = {} as Record<string, string> } = {}): Promise<DeployedApi> {
+  const token = BENCH_TOKEN;
+  // BENCH_PROFILE=<dir>: a V8 CPU profile of the API written there when it stops (bench/profileSummary.ts reads it).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
+  const probe = heapProbe ? ['--expose-gc', '--import', './bench/processes/heapProbe.mjs'] : [];
+  const { child, url } = await spawnServing([...profile, ...probe, 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
+    PATH: process.env.PATH ?? '',
+    TEMPORAL_ADDRESS: address,
+    TRACE_DIR: traceDir,
+    API_AUTH_TOKEN: token,
+    ...env,
   });
   const pid = child.pid!;
   const heapAfterGc = () =>
@@ -86,6 +96,15 @@ export async function startDeployedApi(address: string, traceDir: string, { heap
       child.stderr!.on('data', onData);
       child.kill('SIGUSR2');
     });
+  return { url, token, pid, cpuMicros: () => processCpuMicros(pid), heapAfterGc, stop: () => stopChild(child) };
+}
+
+/** Figure 9's floor (processes/bareTemporalApi.mjs): bare node:http over the raw client, the same token required. */
+export async function startBareTemporalApi(address: string): Promise<DeployedApi> {
+  const token = BENCH_TOKEN;
+  const { child, url } = await spawnServing(['bench/processes/bareTemporalApi.mjs', JSON.stringify({ address, token })], { PATH: process.env.PATH ?? '' });
+  const pid = child.pid!;
+  const heapAfterGc = () => Promise.reject(new Error('the bare API has no heap probe'));
   return { url, token, pid, cpuMicros: () => processCpuMicros(pid), heapAfterGc, stop: () => stopChild(child) };
 }
 
