@@ -132,15 +132,24 @@ interface AsyncDestination extends EventEmitter {
 const TURN_BATCH_BYTES = 8 * 1024;
 
 /**
- * How long the default writer may hold lines under its minimum write length before it writes them. Written once per
- * turn, a server answering a few requests per turn paid a write (a thread-pool task and its wake-up) per turn, most of
- * the access log's cost (docs/performance.md, figure 1b); a line shows at most this late, and an exit writes it first.
+ * How old the lines the default writer holds under its minimum write length must be before a turn that logs writes
+ * them. Written once per turn, a server answering a few requests per turn paid a write (a thread-pool task and its
+ * wake-up) per turn, most of the access log's cost (docs/performance.md, figure 1b).
  */
 const HOLD_MS = 50;
 
 /**
+ * How long the writer holds lines when nothing else logs: a timer then writes them. Only silence waits for it: a busy
+ * process writes on a turn it is awake for anyway, where a timer of HOLD_MS woke an otherwise idle process up to 20
+ * times a second, at a few requests per second more than the write saved (docs/performance.md, figure 9). An exit
+ * writes what is held first.
+ */
+const QUIET_HOLD_MS = 250;
+
+/**
  * The default writer's front: it keeps pino's lines in a list while the event-loop turn that logs them runs, then
- * hands them to the writer as one string and has it write what it holds within HOLD_MS. Handed one line at a time,
+ * hands them to the writer as one string and has it write what it holds once that is HOLD_MS old (QUIET_HOLD_MS when
+ * nothing more is logged). Handed one line at a time,
  * sonic-boom appends each to the string it holds and measures that string again (Buffer.byteLength), which flattens
  * it: a copy of up to 16 KiB per line, under load the largest allocation of a request (docs/performance.md, figure 1b).
  */
@@ -148,12 +157,14 @@ class TurnBatch implements DestinationStream {
   private lines: string[] = [];
   private scheduled = false;
 
-  private holdTimer: NodeJS.Timeout | undefined;
+  private quietTimer: NodeJS.Timeout | undefined;
+  /** When the writer began to hold what it holds (performance.now()); undefined while it holds nothing of ours. */
+  private heldSince: number | undefined;
 
   constructor(private readonly writer: AsyncDestination) {
-    // A write that ends leaves what came in meanwhile held when that is under the minimum length: written within
-    // HOLD_MS, not whenever a later line asks.
-    writer.on('drain', this.holdAWhile);
+    // A write that ends leaves what came in meanwhile held when that is under the minimum length: written by the same
+    // rule, not whenever a later line asks.
+    writer.on('drain', this.writeOrHold);
   }
 
   write(line: string): void {
@@ -170,25 +181,39 @@ class TurnBatch implements DestinationStream {
     if (this.lines.length === 0) return;
     const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
     this.lines = [];
-    if (!this.writer.destroyed) this.writer.write(text);
+    if (this.writer.destroyed) return;
+    this.heldSince ??= performance.now();
+    this.writer.write(text);
   }
 
   private readonly endOfTurn = (): void => {
     this.scheduled = false;
     heldBatches.delete(this);
     this.handOver();
-    this.holdAWhile();
+    this.writeOrHold();
   };
 
-  /** What the writer holds goes out within HOLD_MS: the lines of many turns in one write. */
-  private readonly holdAWhile = (): void => {
-    if (this.holdTimer || this.writer.destroyed || this.writer._len === 0) return;
-    this.holdTimer = setTimeout(this.writeHeld, HOLD_MS);
-    this.holdTimer.unref();
+  /**
+   * What the writer holds goes out on this turn once it is HOLD_MS old, so the lines of many turns share a write; the
+   * quiet timer writes it when no later turn logs. A write in flight comes back here through 'drain' when it ends.
+   */
+  private readonly writeOrHold = (): void => {
+    const writer = this.writer;
+    if (writer.destroyed || writer._writing) return;
+    // Written meanwhile: sonic-boom writes at its minimum length itself.
+    if (writer._len === 0) return this.writeHeld();
+    const now = performance.now();
+    const held = now - (this.heldSince ??= now);
+    if (held >= HOLD_MS) return this.writeHeld();
+    if (this.quietTimer) return;
+    this.quietTimer = setTimeout(this.writeHeld, QUIET_HOLD_MS - held);
+    this.quietTimer.unref();
   };
 
   private readonly writeHeld = (): void => {
-    this.holdTimer = undefined;
+    clearTimeout(this.quietTimer);
+    this.quietTimer = undefined;
+    this.heldSince = undefined;
     // sonic-boom writes an empty buffer when asked with nothing held: only ask when something is. While a write is on
     // its way, flush() does nothing; its end comes back here through 'drain'.
     if (!this.writer.destroyed && !this.writer._writing && this.writer._len > 0) this.writer.flush();

@@ -136,17 +136,17 @@ async function stdoutChunks(script: string): Promise<string[]> {
   }
 }
 
-test('the default writer: the lines of one event-loop turn go out in one write once the turn is over, without waiting for more', async () => {
+test('the default writer: the lines of one event-loop turn go out in one write when nothing more is logged', async () => {
   const chunks = await stdoutChunks(`
     for (let i = 0; i < 5; i += 1) logger.info('line', { i });
-    setTimeout(() => logger.info('done'), 200);
+    setTimeout(() => logger.info('done'), 600);
   `);
   const first = chunks[0]!.trim().split('\n').map((line) => JSON.parse(line) as LogFields);
   assert.equal(first.map((line) => line.i), [0, 1, 2, 3, 4], 'the five lines of the first turn arrive together');
   assert.equal(chunks.slice(1).join('').trim().split('\n').map((line) => (JSON.parse(line) as LogFields).msg), ['done'], 'the lone line of a later turn is written too');
 });
 
-test('the default writer: lines of many turns close together go out in one write, within its hold of 50 ms', async () => {
+test('the default writer: lines of many turns close together go out in one write', async () => {
   // A line a millisecond for 20 ms: written turn by turn they would reach the pipe as about 20 writes.
   const chunks = await stdoutChunks(`
     let i = 0;
@@ -156,6 +156,20 @@ test('the default writer: lines of many turns close together go out in one write
   const holding = chunks.filter((chunk) => chunk.includes('"msg":"line"'));
   assert.ok(holding.length <= 2, `the 20 lines came in ${holding.length} reads of the pipe`);
   assert.is(holding.join('').trim().split('\n').length, 20);
+});
+
+test('the default writer: while lines keep coming, a turn that logs writes those held 50 ms or more, with no timer of its own', async () => {
+  // Eight lines 80 ms apart: each turn after the first finds the line before it held long enough and writes both, so
+  // the pipe sees them in pairs or fewer writes still, never one write per line and never one held to the quiet timer.
+  const chunks = await stdoutChunks(`
+    let i = 0;
+    const next = () => { logger.info('line', { i }); i += 1; if (i < 8) setTimeout(next, 80); else setTimeout(() => logger.info('done'), 600); };
+    next();
+  `);
+  const lines = chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as LogFields);
+  assert.equal(lines.filter((line) => line.msg === 'line').map((line) => line.i), [0, 1, 2, 3, 4, 5, 6, 7]);
+  const holding = chunks.filter((chunk) => chunk.includes('"msg":"line"'));
+  assert.ok(holding.length < 8, `the 8 lines came in ${holding.length} reads of the pipe`);
 });
 
 test('the default writer: lines logged just before process.exit in the same turn are written', async () => {
