@@ -204,7 +204,7 @@ export async function cpuFigure({ address, traceDir, statusRun, load }: { addres
       title: 'Figure 9: CPU of the whole API process per request on Temporal, as `npm start` runs it, beside the raw @temporalio/client per call',
       table: rows.table,
       verdict:
-        `${rows.verdict}; the median of ${CPU_ROUNDS} alternating rounds of ${CPU_ROUND_SECONDS} s each (run-and-wait ${2 * CPU_ROUND_SECONDS} s), after a warm-up of both. ` +
+        `${rows.verdict}; the median of ${CPU_ROUNDS} rounds of ${CPU_ROUND_SECONDS} s each (run-and-wait ${2 * CPU_ROUND_SECONDS} s), each side first, second and last in turn, after a warm-up of all three. ` +
         'The API: `flowgate serve` on the compiled dist/ in the default configuration (access log on, API_AUTH_TOKEN set), its user + system time from /proc/<pid>/stat over the requests the load generator counted. ' +
         'The raw client: connected once in one long-lived process, its own process.cpuUsage() over its calls. ' +
         'The floor: a bare node:http server over the same raw client (bench/processes/bareTemporalApi.mjs: the token compared, the body parsed, the one call, a small JSON answer), measured as the API is; in parentheses, its ratio to the raw client',
