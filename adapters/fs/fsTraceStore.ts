@@ -1,9 +1,11 @@
+import { statSync } from 'node:fs';
 import { mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { TraceKey, TraceRecord } from '../../core/domain/trace.js';
 import { traceRelativePath } from '../../core/trace/traceKey.js';
 import { parseTraceRecord } from '../../core/trace/parseTrace.js';
 import type { TraceStore } from '../../ports/traceStore.js';
+import { isOnLocalFilesystem } from './localFilesystem.js';
 
 export interface FsTraceStoreOptions {
   /** Directory the trace files live under (TRACE_DIR). Relative paths resolve against the working directory. */
@@ -34,6 +36,12 @@ export class FsTraceStore implements TraceStore {
   private realDirectory: string | undefined;
   /** Path → when it was written; oldest first. */
   private readonly recentWrites = new Map<string, number>();
+  /**
+   * Whether the directory is on a local filesystem (found once). There `locate` stats in place: a few microseconds,
+   * where the thread pool's stat woke two threads, about a sixth of a run-and-wait's CPU on Temporal
+   * (docs/performance.md, figure 9). Elsewhere (a network mount) a stat may stall, and it stays off the event loop.
+   */
+  private localFilesystem: Promise<boolean> | undefined;
 
   constructor(options: FsTraceStoreOptions) {
     if (typeof options?.directory !== 'string' || options.directory.length === 0) {
@@ -74,6 +82,8 @@ export class FsTraceStore implements TraceStore {
     const path = this.pathOf(key);
     const writtenAt = this.recentWrites.get(path);
     if (writtenAt !== undefined && this.now() - writtenAt < RECENT_WRITE_MS) return path;
+    this.localFilesystem ??= isOnLocalFilesystem(this.directory);
+    if (await this.localFilesystem) return statSync(path, { throwIfNoEntry: false })?.isFile() ? path : undefined;
     try {
       return (await stat(path)).isFile() ? path : undefined;
     } catch (error) {

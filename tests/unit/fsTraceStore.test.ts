@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, statfs, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { FsTraceStore } from '../../adapters/fs/index.js';
+import { isLocalFilesystemType, isOnLocalFilesystem } from '../../adapters/fs/localFilesystem.js';
 import type { TraceRecord } from '../../core/domain/trace.js';
 import { CorruptTraceError } from '../../core/trace/parseTrace.js';
 
@@ -100,6 +101,34 @@ test('a trace directory removed after the first write is made again; a recent wr
   } finally {
     await rm(directory, { recursive: true, force: true });
   }
+});
+
+test('locate on a trace written by another process: a file is named, a directory or a missing file is not', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'fg-fs-'));
+  try {
+    const writer = new FsTraceStore({ directory });
+    const path = await writer.write(key, record);
+    // A store of its own, as the API beside a worker: no memory of the write, so the filesystem answers.
+    const reader = new FsTraceStore({ directory });
+    assert.is(await reader.locate(key), path);
+    assert.is(await reader.locate({ ...key, runId: 'another-run' }), undefined);
+    const directoryInstead = { ...key, runId: 'a-directory' };
+    await mkdir(reader.pathOf(directoryInstead), { recursive: true });
+    assert.is(await reader.locate(directoryInstead), undefined);
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+
+test('local filesystems: disks and memory are local; network, FUSE and unknown types are not', async () => {
+  for (const local of [0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630]) assert.ok(isLocalFilesystemType(local), local.toString(16));
+  for (const remote of [0x6969 /* nfs */, 0xfe534d42 /* smb2 */, 0x65735546 /* fuse */, 0x00c36400 /* ceph */, 0x01021997 /* 9p */, 0]) {
+    assert.not.ok(isLocalFilesystemType(remote), remote.toString(16));
+  }
+  // A directory not made yet is judged by its nearest existing parent; /proc (procfs) is not a place for traces.
+  const parentType = Number((await statfs(tmpdir())).type);
+  assert.is(await isOnLocalFilesystem(join(tmpdir(), 'fg-not-made-yet', 'traces')), isLocalFilesystemType(parentType));
+  assert.is(await isOnLocalFilesystem('/proc/self'), false);
 });
 
 test.run();
