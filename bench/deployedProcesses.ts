@@ -30,6 +30,8 @@ export interface DeployedApi {
   cpuMicros(): Promise<number>;
   /** The heap in use right after a full collection, in bytes (only when started with `heapProbe`). */
   heapAfterGc(): Promise<number>;
+  /** Bytes V8 allocated since the process started, exact as of a full collection (only when started with `allocations`). */
+  allocatedBytes(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -64,58 +66,88 @@ async function spawnServing(args: string[], env: NodeJS.ProcessEnv): Promise<{ c
 
 const BENCH_TOKEN = 'bench-deployment-token';
 
+export interface ProbeOptions {
+  /** processes/heapProbe.mjs preloaded and gc exposed: `heapAfterGc` answers. */
+  heapProbe?: boolean;
+  /** The probe counting allocations too (processes/allocations.mjs): `allocatedBytes` answers. */
+  allocations?: boolean;
+}
+
+const probeFlags = ({ heapProbe = false, allocations = false }: ProbeOptions): string[] =>
+  heapProbe || allocations ? ['--expose-gc', '--import', './bench/processes/heapProbe.mjs'] : [];
+
+/** Asks the probe (SIGUSR2) for its line on stderr: the heap after a full collection, and the bytes allocated. */
+function probe(child: ChildProcess, options: ProbeOptions): Promise<{ heapAfterGc: number; allocatedBytes?: number }> {
+  return new Promise((resolve, reject) => {
+    // Without the probe, SIGUSR2 would end the process.
+    if (!options.heapProbe && !options.allocations) return reject(new Error('the process was started without the heap probe'));
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered += chunk;
+      const answer = /\{"heapAfterGc":(\d+)(?:,"allocatedBytes":(\d+))?\}/.exec(buffered);
+      if (!answer) return;
+      child.stderr!.off('data', onData);
+      resolve({ heapAfterGc: Number(answer[1]), ...(answer[2] === undefined ? {} : { allocatedBytes: Number(answer[2]) }) });
+    };
+    child.stderr!.on('data', onData);
+    child.kill('SIGUSR2');
+  });
+}
+
+/** The API's and the floor's handle: CPU from /proc, the probe's readings, a stop. */
+function deployed(child: ChildProcess, url: string, options: ProbeOptions): DeployedApi {
+  const pid = child.pid!;
+  return {
+    url,
+    token: BENCH_TOKEN,
+    pid,
+    cpuMicros: () => processCpuMicros(pid),
+    heapAfterGc: async () => (await probe(child, options)).heapAfterGc,
+    allocatedBytes: async () => {
+      const { allocatedBytes } = await probe(child, options);
+      if (allocatedBytes === undefined) throw new Error('allocatedBytes needs the process started with { allocations: true }');
+      return allocatedBytes;
+    },
+    stop: () => stopChild(child),
+  };
+}
+
 /**
- * `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. With
- * `heapProbe`, processes/heapProbe.mjs is preloaded (and gc exposed) so `heapAfterGc` can ask; nothing else changes.
+ * `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. The probe
+ * options preload processes/heapProbe.mjs (and expose gc); nothing else changes.
  */
-export async function startDeployedApi(address: string, traceDir: string, { heapProbe = false, env = {} as Record<string, string> } = {}): Promise<DeployedApi> {
-  const token = BENCH_TOKEN;
+export async function startDeployedApi(address: string, traceDir: string, options: ProbeOptions & { env?: Record<string, string> } = {}): Promise<DeployedApi> {
   // BENCH_PROFILE=<dir>: a V8 CPU profile of the API written there when it stops (bench/profileSummary.ts reads it).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-  const probe = heapProbe ? ['--expose-gc', '--import', './bench/processes/heapProbe.mjs'] : [];
-  const { child, url } = await spawnServing([...profile, ...probe, 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
+  const { child, url } = await spawnServing([...profile, ...probeFlags(options), 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
     PATH: process.env.PATH ?? '',
     TEMPORAL_ADDRESS: address,
     TRACE_DIR: traceDir,
-    API_AUTH_TOKEN: token,
-    ...env,
+    API_AUTH_TOKEN: BENCH_TOKEN,
+    ...(options.allocations ? { BENCH_ALLOCATIONS: '1' } : {}),
+    ...options.env,
   });
-  const pid = child.pid!;
-  const heapAfterGc = () =>
-    new Promise<number>((resolve, reject) => {
-      // Without the probe, SIGUSR2 would end the API.
-      if (!heapProbe) return reject(new Error('heapAfterGc needs the API started with { heapProbe: true }'));
-      let buffered = '';
-      const onData = (chunk: Buffer) => {
-        buffered += chunk;
-        const answer = /\{"heapAfterGc":(\d+)\}/.exec(buffered);
-        if (!answer) return;
-        child.stderr!.off('data', onData);
-        resolve(Number(answer[1]));
-      };
-      child.stderr!.on('data', onData);
-      child.kill('SIGUSR2');
-    });
-  return { url, token, pid, cpuMicros: () => processCpuMicros(pid), heapAfterGc, stop: () => stopChild(child) };
+  return deployed(child, url, options);
 }
 
 /** Figure 9's floor (processes/bareTemporalApi.mjs): bare node:http over the raw client, the same token required. */
-export async function startBareTemporalApi(address: string): Promise<DeployedApi> {
-  const token = BENCH_TOKEN;
-  const { child, url } = await spawnServing(['bench/processes/bareTemporalApi.mjs', JSON.stringify({ address, token })], { PATH: process.env.PATH ?? '' });
-  const pid = child.pid!;
-  const heapAfterGc = () => Promise.reject(new Error('the bare API has no heap probe'));
-  return { url, token, pid, cpuMicros: () => processCpuMicros(pid), heapAfterGc, stop: () => stopChild(child) };
+export async function startBareTemporalApi(address: string, options: ProbeOptions = {}): Promise<DeployedApi> {
+  const script = ['bench/processes/bareTemporalApi.mjs', JSON.stringify({ address, token: BENCH_TOKEN })];
+  const env = { PATH: process.env.PATH ?? '', ...(options.allocations ? { BENCH_ALLOCATIONS: '1' } : {}) };
+  const { child, url } = await spawnServing([...probeFlags(options), ...script], env);
+  return deployed(child, url, options);
 }
 
 export interface RawClientProcess {
   round(spec: RawRound): Promise<LoadResult>;
+  /** As DeployedApi's (only when started with `allocations`). */
+  allocatedBytes(): Promise<number>;
   stop(): Promise<void>;
 }
 
 /** The raw client in its long-lived process; `round` runs one measuring round in it. */
-export async function startRawClient(address: string): Promise<RawClientProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/processes/rawTemporalRounds.ts', JSON.stringify({ address })], {
+export async function startRawClient(address: string, { allocations = false }: Pick<ProbeOptions, 'allocations'> = {}): Promise<RawClientProcess> {
+  const child = spawn(process.execPath, [...(allocations ? ['--expose-gc'] : []), '--import', 'tsx', 'bench/processes/rawTemporalRounds.ts', JSON.stringify({ address, allocations })], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -127,14 +159,19 @@ export async function startRawClient(address: string): Promise<RawClientProcess>
   };
   await next(); // {ready: true}
   let queue: Promise<unknown> = Promise.resolve();
+  const ask = (message: unknown): Promise<Record<string, unknown>> => {
+    const answer = queue.then(async () => {
+      child.stdin!.write(`${JSON.stringify(message)}\n`);
+      return next();
+    });
+    queue = answer.catch(() => {});
+    return answer;
+  };
   return {
-    round: (spec) => {
-      const answer = queue.then(async () => {
-        child.stdin!.write(`${JSON.stringify(spec)}\n`);
-        return (await next()) as unknown as LoadResult;
-      });
-      queue = answer.catch(() => {});
-      return answer;
+    round: async (spec) => (await ask(spec)) as unknown as LoadResult,
+    allocatedBytes: async () => {
+      if (!allocations) throw new Error('allocatedBytes needs the raw client started with { allocations: true }');
+      return Number((await ask({ allocatedBytes: true })).allocatedBytes);
     },
     stop: async () => {
       child.stdin!.end();

@@ -12,7 +12,8 @@ import type { LoadResult, LoadSpec } from './processes/load.js';
 import { ROOT, runToEnd, startHelper, startServer, type ServerProcess } from './processes.js';
 import { measureUi, uiFigureRows } from './ui.js';
 import { greedyEventStreams, greedyReaders, pipelining } from './greedyClients.js';
-import { cpuFigure } from './temporalCpu.js';
+import { CPU_ROUND_SECONDS, cpuFigure } from './temporalCpu.js';
+import { allocationFigure } from './temporalAllocations.js';
 import { measureScale, scaleFigureRows } from './scale.js';
 import { runAndWaitDriftFigure } from './runAndWaitDrift.js';
 import { startTemporalFlowgate } from './temporalFlowgate.js';
@@ -350,6 +351,10 @@ async function temporalFigures(traceDir: string): Promise<void> {
     if (ONLY.has(9)) {
       log('figure 9');
       await postJson(`${url}/workflow/run`, { workflowName: 'bench_noop', input: {}, workflowId: 'bench-status-temporal' });
+      // 9b first: figure 9's starts leave thousands of runs queued on the worker, behind which 9b's run-and-waits would
+      // crawl; 9b's own few starts are worked off while figure 9 measures status.
+      log('figure 9b');
+      figures.push(await allocationFigure({ address: temporal.address, traceDir, statusRun: 'bench-status-temporal', load, seconds: CPU_ROUND_SECONDS }));
       figures.push(await cpuFigure({ address: temporal.address, traceDir, statusRun: 'bench-status-temporal', load }));
     }
     if (ONLY.has(14)) {

@@ -43,7 +43,7 @@ export interface OperationCpu {
   target: number;
 }
 
-interface Operation {
+export interface Operation {
   name: string;
   concurrency: number;
   target: number;
@@ -72,12 +72,9 @@ async function rawMicros(setup: CpuFigureSetup, operation: Operation, seconds: n
   return perCall(result, result.cpuMicros ?? 0);
 }
 
-/**
- * Status, start and run-and-wait, each in alternating rounds (ABBA: the dev server slows as runs accumulate), after
- * a warm-up of both sides. Run-and-wait goes before start: thousands of started runs queue on the worker.
- */
-export async function measureApiCpu(setup: CpuFigureSetup, statusRun: string): Promise<OperationCpu[]> {
-  const operations: Operation[] = [
+/** Figure 9's operations, in the order measured: run-and-wait before start (thousands of started runs queue on the worker). */
+export function figureOperations(statusRun: string): Operation[] {
+  return [
     {
       name: 'status (`GET /workflow/{id}/status`, raw `describe()`)',
       concurrency: 50,
@@ -103,8 +100,15 @@ export async function measureApiCpu(setup: CpuFigureSetup, statusRun: string): P
       request: { url: '/workflow', method: 'POST', body: JSON.stringify({ workflowName: 'bench_noop', input: {} }) },
     },
   ];
+}
+
+/**
+ * Status, start and run-and-wait, each in alternating rounds (ABBA: the dev server slows as runs accumulate), after
+ * a warm-up of both sides. Run-and-wait goes before start: thousands of started runs queue on the worker.
+ */
+export async function measureApiCpu(setup: CpuFigureSetup, statusRun: string): Promise<OperationCpu[]> {
   const figures: OperationCpu[] = [];
-  for (const operation of operations) {
+  for (const operation of figureOperations(statusRun)) {
     const seconds = setup.seconds * operation.lengthFactor;
     const warmUp = Math.min(2, seconds);
     const sides = {
@@ -178,7 +182,7 @@ export function cpuFigureRows(figures: OperationCpu[]): { table: string[][]; ver
 
 /** Figure 9's rounds: 4 alternating rounds of 8 s (run-and-wait 16 s), long enough for what grows with the runs served to show. */
 const CPU_ROUNDS = 4;
-const CPU_ROUND_SECONDS = Number(process.env.BENCH_CPU_SECONDS ?? 8);
+export const CPU_ROUND_SECONDS = Number(process.env.BENCH_CPU_SECONDS ?? 8);
 
 /**
  * Figure 9 on the Temporal dev server at `address` (its bench worker serving `main`): the deployed API and the warm
