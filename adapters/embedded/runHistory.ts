@@ -145,12 +145,13 @@ export class RunHistory {
     return this.closed;
   }
 
-  append(type: HistoryEventType, attributes: Record<string, unknown>, stepName?: string): HistoryEvent {
+  /** `at`: the event's time when it was decided earlier than now (a closing event: the run's closedAt). */
+  append(type: HistoryEventType, attributes: Record<string, unknown>, stepName?: string, at?: Date): HistoryEvent {
     if (this.closed) throw new Error(`history is closed; cannot append ${type}`);
     const event: HistoryEvent = {
       eventId: this.list.length + 1,
       type,
-      time: new Date(this.clock.now()).toISOString(),
+      time: (at ?? new Date(this.clock.now())).toISOString(),
       ...(stepName === undefined ? {} : { stepName }),
       attributes,
     };

@@ -130,7 +130,8 @@ export class RunRecord implements StoredRun {
   /** Decides the close: the closing event is appended (readers see it once committed) and the rest kept for publishClose. */
   decideClose(closing: RunClosing, closedAt: Date): void {
     this.decided = { closing, closedAt };
-    this.history.append(closing.event.type, closing.event.attributes);
+    // At the close time the status answers: the close's own work (children, the trace written) comes in between.
+    this.history.append(closing.event.type, closing.event.attributes, undefined, closedAt);
   }
 
   /** Makes the decided close visible, all at once: status, closedAt, result, then the waiters. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { EmbeddedEngine } from '../../../adapters/embedded/index.js';
 import { step, workflow } from '../../../core/definition/index.js';
 import { CatalogNotAvailableError, FlowgateError } from '../../../core/domain/errors.js';
-import { eventTypes, flush, harness } from './support.js';
+import { eventTypes, flush, harness, historyEvents } from './support.js';
 
 const greet = step({ name: 'greet', fn: async (name: string) => `hello ${name}` });
 const hello = workflow({
@@ -61,6 +61,20 @@ test('start returns a running description and runs asynchronously', async () => 
   assert.equal(page.events.map((e) => e.eventId), [1, 2, 3, 4, 5]);
   assert.equal(page.events.at(-1)?.attributes, { output: { greeting: 'hello Ada' } });
   h.close();
+});
+
+test('the closing event is at the run\'s closedAt, however long the close\'s own work (the trace written) takes', async () => {
+  const slowClose = harness([hello], {
+    onRunClosed: async () => {
+      // The trace written as the run closes: 40 ms on a loaded machine.
+      slowClose.clock.set(slowClose.clock.now() + 40);
+    },
+  });
+  const ref = await slowClose.run(hello, { name: 'Ada' });
+  const outcome = await slowClose.outcome(ref);
+  const closing = (await historyEvents(slowClose.engine, ref)).at(-1)!;
+  assert.is(closing.type, 'workflow_completed');
+  assert.is(closing.time, outcome.run.closedAt!.toISOString());
 });
 
 test('an id with an open run is refused; a closed id may be reused', async () => {
