@@ -104,7 +104,9 @@ down('S3 killed while 40 runs upload: every run completes with its local trace; 
     const uploaded = run.body.trace.remote
       ? await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: objectKeyOf(run.body.trace.remote) })).then(() => true)
       : await objectExists(s3, api, run.body);
-    assert.ok(uploaded !== (failures.length > 0), `${run.body.workflowId}: uploaded ${uploaded}, failures logged ${failures.length}`);
+    // Both can be true: an upload the kill cut may have reached the store before its answer was lost, and the
+    // uploader, seeing only the broken connection, logs it as failed.
+    assert.ok(uploaded || failures.length > 0, `${run.body.workflowId}: uploaded ${uploaded}, failures logged ${failures.length}`);
     if (failures.length > 0) {
       logged += 1;
       assert.is(failures[0]!.workflowId, run.body.workflowId);
