@@ -116,7 +116,7 @@ function deployed(child: ChildProcess, url: string, options: ProbeOptions): Depl
  * `flowgate serve` on Temporal at `address`, default configuration with a token; resolves once it listens. The probe
  * options preload processes/heapProbe.mjs (and expose gc); nothing else changes.
  */
-export async function startDeployedApi(address: string, traceDir: string, options: ProbeOptions & { env?: Record<string, string> } = {}): Promise<DeployedApi> {
+export async function startDeployedApi(address: string, traceDir: string, options: ProbeOptions = {}): Promise<DeployedApi> {
   // BENCH_PROFILE=<dir>: a V8 CPU profile of the API written there when it stops (bench/profileSummary.ts reads it).
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
   const { child, url } = await spawnServing([...profile, ...probeFlags(options), 'dist/composition/cli/main.js', 'serve', '--port', '0'], {
@@ -125,7 +125,6 @@ export async function startDeployedApi(address: string, traceDir: string, option
     TRACE_DIR: traceDir,
     API_AUTH_TOKEN: BENCH_TOKEN,
     ...(options.allocations ? { BENCH_ALLOCATIONS: '1' } : {}),
-    ...options.env,
   });
   return deployed(child, url, options);
 }

@@ -150,9 +150,9 @@ const QUIET_HOLD_MS = 250;
 /**
  * The default writer's front: it keeps pino's lines in a list while the event-loop turn that logs them runs, then
  * hands them to the writer as one string and has it write what it holds once that is HOLD_MS old (QUIET_HOLD_MS when
- * nothing more is logged). Handed one line at a time,
- * sonic-boom appends each to the string it holds and measures that string again (Buffer.byteLength), which flattens
- * it: a copy of up to 16 KiB per line, under load the largest allocation of a request (docs/performance.md, figure 1b).
+ * nothing more is logged). Handed one line at a time, sonic-boom appends each to the string it holds and measures that
+ * string again (Buffer.byteLength), which flattens it: a copy of up to 16 KiB per line, under load the largest
+ * allocation of a request (docs/performance.md, figure 1b).
  */
 class TurnBatch implements DestinationStream {
   private lines: string[] = [];
