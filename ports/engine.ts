@@ -49,6 +49,12 @@ export interface AwaitOptions {
    * with this run's own outcome when it closes, `continued_as_new` included (the pinned form). @default true
    */
   followChain?: boolean;
+  /**
+   * The awaited run as its start described it, when the caller holds that. An engine that learns from the run's
+   * closing event all a closed run's description adds (Temporal: the trace location the worker reports on a completed
+   * run's result) answers with it instead of describing the closed run again.
+   */
+  startedRun?: RunDescription;
 }
 
 /**

@@ -89,6 +89,14 @@ export interface TraceMemo {
 }
 
 /**
+ * Metadata key on a completed run's result payload: the run's TraceLocation as JSON (sandbox/resultTraceReport.ts).
+ * The API waiting on the run reads its closing event anyway; with this it names the trace file without describing the
+ * closed run for the memo and Temporal's start time (engine/reportedClose.ts). Temporal's converters read only a
+ * payload's `encoding`, so any other client decodes the result as before.
+ */
+export const RESULT_TRACE_METADATA_KEY = 'flowgate-trace';
+
+/**
  * Memo key the sandbox upserts when a webhook wait begins for real (sandbox/feedbackWaitStarted.ts): Temporal records
  * no event for a run awaiting a signal, and the WORKFLOW_PROPERTIES_MODIFIED event of this upsert is the run's
  * `feedback_wait_started` (engine/workflowEvents.ts), its value the event's attributes. Continue-as-new does not copy it.

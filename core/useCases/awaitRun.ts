@@ -1,6 +1,6 @@
 import { checkAwaitTimeout } from '../domain/requestBounds.js';
 import type { PinnedRunRef, RunOutcome } from '../domain/run.js';
-import type { WorkflowEngine } from '../../ports/engine.js';
+import type { AwaitOptions, WorkflowEngine } from '../../ports/engine.js';
 
 /**
  * Waits for a run's outcome until `timeoutMs` passes or any of the signals aborts: the outcome, `'timeout'` or
@@ -10,7 +10,7 @@ import type { WorkflowEngine } from '../../ports/engine.js';
 export async function awaitOutcomeUnlessAborted(
   engine: WorkflowEngine,
   run: PinnedRunRef,
-  options: { timeoutMs: number; followChain?: boolean },
+  options: Pick<AwaitOptions, 'timeoutMs' | 'followChain' | 'startedRun'>,
   signals: readonly (AbortSignal | undefined)[],
 ): Promise<RunOutcome | 'timeout' | 'aborted'> {
   checkAwaitTimeout(options.timeoutMs);

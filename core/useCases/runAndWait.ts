@@ -41,7 +41,7 @@ async function awaitResult(
   version: ResultVersion,
 ): Promise<{ result: WorkflowResult; closedAt: Date }> {
   const ref = { workflowId: run.workflowId, runId: run.runId };
-  const outcome = await awaitOutcomeUnlessAborted(deps.engine, ref, { timeoutMs: request.timeoutSeconds * 1000 }, [deps.shutdownSignal]);
+  const outcome = await awaitOutcomeUnlessAborted(deps.engine, ref, { timeoutMs: request.timeoutSeconds * 1000, startedRun: run }, [deps.shutdownSignal]);
   if (outcome === 'aborted') {
     throw new WorkflowExecutionTimedOutError(
       `The server is shutting down and stopped waiting for workflow ${run.workflowId}; the run was not cancelled. On an engine that outlives the server (Temporal) it keeps running and its result stays readable at ${resultPath(run.workflowId)}; the embedded engine's open runs end with the server`,

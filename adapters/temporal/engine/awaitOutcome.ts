@@ -6,6 +6,7 @@ import type { TemporalCalls } from './calls.js';
 import { LONG_POLL_TIMEOUT_MS } from './followHistory.js';
 import { fetchHistoryPage } from './historyReader.js';
 import { continuedRunIdOf, outcomeOf } from './outcome.js';
+import { reportedCloseOutcome } from './reportedClose.js';
 
 export interface AwaitDeps {
   calls: TemporalCalls;
@@ -17,8 +18,9 @@ export interface AwaitDeps {
  * Waits for the end of the continue-as-new chain `run` belongs to by long-polling each run's closing event
  * (`waitNewEvent` with the CLOSE_EVENT filter), never by polling in a loop. The timeout is a Clock timer that cancels
  * the request in flight. Resolves undefined on timeout or when the engine closes; rejects with the abort reason.
+ * The closed run is described for its outcome, unless the closing event reports all that adds (reportedClose.ts).
  */
-export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { timeoutMs, signal, followChain = true }: AwaitOptions): Promise<RunOutcome | undefined> {
+export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { timeoutMs, signal, followChain = true, startedRun }: AwaitOptions): Promise<RunOutcome | undefined> {
   // The use cases check it (awaitRun.ts); asserted again because the timer below would take any number.
   checkAwaitTimeout(timeoutMs);
   if (signal?.aborted) throw signal.reason;
@@ -53,7 +55,8 @@ export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { ti
         nextPageToken = undefined;
         continue;
       }
-      return outcomeOf(await deps.describe(current, stop.signal), close);
+      const reported = startedRun?.runId === current.runId ? reportedCloseOutcome(startedRun, close) : undefined;
+      return reported ?? outcomeOf(await deps.describe(current, stop.signal), close);
     }
   } catch (error) {
     if (timedOut || deps.calls.closed) return undefined;

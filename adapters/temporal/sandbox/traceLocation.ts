@@ -13,10 +13,11 @@ const { [TRACE_LOCATION_ACTIVITY]: locateTrace } = proxyLocalActivities<{
 
 /**
  * As a run closes on its own: asks the worker running this task where the run's trace file goes and records it in the
- * run's memo (TRACE_MEMO_KEY), which the API reads with the run. Returns the start time the file is named by, for the
- * trace sink to write under (undefined when the worker did not answer: the sink then looks it up itself).
+ * run's memo (TRACE_MEMO_KEY), which the API reads with the run. Returns the location: the trace sink writes under its
+ * start time, and a completed run reports it on its result (resultTraceReport.ts). Undefined when the worker did not
+ * answer: the sink then looks the start time up itself.
  */
-export async function recordTraceLocation(): Promise<string | undefined> {
+export async function recordTraceLocation(): Promise<TraceLocation | undefined> {
   const info = coreWorkflowInfo();
   const request: TraceLocationRequest = {
     workflowId: info.workflowId,
@@ -29,7 +30,7 @@ export async function recordTraceLocation(): Promise<string | undefined> {
     const location = await CancellationScope.nonCancellable(() => locateTrace(request));
     const memo: TraceMemo = { local: location.localPath };
     upsertMemo({ [TRACE_MEMO_KEY]: memo });
-    return location.startedAt;
+    return location;
   } catch {
     return undefined;
   }

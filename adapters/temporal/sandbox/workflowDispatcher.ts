@@ -3,11 +3,12 @@ import { CancelledError, childWorkflowNotFound, serializeFailure } from '../../.
 import { invalidInputFailure } from '../../../core/definition/runRules.js';
 import { cancelledRunFailure } from '../../../core/domain/run.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
-import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery } from '../protocol.js';
+import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery, type TraceLocation } from '../protocol.js';
 import { FeedbackInbox } from './feedbackInbox.js';
 import { callbackWorkflow, startCallbackDelivery } from './runCallback.js';
 import { RunState } from './runState.js';
 import { checkOutput, runFailure } from './runOutcome.js';
+import { resultReportingTrace } from './resultTraceReport.js';
 import { reportRunClosed, reportRunStarted, type RunClosing } from './runSink.js';
 import { recordTraceLocation } from './traceLocation.js';
 import { guardUnswappedSteps } from './unswappedStepGuard.js';
@@ -69,9 +70,9 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
   }
   const checked = checkOutput(definition, output, options.maxResultBytes, options.maxPayloadBytes);
   if (!checked.ok) return await fail(checked.failure, input);
-  await closeRun({ status: 'completed', input, output: checked.value });
+  const traceLocation = await closeRun({ status: 'completed', input, output: checked.value });
   await startCallbackDelivery();
-  return checked.value;
+  return resultReportingTrace(checked.value, traceLocation);
 }
 
 async function fail(failure: ReturnType<typeof serializeFailure>, input: unknown): Promise<never> {
@@ -80,7 +81,12 @@ async function fail(failure: ReturnType<typeof serializeFailure>, input: unknown
   throw runFailure(failure);
 }
 
-/** A run closing on its own: where its trace goes is recorded with the run, then the worker writes it and tells its hooks. */
-async function closeRun(closing: RunClosing): Promise<void> {
-  reportRunClosed({ ...closing, traceStartedAt: await recordTraceLocation() });
+/**
+ * A run closing on its own: where its trace goes is recorded with the run, then the worker writes it and tells its
+ * hooks. Returns that location (undefined when the worker did not say).
+ */
+async function closeRun(closing: RunClosing): Promise<TraceLocation | undefined> {
+  const location = await recordTraceLocation();
+  reportRunClosed({ ...closing, traceStartedAt: location?.startedAt });
+  return location;
 }

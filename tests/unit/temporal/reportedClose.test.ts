@@ -1,0 +1,78 @@
+// A completed run's result carries its trace location (sandbox/resultTraceReport.ts), from which the API builds the
+// closed run's outcome without describing it (engine/reportedClose.ts): the two ends, through a real closing event.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { defaultPayloadConverter, RawValue } from '@temporalio/common';
+import { reportedCloseOutcome } from '../../../adapters/temporal/engine/reportedClose.js';
+import { RESULT_TRACE_METADATA_KEY, type TraceLocation } from '../../../adapters/temporal/protocol.js';
+import { resultReportingTrace } from '../../../adapters/temporal/sandbox/resultTraceReport.js';
+import type { RunDescription } from '../../../core/domain/run.js';
+import { eventTime, payloads, rawEvent } from './protoFixtures.js';
+
+const started: RunDescription = {
+  workflowId: 'order-7',
+  runId: 'run-1',
+  workflowName: 'echo',
+  catalog: 'main',
+  status: 'running',
+  startedAt: new Date('2026-01-01T00:00:00.500Z'),
+  closedAt: null,
+  firstRunId: 'run-1',
+  startedBy: 'ci-key',
+};
+const location: TraceLocation = { localPath: '/srv/traces/echo/2026-01-01T00:00:00.123Z_order-7_run-1.json', startedAt: '2026-01-01T00:00:00.123Z' };
+
+/** The closing event a worker's completion makes of what the workflow returned (its payload as the converter gives it). */
+function completedWith(returned: unknown) {
+  const result = { payloads: [defaultPayloadConverter.toPayload(returned)!] };
+  return rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED', { workflowExecutionCompletedEventAttributes: { result } });
+}
+
+test('the output goes out as the default converter encodes it, with the location beside it in the metadata', () => {
+  const returned = resultReportingTrace({ message: 'hi' }, location);
+  assert.instance(returned, RawValue);
+  const payload = defaultPayloadConverter.toPayload(returned)!;
+  assert.equal(defaultPayloadConverter.fromPayload(payload), { message: 'hi' }, 'any client decodes the output as before');
+  assert.equal(JSON.parse(new TextDecoder().decode(payload.metadata![RESULT_TRACE_METADATA_KEY])), location);
+});
+
+test('without a location (the worker did not answer) the output is returned as it is', () => {
+  const output = { message: 'hi' };
+  assert.is(resultReportingTrace(output, undefined), output);
+});
+
+test('a completed run\'s outcome from its closing event: Temporal\'s start time, the close time, the reported path', () => {
+  const outcome = reportedCloseOutcome(started, completedWith(resultReportingTrace({ message: 'hi' }, location)));
+  assert.equal(outcome, {
+    run: { ...started, status: 'completed', startedAt: new Date(location.startedAt), closedAt: new Date(eventTime(12)), localTracePath: location.localPath },
+    output: { message: 'hi' },
+    failure: null,
+  });
+});
+
+test('an output of undefined (a workflow returning nothing) is reported too', () => {
+  const outcome = reportedCloseOutcome(started, completedWith(resultReportingTrace(undefined, location)));
+  assert.equal([outcome?.run.status, outcome?.output, outcome?.run.localTracePath], ['completed', undefined, location.localPath]);
+});
+
+test('no outcome without the report, or with one that does not read: the caller describes the run instead', () => {
+  assert.is(reportedCloseOutcome(started, completedWith({ message: 'from a worker before the report' })), undefined);
+  const withMetadata = (bytes: Uint8Array) => {
+    const payload = defaultPayloadConverter.toPayload({ message: 'hi' })!;
+    payload.metadata = { ...payload.metadata, [RESULT_TRACE_METADATA_KEY]: bytes };
+    return rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED', { workflowExecutionCompletedEventAttributes: { result: { payloads: [payload] } } });
+  };
+  const utf8 = (text: string) => new TextEncoder().encode(text);
+  for (const bad of ['not json', 'null', '{"localPath":"/t.json"}', '{"localPath":"","startedAt":"2026-01-01T00:00:00.000Z"}', '{"localPath":"/t.json","startedAt":"yesterday"}']) {
+    assert.is(reportedCloseOutcome(started, withMetadata(utf8(bad))), undefined, bad);
+  }
+});
+
+test('no outcome for a close other than completion: a failure carries no report', () => {
+  const failed = rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED', { workflowExecutionFailedEventAttributes: { failure: { message: 'no' } } });
+  assert.is(reportedCloseOutcome(started, failed), undefined);
+  const continued = rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW', { workflowExecutionContinuedAsNewEventAttributes: { newExecutionRunId: 'run-2', input: payloads({}) } });
+  assert.is(reportedCloseOutcome(started, continued), undefined);
+});
+
+test.run();
