@@ -47,6 +47,8 @@ export interface CatalogPublication {
  */
 export interface FailureDetail {
   flowgateFailure: SerializedFailure;
+  /** Where the run's trace goes, as a completed run reports it on its result (RESULT_TRACE_METADATA_KEY). */
+  traceLocation?: TraceLocation;
 }
 
 /** Activity type of a step called from a workflow (docs/authoring.md: the activity type `workflow#step`). */
@@ -89,10 +91,11 @@ export interface TraceMemo {
 }
 
 /**
- * Metadata key on a completed run's result payload: the run's TraceLocation as JSON (sandbox/resultTraceReport.ts).
- * The API waiting on the run reads its closing event anyway; with this it names the trace file without describing the
- * closed run for the memo and Temporal's start time (engine/reportedClose.ts). Temporal's converters read only a
- * payload's `encoding`, so any other client decodes the result as before.
+ * Metadata key on a completed run's result payload: the run's TraceLocation as JSON (sandbox/resultTraceReport.ts; a
+ * failed run's FailureDetail carries it too). The API waiting on the run reads its closing event anyway; with this it
+ * names the trace file without describing the closed run for the memo and Temporal's start time
+ * (engine/reportedClose.ts). Temporal's converters read only a payload's `encoding`, so any other client decodes the
+ * result as before.
  */
 export const RESULT_TRACE_METADATA_KEY = 'flowgate-trace';
 

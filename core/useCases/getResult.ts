@@ -54,7 +54,7 @@ async function outcomeWithin(deps: Pick<CoreDeps, 'engine' | 'shutdownSignal'>, 
   const outcome = await awaitOutcomeUnlessAborted(
     deps.engine,
     { workflowId: open.workflowId, runId: open.runId },
-    { timeoutMs: wait.seconds! * 1000, followChain: ref.runId === undefined },
+    { timeoutMs: wait.seconds! * 1000, followChain: ref.runId === undefined, startedRun: open },
     [wait.signal, deps.shutdownSignal],
   );
   if (typeof outcome === 'string') {

@@ -132,13 +132,27 @@ calls('POST /workflow/run: the raw execute()\'s two calls, the trace named from 
   assert.ok(existsSync(answer!.body.trace.local), answer!.body.trace.local);
 });
 
-calls('POST /workflow/run of a run that fails: the closed run described, as its failure carries no trace location', async (context) => {
+calls('POST /workflow/run of a run that fails: the same two calls, the trace location in the failure\'s detail', async (context) => {
+  let answer: { status: number; body: any } | undefined;
   const made = await counted(context, async () => {
-    const answer = await send(context, 'POST', '/workflow/run', { workflowName: 'fails_in_workflow', input: {} });
-    assert.equal([answer.status, answer.body.status], [200, 'failed']);
-    assert.ok(existsSync(answer.body.trace.local), answer.body.trace.local);
+    answer = await send(context, 'POST', '/workflow/run', { workflowName: 'fails_in_workflow', input: {} });
   });
-  assert.equal(made, { DescribeWorkflowExecution: 1, GetWorkflowExecutionHistory: 1, StartWorkflowExecution: 1 });
+  assert.equal(made, { GetWorkflowExecutionHistory: 1, StartWorkflowExecution: 1 });
+  assert.equal([answer!.status, answer!.body.status, answer!.body.error.name], [200, 'failed', 'RangeError']);
+  assert.equal(answer!.body, (await send(context, 'GET', `/workflow/${answer!.body.workflowId}/runs/${answer!.body.runId}/result`)).body);
+  assert.ok(existsSync(answer!.body.trace.local), answer!.body.trace.local);
+});
+
+calls('GET result with ?wait on an open run: the open run described once, the closed one not again', async (context) => {
+  const started = await send(context, 'POST', '/workflow', { workflowName: 'sleeper', input: { ms: 1500 } });
+  let answer: { status: number; body: any } | undefined;
+  const made = await counted(context, async () => {
+    answer = await send(context, 'GET', `/workflow/${started.body.workflowId}/result?wait=30`);
+  });
+  assert.equal([answer!.status, answer!.body.status, answer!.body.output], [200, 'completed', { slept: 1500 }]);
+  // The outcome asked for (the run is open), the open run described for the wait, the closing event's long poll, the input.
+  assert.equal(made, { DescribeWorkflowExecution: 2, GetWorkflowExecutionHistory: 2 });
+  assert.equal(answer!.body, (await send(context, 'GET', `/workflow/${started.body.workflowId}/result`)).body);
 });
 
 calls('with an Idempotency-Key (as flowgate/client sends): a look for the key\'s run before the start, a read-back after', async (context) => {

@@ -1,33 +1,57 @@
 import type { RunDescription, RunOutcome } from '../../../core/domain/run.js';
-import { RESULT_TRACE_METADATA_KEY, type TraceLocation } from '../protocol.js';
+import { RESULT_TRACE_METADATA_KEY, type FailureDetail, type TraceLocation } from '../protocol.js';
+import { outcomeOf } from './outcome.js';
 import { EventType, type HistoryEvent } from './proto.js';
-import { decodeFirst, toDate } from './values.js';
+import { decodeIfPossible, toDate } from './values.js';
 
 /**
- * The outcome of a run that completed, from its closing event alone: `started` (the run as its start described it)
- * with what the close settles. The worker put the trace's location on the result (sandbox/resultTraceReport.ts):
- * Temporal's start time, which names the file, and the path on the worker's host, which the memo holds too. So the
- * closed run need not be described again. Undefined for any other close, or a result without the report (a worker
- * that could not say where the trace goes, or of a version before the report): the caller describes the run then.
+ * The outcome of a run that completed or failed, from its closing event alone: `started` (the run as its start
+ * described it) with what the close settles. The worker put the trace's location on the result's metadata, or in the
+ * failure's detail (sandbox/resultTraceReport.ts, runOutcome.ts): Temporal's start time, which names the file, and the
+ * path on the worker's host, which the memo holds too. So the closed run need not be described again. Undefined for
+ * any other close, or one without the report (a worker that could not say where the trace goes, or of a version
+ * before the report): the caller describes the run then.
  */
 export function reportedCloseOutcome(started: RunDescription, close: HistoryEvent): RunOutcome | undefined {
-  if (close.eventType !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED) return undefined;
-  const result = close.workflowExecutionCompletedEventAttributes?.result;
-  const report = traceLocationOf(result?.payloads?.[0]?.metadata?.[RESULT_TRACE_METADATA_KEY]);
   const closedAt = toDate(close.eventTime);
-  if (!report || !closedAt) return undefined;
-  const run: RunDescription = { ...started, status: 'completed', startedAt: report.startedAt, closedAt, localTracePath: report.localPath };
-  return { run, output: decodeFirst(result), failure: null };
+  const reported = reportedTraceOf(close);
+  if (!closedAt || !reported) return undefined;
+  const run: RunDescription = { ...started, status: reported.status, startedAt: reported.startedAt, closedAt, localTracePath: reported.localPath };
+  return outcomeOf(run, close);
 }
 
-function traceLocationOf(bytes: Uint8Array | null | undefined): { startedAt: Date; localPath: string } | undefined {
+/** The trace location a completed run's result, or a failed run's detail, reports; undefined for any other close. */
+function reportedTraceOf(close: HistoryEvent): (ReportedTrace & { status: 'completed' | 'failed' }) | undefined {
+  if (close.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED) {
+    const metadata = close.workflowExecutionCompletedEventAttributes?.result?.payloads?.[0]?.metadata;
+    const reported = traceLocationOf(parsedJson(metadata?.[RESULT_TRACE_METADATA_KEY]));
+    return reported && { ...reported, status: 'completed' };
+  }
+  if (close.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED) {
+    const details = close.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo?.details;
+    const reported = traceLocationOf((decodeIfPossible(details?.payloads?.[0]) as Partial<FailureDetail> | undefined)?.traceLocation);
+    return reported && { ...reported, status: 'failed' };
+  }
+  return undefined;
+}
+
+interface ReportedTrace {
+  startedAt: Date;
+  localPath: string;
+}
+
+/** The JSON of a metadata entry; undefined when it does not parse. */
+function parsedJson(bytes: Uint8Array | null | undefined): unknown {
   if (!bytes) return undefined;
-  let reported: Partial<TraceLocation> | undefined;
   try {
-    reported = JSON.parse(utf8.decode(bytes)) as Partial<TraceLocation> | undefined;
+    return JSON.parse(utf8.decode(bytes));
   } catch {
     return undefined;
   }
+}
+
+function traceLocationOf(value: unknown): ReportedTrace | undefined {
+  const reported = value as Partial<TraceLocation> | null | undefined;
   if (typeof reported?.localPath !== 'string' || reported.localPath.length === 0 || typeof reported.startedAt !== 'string') return undefined;
   const startedAt = new Date(reported.startedAt);
   return Number.isNaN(startedAt.getTime()) ? undefined : { startedAt, localPath: reported.localPath };

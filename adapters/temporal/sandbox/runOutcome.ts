@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { invalidOutputFailure, outputNotJsonFailure } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { SerializedFailure } from '../../../core/domain/run.js';
-import { payloadLimitMessage, RESULT_TOO_LARGE_ERROR, type FailureDetail } from '../protocol.js';
+import { payloadLimitMessage, RESULT_TOO_LARGE_ERROR, type FailureDetail, type TraceLocation } from '../protocol.js';
 
 export type CheckedOutput = { ok: true; value: unknown } | { ok: false; failure: SerializedFailure };
 
@@ -37,8 +37,8 @@ export function checkOutput(definition: WorkflowDefinition, output: unknown, max
  * The error a failing run throws: non-retryable, so the run FAILS instead of retrying its workflow task, with the
  * lossless flowgate failure as its first detail (protocol FailureDetail) and the original class name as its type.
  */
-export function runFailure(failure: SerializedFailure): ApplicationFailure {
-  const detail: FailureDetail = { flowgateFailure: failure };
+export function runFailure(failure: SerializedFailure, traceLocation?: TraceLocation): ApplicationFailure {
+  const detail: FailureDetail = { flowgateFailure: failure, ...(traceLocation ? { traceLocation } : {}) };
   return ApplicationFailure.create({ type: failure.name, message: failure.message, nonRetryable: true, details: [detail] });
 }
 

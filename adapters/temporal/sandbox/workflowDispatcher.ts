@@ -76,9 +76,9 @@ async function runDefinition(definition: WorkflowDefinition, input: unknown, run
 }
 
 async function fail(failure: ReturnType<typeof serializeFailure>, input: unknown): Promise<never> {
-  await closeRun({ status: 'failed', input, failure });
+  const traceLocation = await closeRun({ status: 'failed', input, failure });
   await startCallbackDelivery();
-  throw runFailure(failure);
+  throw runFailure(failure, traceLocation);
 }
 
 /**

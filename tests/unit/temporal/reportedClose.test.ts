@@ -1,11 +1,13 @@
-// A completed run's result carries its trace location (sandbox/resultTraceReport.ts), from which the API builds the
-// closed run's outcome without describing it (engine/reportedClose.ts): the two ends, through a real closing event.
+// A completed run's result (sandbox/resultTraceReport.ts) and a failed run's detail (sandbox/runOutcome.ts) carry the
+// run's trace location, from which the API builds the closed run's outcome without describing it
+// (engine/reportedClose.ts): the two ends, through real closing events.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { defaultPayloadConverter, RawValue } from '@temporalio/common';
+import { defaultFailureConverter, defaultPayloadConverter, RawValue } from '@temporalio/common';
 import { reportedCloseOutcome } from '../../../adapters/temporal/engine/reportedClose.js';
 import { RESULT_TRACE_METADATA_KEY, type TraceLocation } from '../../../adapters/temporal/protocol.js';
 import { resultReportingTrace } from '../../../adapters/temporal/sandbox/resultTraceReport.js';
+import { runFailure } from '../../../adapters/temporal/sandbox/runOutcome.js';
 import type { RunDescription } from '../../../core/domain/run.js';
 import { eventTime, payloads, rawEvent } from './protoFixtures.js';
 
@@ -68,9 +70,29 @@ test('no outcome without the report, or with one that does not read: the caller 
   }
 });
 
-test('no outcome for a close other than completion: a failure carries no report', () => {
-  const failed = rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED', { workflowExecutionFailedEventAttributes: { failure: { message: 'no' } } });
-  assert.is(reportedCloseOutcome(started, failed), undefined);
+/** The closing event of a run that failed with `thrown` (as the workflow throws it), through the failure converter. */
+function failedWith(thrown: Error) {
+  const failure = defaultFailureConverter.errorToFailure(thrown, defaultPayloadConverter);
+  return rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_FAILED', { workflowExecutionFailedEventAttributes: { failure } });
+}
+
+test('a failed run\'s outcome from its closing event: the location in the failure\'s detail, the failure as it is read', () => {
+  const failure = { name: 'RangeError', message: 'gave up' };
+  const outcome = reportedCloseOutcome(started, failedWith(runFailure(failure, location)));
+  assert.equal(outcome, {
+    run: { ...started, status: 'failed', startedAt: new Date(location.startedAt), closedAt: new Date(eventTime(12)), localTracePath: location.localPath },
+    output: undefined,
+    failure: { ...failure },
+  });
+  assert.is(reportedCloseOutcome(started, failedWith(runFailure(failure))), undefined, 'a failure without the location');
+  assert.is(reportedCloseOutcome(started, failedWith(new Error('not flowgate\'s'))), undefined, 'a failure of another kind');
+});
+
+test('no outcome for any other close: cancelled, terminated, continued as new', () => {
+  const cancelled = rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED', { workflowExecutionCanceledEventAttributes: {} });
+  assert.is(reportedCloseOutcome(started, cancelled), undefined);
+  const terminated = rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED', { workflowExecutionTerminatedEventAttributes: { reason: 'r' } });
+  assert.is(reportedCloseOutcome(started, terminated), undefined);
   const continued = rawEvent(12, 'EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW', { workflowExecutionContinuedAsNewEventAttributes: { newExecutionRunId: 'run-2', input: payloads({}) } });
   assert.is(reportedCloseOutcome(started, continued), undefined);
 });
