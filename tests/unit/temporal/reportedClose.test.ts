@@ -3,7 +3,7 @@
 // (engine/reportedClose.ts): the two ends, through real closing events.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { defaultFailureConverter, defaultPayloadConverter, RawValue } from '@temporalio/common';
+import { defaultFailureConverter, defaultPayloadConverter, JsonPayloadConverter, RawValue, type PayloadConverter } from '@temporalio/common';
 import { reportedCloseOutcome } from '../../../adapters/temporal/engine/reportedClose.js';
 import { RESULT_TRACE_METADATA_KEY, type TraceLocation } from '../../../adapters/temporal/protocol.js';
 import { resultReportingTrace } from '../../../adapters/temporal/sandbox/resultTraceReport.js';
@@ -41,6 +41,13 @@ test('the output goes out as the default converter encodes it, with the location
 test('without a location (the worker did not answer) the output is returned as it is', () => {
   const output = { message: 'hi' };
   assert.is(resultReportingTrace(output, undefined), output);
+});
+
+test('a converter that would encode the RawValue itself (another copy of @temporalio/common) gets the output as it is', () => {
+  // What a second copy's composite converter does with this copy's RawValue: its instanceof fails, JSON takes it.
+  const otherCopy = new JsonPayloadConverter() as unknown as PayloadConverter;
+  const output = { message: 'hi' };
+  assert.is(resultReportingTrace(output, location, otherCopy), output);
 });
 
 test('a completed run\'s outcome from its closing event: Temporal\'s start time, the close time, the reported path', () => {
