@@ -34,17 +34,21 @@ export function stepFailureOf(failure: Failure | null | undefined): SerializedFa
   return failureOf(failure);
 }
 
-function flowgateFailureIn(failure: Failure): SerializedFailure | undefined {
-  const details = failure.applicationFailureInfo?.details;
+/** The detail flowgate's worker attached to a failure (protocol FailureDetail), unchecked; undefined when none reads. */
+export function failureDetailOf(failure: Failure | null | undefined): Partial<FailureDetail> | undefined {
+  const details = failure?.applicationFailureInfo?.details;
   if (!details?.payloads?.length) return undefined;
   try {
-    const detail = decodeFirst(details) as Partial<FailureDetail> | undefined;
-    const candidate = detail?.flowgateFailure;
-    if (candidate && typeof candidate.name === 'string' && typeof candidate.message === 'string') return candidate;
+    return decodeFirst(details) as Partial<FailureDetail> | undefined;
   } catch {
-    // Details in an encoding this adapter cannot read: describe the failure from its proto instead.
+    // Details in an encoding this adapter cannot read: the failure is described from its proto instead.
+    return undefined;
   }
-  return undefined;
+}
+
+function flowgateFailureIn(failure: Failure): SerializedFailure | undefined {
+  const candidate = failureDetailOf(failure)?.flowgateFailure;
+  return candidate && typeof candidate.name === 'string' && typeof candidate.message === 'string' ? candidate : undefined;
 }
 
 function nameOf(failure: Failure): string {

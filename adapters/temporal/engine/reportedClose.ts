@@ -1,8 +1,9 @@
 import type { RunDescription, RunOutcome } from '../../../core/domain/run.js';
-import { RESULT_TRACE_METADATA_KEY, type FailureDetail, type TraceLocation } from '../protocol.js';
+import { RESULT_TRACE_METADATA_KEY, type TraceLocation } from '../protocol.js';
+import { failureDetailOf } from './failures.js';
 import { outcomeOf } from './outcome.js';
 import { EventType, type HistoryEvent } from './proto.js';
-import { decodeIfPossible, toDate } from './values.js';
+import { toDate } from './values.js';
 
 /**
  * The outcome of a run that completed or failed, from its closing event alone: `started` (the run as its start
@@ -28,8 +29,7 @@ function reportedTraceOf(close: HistoryEvent): (ReportedTrace & { status: 'compl
     return reported && { ...reported, status: 'completed' };
   }
   if (close.eventType === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED) {
-    const details = close.workflowExecutionFailedEventAttributes?.failure?.applicationFailureInfo?.details;
-    const reported = traceLocationOf((decodeIfPossible(details?.payloads?.[0]) as Partial<FailureDetail> | undefined)?.traceLocation);
+    const reported = traceLocationOf(failureDetailOf(close.workflowExecutionFailedEventAttributes?.failure)?.traceLocation);
     return reported && { ...reported, status: 'failed' };
   }
   return undefined;
