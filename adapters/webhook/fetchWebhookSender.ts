@@ -5,7 +5,7 @@ import { redactUrl } from '../../core/domain/urlRedaction.js';
 import type { CallbackPost, CallbackSender } from '../../ports/callbackSender.js';
 import type { WebhookCall, WebhookSender } from '../../ports/webhookSender.js';
 import { guardedAgent, type ResolveHost } from './guardedAgent.js';
-import { legacyWebhookSignature, standardWebhookSignature, webhookMessageId, webhookSecretKey } from './standardWebhooks.js';
+import { idempotencyKeyHeader, legacyWebhookSignature, standardWebhookSignature, webhookMessageId, webhookSecretKey } from './standardWebhooks.js';
 
 export interface FetchWebhookSenderOptions {
   /**
@@ -92,7 +92,7 @@ export class FetchWebhookSender implements WebhookSender, CallbackSender {
   }
 
   private async post(url: string, body: string, idempotencyKey: string, target: string): Promise<void> {
-    const headers = { 'idempotency-key': idempotencyKey, ...this.signatureHeaders(idempotencyKey, body) };
+    const headers = { 'idempotency-key': idempotencyKeyHeader(idempotencyKey), ...this.signatureHeaders(idempotencyKey, body) };
     const signal = AbortSignal.timeout(this.timeoutMs);
     let hop: Hop = { url: new URL(url), method: 'POST', body };
     for (let redirects = 0; ; redirects += 1) {

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /*
- * The Standard Webhooks signature scheme (https://www.standardwebhooks.com, version 1.0.0), symmetric form, which
+ * The Standard Webhooks signature scheme (version 1.0.0 of the specification), symmetric form, which
  * webhook calls and run callbacks carry (docs/callbacks.md): the headers `webhook-id`, `webhook-timestamp` and
  * `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the bytes of a `whsec_` secret.
  */
@@ -38,14 +38,28 @@ export function webhookSecretKey(secret: string): Buffer {
 }
 
 /**
- * The `webhook-id` of a call whose Idempotency-Key is `idempotencyKey`: the key itself, with `%`, `.` and every
- * character outside printable ASCII percent-encoded (UTF-8), so `decodeURIComponent` gives the key back. Stable across
- * attempts as the key is. The key holds the run's workflowId, which callers choose: unescaped, a `.` in it would let a
- * signed `<id>.<timestamp>.<body>` be read with another split (the specification asks for ids without one), and a
- * character past U+00FF cannot be sent in a header at all.
+ * The `Idempotency-Key` header of a call whose key is `idempotencyKey`: the key itself, with `%`, spaces and every
+ * character outside printable ASCII percent-encoded (UTF-8). The key holds the run's workflowId, which callers choose,
+ * and a header cannot carry a character past U+00FF at all (the call would fail on every attempt); one below it would
+ * reach the receiver in an encoding nobody agreed on. Escaping `%` too keeps two workflowIds from sharing a key.
+ * Usual workflowIds (UUIDs, `order-42`, `order.42`) are sent as they are (docs/callbacks.md).
+ */
+export function idempotencyKeyHeader(idempotencyKey: string): string {
+  return percentEncoded(idempotencyKey, /[^\x21-\x7e]|%/gu);
+}
+
+/**
+ * The `webhook-id` of a call whose Idempotency-Key is `idempotencyKey`: as the Idempotency-Key header, and with `.`
+ * escaped as well, so `decodeURIComponent` gives the key back. Stable across attempts as the key is. Unescaped, a `.`
+ * in the workflowId would let a signed `<id>.<timestamp>.<body>` be read with another split (the specification asks
+ * for ids without one).
  */
 export function webhookMessageId(idempotencyKey: string): string {
-  return idempotencyKey.replace(/[^\x21-\x7e]|[%.]/gu, (character) =>
+  return percentEncoded(idempotencyKey, /[^\x21-\x7e]|[%.]/gu);
+}
+
+function percentEncoded(text: string, escaped: RegExp): string {
+  return text.replace(escaped, (character) =>
     [...Buffer.from(character, 'utf8')].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
   );
 }

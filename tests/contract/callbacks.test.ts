@@ -35,7 +35,8 @@ function assertSigned(call: ReceivedCallback): void {
   const tampered = call.body.replace('"status":"', '"status":"not-');
   assert.is.not(tampered, call.body);
   assert.throws(() => new Webhook(SECRET).verify(tampered, headers), /No matching signature/, 'a changed body fails verification');
-  assert.is(decodeURIComponent(String(call.headers['webhook-id'])), call.headers['idempotency-key'], 'webhook-id is the Idempotency-Key');
+  const key = decodeURIComponent(String(call.headers['idempotency-key']));
+  assert.is(decodeURIComponent(String(call.headers['webhook-id'])), key, 'webhook-id is the Idempotency-Key');
   assert.is(call.headers['x-flowgate-signature'], undefined, 'no legacy header without WEBHOOK_LEGACY_SIGNATURE');
 }
 
@@ -47,8 +48,8 @@ async function assertDeliveredResult(api: Parameters<typeof http>[0], calls: Rec
   for (const call of calls) {
     assertSigned(call);
     assert.is(call.body, calls[0]!.body, 'every attempt sends exactly the same body');
-    assert.is(call.headers['idempotency-key'], `${workflowId}:${runId}`);
-    assert.is(call.headers['webhook-id'], `${workflowId}:${runId}`.replaceAll('.', '%2E'), 'the same webhook-id on every attempt');
+    assert.is(decodeURIComponent(String(call.headers['idempotency-key'])), `${workflowId}:${runId}`);
+    assert.is(decodeURIComponent(String(call.headers['webhook-id'])), `${workflowId}:${runId}`, 'the same webhook-id on every attempt');
     assert.match(String(call.headers['content-type']), /^application\/json/);
   }
   const delivered = JSON.parse(calls[0]!.body);
@@ -130,6 +131,19 @@ test('POST /workflow/run takes a callbackUrl too: the callback carries the resul
   expectStatus(response, 200);
   const delivered = await assertDeliveredResult(api, await receiver.waitForCalls(path, 1), response.body.workflowId, response.body.runId);
   assert.equal(delivered, response.body);
+});
+
+test('a workflowId beyond ASCII is delivered: its Idempotency-Key and webhook-id percent-encoded (UTF-8), the same on every attempt', async ({ api }) => {
+  const path = `/flaky/${uniqueId('cb')}`;
+  const workflowId = `注文 42.${uniqueId('cb')}`;
+  const { runId } = await start(api, 'echo', { message: 'こんにちは' }, workflowId, { callbackUrl: receiver.url(path) });
+  const calls = await receiver.waitForCalls(path, 3);
+  assert.equal(calls.map((call) => call.answeredWith), [500, 500, 200]);
+  const encoded = `%E6%B3%A8%E6%96%87%2042.${workflowId.slice('注文 42.'.length)}:${runId}`;
+  assert.equal(calls.map((call) => call.headers['idempotency-key']), [encoded, encoded, encoded]);
+  assert.equal(calls.map((call) => call.headers['webhook-id']), Array(3).fill(encoded.replaceAll('.', '%2E')));
+  const delivered = await assertDeliveredResult(api, calls, workflowId, runId);
+  assert.equal(delivered.output, { message: 'こんにちは' });
 });
 
 if (engineUnderTest() !== 'temporal') {

@@ -247,7 +247,7 @@ mistakes('the port already taken: one line, exit 1', async ({ dir }) => {
 mistakes('dev without a Temporal CLI: one line saying where it looked and how to get one', async ({ dir }) => {
   const { code, stderr } = await cli(['dev', '--workflows', dir], { TEMPORAL_CLI: join(dir, 'no-such-temporal') });
   assert.is(code, 1);
-  assert.match(oneLine(stderr), /^flowgate dev: needs the Temporal CLI \(temporal server start-dev\), found in none of: TEMPORAL_CLI=.*no-such-temporal \(not an executable file\); install it \(https:\/\/docs\.temporal\.io\/cli\), or set TEMPORAL_CLI to its path$/);
+  assert.match(oneLine(stderr), /^flowgate dev: needs the Temporal CLI \(temporal server start-dev\), found in none of: TEMPORAL_CLI=.*no-such-temporal \(not an executable file\); install the Temporal CLI there, or set TEMPORAL_CLI to its path \(docs\/cli\.md, flowgate dev\)$/);
 });
 
 mistakes('the binary itself: exit codes 2 and 1 with the same single lines', async ({ dir }) => {

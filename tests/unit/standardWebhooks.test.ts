@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import {
+  idempotencyKeyHeader,
   legacyWebhookSignature,
   standardWebhookSignature,
   webhookMessageId,
@@ -80,6 +81,20 @@ test('webhook-id is the Idempotency-Key, with ".", "%" and what is not printable
     assert.not.ok(id.includes('.'), `${id} has no full stop, so "<id>.<timestamp>.<body>" splits one way`);
     assert.match(id, /^[\x21-\x7e]+$/, 'printable ASCII: a valid header value');
     assert.is(decodeURIComponent(id), key, 'decodeURIComponent gives the key back');
+  }
+});
+
+test('the Idempotency-Key header: the key, with "%", spaces and what is not printable ASCII percent-encoded; full stops kept', () => {
+  const runId = '0b7c2f8e-3b1c-4c43-9a53-3b0b6e1f2a11';
+  for (const usual of [`order-42:${runId}`, `order.42:${runId}:webhook-1`, `${runId}:${runId}`]) assert.is(idempotencyKeyHeader(usual), usual, 'a usual key is sent as it is');
+  assert.is(idempotencyKeyHeader('注文-42:r:webhook-1'), '%E6%B3%A8%E6%96%87-42:r:webhook-1');
+  assert.is(idempotencyKeyHeader(' café 50%:r'), '%20caf%C3%A9%2050%25:r');
+  // Without "%" escaped, a workflowId spelling the escape of another would share its key.
+  assert.is.not(idempotencyKeyHeader('%C3%A9:r'), idempotencyKeyHeader('é:r'));
+  for (const key of ['注文-42:r', ' café 50%:r', '😀.%2E:r', 'tab\there:r']) {
+    const header = idempotencyKeyHeader(key);
+    assert.match(header, /^[\x21-\x7e]+$/, 'printable ASCII: a valid header value, with nothing a receiver would trim');
+    assert.is(decodeURIComponent(header), key, 'decodeURIComponent gives the key back');
   }
 });
 

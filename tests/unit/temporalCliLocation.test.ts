@@ -35,7 +35,7 @@ test('flowgate dev finds the Temporal CLI in TEMPORAL_CLI, then on PATH, then in
       return undefined;
     })();
     assert.instance(missing, TemporalCliNotFoundError);
-    assert.match(String(missing?.message), /found in none of: TEMPORAL_CLI \(unset\), temporal on PATH, .*home\/\.cache\/flowgate\/bin\/temporal; install it/);
+    assert.match(String(missing?.message), /found in none of: TEMPORAL_CLI \(unset\), temporal on PATH, .*home\/\.cache\/flowgate\/bin\/temporal; install the Temporal CLI there/);
     assert.throws(() => locateTemporalCli({ TEMPORAL_CLI: notExecutable, PATH: join(dir, 'bin') }, home), /TEMPORAL_CLI=.*bin2\/temporal \(not an executable file\)/, 'a wrong TEMPORAL_CLI is an error, not a reason to look elsewhere');
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -99,6 +99,19 @@ test('posts the call signed as Standard Webhooks: webhook-id (the Idempotency-Ke
   });
 });
 
+test('a key beyond Latin-1 (a workflowId in Japanese) is sent percent-encoded in Idempotency-Key and webhook-id, not refused by the HTTP client', async () => {
+  await withReceiver(200, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ signingSecrets: [SECRET], allowlist: LOOPBACK });
+    await sender.send({ ...call, workflowId: '注文.42', url: `http://127.0.0.1:${port}/hook`, idempotencyKey: '注文.42:r:webhook-1' });
+    await sender.deliver({ url: `http://127.0.0.1:${port}/cb`, body: '{"v":"2"}', idempotencyKey: '注文.42:r' });
+    assert.equal(received.map((request) => request.headers['idempotency-key']), ['%E6%B3%A8%E6%96%87.42:r:webhook-1', '%E6%B3%A8%E6%96%87.42:r']);
+    assert.equal(received.map((request) => request.headers['webhook-id']), ['%E6%B3%A8%E6%96%87%2E42:r:webhook-1', '%E6%B3%A8%E6%96%87%2E42:r']);
+    assert.equal(JSON.parse(received[0]!.body).workflowId, '注文.42', 'the body carries the workflowId as it is');
+    for (const request of received) assert.ok(new Webhook(SECRET).verify(request.body, headersOf(request)), 'the standardwebhooks package verifies it');
+    await sender.close();
+  });
+});
+
 test('each attempt is signed anew at its own time; the id stays that of the call', async () => {
   let now = 1700000000;
   await withReceiver(200, async ({ port, received }) => {

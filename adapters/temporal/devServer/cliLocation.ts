@@ -14,7 +14,7 @@ export class TemporalCliNotFoundError extends Error {
   constructor(readonly looked: readonly string[]) {
     super(
       `needs the Temporal CLI (temporal server start-dev), found in none of: ${looked.join(', ')}; ` +
-        'install it (https://docs.temporal.io/cli), or set TEMPORAL_CLI to its path',
+        'install the Temporal CLI there, or set TEMPORAL_CLI to its path (docs/cli.md, flowgate dev)',
     );
   }
 }
