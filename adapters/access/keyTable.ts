@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { AUTH_TOKEN_KEY_ID, isExpired, SCOPES, type AccessKey } from '../../core/domain/access.js';
 import type { AccessKeyRegistry } from '../../ports/accessKeys.js';
 
@@ -49,8 +49,9 @@ export function combinedRegistry(registries: readonly AccessKeyRegistry[]): Acce
   };
 }
 
+/** One call, no Hash object: every authenticated request hashes its secret (docs/performance.md, figure 9). */
 export function sha256(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
 }
 
 export function sha256Hex(value: string): string {

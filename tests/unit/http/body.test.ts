@@ -102,6 +102,17 @@ test('invalid JSON and invalid UTF-8 are ValidationErrors', async () => {
   assert.match(error.message, /UTF-8/);
 });
 
+test('a character cut short at the end of the body, or an overlong encoding, is invalid UTF-8; a byte order mark is ignored', async () => {
+  const snowman = encoder.encode('☃');
+  for (const parts of [[encoder.encode('{"a":"'), snowman.slice(0, 2)], [new Uint8Array([0x22, 0xc0, 0xaf, 0x22])], [encoder.encode('"x'), new Uint8Array([0xed, 0xa0, 0x80]), encoder.encode('"')]]) {
+    const error = await rejection(readJsonBody({ headers: { 'content-type': 'application/json' }, body: chunked(parts).body }, limits));
+    assert.instance(error, ValidationError);
+    assert.is((error as InstanceType<typeof ValidationError>).issues?.[0]?.code, 'invalid_encoding');
+  }
+  const withMark = chunked([new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf]), encoder.encode('{"a":"\ufeff"}')]).body;
+  assert.equal(await readJsonBody({ headers: { 'content-type': 'application/json' }, body: withMark }, limits), { a: '\ufeff' }, 'only the leading mark is dropped');
+});
+
 test('an empty body: required is 400, optional is EMPTY_BODY', async () => {
   const error = await rejection(readJsonBody({ headers: { 'content-type': 'application/json' }, body: null }, limits));
   assert.instance(error, ValidationError);
