@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { getEventListeners } from 'node:events';
 import { Metadata, status } from '@grpc/grpc-js';
 import { throttlePauseMs } from '../../../adapters/temporal/engine/calls.js';
 import { isThrottled } from '../../../adapters/temporal/engine/grpcErrors.js';
@@ -90,6 +91,31 @@ test('an engine closed while a throttled call pauses: the call ends at once with
   assert.match(error.message, /closed/);
   await clock.advance(2000);
   assert.is(client.count('listWorkflowExecutions'), 1);
+});
+
+test("a caller's signal cancels its call with the caller's reason; settled calls leave no listener on it; a closed engine refuses new calls", async () => {
+  let answer = true;
+  const client = new FakeClient({ listWorkflowExecutions: () => (answer ? Promise.resolve(LIST_ANSWER) : new Promise<never>(() => {})) });
+  const calls = client.calls();
+  const caller = new AbortController();
+  for (let index = 0; index < 100; index++) await list(client, calls).then(() => undefined);
+  for (let index = 0; index < 100; index++) await calls.call(() => calls.service.listWorkflowExecutions({ namespace: 'default', query: '' }), {}, { signal: caller.signal });
+  assert.is(getEventListeners(caller.signal, 'abort').length, 0, 'a long-lived caller signal does not collect listeners');
+
+  answer = false;
+  const hanging = calls.call(() => calls.service.listWorkflowExecutions({ namespace: 'default', query: '' }), {}, { signal: caller.signal });
+  const reason = new Error('the client went away');
+  caller.abort(reason);
+  assert.is(await rejection(hanging), reason, "the caller's own reason, not gRPC's CANCELLED");
+
+  const inFlight = list(client, calls);
+  calls.close();
+  const closed = await rejection(inFlight);
+  assert.is(closed.name, 'EngineUnavailableError', 'a call in flight ends with the close');
+  const refused = await rejection(list(client, calls));
+  assert.is(refused.name, 'EngineUnavailableError');
+  assert.match(refused.message, /closed/);
+  assert.is(client.count('listWorkflowExecutions'), 202, 'the refused call was never sent');
 });
 
 test('pauses double from 100 ms to at most 2 s, each 80 to 100 % of that', () => {
