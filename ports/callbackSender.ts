@@ -5,7 +5,7 @@ export interface CallbackPost {
   url: string;
   /** The JSON text of the run's v2 result. */
   body: string;
-  /** `<workflowId>:<runId>`, sent as `Idempotency-Key`. */
+  /** `<workflowId>:<runId>`, sent as `Idempotency-Key` (percent-encoded where a header cannot carry it: docs/callbacks.md). */
   idempotencyKey: string;
 }
 

@@ -7,7 +7,7 @@ export interface WebhookCall {
   runId: string;
   workflowName: string;
   payload: unknown;
-  /** `<workflowId>:<runId>:<step>`, sent as `Idempotency-Key`. */
+  /** `<workflowId>:<runId>:<step>`, sent as `Idempotency-Key` (percent-encoded where a header cannot carry it: docs/api.md). */
   idempotencyKey: string;
 }
 

@@ -102,13 +102,13 @@ export class TemporalCalls {
     const callerSignal = options.signal;
     if (this.closedBy) throw this.closedBy;
     if (callerSignal?.aborted) throw reasonOf(callerSignal);
+    const deadline = this.clock.now() + (options.timeoutMs ?? this.timeoutMs);
     // One controller per call, aborted by close() or by the caller's signal and forgotten afterwards: the SDK adds an
     // abort listener per request and never removes it, which on a long-lived signal would grow without end.
     const controller = new AbortController();
     const abort = (): void => controller.abort();
     this.inFlight.add(controller);
     callerSignal?.addEventListener('abort', abort, { once: true });
-    const deadline = this.clock.now() + (options.timeoutMs ?? this.timeoutMs);
     try {
       for (let attempt = 0; ; attempt += 1) {
         try {

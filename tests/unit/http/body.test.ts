@@ -111,6 +111,9 @@ test('a character cut short at the end of the body, or an overlong encoding, is 
   }
   const withMark = chunked([new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf]), encoder.encode('{"a":"\ufeff"}')]).body;
   assert.equal(await readJsonBody({ headers: { 'content-type': 'application/json' }, body: withMark }, limits), { a: '\ufeff' }, 'only the leading mark is dropped');
+  const twoMarks = chunked([new Uint8Array([0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]), encoder.encode('{}')]).body;
+  const error = await rejection(readJsonBody({ headers: { 'content-type': 'application/json' }, body: twoMarks }, limits));
+  assert.is((error as InstanceType<typeof ValidationError>).issues?.[0]?.code, 'invalid_json', 'one mark is dropped, not two');
 });
 
 test('an empty body: required is 400, optional is EMPTY_BODY', async () => {
