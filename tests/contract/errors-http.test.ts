@@ -148,6 +148,27 @@ test('bodies nested deeper than MAX_JSON_DEPTH, or carrying __proto__ / construc
   expectStatus(fine, 200);
 });
 
+test('a body that is not UTF-8 is a 400 ValidationError (invalid_encoding), nothing started; a leading byte order mark is ignored', async ({ api }) => {
+  const workflowId = uniqueId('body-encoding');
+  const json = (text: string) => Buffer.from(text.replace('%ID%', workflowId), 'utf8');
+  const invalid = [
+    Buffer.concat([json('{"workflowName":"any_input","workflowId":"%ID%","input":{"x":"'), Buffer.from([0xff]), json('"}}')]),
+    Buffer.concat([json('{"workflowName":"any_input","workflowId":"%ID%","input":{"x":"'), Buffer.from([0xed, 0xa0, 0x80]), json('"}}')]),
+  ];
+  for (const raw of invalid) {
+    for (const path of ['/workflow', '/workflow/run']) {
+      const response = await http(api, 'POST', path, { raw, headers: { 'content-type': 'application/json' } });
+      expectError(response, 400, 'ValidationError');
+      assert.is(response.body.issues[0].code, 'invalid_encoding', path);
+    }
+  }
+  await expectNothingStarted(api, workflowId, 'any_input');
+  const marked = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), json('{"workflowName":"any_input","workflowId":"%ID%","input":{"x":"é"}}')]);
+  const run = await http(api, 'POST', '/workflow/run', { raw: marked, headers: { 'content-type': 'application/json' } });
+  expectStatus(run, 200);
+  assert.equal(run.body.input, { x: 'é' });
+});
+
 test('X-Request-Id: a valid incoming one is echoed (errors too); otherwise one is generated', async ({ api }) => {
   const mine = `req-${Date.now()}.a_b:c`;
   const ok = await http(api, 'GET', '/workflow/list', { headers: { 'x-request-id': mine } });
