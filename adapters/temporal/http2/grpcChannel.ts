@@ -1,0 +1,335 @@
+// Unary gRPC calls over one node:http2 connection: what the Temporal client's calls need (a deadline, cancellation,
+// metadata, message limits, keepalive, reconnection) and nothing else. grpc-js spends about as much CPU on its
+// per-call machinery (resolving, load-balancing and retrying call layers, filters, channelz) as the call's bytes cost;
+// this does one stream per call (docs/performance.md, figure 9).
+import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
+import type { SecureClientSessionOptions } from 'node:http2';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcCallError, errorOfReset, errorOfTrailers, frameOfMessage, grpcTimeoutHeader, messageOfFrame, statusCodeOf, statusOfHttpStatus } from './grpcStatus.js';
+
+export interface GrpcChannelOptions {
+  /** `host:port` (`[v6]:port`). */
+  address: string;
+  /** TLS options when the connection is encrypted (the system's CAs unless `ca` is given); plaintext without. */
+  tls?: Pick<SecureClientSessionOptions, 'ca' | 'cert' | 'key' | 'servername'> | undefined;
+  /** Largest answer accepted; a larger one fails the call with RESOURCE_EXHAUSTED. */
+  maxReceiveBytes: number;
+  /** Largest request sent; a larger one fails before it is sent. */
+  maxSendBytes: number;
+  /** While calls are in flight, a ping this often notices a server that went away without closing the connection. */
+  keepaliveMs: number;
+  /** A ping unanswered this long drops the connection (its calls fail UNAVAILABLE). */
+  keepaliveTimeoutMs: number;
+}
+
+export interface UnaryCallOptions {
+  /** Milliseconds since the epoch after which the call fails with DEADLINE_EXCEEDED (and is cancelled). */
+  deadline?: number | undefined;
+  /** Cancels the call: it fails with CANCELLED and the stream is reset. */
+  signal?: AbortSignal | undefined;
+}
+
+export type UnaryCallback = (error: GrpcCallError | null, message?: Buffer) => void;
+
+const CONNECT_BACKOFF_MS = { first: 1000, max: 10_000, factor: 1.6 };
+
+/**
+ * A gRPC channel on one HTTP/2 connection, opened on first use and again after the server closed or dropped it. A
+ * server that asks to go away (GOAWAY) keeps its streams to the end while new calls open a new connection; a call the
+ * server refused unprocessed (REFUSED_STREAM) is sent once more, as grpc-js does.
+ */
+export class GrpcChannel {
+  private link: Link | undefined;
+  private shutDown = false;
+  private readonly authority: string;
+  private readonly connectOptions: SecureClientSessionOptions;
+
+  constructor(private readonly options: GrpcChannelOptions) {
+    if (!options.address) throw new TypeError('GrpcChannel: options.address is required');
+    this.authority = `${options.tls ? 'https' : 'http'}://${options.address}`;
+    this.connectOptions = {
+      // node's 10 MiB default would refuse streams while a large result is being read; grpc-js lifts it too.
+      maxSessionMemory: Number.MAX_SAFE_INTEGER,
+      ...options.tls,
+    };
+  }
+
+  get closed(): boolean {
+    return this.shutDown;
+  }
+
+  /**
+   * Resolves once a connection is up. A refused or failed connect is tried again (1 s, growing to 10 s apart) until
+   * `deadline`, then fails as grpc-js's waitForReady does.
+   */
+  async ready(deadline: number): Promise<void> {
+    let backoff = CONNECT_BACKOFF_MS.first;
+    let lastError: Error | undefined;
+    for (;;) {
+      if (this.shutDown) throw new Error('The connection is closed');
+      const link = this.usableLink();
+      const failure = await link.connected(deadline - Date.now());
+      if (failure === undefined) return;
+      lastError = failure;
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(backoff, left)));
+      backoff = Math.min(CONNECT_BACKOFF_MS.max, backoff * CONNECT_BACKOFF_MS.factor);
+      if (Date.now() >= deadline) break;
+    }
+    throw new Error(`Failed to connect before the deadline${lastError ? `: ${lastError.message}` : ''}`);
+  }
+
+  /** Sends one request message to `path` and calls back with the one answer message or the call's error. */
+  unary(path: string, metadata: OutgoingHttpHeaders, message: Uint8Array, options: UnaryCallOptions, callback: UnaryCallback): void {
+    if (this.shutDown) return callback(new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Channel has been shut down'));
+    if (message.length > this.options.maxSendBytes) {
+      return callback(new GrpcCallError(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${message.length} vs. ${this.options.maxSendBytes})`));
+    }
+    const headers: OutgoingHttpHeaders = { ...metadata, ...FIXED_HEADERS, ':path': path };
+    new UnaryCall(this, headers, frameOfMessage(message), options, this.options.maxReceiveBytes, callback).start();
+  }
+
+  /** Refuses new calls and closes the connection once the calls on it are over. */
+  close(): void {
+    this.shutDown = true;
+    this.link?.session.close();
+    this.link = undefined;
+  }
+
+  /** @internal The connection a call goes on: the current one, or a new one when it is closing or gone. */
+  usableLink(): Link {
+    if (this.shutDown) throw new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Channel has been shut down');
+    const current = this.link;
+    if (current?.usable) return current;
+    const link = new Link(http2.connect(this.authority, this.connectOptions), this.options);
+    link.session.once('close', () => {
+      if (this.link === link) this.link = undefined;
+    });
+    this.link = link;
+    return link;
+  }
+}
+
+const FIXED_HEADERS: OutgoingHttpHeaders = {
+  ':method': 'POST',
+  'content-type': 'application/grpc',
+  te: 'trailers',
+  'user-agent': 'flowgate-grpc-http2',
+};
+
+/**
+ * One HTTP/2 connection and the calls on it. It holds the process open only while calls are in flight (grpc-js's
+ * behaviour too): an idle client does not keep a finished program alive.
+ */
+class Link {
+  private active = 0;
+  private goingAway = false;
+  private keepalive: NodeJS.Timeout | undefined;
+  private pingTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly session: ClientHttp2Session,
+    private readonly options: Pick<GrpcChannelOptions, 'keepaliveMs' | 'keepaliveTimeoutMs'>,
+  ) {
+    session.unref();
+    // A failed connection closes every stream on it with the error; each call reports it there.
+    session.on('error', () => {});
+    session.once('goaway', () => {
+      this.goingAway = true;
+    });
+    session.once('close', () => this.stopKeepalive());
+  }
+
+  get usable(): boolean {
+    return !this.goingAway && !this.session.closed && !this.session.destroyed;
+  }
+
+  begin(): void {
+    if (this.active++ > 0) return;
+    this.session.ref();
+    this.keepalive ??= setInterval(this.ping, this.options.keepaliveMs).unref();
+  }
+
+  end(): void {
+    if (--this.active > 0) return;
+    this.session.unref();
+    this.stopKeepalive();
+  }
+
+  /** Resolves undefined once connected, or the error the connect failed with (a timeout once `ms` is up). */
+  connected(ms: number): Promise<Error | undefined> {
+    const session = this.session;
+    if (!session.connecting && !session.destroyed) return Promise.resolve(undefined);
+    if (session.destroyed) return Promise.resolve(new Error('connection closed'));
+    return new Promise((resolve) => {
+      let lastError: Error | undefined;
+      const onError = (error: Error): void => {
+        lastError = error;
+      };
+      const done = (result: Error | undefined): void => {
+        clearTimeout(timer);
+        session.off('connect', onConnect).off('close', onClose).off('error', onError);
+        resolve(result);
+      };
+      const onConnect = (): void => done(undefined);
+      const onClose = (): void => done(lastError ?? new Error('connection closed'));
+      const timer = setTimeout(() => done(new Error('timed out')), Math.max(0, ms));
+      session.on('error', onError).once('connect', onConnect).once('close', onClose);
+    });
+  }
+
+  private readonly ping = (): void => {
+    if (this.pingTimer || this.session.destroyed) return;
+    const sent = this.session.ping(() => {
+      clearTimeout(this.pingTimer);
+      this.pingTimer = undefined;
+    });
+    if (!sent) return;
+    this.pingTimer = setTimeout(() => {
+      this.pingTimer = undefined;
+      this.session.destroy(new Error(`keepalive ping unanswered for ${this.options.keepaliveTimeoutMs} ms`));
+    }, this.options.keepaliveTimeoutMs).unref();
+  };
+
+  private stopKeepalive(): void {
+    clearInterval(this.keepalive);
+    clearTimeout(this.pingTimer);
+    this.keepalive = undefined;
+    this.pingTimer = undefined;
+  }
+}
+
+const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
+
+/** One unary call: its stream (and at most one resend of a refused stream), its deadline timer and its cancellation. */
+class UnaryCall {
+  private settled = false;
+  private resent = false;
+  private timer: NodeJS.Timeout | undefined;
+  private stream: ClientHttp2Stream | undefined;
+
+  constructor(
+    private readonly channel: GrpcChannel,
+    private readonly headers: OutgoingHttpHeaders,
+    private readonly frame: Buffer,
+    private readonly options: UnaryCallOptions,
+    private readonly maxReceiveBytes: number,
+    private readonly callback: UnaryCallback,
+  ) {}
+
+  start(): void {
+    const { deadline, signal } = this.options;
+    if (signal?.aborted) return this.settle(cancelledOnClient());
+    if (deadline !== undefined) {
+      const left = deadline - Date.now();
+      if (!(left > 0)) return this.settle(deadlineExceeded());
+      this.timer = setTimeout(this.onDeadline, left);
+    }
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+    this.send();
+  }
+
+  private send(): void {
+    const { deadline } = this.options;
+    if (deadline !== undefined) this.headers['grpc-timeout'] = grpcTimeoutHeader(deadline - Date.now());
+    let link: Link;
+    let stream: ClientHttp2Stream;
+    try {
+      link = this.channel.usableLink();
+      stream = link.session.request(this.headers, { endStream: false });
+    } catch (error) {
+      return this.settle(unavailable(error));
+    }
+    this.stream = stream;
+    link.begin();
+    let httpStatus = 0;
+    let trailers: IncomingHttpHeaders | undefined;
+    let streamError: Error | undefined;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    stream.once('response', (headers) => {
+      httpStatus = Number(headers[':status']);
+      // A trailers-only answer (an error before any message) carries its status in the headers.
+      if (headers['grpc-status'] !== undefined) trailers = headers;
+    });
+    stream.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received - 5 > this.maxReceiveBytes) {
+        this.settle(new GrpcCallError(GrpcStatus.RESOURCE_EXHAUSTED, `Received message larger than max (${received - 5} vs. ${this.maxReceiveBytes})`));
+        stream.close(NGHTTP2_CANCEL);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.once('trailers', (headers) => {
+      trailers = headers;
+    });
+    stream.on('error', (error: Error) => {
+      streamError ??= error;
+    });
+    stream.once('close', () => {
+      link.end();
+      if (this.settled) return;
+      if (trailers) return this.settleWithTrailers(trailers, chunks);
+      if (httpStatus !== 0 && httpStatus !== 200) {
+        return this.settle(new GrpcCallError(statusOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`));
+      }
+      if (httpStatus === 0 && !this.resent && wasRefused(stream, streamError)) {
+        this.resent = true;
+        return this.send();
+      }
+      if (httpStatus === 0 && (streamError || link.session.destroyed || link.session.closed)) {
+        // The connection went before an answer began: what grpc-js calls a dropped connection.
+        return this.settle(unavailable(streamError ?? new Error('the connection was dropped')));
+      }
+      this.settle(stream.rstCode ? errorOfReset(stream.rstCode) : new GrpcCallError(GrpcStatus.INTERNAL, 'The server closed the stream without a status'));
+    });
+    stream.end(this.frame);
+  }
+
+  private settleWithTrailers(trailers: IncomingHttpHeaders, chunks: Buffer[]): void {
+    if (statusCodeOf(trailers['grpc-status']) !== GrpcStatus.OK) return this.settle(errorOfTrailers(trailers));
+    const message = messageOfFrame(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    if (message instanceof GrpcCallError) return this.settle(message);
+    this.settle(null, message);
+  }
+
+  private settle(error: GrpcCallError | null, message?: Buffer): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    this.callback(error, message);
+  }
+
+  private readonly onDeadline = (): void => {
+    this.settle(deadlineExceeded());
+    this.stream?.close(NGHTTP2_CANCEL);
+  };
+
+  private readonly onAbort = (): void => {
+    this.settle(cancelledOnClient());
+    this.stream?.close(NGHTTP2_CANCEL);
+  };
+}
+
+/** The server refused the stream before processing it, or the connection was going away before it was sent. */
+function wasRefused(stream: ClientHttp2Stream, error: Error | undefined): boolean {
+  if (stream.rstCode === NGHTTP2_REFUSED_STREAM) return true;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'ERR_HTTP2_GOAWAY_SESSION';
+}
+
+function unavailable(error: unknown): GrpcCallError {
+  if (error instanceof GrpcCallError) return error;
+  return new GrpcCallError(GrpcStatus.UNAVAILABLE, `Connection failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function deadlineExceeded(): GrpcCallError {
+  return new GrpcCallError(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
+}
+
+function cancelledOnClient(): GrpcCallError {
+  return new GrpcCallError(GrpcStatus.CANCELLED, 'Cancelled on client');
+}

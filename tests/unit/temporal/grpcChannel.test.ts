@@ -1,0 +1,445 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import http2, { type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import proto from '@temporalio/proto';
+import { GrpcChannel, type GrpcChannelOptions } from '../../../adapters/temporal/http2/grpcChannel.js';
+import { GrpcCallError, frameOfMessage } from '../../../adapters/temporal/http2/grpcStatus.js';
+import { Http2Connection } from '../../../adapters/temporal/http2/http2Connection.js';
+
+/*
+ * The HTTP/2 gRPC transport against real HTTP/2 servers on loopback that answer as a gRPC server would, or fail the ways
+ * a server or network fails: every call's outcome and what the server saw of it.
+ */
+
+interface Seen {
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  stream: ServerHttp2Stream;
+  /** Resolves with the stream's reset code once the server side closes. */
+  closed: Promise<number>;
+}
+
+type Handler = (seen: Seen) => void;
+
+interface FakeServer {
+  address: string;
+  seen: Seen[];
+  sessions: Http2Session[];
+  close(): Promise<void>;
+}
+
+const TLS_DIR = new URL('../../fixtures/tls/', import.meta.url);
+const CERT = readFileSync(new URL('loopback.crt', TLS_DIR));
+const KEY = readFileSync(new URL('loopback.key', TLS_DIR));
+
+async function fakeServer(handler: Handler, { tls = false } = {}): Promise<FakeServer> {
+  const server: Http2Server | http2.Http2SecureServer = tls ? http2.createSecureServer({ cert: CERT, key: KEY }) : http2.createServer();
+  const seen: Seen[] = [];
+  const sessions: Http2Session[] = [];
+  server.on('session', (session) => sessions.push(session));
+  server.on('stream', (stream, headers) => {
+    const chunks: Buffer[] = [];
+    const closed = new Promise<number>((resolve) => stream.once('close', () => resolve(stream.rstCode)));
+    stream.on('error', () => {});
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.once('end', () => {
+      const entry = { headers, body: Buffer.concat(chunks), stream, closed };
+      seen.push(entry);
+      handler(entry);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    sessions,
+    close: async () => {
+      for (const session of sessions) session.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function answer(stream: ServerHttp2Stream, message: Uint8Array, trailers: Record<string, string> = {}): void {
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+  stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', ...trailers }));
+  stream.end(frameOfMessage(message));
+}
+
+function fail(stream: ServerHttp2Stream, code: number, message: string, extra: Record<string, string> = {}): void {
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': String(code), 'grpc-message': encodeURIComponent(message), ...extra }, { endStream: true });
+}
+
+function options(address: string, more: Partial<GrpcChannelOptions> = {}): GrpcChannelOptions {
+  return { address, maxReceiveBytes: 1024 * 1024, maxSendBytes: 1024 * 1024, keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000, ...more };
+}
+
+function call(channel: GrpcChannel, message: Uint8Array = Buffer.from('ping'), { deadline, signal, metadata = {} }: { deadline?: number; signal?: AbortSignal; metadata?: Record<string, string> } = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    channel.unary('/test.Service/Echo', metadata, message, { deadline, signal }, (error, reply) => (error ? reject(error) : resolve(reply!)));
+  });
+}
+
+async function callError(promise: Promise<unknown>): Promise<GrpcCallError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, GrpcCallError);
+    return error as GrpcCallError;
+  }
+  throw new Error('the call succeeded');
+}
+
+const channelSuite = suite('GrpcChannel: unary gRPC calls over node:http2');
+
+channelSuite('a call sends one framed message with the gRPC headers and its metadata, and resolves with the one answer', async () => {
+  const server = await fakeServer(({ stream, body }) => answer(stream, Buffer.concat([Buffer.from('echo:'), body.subarray(5)])));
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const reply = await call(channel, Buffer.from('hello'), { deadline: Date.now() + 5000, metadata: { 'temporal-namespace': 'ns-1' } });
+    assert.is(reply.toString(), 'echo:hello');
+    const [{ headers, body }] = server.seen as [Seen];
+    assert.is(headers[':path'], '/test.Service/Echo');
+    assert.is(headers[':method'], 'POST');
+    assert.is(headers['content-type'], 'application/grpc');
+    assert.is(headers.te, 'trailers');
+    assert.is(headers['temporal-namespace'], 'ns-1');
+    assert.match(String(headers['grpc-timeout']), /^\d{1,4}m$/);
+    assert.equal([...body.subarray(0, 5)], [0, 0, 0, 0, 5]);
+    // A second call shares the connection.
+    await call(channel);
+    assert.is(server.sessions.length, 1);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('an empty answer message is an empty buffer, not a failure', async () => {
+  const server = await fakeServer(({ stream }) => answer(stream, new Uint8Array(0)));
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    assert.is((await call(channel)).length, 0);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('an error status rejects with its code, its decoded message and its binary details as metadata', async () => {
+  const details = Buffer.from([8, 6, 18, 3, 0xff, 0x00, 0x7f]);
+  const server = await fakeServer(({ stream }) => fail(stream, GrpcStatus.ALREADY_EXISTS, 'Workflow exécution already started: 100%', { 'grpc-status-details-bin': details.toString('base64') }));
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const error = await callError(call(channel));
+    assert.is(error.code, GrpcStatus.ALREADY_EXISTS);
+    assert.is(error.details, 'Workflow exécution already started: 100%');
+    assert.is(error.message, '6 ALREADY_EXISTS: Workflow exécution already started: 100%');
+    assert.equal(error.metadata.get('grpc-status-details-bin'), [details]);
+    assert.equal(error.metadata.get('grpc-status'), []);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('an error status in trailers after a message is the call error', async () => {
+  const server = await fakeServer(({ stream }) => answer(stream, Buffer.from('partial'), { 'grpc-status': String(GrpcStatus.INTERNAL), 'grpc-message': 'broke' }));
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const error = await callError(call(channel));
+    assert.is(error.code, GrpcStatus.INTERNAL);
+    assert.is(error.details, 'broke');
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('an HTTP error without a gRPC status maps by gRPC rules (503 is UNAVAILABLE, 401 UNAUTHENTICATED)', async () => {
+  let status = 503;
+  const server = await fakeServer(({ stream }) => {
+    stream.respond({ ':status': status, 'content-type': 'text/plain' });
+    stream.end('proxy says no');
+  });
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const unavailable = await callError(call(channel));
+    assert.is(unavailable.code, GrpcStatus.UNAVAILABLE);
+    assert.is(unavailable.details, 'Received HTTP status code 503');
+    status = 401;
+    assert.is((await callError(call(channel))).code, GrpcStatus.UNAUTHENTICATED);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('answers without a proper message are INTERNAL errors: none, compressed, two messages', async () => {
+  const bodies = [Buffer.alloc(0), Buffer.from([1, 0, 0, 0, 1, 9]), Buffer.concat([frameOfMessage(Buffer.from('a')), frameOfMessage(Buffer.from('b'))])];
+  const server = await fakeServer(({ stream }) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+    stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+    stream.end(bodies[server.seen.length - 1]);
+  });
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const details = [];
+    for (let index = 0; index < bodies.length; index += 1) {
+      const error = await callError(call(channel));
+      assert.is(error.code, GrpcStatus.INTERNAL);
+      details.push(error.details);
+    }
+    assert.equal(details, ['No message received', 'Compressed message received, but no compression was asked for', 'More than one message received in a unary answer']);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('a call past its deadline fails DEADLINE_EXCEEDED and the server sees its stream cancelled', async () => {
+  const server = await fakeServer(() => {});
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const started = Date.now();
+    const error = await callError(call(channel, undefined, { deadline: started + 150 }));
+    assert.is(error.code, GrpcStatus.DEADLINE_EXCEEDED);
+    assert.ok(Date.now() - started >= 140, 'not before the deadline');
+    assert.is(await server.seen[0]!.closed, http2.constants.NGHTTP2_CANCEL);
+    // A deadline already past is not sent at all.
+    assert.is((await callError(call(channel, undefined, { deadline: Date.now() - 1 }))).code, GrpcStatus.DEADLINE_EXCEEDED);
+    assert.is(server.seen.length, 1);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('an aborted call fails CANCELLED at once, the server sees its stream cancelled, and an aborted signal sends nothing', async () => {
+  const server = await fakeServer(() => {});
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const controller = new AbortController();
+    const pending = callError(call(channel, undefined, { signal: controller.signal, deadline: Date.now() + 10_000 }));
+    while (server.seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    const error = await pending;
+    assert.is(error.code, GrpcStatus.CANCELLED);
+    assert.is(error.details, 'Cancelled on client');
+    assert.is(await server.seen[0]!.closed, http2.constants.NGHTTP2_CANCEL);
+    assert.is((await callError(call(channel, undefined, { signal: controller.signal }))).code, GrpcStatus.CANCELLED);
+    assert.is(server.seen.length, 1);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('messages over the limits fail RESOURCE_EXHAUSTED: a request before it is sent, an answer as it arrives', async () => {
+  const server = await fakeServer(({ stream }) => answer(stream, Buffer.alloc(4096, 1)));
+  const channel = new GrpcChannel(options(server.address, { maxSendBytes: 100, maxReceiveBytes: 1000 }));
+  try {
+    const tooBig = await callError(call(channel, Buffer.alloc(101)));
+    assert.is(tooBig.code, GrpcStatus.RESOURCE_EXHAUSTED);
+    assert.is(tooBig.details, 'Sent message larger than max (101 vs. 100)');
+    assert.is(server.seen.length, 0);
+    const answerTooBig = await callError(call(channel, Buffer.alloc(10)));
+    assert.is(answerTooBig.code, GrpcStatus.RESOURCE_EXHAUSTED);
+    assert.match(answerTooBig.details, /^Received message larger than max \(\d+ vs\. 1000\)$/);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('a stream the server refused unprocessed is sent once more; refused twice, the call is UNAVAILABLE', async () => {
+  let refusals = 1;
+  const server = await fakeServer(({ stream }) => {
+    if (refusals-- > 0) stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+    else answer(stream, Buffer.from('ok'));
+  });
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    assert.is((await call(channel)).toString(), 'ok');
+    assert.is(server.seen.length, 2);
+    refusals = 2;
+    const error = await callError(call(channel));
+    assert.is(error.code, GrpcStatus.UNAVAILABLE);
+    assert.is(server.seen.length, 4);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('after the server says GOAWAY, the next call opens a new connection', async () => {
+  const server = await fakeServer(({ stream }) => {
+    answer(stream, Buffer.from('ok'));
+    stream.session?.goaway();
+  });
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    await call(channel);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is((await call(channel)).toString(), 'ok');
+    assert.is(server.sessions.length, 2);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('a connection dropped mid-call fails the call UNAVAILABLE, and the next call reconnects', async () => {
+  let drop = true;
+  const server = await fakeServer(({ stream }) => {
+    if (drop) {
+      drop = false;
+      stream.session?.destroy();
+    } else answer(stream, Buffer.from('back'));
+  });
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const error = await callError(call(channel));
+    assert.is(error.code, GrpcStatus.UNAVAILABLE);
+    assert.is((await call(channel)).toString(), 'back');
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('a server that is not there: calls fail UNAVAILABLE, ready() retries until its deadline and says so', async () => {
+  const port = await closedPort();
+  const channel = new GrpcChannel(options(`127.0.0.1:${port}`));
+  try {
+    const error = await callError(call(channel, undefined, { deadline: Date.now() + 2000 }));
+    assert.is(error.code, GrpcStatus.UNAVAILABLE);
+    assert.match(error.details, /ECONNREFUSED/);
+    const started = Date.now();
+    try {
+      await channel.ready(started + 300);
+      assert.unreachable('ready() resolved');
+    } catch (failure) {
+      assert.match((failure as Error).message, /^Failed to connect before the deadline: .*ECONNREFUSED/);
+    }
+    assert.ok(Date.now() - started >= 290, 'ready() gave up before its deadline');
+  } finally {
+    channel.close();
+  }
+});
+
+channelSuite('a server that stops answering: the keepalive ping goes unanswered and the call fails UNAVAILABLE before its deadline', async () => {
+  // Accepts the connection and never says a word: not even the HTTP/2 settings, let alone a ping's answer.
+  const sockets: Socket[] = [];
+  const silent: TcpServer = createTcpServer((socket) => {
+    sockets.push(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const channel = new GrpcChannel(options(`127.0.0.1:${(silent.address() as AddressInfo).port}`, { keepaliveMs: 100, keepaliveTimeoutMs: 100 }));
+  try {
+    const started = Date.now();
+    const error = await callError(call(channel, undefined, { deadline: started + 5000 }));
+    assert.is(error.code, GrpcStatus.UNAVAILABLE);
+    assert.match(error.details, /keepalive ping unanswered for 100 ms/);
+    assert.ok(Date.now() - started < 2000);
+  } finally {
+    channel.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
+channelSuite('a closed channel refuses calls with UNAVAILABLE and sends nothing', async () => {
+  const server = await fakeServer(({ stream }) => answer(stream, Buffer.from('ok')));
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    await call(channel);
+    channel.close();
+    const error = await callError(call(channel));
+    assert.is(error.code, GrpcStatus.UNAVAILABLE);
+    assert.is(error.details, 'Channel has been shut down');
+    assert.is(server.seen.length, 1);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite.run();
+
+const connectionSuite = suite('Http2Connection: the Temporal client over the HTTP/2 transport');
+
+const { GetSystemInfoResponse, DescribeWorkflowExecutionRequest, DescribeWorkflowExecutionResponse } = proto.temporal.api.workflowservice.v1;
+
+/** Enough of Temporal's frontend for a connection: the system info asked at connect, and describe. */
+function temporalFrontend({ stream, headers, body }: Seen): void {
+  const path = String(headers[':path']);
+  if (path.endsWith('/GetSystemInfo')) return answer(stream, GetSystemInfoResponse.encode({ serverVersion: 'fake' }).finish());
+  if (path.endsWith('/DescribeWorkflowExecution')) {
+    const request = DescribeWorkflowExecutionRequest.decode(body.subarray(5));
+    if (request.execution?.workflowId === 'missing') return fail(stream, GrpcStatus.NOT_FOUND, 'workflow not found for ID: missing');
+    return answer(stream, DescribeWorkflowExecutionResponse.encode({ workflowExecutionInfo: { execution: request.execution, type: { name: 'echo' } } }).finish());
+  }
+  fail(stream, GrpcStatus.UNIMPLEMENTED, `unknown method ${path}`);
+}
+
+connectionSuite('over TLS with an API key: the service calls carry the key, the namespace and the client name, and decode', async () => {
+  const server = await fakeServer(temporalFrontend, { tls: true });
+  const connection = await Http2Connection.connect({
+    address: server.address,
+    apiKey: 'key-1',
+    tls: { serverRootCACertificate: CERT, serverNameOverride: 'localhost' },
+    interceptors: [],
+  });
+  try {
+    const response = await connection.withDeadline(Date.now() + 5000, () =>
+      connection.workflowService.describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'wf-1' } }),
+    );
+    assert.is(response.workflowExecutionInfo?.type?.name, 'echo');
+    assert.is(response.workflowExecutionInfo?.execution?.workflowId, 'wf-1');
+    const describe = server.seen.find(({ headers }) => String(headers[':path']).endsWith('/DescribeWorkflowExecution'))!;
+    assert.is(describe.headers[':path'], '/temporal.api.workflowservice.v1.WorkflowService/DescribeWorkflowExecution');
+    assert.is(describe.headers.authorization, 'Bearer key-1');
+    assert.is(describe.headers['temporal-namespace'], 'ns-2');
+    assert.is(describe.headers['client-name'], 'temporal-typescript');
+    assert.ok(describe.headers['grpc-timeout'], 'the deadline is sent');
+    const error = (await connection.workflowService
+      .describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'missing' } })
+      .catch((failure: unknown) => failure)) as GrpcCallError;
+    assert.is(error.code, GrpcStatus.NOT_FOUND);
+  } finally {
+    await connection.close();
+    await server.close();
+  }
+});
+
+connectionSuite('a server whose certificate is not trusted: the connect fails within its timeout, naming the reason', async () => {
+  const server = await fakeServer(temporalFrontend, { tls: true });
+  try {
+    const error = (await Http2Connection.connect({ address: server.address, tls: true, connectTimeout: 1500, interceptors: [] }).catch((failure: unknown) => failure)) as Error;
+    assert.instance(error, Error);
+    assert.match(error.message, /^Failed to connect before the deadline: .*(self-signed|certificate)/, error.message);
+    assert.is(server.seen.length, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+connectionSuite('options it cannot honour are refused by name: grpc-js credentials and interceptors', () => {
+  assert.throws(() => Http2Connection.lazy({ address: '127.0.0.1:1', interceptors: [() => ({}) as never] }), /gRPC interceptors \(grpc-js\) cannot be used/);
+  assert.throws(() => Http2Connection.lazy({ address: '127.0.0.1:1', credentials: {} as never }), /grpc-js credentials cannot be used; give `tls` and `apiKey` instead/);
+});
+
+connectionSuite.run();
+
+async function closedPort(): Promise<number> {
+  const probe = createTcpServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
