@@ -4,6 +4,7 @@
 // this does one stream per call (docs/performance.md, figure 9).
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import type { SecureClientSessionOptions } from 'node:http2';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { GrpcCallError, errorOfReset, errorOfTrailers, frameOfMessage, grpcTimeoutHeader, messageOfFrame, statusCodeOf, statusOfHttpStatus } from './grpcStatus.js';
 
@@ -12,12 +13,16 @@ export interface GrpcChannelOptions {
   address: string;
   /** TLS options when the connection is encrypted (the system's CAs unless `ca` is given); plaintext without. */
   tls?: Pick<SecureClientSessionOptions, 'ca' | 'cert' | 'key' | 'servername'> | undefined;
+  /** The `:authority` of every request. @default the address */
+  authority?: string | undefined;
   /** Largest answer accepted; a larger one fails the call with RESOURCE_EXHAUSTED. */
   maxReceiveBytes: number;
   /** Largest request sent; a larger one fails before it is sent. */
   maxSendBytes: number;
-  /** While calls are in flight, a ping this often notices a server that went away without closing the connection. */
+  /** A ping this often notices a server that went away without closing the connection; 0: no pings. */
   keepaliveMs: number;
+  /** Ping while no call is in flight too, so a dead connection is replaced before the next call waits on it. */
+  keepaliveWithoutCalls: boolean;
   /** A ping unanswered this long drops the connection (its calls fail UNAVAILABLE). */
   keepaliveTimeoutMs: number;
 }
@@ -32,6 +37,8 @@ export interface UnaryCallOptions {
 export type UnaryCallback = (error: GrpcCallError | null, message?: Buffer) => void;
 
 const CONNECT_BACKOFF_MS = { first: 1000, max: 10_000, factor: 1.6 };
+/** node's timers hold at most 2^31 - 1 ms; a later deadline is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A gRPC channel on one HTTP/2 connection, opened on first use and again after the server closed or dropped it. A
@@ -41,17 +48,22 @@ const CONNECT_BACKOFF_MS = { first: 1000, max: 10_000, factor: 1.6 };
 export class GrpcChannel {
   private link: Link | undefined;
   private shutDown = false;
-  private readonly authority: string;
+  /** Aborted by close(): ends a ready() waiting between connect attempts. */
+  private readonly closing = new AbortController();
+  private readonly url: string;
   private readonly connectOptions: SecureClientSessionOptions;
+  private readonly fixedHeaders: OutgoingHttpHeaders;
 
   constructor(private readonly options: GrpcChannelOptions) {
     if (!options.address) throw new TypeError('GrpcChannel: options.address is required');
-    this.authority = `${options.tls ? 'https' : 'http'}://${options.address}`;
+    this.url = `${options.tls ? 'https' : 'http'}://${options.address}`;
     this.connectOptions = {
-      // node's 10 MiB default would refuse streams while a large result is being read; grpc-js lifts it too.
+      // node's 10 MiB default would refuse streams while a large result is being read; grpc-js lifts both limits.
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
+      maxSendHeaderBlockLength: Number.MAX_SAFE_INTEGER,
       ...options.tls,
     };
+    this.fixedHeaders = { ...FIXED_HEADERS, ...(options.authority ? { ':authority': options.authority } : {}) };
   }
 
   get closed(): boolean {
@@ -59,21 +71,24 @@ export class GrpcChannel {
   }
 
   /**
-   * Resolves once a connection is up. A refused or failed connect is tried again (1 s, growing to 10 s apart) until
-   * `deadline`, then fails as grpc-js's waitForReady does.
+   * Resolves once a connection is up and the server's HTTP/2 settings have arrived. A refused or failed connect is tried
+   * again (1 s, growing to 10 s apart) until `deadline`, then fails as grpc-js's waitForReady does.
    */
   async ready(deadline: number): Promise<void> {
     let backoff = CONNECT_BACKOFF_MS.first;
     let lastError: Error | undefined;
     for (;;) {
-      if (this.shutDown) throw new Error('The connection is closed');
-      const link = this.usableLink();
-      const failure = await link.connected(deadline - Date.now());
+      if (this.shutDown) throw closedChannelError();
+      const failure = await this.usableLink().settled(deadline - Date.now());
       if (failure === undefined) return;
       lastError = failure;
       const left = deadline - Date.now();
       if (left <= 0) break;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(backoff, left)));
+      try {
+        await sleep(Math.min(backoff, left), undefined, { signal: this.closing.signal });
+      } catch {
+        throw closedChannelError();
+      }
       backoff = Math.min(CONNECT_BACKOFF_MS.max, backoff * CONNECT_BACKOFF_MS.factor);
       if (Date.now() >= deadline) break;
     }
@@ -86,14 +101,18 @@ export class GrpcChannel {
     if (message.length > this.options.maxSendBytes) {
       return callback(new GrpcCallError(GrpcStatus.RESOURCE_EXHAUSTED, `Sent message larger than max (${message.length} vs. ${this.options.maxSendBytes})`));
     }
-    const headers: OutgoingHttpHeaders = { ...metadata, ...FIXED_HEADERS, ':path': path };
+    const headers: OutgoingHttpHeaders = { ...metadata, ...this.fixedHeaders, ':path': path };
     new UnaryCall(this, headers, frameOfMessage(message), options, this.options.maxReceiveBytes, callback).start();
   }
 
-  /** Refuses new calls and closes the connection once the calls on it are over. */
+  /**
+   * Refuses new calls and closes the connection once the calls on it are over; one still connecting, or with no call,
+   * at once (a connect that hangs would otherwise hold the process).
+   */
   close(): void {
     this.shutDown = true;
-    this.link?.session.close();
+    this.closing.abort();
+    this.link?.shutdown();
     this.link = undefined;
   }
 
@@ -102,7 +121,7 @@ export class GrpcChannel {
     if (this.shutDown) throw new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Channel has been shut down');
     const current = this.link;
     if (current?.usable) return current;
-    const link = new Link(http2.connect(this.authority, this.connectOptions), this.options);
+    const link = new Link(http2.connect(this.url, this.connectOptions), this.options);
     link.session.once('close', () => {
       if (this.link === link) this.link = undefined;
     });
@@ -125,20 +144,34 @@ const FIXED_HEADERS: OutgoingHttpHeaders = {
 class Link {
   private active = 0;
   private goingAway = false;
+  private hasSettings = false;
+  private lastError: Error | undefined;
+  /** Calls waiting for the connection to be up, called back once it is or once it failed. */
+  private waiting: ((error: Error | undefined) => void)[] = [];
   private keepalive: NodeJS.Timeout | undefined;
   private pingTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly session: ClientHttp2Session,
-    private readonly options: Pick<GrpcChannelOptions, 'keepaliveMs' | 'keepaliveTimeoutMs'>,
+    private readonly options: Pick<GrpcChannelOptions, 'keepaliveMs' | 'keepaliveTimeoutMs' | 'keepaliveWithoutCalls'>,
   ) {
     session.unref();
     // A failed connection closes every stream on it with the error; each call reports it there.
-    session.on('error', () => {});
+    session.on('error', (error: Error) => {
+      this.lastError ??= error;
+    });
     session.once('goaway', () => {
       this.goingAway = true;
     });
-    session.once('close', () => this.stopKeepalive());
+    session.once('remoteSettings', () => {
+      this.hasSettings = true;
+    });
+    session.once('connect', () => this.release(undefined));
+    session.once('close', () => {
+      this.stopKeepalive();
+      this.release(this.lastError ?? new Error('the connection closed'));
+    });
+    if (options.keepaliveWithoutCalls) this.startKeepalive();
   }
 
   get usable(): boolean {
@@ -148,47 +181,76 @@ class Link {
   begin(): void {
     if (this.active++ > 0) return;
     this.session.ref();
-    this.keepalive ??= setInterval(this.ping, this.options.keepaliveMs).unref();
+    this.startKeepalive();
   }
 
   end(): void {
     if (--this.active > 0) return;
     this.session.unref();
-    this.stopKeepalive();
+    if (!this.options.keepaliveWithoutCalls) this.stopKeepalive();
   }
 
-  /** Resolves undefined once connected, or the error the connect failed with (a timeout once `ms` is up). */
-  connected(ms: number): Promise<Error | undefined> {
+  /**
+   * Calls back once the connection is up (at once when it is), or with the error it failed with. A call is only
+   * written to a connected session: one cancelled while the connection is being made is never sent.
+   */
+  whenConnected(callback: (error: Error | undefined) => void): void {
+    if (this.session.destroyed) return callback(this.lastError ?? new Error('the connection closed'));
+    if (!this.session.connecting) return callback(undefined);
+    this.waiting.push(callback);
+  }
+
+  /** Resolves undefined once the server's settings have arrived, or the error the connect failed with (or a timeout). */
+  settled(ms: number): Promise<Error | undefined> {
     const session = this.session;
-    if (!session.connecting && !session.destroyed) return Promise.resolve(undefined);
-    if (session.destroyed) return Promise.resolve(new Error('connection closed'));
+    if (this.hasSettings && !session.destroyed) return Promise.resolve(undefined);
+    if (session.destroyed) return Promise.resolve(this.lastError ?? new Error('the connection closed'));
     return new Promise((resolve) => {
-      let lastError: Error | undefined;
-      const onError = (error: Error): void => {
-        lastError = error;
-      };
       const done = (result: Error | undefined): void => {
         clearTimeout(timer);
-        session.off('connect', onConnect).off('close', onClose).off('error', onError);
+        session.off('remoteSettings', onSettings).off('close', onClose);
         resolve(result);
       };
-      const onConnect = (): void => done(undefined);
-      const onClose = (): void => done(lastError ?? new Error('connection closed'));
+      const onSettings = (): void => done(undefined);
+      const onClose = (): void => done(this.lastError ?? new Error('the connection closed'));
       const timer = setTimeout(() => done(new Error('timed out')), Math.max(0, ms));
-      session.on('error', onError).once('connect', onConnect).once('close', onClose);
+      session.once('remoteSettings', onSettings).once('close', onClose);
     });
+  }
+
+  /** Closes the connection: at once when no call is on it or it is still connecting, else once its calls are over. */
+  shutdown(): void {
+    if (this.active === 0 || this.session.connecting) this.session.destroy();
+    else this.session.close();
+  }
+
+  private release(error: Error | undefined): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const callback of waiting) callback(error);
+  }
+
+  private startKeepalive(): void {
+    if (this.keepalive || !(this.options.keepaliveMs > 0) || this.session.destroyed) return;
+    this.keepalive = setInterval(this.ping, this.options.keepaliveMs).unref();
   }
 
   private readonly ping = (): void => {
-    if (this.pingTimer || this.session.destroyed) return;
-    const sent = this.session.ping(() => {
-      clearTimeout(this.pingTimer);
-      this.pingTimer = undefined;
-    });
+    const session = this.session;
+    if (this.pingTimer || session.connecting || session.destroyed || session.closed) return;
+    let sent = false;
+    try {
+      sent = session.ping(() => {
+        clearTimeout(this.pingTimer);
+        this.pingTimer = undefined;
+      });
+    } catch {
+      return;
+    }
     if (!sent) return;
     this.pingTimer = setTimeout(() => {
       this.pingTimer = undefined;
-      this.session.destroy(new Error(`keepalive ping unanswered for ${this.options.keepaliveTimeoutMs} ms`));
+      session.destroy(new Error(`keepalive ping unanswered for ${this.options.keepaliveTimeoutMs} ms`));
     }, this.options.keepaliveTimeoutMs).unref();
   };
 
@@ -224,25 +286,42 @@ class UnaryCall {
     if (deadline !== undefined) {
       const left = deadline - Date.now();
       if (!(left > 0)) return this.settle(deadlineExceeded());
-      this.timer = setTimeout(this.onDeadline, left);
+      this.timer = setTimeout(this.onDeadline, Math.min(left, MAX_TIMER_MS));
     }
     signal?.addEventListener('abort', this.onAbort, { once: true });
     this.send();
   }
 
   private send(): void {
-    const { deadline } = this.options;
-    if (deadline !== undefined) this.headers['grpc-timeout'] = grpcTimeoutHeader(deadline - Date.now());
     let link: Link;
-    let stream: ClientHttp2Stream;
     try {
       link = this.channel.usableLink();
-      stream = link.session.request(this.headers, { endStream: false });
     } catch (error) {
       return this.settle(unavailable(error));
     }
-    this.stream = stream;
     link.begin();
+    link.whenConnected((error) => {
+      if (this.settled || error) {
+        link.end();
+        if (error) this.settle(unavailable(error));
+        return;
+      }
+      this.request(link);
+    });
+  }
+
+  private request(link: Link): void {
+    const { deadline } = this.options;
+    if (deadline !== undefined) this.headers['grpc-timeout'] = grpcTimeoutHeader(deadline - Date.now());
+    let stream: ClientHttp2Stream;
+    try {
+      stream = link.session.request(this.headers, { endStream: false });
+    } catch (error) {
+      link.end();
+      // A usable connection that refuses the request refuses what it was asked to send, not the server.
+      return this.settle(link.usable ? new GrpcCallError(GrpcStatus.INTERNAL, `The request could not be sent: ${messageOf(error)}`) : unavailable(error));
+    }
+    this.stream = stream;
     let httpStatus = 0;
     let trailers: IncomingHttpHeaders | undefined;
     let streamError: Error | undefined;
@@ -279,9 +358,10 @@ class UnaryCall {
         this.resent = true;
         return this.send();
       }
-      if (httpStatus === 0 && (streamError || link.session.destroyed || link.session.closed)) {
-        // The connection went before an answer began: what grpc-js calls a dropped connection.
-        return this.settle(unavailable(streamError ?? new Error('the connection was dropped')));
+      if (streamError || link.session.destroyed) {
+        // The connection went before the answer was complete (dropped, or its keepalive unanswered): grpc-js's
+        // "Connection dropped", which callers treat as the engine being unreachable.
+        return this.settle(streamError ? unavailable(streamError) : new GrpcCallError(GrpcStatus.UNAVAILABLE, 'Connection dropped'));
       }
       this.settle(stream.rstCode ? errorOfReset(stream.rstCode) : new GrpcCallError(GrpcStatus.INTERNAL, 'The server closed the stream without a status'));
     });
@@ -304,6 +384,11 @@ class UnaryCall {
   }
 
   private readonly onDeadline = (): void => {
+    const left = this.options.deadline! - Date.now();
+    if (left > 0) {
+      this.timer = setTimeout(this.onDeadline, Math.min(left, MAX_TIMER_MS));
+      return;
+    }
     this.settle(deadlineExceeded());
     this.stream?.close(NGHTTP2_CANCEL);
   };
@@ -323,7 +408,15 @@ function wasRefused(stream: ClientHttp2Stream, error: Error | undefined): boolea
 
 function unavailable(error: unknown): GrpcCallError {
   if (error instanceof GrpcCallError) return error;
-  return new GrpcCallError(GrpcStatus.UNAVAILABLE, `Connection failed: ${error instanceof Error ? error.message : String(error)}`);
+  return new GrpcCallError(GrpcStatus.UNAVAILABLE, `Connection failed: ${messageOf(error)}`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function closedChannelError(): Error {
+  return new Error('The connection is closed');
 }
 
 function deadlineExceeded(): GrpcCallError {

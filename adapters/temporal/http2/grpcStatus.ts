@@ -103,7 +103,9 @@ export function errorOfReset(rstCode: number): GrpcCallError {
  * that says why there is none.
  */
 export function messageOfFrame(body: Buffer): Buffer | GrpcCallError {
-  if (body.length < 5) return new GrpcCallError(GrpcStatus.INTERNAL, body.length === 0 ? 'No message received' : 'Truncated message frame');
+  // No message at all is UNIMPLEMENTED, as grpc-js reports it (the SDK's connect check reads it as an older server).
+  if (body.length === 0) return new GrpcCallError(GrpcStatus.UNIMPLEMENTED, 'No message received');
+  if (body.length < 5) return new GrpcCallError(GrpcStatus.INTERNAL, 'Truncated message frame');
   if (body[0] !== 0) return new GrpcCallError(GrpcStatus.INTERNAL, 'Compressed message received, but no compression was asked for');
   const length = body.readUInt32BE(1);
   if (body.length !== 5 + length) {

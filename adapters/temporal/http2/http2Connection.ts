@@ -80,10 +80,14 @@ export function channelOptions(address: string, options: ConnectionOptions, chan
       ...(tls.clientCertPair ? { cert: Buffer.from(tls.clientCertPair.crt), key: Buffer.from(tls.clientCertPair.key) } : {}),
       ...(tls.serverNameOverride ? { servername: tls.serverNameOverride } : {}),
     },
+    // grpc-js sends the name override as the authority too (grpc.default_authority).
+    authority: tls?.serverNameOverride || undefined,
     maxReceiveBytes: number('grpc.max_receive_message_length', DEFAULT_MAX_RECEIVE_BYTES),
     maxSendBytes: number('grpc.max_send_message_length', Number.POSITIVE_INFINITY),
     keepaliveMs: number('grpc.keepalive_time_ms', 30_000),
     keepaliveTimeoutMs: number('grpc.keepalive_timeout_ms', 20_000),
+    // The SDK's default (1): a dead connection is noticed between calls, not by the next call's deadline.
+    keepaliveWithoutCalls: number('grpc.keepalive_permit_without_calls', 0) === 1,
   };
 }
 
@@ -104,8 +108,13 @@ function rpcOverChannel(
   return (method, request, callback) => {
     const context = callContextStorage.getStore();
     const apiKey = apiKeyRef.fn?.();
-    const metadata = context?.metadata ? { ...fixed, ...headersOf(context.metadata) } : { ...fixed };
-    if (apiKey) metadata['authorization'] = `Bearer ${apiKey}`;
+    let metadata: OutgoingHttpHeaders;
+    try {
+      // The SDK's order: the key first, so a call's own metadata (withApiKey, withMetadata) overrides it.
+      metadata = { ...(apiKey ? headersOf({ authorization: `Bearer ${apiKey}` }) : {}), ...fixed, ...(context?.metadata ? headersOf(context.metadata) : {}) };
+    } catch (error) {
+      return callback(error as Error);
+    }
     let path = paths.get(method.name);
     if (path === undefined) paths.set(method.name, (path = `/${serviceName}/${method.name}`));
     const deadline = context?.deadline instanceof Date ? context.deadline.getTime() : context?.deadline;
@@ -113,13 +122,27 @@ function rpcOverChannel(
   };
 }
 
-/** gRPC metadata as HTTP/2 headers: names in lower case, binary values (`-bin`) in base64. */
+const METADATA_KEY = /^[0-9a-z_.-]+$/;
+const METADATA_VALUE = /^[\x20-\x7e]*$/;
+/** Headers HTTP/2 forbids on a request, and those the transport sets itself. */
+const RESERVED_KEYS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'content-type', 'user-agent', 'grpc-timeout']);
+
+/**
+ * gRPC metadata as HTTP/2 headers: names in lower case, binary values (`-bin`) in base64. A name or value gRPC does not
+ * allow is refused with a TypeError naming it, as grpc-js's Metadata refuses it, before anything is sent.
+ */
 export function headersOf(metadata: Record<string, unknown>): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(metadata)) {
     const key = name.toLowerCase();
-    if (key.endsWith('-bin')) headers[key] = Buffer.isBuffer(value) || value instanceof Uint8Array ? Buffer.from(value).toString('base64') : Buffer.from(String(value)).toString('base64');
-    else headers[key] = String(value);
+    if (!METADATA_KEY.test(key) || RESERVED_KEYS.has(key)) throw new TypeError(`gRPC metadata key "${name}" is not allowed`);
+    if (key.endsWith('-bin')) {
+      headers[key] = (value instanceof Uint8Array ? Buffer.from(value) : Buffer.from(String(value))).toString('base64');
+      continue;
+    }
+    const text = String(value);
+    if (!METADATA_VALUE.test(text)) throw new TypeError(`gRPC metadata "${key}" has a value with characters outside printable ASCII`);
+    headers[key] = text;
   }
   return headers;
 }

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import http2, { type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
-import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import { connect as connectTcp, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import proto from '@temporalio/proto';
@@ -64,6 +64,8 @@ async function fakeServer(handler: Handler, { tls = false } = {}): Promise<FakeS
 }
 
 function answer(stream: ServerHttp2Stream, message: Uint8Array, trailers: Record<string, string> = {}): void {
+  // A stream the client reset before it was answered (a cancelled call) has nobody to answer.
+  if (stream.destroyed) return;
   stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
   stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', ...trailers }));
   stream.end(frameOfMessage(message));
@@ -74,7 +76,7 @@ function fail(stream: ServerHttp2Stream, code: number, message: string, extra: R
 }
 
 function options(address: string, more: Partial<GrpcChannelOptions> = {}): GrpcChannelOptions {
-  return { address, maxReceiveBytes: 1024 * 1024, maxSendBytes: 1024 * 1024, keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000, ...more };
+  return { address, maxReceiveBytes: 1024 * 1024, maxSendBytes: 1024 * 1024, keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000, keepaliveWithoutCalls: false, ...more };
 }
 
 function call(channel: GrpcChannel, message: Uint8Array = Buffer.from('ping'), { deadline, signal, metadata = {} }: { deadline?: number; signal?: AbortSignal; metadata?: Record<string, string> } = {}): Promise<Buffer> {
@@ -118,11 +120,13 @@ channelSuite('a call sends one framed message with the gRPC headers and its meta
   }
 });
 
-channelSuite('an empty answer message is an empty buffer, not a failure', async () => {
+channelSuite('an empty answer message is an empty buffer, not a failure; a deadline weeks away is not taken for a past one', async () => {
   const server = await fakeServer(({ stream }) => answer(stream, new Uint8Array(0)));
   const channel = new GrpcChannel(options(server.address));
   try {
     assert.is((await call(channel)).length, 0);
+    // node's timers overflow past 2^31 ms (24.8 days) and would fire at once.
+    assert.is((await call(channel, undefined, { deadline: Date.now() + 25 * 24 * 3600_000 })).length, 0);
   } finally {
     channel.close();
     await server.close();
@@ -178,7 +182,7 @@ channelSuite('an HTTP error without a gRPC status maps by gRPC rules (503 is UNA
   }
 });
 
-channelSuite('answers without a proper message are INTERNAL errors: none, compressed, two messages', async () => {
+channelSuite('answers without a proper message fail: none is UNIMPLEMENTED (as grpc-js says), compressed or two are INTERNAL', async () => {
   const bodies = [Buffer.alloc(0), Buffer.from([1, 0, 0, 0, 1, 9]), Buffer.concat([frameOfMessage(Buffer.from('a')), frameOfMessage(Buffer.from('b'))])];
   const server = await fakeServer(({ stream }) => {
     stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
@@ -187,13 +191,16 @@ channelSuite('answers without a proper message are INTERNAL errors: none, compre
   });
   const channel = new GrpcChannel(options(server.address));
   try {
-    const details = [];
+    const outcomes = [];
     for (let index = 0; index < bodies.length; index += 1) {
       const error = await callError(call(channel));
-      assert.is(error.code, GrpcStatus.INTERNAL);
-      details.push(error.details);
+      outcomes.push([error.code, error.details]);
     }
-    assert.equal(details, ['No message received', 'Compressed message received, but no compression was asked for', 'More than one message received in a unary answer']);
+    assert.equal(outcomes, [
+      [GrpcStatus.UNIMPLEMENTED, 'No message received'],
+      [GrpcStatus.INTERNAL, 'Compressed message received, but no compression was asked for'],
+      [GrpcStatus.INTERNAL, 'More than one message received in a unary answer'],
+    ]);
   } finally {
     channel.close();
     await server.close();
@@ -311,6 +318,22 @@ channelSuite('a connection dropped mid-call fails the call UNAVAILABLE, and the 
   }
 });
 
+channelSuite('a connection dropped after the answer began fails the call UNAVAILABLE, not CANCELLED', async () => {
+  const server = await fakeServer(({ stream }) => {
+    stream.respond({ ':status': 200, 'content-type': 'application/grpc' });
+    stream.write(Buffer.from([0, 0, 0, 0, 9, 1]));
+    setTimeout(() => stream.session?.destroy(), 20);
+  });
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    const error = await callError(call(channel));
+    assert.is(error.code, GrpcStatus.UNAVAILABLE);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
 channelSuite('a server that is not there: calls fail UNAVAILABLE, ready() retries until its deadline and says so', async () => {
   const port = await closedPort();
   const channel = new GrpcChannel(options(`127.0.0.1:${port}`));
@@ -350,6 +373,71 @@ channelSuite('a server that stops answering: the keepalive ping goes unanswered 
     channel.close();
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
+channelSuite('a connection that dies between calls is noticed by the keepalive and replaced before the next call', async () => {
+  const server = await fakeServer(({ stream }) => answer(stream, Buffer.from('ok')));
+  const proxy = await tcpProxy(server.address);
+  const channel = new GrpcChannel(options(proxy.address, { keepaliveMs: 100, keepaliveTimeoutMs: 100, keepaliveWithoutCalls: true }));
+  try {
+    await call(channel);
+    proxy.freeze();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const started = Date.now();
+    assert.is((await call(channel, undefined, { deadline: started + 3000 })).toString(), 'ok');
+    assert.ok(Date.now() - started < 1000, 'the call did not wait on the dead connection');
+    assert.is(server.sessions.length, 2);
+  } finally {
+    channel.close();
+    await proxy.close();
+    await server.close();
+  }
+});
+
+channelSuite('a call cancelled while the connection is being made is never sent', async () => {
+  const server = await fakeServer(({ stream }) => answer(stream, Buffer.from('ok')), { tls: true });
+  const proxy = await tcpProxy(server.address, { delayMs: 400 });
+  const channel = new GrpcChannel(options(proxy.address, { tls: { ca: CERT, servername: 'localhost' } }));
+  try {
+    const controller = new AbortController();
+    const pending = callError(call(channel, undefined, { signal: controller.signal, deadline: Date.now() + 5000 }));
+    setTimeout(() => controller.abort(), 50);
+    assert.is((await pending).code, GrpcStatus.CANCELLED);
+    // The connection is made after all; the cancelled call is not on it.
+    assert.is((await call(channel, undefined, { deadline: Date.now() + 5000 })).toString(), 'ok');
+    assert.is(server.seen.length, 1);
+  } finally {
+    channel.close();
+    await proxy.close();
+    await server.close();
+  }
+});
+
+channelSuite('close() ends a ready() waiting between connect attempts, and a call waiting on the connection', async () => {
+  const port = await closedPort();
+  const channel = new GrpcChannel(options(`127.0.0.1:${port}`));
+  const started = Date.now();
+  const waiting = channel.ready(started + 10_000).then(
+    () => undefined,
+    (error: unknown) => error as Error,
+  );
+  setTimeout(() => channel.close(), 100);
+  const error = await waiting;
+  assert.is(error?.message, 'The connection is closed');
+  assert.ok(Date.now() - started < 1000, 'ready() ended with close()');
+  const server = await fakeServer(() => {}, { tls: true });
+  const proxy = await tcpProxy(server.address, { delayMs: 2000 });
+  const connecting = new GrpcChannel(options(proxy.address, { tls: { ca: CERT, servername: 'localhost' } }));
+  try {
+    const pending = callError(call(connecting, undefined, { deadline: Date.now() + 5000 }));
+    setTimeout(() => connecting.close(), 100);
+    assert.is((await pending).code, GrpcStatus.UNAVAILABLE);
+    assert.ok(Date.now() - started < 2000, 'the call ended with close(), not with its deadline');
+  } finally {
+    connecting.close();
+    await proxy.close();
+    await server.close();
   }
 });
 
@@ -407,6 +495,18 @@ connectionSuite('over TLS with an API key: the service calls carry the key, the 
     assert.is(describe.headers['temporal-namespace'], 'ns-2');
     assert.is(describe.headers['client-name'], 'temporal-typescript');
     assert.ok(describe.headers['grpc-timeout'], 'the deadline is sent');
+    assert.is(describe.headers[':authority'], 'localhost', 'the name override is the authority, as grpc-js sends it');
+    // A call's own key wins over the connection's, as in the SDK.
+    await connection.withApiKey('key-2', () => connection.workflowService.describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'wf-2' } }));
+    assert.is(server.seen.at(-1)!.headers.authorization, 'Bearer key-2');
+    // Metadata gRPC does not allow is refused by name before anything is sent.
+    const seenBefore = server.seen.length;
+    const refused = (await connection
+      .withMetadata({ 'x-note': 'two\nlines' }, () => connection.workflowService.describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'wf-3' } }))
+      .catch((failure: unknown) => failure)) as Error;
+    assert.instance(refused, TypeError);
+    assert.match(refused.message, /gRPC metadata "x-note" has a value with characters outside printable ASCII/);
+    assert.is(server.seen.length, seenBefore);
     const error = (await connection.workflowService
       .describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'missing' } })
       .catch((failure: unknown) => failure)) as GrpcCallError;
@@ -435,6 +535,43 @@ connectionSuite('options it cannot honour are refused by name: grpc-js credentia
 });
 
 connectionSuite.run();
+
+interface TcpProxy {
+  address: string;
+  /** Stops passing bytes either way on the connections open now, leaving them open: a server gone silent. */
+  freeze(): void;
+  close(): Promise<void>;
+}
+
+/** A loopback TCP relay to `target`, passing bytes after `delayMs` on each new connection. */
+async function tcpProxy(target: string, { delayMs = 0 } = {}): Promise<TcpProxy> {
+  const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
+  const sockets: Socket[] = [];
+  const server = createTcpServer((client) => {
+    client.pause();
+    const upstream = connectTcp(port, host);
+    sockets.push(client, upstream);
+    for (const socket of [client, upstream]) socket.on('error', () => {});
+    setTimeout(() => {
+      client.pipe(upstream);
+      upstream.pipe(client);
+    }, delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    freeze: () => {
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 async function closedPort(): Promise<number> {
   const probe = createTcpServer();
