@@ -104,6 +104,12 @@ const envShape = {
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_API_KEY: optionalSecret,
   TEMPORAL_TLS: envBoolean.optional(),
+  /** How the API's client sends its gRPC calls (docs/operations.md). @default http2, or grpc-js when a proxy is set */
+  TEMPORAL_GRPC_TRANSPORT: z.enum(['http2', 'grpc-js']).optional(),
+  // The proxy variables grpc-js honours: only grpc-js's transport goes through a proxy.
+  grpc_proxy: z.string().optional(),
+  https_proxy: z.string().optional(),
+  http_proxy: z.string().optional(),
   PAGE_TOKEN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   DEFAULT_CATALOG: catalogName.default('main'),
   /** The worker's catalog (= task queue). @default DEFAULT_CATALOG */
@@ -171,7 +177,13 @@ function configOf(env: Env) {
     /** RUN_RETENTION_DAYS in ms: closed runs of the durable embedded engine are deleted this long after they closed. @default 30 days */
     runRetentionMs: Math.round(env.RUN_RETENTION_DAYS * 24 * 3600 * 1000),
     temporal: env.TEMPORAL_ADDRESS
-      ? { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE, apiKey: env.TEMPORAL_API_KEY, tls: env.TEMPORAL_TLS }
+      ? {
+          address: env.TEMPORAL_ADDRESS,
+          namespace: env.TEMPORAL_NAMESPACE,
+          apiKey: env.TEMPORAL_API_KEY,
+          tls: env.TEMPORAL_TLS,
+          transport: env.TEMPORAL_GRPC_TRANSPORT ?? (env.grpc_proxy || env.https_proxy || env.http_proxy ? ('grpc-js' as const) : ('http2' as const)),
+        }
       : undefined,
     /** Signs page tokens; shared by API replicas so a token from one is accepted by another (Temporal). */
     pageTokenSecret: env.PAGE_TOKEN_SECRET,

@@ -381,6 +381,7 @@ async function connectTemporalEngine(
     namespace: temporal.namespace,
     ...(temporal.apiKey ? { apiKey: temporal.apiKey } : {}),
     ...(temporal.tls !== undefined ? { tls: temporal.tls } : {}),
+    transport: temporal.transport,
     maxMessageBytes: config.maxResultBytes,
     // The embedded engine has no per-payload limit; on Temporal, large payloads go to S3 or are refused by name.
     ...(claimChecks ? { claimChecks } : { maxPayloadBytes: config.payloads.temporalMaxPayloadBytes }),

@@ -1,4 +1,4 @@
-import type { Connection, ConnectionOptions } from '@temporalio/client';
+import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { Http2Connection } from './http2/http2Connection.js';
 
 export interface TemporalConnectionOptions {
@@ -16,6 +16,11 @@ export interface TemporalConnectionOptions {
   maxMessageBytes: number;
   /** Deadline for establishing the connection. @default 10000 */
   connectTimeoutMs?: number;
+  /**
+   * TEMPORAL_GRPC_TRANSPORT: `http2`, the calls over node:http2 (http2/http2Connection.ts), or `grpc-js`, the SDK's
+   * own transport, which also goes through the proxy the environment names. @default 'http2'
+   */
+  transport?: 'http2' | 'grpc-js';
 }
 
 /** Envelope room on top of the payload cap: headers, memo, the rest of the response message. */
@@ -50,5 +55,6 @@ export function temporalConnectionOptions(options: TemporalConnectionOptions): C
  * than grpc-js (docs/performance.md, figure 9).
  */
 export function connectTemporal(options: TemporalConnectionOptions): Promise<Connection> {
+  if (options.transport === 'grpc-js') return Connection.connect(temporalConnectionOptions(options));
   return Http2Connection.connect(temporalConnectionOptions(options));
 }

@@ -37,6 +37,7 @@ export async function startWorkerProcess(config: WorkerConfig): Promise<{ identi
       address: config.temporal.address,
       ...(config.temporal.apiKey ? { apiKey: config.temporal.apiKey } : {}),
       ...(config.temporal.tls !== undefined ? { tls: config.temporal.tls } : {}),
+      transport: config.temporal.transport,
       maxMessageBytes: config.maxResultBytes,
     },
     namespace: config.temporal.namespace,

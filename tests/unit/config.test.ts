@@ -124,6 +124,23 @@ test('boolean variables of the API server and the worker take on/off, true/false
   }
 });
 
+test('TEMPORAL_GRPC_TRANSPORT: http2 by default, grpc-js when a proxy variable is set (only grpc-js goes through one) or when asked; anything else refused', async () => {
+  const { parseWorkerConfig } = await import('../../composition/workerConfig.js');
+  const temporal = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };
+  assert.is(parseConfig(temporal).temporal?.transport, 'http2');
+  assert.is(parseWorkerConfig(temporal).temporal.transport, 'http2');
+  for (const proxy of ['grpc_proxy', 'https_proxy', 'http_proxy']) {
+    assert.is(parseConfig({ ...temporal, [proxy]: 'http://127.0.0.1:3128' }).temporal?.transport, 'grpc-js', proxy);
+    assert.is(parseWorkerConfig({ ...temporal, [proxy]: 'http://127.0.0.1:3128' }).temporal.transport, 'grpc-js', `worker ${proxy}`);
+  }
+  assert.is(parseConfig({ ...temporal, https_proxy: '' }).temporal?.transport, 'http2', 'an empty proxy variable is unset');
+  assert.is(parseConfig({ ...temporal, https_proxy: 'http://127.0.0.1:3128', TEMPORAL_GRPC_TRANSPORT: 'http2' }).temporal?.transport, 'http2');
+  assert.is(parseConfig({ ...temporal, TEMPORAL_GRPC_TRANSPORT: 'grpc-js' }).temporal?.transport, 'grpc-js');
+  assert.equal(problemsOf(() => parseConfig({ ...temporal, TEMPORAL_GRPC_TRANSPORT: 'grpc' })), [
+    'TEMPORAL_GRPC_TRANSPORT: Invalid option: expected one of "http2"|"grpc-js"',
+  ]);
+});
+
 function problemsOf(parse: () => unknown): string[] {
   try {
     parse();
@@ -140,7 +157,7 @@ test('the engine is temporal when TEMPORAL_ADDRESS is set, unless ENGINE says ot
   assert.is(parseConfig({ ENGINE: 'memory' }).engine, 'memory');
   const temporal = parseConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', TEMPORAL_TLS: 'on', TEMPORAL_API_KEY: 'k' });
   assert.is(temporal.engine, 'temporal');
-  assert.equal(temporal.temporal, { address: '127.0.0.1:7233', namespace: 'default', apiKey: 'k', tls: true });
+  assert.equal(temporal.temporal, { address: '127.0.0.1:7233', namespace: 'default', apiKey: 'k', tls: true, transport: 'http2' });
   assert.is(parseConfig({ TEMPORAL_ADDRESS: '127.0.0.1:7233', ENGINE: 'memory' }).engine, 'memory');
   assert.throws(() => parseConfig({ ENGINE: 'temporal' }), /TEMPORAL_ADDRESS: must be set when ENGINE=temporal/);
   assert.throws(() => parseConfig({ ENGINE: 'cassandra' }), /ENGINE:/);

@@ -90,10 +90,11 @@ export class TemporalEngine implements WorkflowEngine {
 
   /** Connects (connection.ts: message limits, TLS, API key, connect deadline) and owns the connection it made. */
   static async connect(options: TemporalEngineConnectOptions): Promise<TemporalEngine> {
-    const { address, apiKey, tls, maxMessageBytes, connectTimeoutMs, clientInterceptors, ...engineOptions } = options;
+    const { address, apiKey, tls, transport, maxMessageBytes, connectTimeoutMs, clientInterceptors, ...engineOptions } = options;
     const connection = await connectTemporal({
       address,
       maxMessageBytes,
+      ...(transport === undefined ? {} : { transport }),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(tls === undefined ? {} : { tls }),
       ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
