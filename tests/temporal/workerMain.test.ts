@@ -59,7 +59,7 @@ config('TEMPORAL_ADDRESS is required; every problem is one line', () => {
 
 config('defaults: namespace "default", catalog from DEFAULT_CATALOG or "main", ./workflows', () => {
   const parsed = parseWorkerConfig({ TEMPORAL_ADDRESS: 'localhost:7233' });
-  assert.equal(parsed.temporal, { address: 'localhost:7233', namespace: 'default', apiKey: undefined, tls: undefined });
+  assert.equal(parsed.temporal, { address: 'localhost:7233', namespace: 'default', apiKey: undefined, tls: undefined, transport: 'http2' });
   assert.is(parsed.catalog, 'main');
   assert.is(parsed.workflowsDir, './workflows');
   assert.is(parsed.traceDir, './traces');
