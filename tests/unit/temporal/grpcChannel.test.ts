@@ -354,6 +354,45 @@ channelSuite('a server that is not there: calls fail UNAVAILABLE, ready() retrie
   }
 });
 
+channelSuite('after a failed connect, calls fail at once for the backoff instead of each opening a connection; the next connect after it goes through', async () => {
+  const server = await fakeServer(({ stream }) => answer(stream, Buffer.from('ok')));
+  // Accepts each connection and, while `refusing`, closes it at once: a socket, never an HTTP/2 server.
+  let refusing = true;
+  let accepted = 0;
+  const sockets: Socket[] = [];
+  const [host, port] = [server.address.split(':')[0]!, Number(server.address.split(':')[1])];
+  const gate: TcpServer = createTcpServer((client) => {
+    accepted += 1;
+    client.on('error', () => {});
+    if (refusing) return client.destroy();
+    const upstream = connectTcp(port, host);
+    upstream.on('error', () => {});
+    sockets.push(client, upstream);
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+  const channel = new GrpcChannel(options(`127.0.0.1:${(gate.address() as AddressInfo).port}`));
+  try {
+    assert.is((await callError(call(channel))).code, GrpcStatus.UNAVAILABLE);
+    assert.is(accepted, 1);
+    for (let index = 0; index < 5; index += 1) {
+      const error = await callError(call(channel));
+      assert.is(error.code, GrpcStatus.UNAVAILABLE);
+      assert.match(error.details, /^No connection established\. Last error: /);
+    }
+    assert.is(accepted, 1, 'no connection was opened during the backoff');
+    refusing = false;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.is((await call(channel)).toString(), 'ok');
+    assert.is(accepted, 2);
+  } finally {
+    channel.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => gate.close(() => resolve()));
+    await server.close();
+  }
+});
+
 channelSuite('a server that stops answering: the keepalive ping goes unanswered and the call fails UNAVAILABLE before its deadline', async () => {
   // Accepts the connection and never says a word: not even the HTTP/2 settings, let alone a ping's answer.
   const sockets: Socket[] = [];
