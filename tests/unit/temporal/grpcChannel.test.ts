@@ -1,79 +1,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import http2, { type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
+import http2 from 'node:http2';
 import { connect as connectTcp, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import proto from '@temporalio/proto';
 import { GrpcChannel, type GrpcChannelOptions } from '../../../adapters/temporal/http2/grpcChannel.js';
 import { GrpcCallError, frameOfMessage } from '../../../adapters/temporal/http2/grpcStatus.js';
-import { Http2Connection } from '../../../adapters/temporal/http2/http2Connection.js';
+import { answer, CERT, closedPort, fail, fakeServer, tcpProxy, type Seen } from '../../support/fakeGrpcServer.js';
 
 /*
  * The HTTP/2 gRPC transport against real HTTP/2 servers on loopback that answer as a gRPC server would, or fail the ways
  * a server or network fails: every call's outcome and what the server saw of it.
  */
-
-interface Seen {
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  stream: ServerHttp2Stream;
-  /** Resolves with the stream's reset code once the server side closes. */
-  closed: Promise<number>;
-}
-
-type Handler = (seen: Seen) => void;
-
-interface FakeServer {
-  address: string;
-  seen: Seen[];
-  sessions: Http2Session[];
-  close(): Promise<void>;
-}
-
-const TLS_DIR = new URL('../../fixtures/tls/', import.meta.url);
-const CERT = readFileSync(new URL('loopback.crt', TLS_DIR));
-const KEY = readFileSync(new URL('loopback.key', TLS_DIR));
-
-async function fakeServer(handler: Handler, { tls = false } = {}): Promise<FakeServer> {
-  const server: Http2Server | http2.Http2SecureServer = tls ? http2.createSecureServer({ cert: CERT, key: KEY }) : http2.createServer();
-  const seen: Seen[] = [];
-  const sessions: Http2Session[] = [];
-  server.on('session', (session) => sessions.push(session));
-  server.on('stream', (stream, headers) => {
-    const chunks: Buffer[] = [];
-    const closed = new Promise<number>((resolve) => stream.once('close', () => resolve(stream.rstCode)));
-    stream.on('error', () => {});
-    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-    stream.once('end', () => {
-      const entry = { headers, body: Buffer.concat(chunks), stream, closed };
-      seen.push(entry);
-      handler(entry);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    seen,
-    sessions,
-    close: async () => {
-      for (const session of sessions) session.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-function answer(stream: ServerHttp2Stream, message: Uint8Array, trailers: Record<string, string> = {}): void {
-  // A stream the client reset before it was answered (a cancelled call) has nobody to answer.
-  if (stream.destroyed) return;
-  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
-  stream.once('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0', ...trailers }));
-  stream.end(frameOfMessage(message));
-}
-
-function fail(stream: ServerHttp2Stream, code: number, message: string, extra: Record<string, string> = {}): void {
-  stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': String(code), 'grpc-message': encodeURIComponent(message), ...extra }, { endStream: true });
-}
 
 function options(address: string, more: Partial<GrpcChannelOptions> = {}): GrpcChannelOptions {
   return { address, maxReceiveBytes: 1024 * 1024, maxSendBytes: 1024 * 1024, keepaliveMs: 30_000, keepaliveTimeoutMs: 10_000, keepaliveWithoutCalls: false, ...more };
@@ -497,125 +434,3 @@ channelSuite('a closed channel refuses calls with UNAVAILABLE and sends nothing'
 });
 
 channelSuite.run();
-
-const connectionSuite = suite('Http2Connection: the Temporal client over the HTTP/2 transport');
-
-const { GetSystemInfoResponse, DescribeWorkflowExecutionRequest, DescribeWorkflowExecutionResponse } = proto.temporal.api.workflowservice.v1;
-
-/** Enough of Temporal's frontend for a connection: the system info asked at connect, and describe. */
-function temporalFrontend({ stream, headers, body }: Seen): void {
-  const path = String(headers[':path']);
-  if (path.endsWith('/GetSystemInfo')) return answer(stream, GetSystemInfoResponse.encode({ serverVersion: 'fake' }).finish());
-  if (path.endsWith('/DescribeWorkflowExecution')) {
-    const request = DescribeWorkflowExecutionRequest.decode(body.subarray(5));
-    if (request.execution?.workflowId === 'missing') return fail(stream, GrpcStatus.NOT_FOUND, 'workflow not found for ID: missing');
-    return answer(stream, DescribeWorkflowExecutionResponse.encode({ workflowExecutionInfo: { execution: request.execution, type: { name: 'echo' } } }).finish());
-  }
-  fail(stream, GrpcStatus.UNIMPLEMENTED, `unknown method ${path}`);
-}
-
-connectionSuite('over TLS with an API key: the service calls carry the key, the namespace and the client name, and decode', async () => {
-  const server = await fakeServer(temporalFrontend, { tls: true });
-  const connection = await Http2Connection.connect({
-    address: server.address,
-    apiKey: 'key-1',
-    tls: { serverRootCACertificate: CERT, serverNameOverride: 'localhost' },
-    interceptors: [],
-  });
-  try {
-    const response = await connection.withDeadline(Date.now() + 5000, () =>
-      connection.workflowService.describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'wf-1' } }),
-    );
-    assert.is(response.workflowExecutionInfo?.type?.name, 'echo');
-    assert.is(response.workflowExecutionInfo?.execution?.workflowId, 'wf-1');
-    const describe = server.seen.find(({ headers }) => String(headers[':path']).endsWith('/DescribeWorkflowExecution'))!;
-    assert.is(describe.headers[':path'], '/temporal.api.workflowservice.v1.WorkflowService/DescribeWorkflowExecution');
-    assert.is(describe.headers.authorization, 'Bearer key-1');
-    assert.is(describe.headers['temporal-namespace'], 'ns-2');
-    assert.is(describe.headers['client-name'], 'temporal-typescript');
-    assert.ok(describe.headers['grpc-timeout'], 'the deadline is sent');
-    assert.is(describe.headers[':authority'], 'localhost', 'the name override is the authority, as grpc-js sends it');
-    // A call's own key wins over the connection's, as in the SDK.
-    await connection.withApiKey('key-2', () => connection.workflowService.describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'wf-2' } }));
-    assert.is(server.seen.at(-1)!.headers.authorization, 'Bearer key-2');
-    // Metadata gRPC does not allow is refused by name before anything is sent.
-    const seenBefore = server.seen.length;
-    const refused = (await connection
-      .withMetadata({ 'x-note': 'two\nlines' }, () => connection.workflowService.describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'wf-3' } }))
-      .catch((failure: unknown) => failure)) as Error;
-    assert.instance(refused, TypeError);
-    assert.match(refused.message, /gRPC metadata "x-note" has a value with characters outside printable ASCII/);
-    assert.is(server.seen.length, seenBefore);
-    const error = (await connection.workflowService
-      .describeWorkflowExecution({ namespace: 'ns-2', execution: { workflowId: 'missing' } })
-      .catch((failure: unknown) => failure)) as GrpcCallError;
-    assert.is(error.code, GrpcStatus.NOT_FOUND);
-  } finally {
-    await connection.close();
-    await server.close();
-  }
-});
-
-connectionSuite('a server whose certificate is not trusted: the connect fails within its timeout, naming the reason', async () => {
-  const server = await fakeServer(temporalFrontend, { tls: true });
-  try {
-    const error = (await Http2Connection.connect({ address: server.address, tls: true, connectTimeout: 1500, interceptors: [] }).catch((failure: unknown) => failure)) as Error;
-    assert.instance(error, Error);
-    assert.match(error.message, /^Failed to connect before the deadline: .*(self-signed|certificate)/, error.message);
-    assert.is(server.seen.length, 0);
-  } finally {
-    await server.close();
-  }
-});
-
-connectionSuite('options it cannot honour are refused by name: grpc-js credentials and interceptors', () => {
-  assert.throws(() => Http2Connection.lazy({ address: '127.0.0.1:1', interceptors: [() => ({}) as never] }), /gRPC interceptors \(grpc-js\) cannot be used/);
-  assert.throws(() => Http2Connection.lazy({ address: '127.0.0.1:1', credentials: {} as never }), /grpc-js credentials cannot be used; give `tls` and `apiKey` instead/);
-});
-
-connectionSuite.run();
-
-interface TcpProxy {
-  address: string;
-  /** Stops passing bytes either way on the connections open now, leaving them open: a server gone silent. */
-  freeze(): void;
-  close(): Promise<void>;
-}
-
-/** A loopback TCP relay to `target`, passing bytes after `delayMs` on each new connection. */
-async function tcpProxy(target: string, { delayMs = 0 } = {}): Promise<TcpProxy> {
-  const [host, port] = [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))];
-  const sockets: Socket[] = [];
-  const server = createTcpServer((client) => {
-    client.pause();
-    const upstream = connectTcp(port, host);
-    sockets.push(client, upstream);
-    for (const socket of [client, upstream]) socket.on('error', () => {});
-    setTimeout(() => {
-      client.pipe(upstream);
-      upstream.pipe(client);
-    }, delayMs);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
-    freeze: () => {
-      for (const socket of sockets) {
-        socket.unpipe();
-        socket.pause();
-      }
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-async function closedPort(): Promise<number> {
-  const probe = createTcpServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
