@@ -75,10 +75,6 @@ export class GrpcChannel {
     this.fixedHeaders = { ...FIXED_HEADERS, ...(options.authority ? { ':authority': options.authority } : {}) };
   }
 
-  get closed(): boolean {
-    return this.shutDown;
-  }
-
   /**
    * Resolves once a connection is up and the server's HTTP/2 settings have arrived. A refused or failed connect is tried
    * again (1 s, growing to 10 s apart) until `deadline`, then fails as grpc-js's waitForReady does.
@@ -143,7 +139,7 @@ export class GrpcChannel {
     });
     link.session.once('close', () => {
       if (this.link === link) this.link = undefined;
-      if (!link.spokeHttp2 && !this.shutDown) this.connectFailed(link.failure ?? new Error('the connection closed'));
+      if (!link.spokeHttp2 && !this.shutDown) this.connectFailed(link.failure);
     });
     this.link = link;
     return link;
@@ -195,7 +191,7 @@ class Link {
     session.once('connect', () => this.release(undefined));
     session.once('close', () => {
       this.stopKeepalive();
-      this.release(this.lastError ?? new Error('the connection closed'));
+      this.release(this.failure);
     });
     if (options.keepaliveWithoutCalls) this.startKeepalive();
   }
@@ -209,9 +205,9 @@ class Link {
     return this.hasSettings;
   }
 
-  /** The first error the connection met. */
-  get failure(): Error | undefined {
-    return this.lastError;
+  /** Why the connection failed or closed: the first error it met, or its closing. */
+  get failure(): Error {
+    return this.lastError ?? new Error('the connection closed');
   }
 
   begin(): void {
@@ -231,7 +227,7 @@ class Link {
    * written to a connected session: one cancelled while the connection is being made is never sent.
    */
   whenConnected(callback: (error: Error | undefined) => void): void {
-    if (this.session.destroyed) return callback(this.lastError ?? new Error('the connection closed'));
+    if (this.session.destroyed) return callback(this.failure);
     if (!this.session.connecting) return callback(undefined);
     this.waiting.push(callback);
   }
@@ -240,7 +236,7 @@ class Link {
   settled(ms: number): Promise<Error | undefined> {
     const session = this.session;
     if (this.hasSettings && !session.destroyed) return Promise.resolve(undefined);
-    if (session.destroyed) return Promise.resolve(this.lastError ?? new Error('the connection closed'));
+    if (session.destroyed) return Promise.resolve(this.failure);
     return new Promise((resolve) => {
       const done = (result: Error | undefined): void => {
         clearTimeout(timer);
@@ -248,7 +244,7 @@ class Link {
         resolve(result);
       };
       const onSettings = (): void => done(undefined);
-      const onClose = (): void => done(this.lastError ?? new Error('the connection closed'));
+      const onClose = (): void => done(this.failure);
       const timer = setTimeout(() => done(new Error('timed out')), Math.max(0, ms));
       session.once('remoteSettings', onSettings).once('close', onClose);
     });
