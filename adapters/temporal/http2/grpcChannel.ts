@@ -44,6 +44,12 @@ export type UnaryCallback = (error: GrpcCallError | null, message?: Buffer) => v
 const CONNECT_BACKOFF_MS = { first: 1000, max: 10_000, factor: 1.6 };
 /** node's timers hold at most 2^31 - 1 ms; a later deadline is waited for in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * The last id HTTP/2 gives a client's stream (1, 3, 5, ... 2^31 - 1). Past it node refuses every request on the
+ * connection and keeps the connection open, so a long-lived channel moves to a new one: at a few hundred calls a
+ * second that comes weeks into a process's life.
+ */
+const LAST_STREAM_ID = 2 ** 31 - 1;
 
 /**
  * A gRPC channel on one HTTP/2 connection, opened on first use and again after the server closed or dropped it. A
@@ -250,6 +256,12 @@ class Link {
     });
   }
 
+  /** No new calls go on this connection: it closes once the calls on it are over. */
+  retire(): void {
+    this.goingAway = true;
+    this.session.close();
+  }
+
   /** Closes the connection: at once when no call is on it or it is still connecting, else once its calls are over. */
   shutdown(): void {
     if (this.active === 0 || this.session.connecting) this.session.destroy();
@@ -354,6 +366,7 @@ class UnaryCall {
       return this.settle(link.usable ? new GrpcCallError(GrpcStatus.INTERNAL, `The request could not be sent: ${messageOf(error)}`) : unavailable(error));
     }
     this.stream = stream;
+    if (stream.id !== undefined && stream.id >= LAST_STREAM_ID) link.retire();
     let httpStatus = 0;
     let trailers: IncomingHttpHeaders | undefined;
     let streamError: Error | undefined;
@@ -386,6 +399,7 @@ class UnaryCall {
       if (httpStatus !== 0 && httpStatus !== 200) {
         return this.settle(new GrpcCallError(statusOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`));
       }
+      if (errorCodeOf(streamError) === 'ERR_HTTP2_OUT_OF_STREAMS') link.retire();
       if (httpStatus === 0 && !this.resent && wasRefused(stream, streamError)) {
         this.resent = true;
         return this.send();
@@ -431,11 +445,18 @@ class UnaryCall {
   };
 }
 
-/** The server refused the stream before processing it, or the connection was going away before it was sent. */
+/**
+ * The stream was never processed: the server refused it, the connection was going away before it was sent, or the
+ * connection had no stream id left for it.
+ */
 function wasRefused(stream: ClientHttp2Stream, error: Error | undefined): boolean {
   if (stream.rstCode === NGHTTP2_REFUSED_STREAM) return true;
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ERR_HTTP2_GOAWAY_SESSION';
+  const code = errorCodeOf(error);
+  return code === 'ERR_HTTP2_GOAWAY_SESSION' || code === 'ERR_HTTP2_OUT_OF_STREAMS';
+}
+
+function errorCodeOf(error: Error | undefined): unknown {
+  return (error as { code?: unknown } | undefined)?.code;
 }
 
 function unavailable(error: unknown): GrpcCallError {

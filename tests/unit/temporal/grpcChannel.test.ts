@@ -32,6 +32,11 @@ async function callError(promise: Promise<unknown>): Promise<GrpcCallError> {
   throw new Error('the call succeeded');
 }
 
+/** node's `ClientHttp2Session.setNextStreamID`, absent from its type definitions. */
+function setNextStreamId(session: http2.ClientHttp2Session, id: number): void {
+  (session as http2.ClientHttp2Session & { setNextStreamID(id: number): void }).setNextStreamID(id);
+}
+
 const channelSuite = suite('GrpcChannel: unary gRPC calls over node:http2');
 
 channelSuite('a call sends one framed message with the gRPC headers and its metadata, and resolves with the one answer', async () => {
@@ -51,6 +56,33 @@ channelSuite('a call sends one framed message with the gRPC headers and its meta
     // A second call shares the connection.
     await call(channel);
     assert.is(server.sessions.length, 1);
+  } finally {
+    channel.close();
+    await server.close();
+  }
+});
+
+channelSuite('a connection that has used up its stream ids is left to finish and the next calls go on a new one', async () => {
+  const server = await fakeServer(({ stream, body }) => answer(stream, body.subarray(5)));
+  const channel = new GrpcChannel(options(server.address));
+  try {
+    await call(channel);
+    // HTTP/2 numbers a client's streams 1, 3, 5, ... up to 2^31 - 1, and node then refuses every new request on the
+    // connection while keeping it open: at a few hundred calls a second, weeks into a process's life.
+    setNextStreamId(channel.usableLink().session, 2 ** 31 - 3);
+    const replies = await Promise.all([1, 2, 3, 4].map((n) => call(channel, Buffer.from(`call ${n}`))));
+    assert.equal(replies.map(String), ['call 1', 'call 2', 'call 3', 'call 4']);
+    assert.is((await call(channel, Buffer.from('after'))).toString(), 'after');
+    assert.is(server.sessions.length, 2);
+    // Ids used up by a stream the channel did not open: the refused call is sent again on a new connection.
+    const session = channel.usableLink().session;
+    setNextStreamId(session, 2 ** 31 - 1);
+    const other = session.request({ ':method': 'POST', ':path': '/test.Service/Echo', 'content-type': 'application/grpc' });
+    other.resume();
+    other.end(frameOfMessage(Buffer.from('other')));
+    await new Promise((resolve) => other.once('close', resolve));
+    assert.is((await call(channel, Buffer.from('refused'))).toString(), 'refused');
+    assert.is(server.sessions.length, 3);
   } finally {
     channel.close();
     await server.close();
