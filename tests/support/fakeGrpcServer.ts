@@ -27,8 +27,8 @@ const TLS_DIR = new URL('../fixtures/tls/', import.meta.url);
 export const CERT = readFileSync(new URL('loopback.crt', TLS_DIR));
 export const KEY = readFileSync(new URL('loopback.key', TLS_DIR));
 
-export async function fakeServer(handler: Handler, { tls = false } = {}): Promise<FakeServer> {
-  const server: Http2Server | http2.Http2SecureServer = tls ? http2.createSecureServer({ cert: CERT, key: KEY }) : http2.createServer();
+export async function fakeServer(handler: Handler, { tls = false, settings = {} }: { tls?: boolean; settings?: http2.Settings } = {}): Promise<FakeServer> {
+  const server: Http2Server | http2.Http2SecureServer = tls ? http2.createSecureServer({ cert: CERT, key: KEY, settings }) : http2.createServer({ settings });
   const seen: Seen[] = [];
   const sessions: Http2Session[] = [];
   server.on('session', (session) => sessions.push(session));

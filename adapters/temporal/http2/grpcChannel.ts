@@ -6,6 +6,7 @@ import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHt
 import type { SecureClientSessionOptions } from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { Link } from './link.js';
 import { GrpcCallError, errorOfReset, errorOfTrailers, frameOfMessage, grpcTimeoutHeader, messageOfFrame, statusCodeOf, statusOfHttpStatus } from './grpcStatus.js';
 
 export interface GrpcChannelOptions {
@@ -25,6 +26,12 @@ export interface GrpcChannelOptions {
   keepaliveWithoutCalls: boolean;
   /** A ping unanswered this long drops the connection (its calls fail UNAVAILABLE). */
   keepaliveTimeoutMs: number;
+  /**
+   * A connection whose server has not spoken HTTP/2 (its settings) this long after the connect began is given up (the
+   * calls waiting on it fail UNAVAILABLE, and the next connect backs off): a TLS handshake that hangs, a SYN never
+   * answered. @default 20000, grpc-js's
+   */
+  connectTimeoutMs?: number | undefined;
 }
 
 export interface UnaryCallOptions {
@@ -50,6 +57,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * second that comes weeks into a process's life.
  */
 const LAST_STREAM_ID = 2 ** 31 - 1;
+const CONNECT_TIMEOUT_MS = 20_000;
+const { NGHTTP2_CANCEL, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_REFUSED_STREAM } = http2.constants;
 
 /**
  * A gRPC channel on one HTTP/2 connection, opened on first use and again after the server closed or dropped it. A
@@ -63,6 +72,8 @@ export class GrpcChannel {
   private backoffUntil = 0;
   private nextBackoffMs = CONNECT_BACKOFF_MS.first;
   private lastConnectError: Error | undefined;
+  /** The keepalive interval of the next connection: doubled each time a server says the pings came too often. */
+  private keepaliveMs: number;
   /** Aborted by close(): ends a ready() waiting between connect attempts. */
   private readonly closing = new AbortController();
   private readonly url: string;
@@ -72,6 +83,7 @@ export class GrpcChannel {
   constructor(private readonly options: GrpcChannelOptions) {
     if (!options.address) throw new TypeError('GrpcChannel: options.address is required');
     this.url = `${options.tls ? 'https' : 'http'}://${options.address}`;
+    this.keepaliveMs = options.keepaliveMs;
     this.connectOptions = {
       // node's 10 MiB default would refuse streams while a large result is being read; grpc-js lifts both limits.
       maxSessionMemory: Number.MAX_SAFE_INTEGER,
@@ -137,7 +149,15 @@ export class GrpcChannel {
     if (Date.now() < this.backoffUntil) {
       throw new GrpcCallError(GrpcStatus.UNAVAILABLE, `No connection established. Last error: ${this.lastConnectError?.message ?? 'unknown'}`);
     }
-    const link = new Link(http2.connect(this.url, this.connectOptions), this.options);
+    const link = new Link(http2.connect(this.url, this.connectOptions), this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, {
+      ...this.options,
+      keepaliveMs: this.keepaliveMs,
+    });
+    // A server that enforces a longer ping interval closes the connection with ENHANCE_YOUR_CALM "too_many_pings";
+    // as grpc-js does, the next connections ping half as often (else each would be closed the same way).
+    link.session.once('goaway', (code: number, _lastStreamId: number, data?: Buffer) => {
+      if (code === NGHTTP2_ENHANCE_YOUR_CALM && data?.toString() === 'too_many_pings') this.keepaliveMs = Math.min(this.keepaliveMs * 2, MAX_TIMER_MS);
+    });
     // Connected means the server spoke HTTP/2 (its settings came): a socket closed before that is a failed connect.
     link.session.once('remoteSettings', () => {
       this.nextBackoffMs = CONNECT_BACKOFF_MS.first;
@@ -165,155 +185,14 @@ const FIXED_HEADERS: OutgoingHttpHeaders = {
   'user-agent': 'flowgate-grpc-http2',
 };
 
-/**
- * One HTTP/2 connection and the calls on it. It holds the process open only while calls are in flight (grpc-js's
- * behaviour too): an idle client does not keep a finished program alive.
- */
-class Link {
-  private active = 0;
-  private goingAway = false;
-  private hasSettings = false;
-  private lastError: Error | undefined;
-  /** Calls waiting for the connection to be up, called back once it is or once it failed. */
-  private waiting: ((error: Error | undefined) => void)[] = [];
-  private keepalive: NodeJS.Timeout | undefined;
-  private pingTimer: NodeJS.Timeout | undefined;
-
-  constructor(
-    readonly session: ClientHttp2Session,
-    private readonly options: Pick<GrpcChannelOptions, 'keepaliveMs' | 'keepaliveTimeoutMs' | 'keepaliveWithoutCalls'>,
-  ) {
-    session.unref();
-    // A failed connection closes every stream on it with the error; each call reports it there.
-    session.on('error', (error: Error) => {
-      this.lastError ??= error;
-    });
-    session.once('goaway', () => {
-      this.goingAway = true;
-    });
-    session.once('remoteSettings', () => {
-      this.hasSettings = true;
-    });
-    session.once('connect', () => this.release(undefined));
-    session.once('close', () => {
-      this.stopKeepalive();
-      this.release(this.failure);
-    });
-    if (options.keepaliveWithoutCalls) this.startKeepalive();
-  }
-
-  get usable(): boolean {
-    return !this.goingAway && !this.session.closed && !this.session.destroyed;
-  }
-
-  /** Whether the server's HTTP/2 settings arrived: it was a connection, not just a socket. */
-  get spokeHttp2(): boolean {
-    return this.hasSettings;
-  }
-
-  /** Why the connection failed or closed: the first error it met, or its closing. */
-  get failure(): Error {
-    return this.lastError ?? new Error('the connection closed');
-  }
-
-  begin(): void {
-    if (this.active++ > 0) return;
-    this.session.ref();
-    this.startKeepalive();
-  }
-
-  end(): void {
-    if (--this.active > 0) return;
-    this.session.unref();
-    if (!this.options.keepaliveWithoutCalls) this.stopKeepalive();
-  }
-
-  /**
-   * Calls back once the connection is up (at once when it is), or with the error it failed with. A call is only
-   * written to a connected session: one cancelled while the connection is being made is never sent.
-   */
-  whenConnected(callback: (error: Error | undefined) => void): void {
-    if (this.session.destroyed) return callback(this.failure);
-    if (!this.session.connecting) return callback(undefined);
-    this.waiting.push(callback);
-  }
-
-  /** Resolves undefined once the server's settings have arrived, or the error the connect failed with (or a timeout). */
-  settled(ms: number): Promise<Error | undefined> {
-    const session = this.session;
-    if (this.hasSettings && !session.destroyed) return Promise.resolve(undefined);
-    if (session.destroyed) return Promise.resolve(this.failure);
-    return new Promise((resolve) => {
-      const done = (result: Error | undefined): void => {
-        clearTimeout(timer);
-        session.off('remoteSettings', onSettings).off('close', onClose);
-        resolve(result);
-      };
-      const onSettings = (): void => done(undefined);
-      const onClose = (): void => done(this.failure);
-      const timer = setTimeout(() => done(new Error('timed out')), Math.max(0, ms));
-      session.once('remoteSettings', onSettings).once('close', onClose);
-    });
-  }
-
-  /** No new calls go on this connection: it closes once the calls on it are over. */
-  retire(): void {
-    this.goingAway = true;
-    this.session.close();
-  }
-
-  /** Closes the connection: at once when no call is on it or it is still connecting, else once its calls are over. */
-  shutdown(): void {
-    if (this.active === 0 || this.session.connecting) this.session.destroy();
-    else this.session.close();
-  }
-
-  private release(error: Error | undefined): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const callback of waiting) callback(error);
-  }
-
-  private startKeepalive(): void {
-    if (this.keepalive || !(this.options.keepaliveMs > 0) || this.session.destroyed) return;
-    this.keepalive = setInterval(this.ping, this.options.keepaliveMs).unref();
-  }
-
-  private readonly ping = (): void => {
-    const session = this.session;
-    if (this.pingTimer || session.connecting || session.destroyed || session.closed) return;
-    let sent = false;
-    try {
-      sent = session.ping(() => {
-        clearTimeout(this.pingTimer);
-        this.pingTimer = undefined;
-      });
-    } catch {
-      return;
-    }
-    if (!sent) return;
-    this.pingTimer = setTimeout(() => {
-      this.pingTimer = undefined;
-      session.destroy(new Error(`keepalive ping unanswered for ${this.options.keepaliveTimeoutMs} ms`));
-    }, this.options.keepaliveTimeoutMs).unref();
-  };
-
-  private stopKeepalive(): void {
-    clearInterval(this.keepalive);
-    clearTimeout(this.pingTimer);
-    this.keepalive = undefined;
-    this.pingTimer = undefined;
-  }
-}
-
-const { NGHTTP2_CANCEL, NGHTTP2_REFUSED_STREAM } = http2.constants;
-
 /** One unary call: its stream (and at most one resend of a refused stream), its deadline timer and its cancellation. */
 class UnaryCall {
   private settled = false;
   private resent = false;
   private timer: NodeJS.Timeout | undefined;
   private stream: ClientHttp2Stream | undefined;
+  /** While the call waits for its connection: stops the wait (a call that ends meanwhile leaves nothing behind). */
+  private stopWaiting: (() => void) | undefined;
 
   constructor(
     private readonly channel: GrpcChannel,
@@ -344,7 +223,8 @@ class UnaryCall {
       return this.settle(unavailable(error));
     }
     link.begin();
-    link.whenConnected((error) => {
+    this.stopWaiting = link.whenConnected((error) => {
+      this.stopWaiting = undefined;
       if (this.settled || error) {
         link.end();
         if (error) this.settle(unavailable(error));
@@ -404,6 +284,8 @@ class UnaryCall {
         this.resent = true;
         return this.send();
       }
+      // A stream the server reset: node reports every code but NO_ERROR and CANCEL as a stream error; the code says why.
+      if (errorCodeOf(streamError) === 'ERR_HTTP2_STREAM_ERROR' && !link.session.destroyed) return this.settle(errorOfReset(stream.rstCode));
       if (streamError || link.session.destroyed) {
         // The connection went before the answer was complete (dropped, or its keepalive unanswered): grpc-js's
         // "Connection dropped", which callers treat as the engine being unreachable.
@@ -425,6 +307,9 @@ class UnaryCall {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
+    const stopWaiting = this.stopWaiting;
+    this.stopWaiting = undefined;
+    stopWaiting?.();
     this.options.signal?.removeEventListener('abort', this.onAbort);
     this.callback(error, message);
   }
