@@ -73,6 +73,8 @@ export function channelOptions(address: string, options: ConnectionOptions, chan
     const value = channelArgs[key];
     return typeof value === 'number' && value >= 0 ? value : fallback;
   };
+  // A message length of -1 is grpc-js's "no limit".
+  const messageLength = (key: string, fallback: number): number => (channelArgs[key] === -1 ? Number.POSITIVE_INFINITY : number(key, fallback));
   return {
     address,
     tls: tls && {
@@ -82,8 +84,8 @@ export function channelOptions(address: string, options: ConnectionOptions, chan
     },
     // grpc-js sends the name override as the authority too (grpc.default_authority).
     authority: tls?.serverNameOverride || undefined,
-    maxReceiveBytes: number('grpc.max_receive_message_length', DEFAULT_MAX_RECEIVE_BYTES),
-    maxSendBytes: number('grpc.max_send_message_length', Number.POSITIVE_INFINITY),
+    maxReceiveBytes: messageLength('grpc.max_receive_message_length', DEFAULT_MAX_RECEIVE_BYTES),
+    maxSendBytes: messageLength('grpc.max_send_message_length', Number.POSITIVE_INFINITY),
     keepaliveMs: number('grpc.keepalive_time_ms', 30_000),
     keepaliveTimeoutMs: number('grpc.keepalive_timeout_ms', 20_000),
     // The SDK's default (1): a dead connection is noticed between calls, not by the next call's deadline.

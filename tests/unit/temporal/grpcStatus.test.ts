@@ -90,8 +90,11 @@ test('channel options: TLS as the SDK reads tls and apiKey, limits and keepalive
   assert.equal(channelOptions('h:1', { tls: { serverRootCACertificate: ca, serverNameOverride: 'temporal.local' } }, {}).tls, { ca, servername: 'temporal.local' });
   const limits = channelOptions('h:1', {}, { 'grpc.max_receive_message_length': 10, 'grpc.max_send_message_length': 20, 'grpc.keepalive_time_ms': 30, 'grpc.keepalive_timeout_ms': 40 });
   assert.equal([limits.maxReceiveBytes, limits.maxSendBytes, limits.keepaliveMs, limits.keepaliveTimeoutMs], [10, 20, 30, 40]);
-  const defaults = channelOptions('h:1', {}, { 'grpc.max_send_message_length': -1 });
+  const defaults = channelOptions('h:1', {}, {});
   assert.equal([defaults.maxReceiveBytes, defaults.maxSendBytes], [4 * 1024 * 1024, Number.POSITIVE_INFINITY]);
+  // -1 is grpc-js's "no limit"; other negative values are not limits at all.
+  const unlimited = channelOptions('h:1', {}, { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1, 'grpc.keepalive_time_ms': -5 });
+  assert.equal([unlimited.maxReceiveBytes, unlimited.maxSendBytes, unlimited.keepaliveMs], [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, 30_000]);
 });
 
 test.run();
