@@ -19,6 +19,11 @@ export interface CatalogReaderOptions {
 }
 
 const LIST_PAGE_SIZE = 1000;
+/**
+ * Catalog descriptions kept at most: every start reads its catalog, and a catalog name that is not deployed (a typo, a
+ * client trying names) would otherwise hold an entry for the life of the process, one per name ever asked for.
+ */
+const MAX_CACHED_CATALOGS = 1000;
 /** At most this many catalogs are searched by catalogsWithWorkflow (it only words an error message). */
 const MAX_LIST_PAGES = 5;
 
@@ -28,31 +33,41 @@ const MAX_LIST_PAGES = 5;
  * the same catalog share one request: every start reads its catalog.
  */
 export class CatalogReader {
-  private readonly cache = new Map<string, { expiresAt: number; description: Promise<CatalogDescription | undefined> }>();
+  /** In the order they were read, which is the order they expire in (all live for cacheMs). */
+  private readonly cache = new Map<string, CachedCatalog>();
   private readonly types = new StableWorkflowTypes();
-  /** Per catalog, the run time limits its workflows publish (read with each description). */
-  private readonly runTimeouts = new Map<string, ReadonlyMap<string, number>>();
 
   constructor(private readonly options: CatalogReaderOptions) {}
 
   describe(catalog: string): Promise<CatalogDescription | undefined> {
-    const now = this.options.clock.now();
-    const cached = this.cache.get(catalog);
-    if (cached && cached.expiresAt > now) return cached.description;
-    const description = this.read(catalog);
-    const entry = { expiresAt: now + this.options.cacheMs, description };
-    this.cache.set(catalog, entry);
-    // A failed read is not remembered: the next caller asks Temporal again.
-    description.catch(() => {
-      if (this.cache.get(catalog) === entry) this.cache.delete(catalog);
-    });
-    return description;
+    return this.entryOf(catalog).description;
   }
 
   /** The run time limit `workflowName` publishes in `catalog`; undefined when it has none (or is unknown). */
   async runTimeoutMs(catalog: string, workflowName: string): Promise<number | undefined> {
-    await this.describe(catalog);
-    return this.runTimeouts.get(catalog)?.get(workflowName);
+    const entry = this.entryOf(catalog);
+    await entry.description;
+    return entry.runTimeouts.get(workflowName);
+  }
+
+  private entryOf(catalog: string): CachedCatalog {
+    const now = this.options.clock.now();
+    const cached = this.cache.get(catalog);
+    if (cached && cached.expiresAt > now) return cached;
+    const entry = new CachedCatalog(now + this.options.cacheMs);
+    entry.description = this.read(catalog, entry);
+    this.cache.delete(catalog);
+    this.cache.set(catalog, entry);
+    // The oldest first: expired ones, or, with more names asked for within cacheMs, the least recently read.
+    for (const name of this.cache.keys()) {
+      if (this.cache.size <= MAX_CACHED_CATALOGS) break;
+      this.cache.delete(name);
+    }
+    // A failed read is not remembered: the next caller asks Temporal again.
+    entry.description.catch(() => {
+      if (this.cache.get(catalog) === entry) this.cache.delete(catalog);
+    });
+    return entry;
   }
 
   /** Names of the running catalogs that publish `workflowName`, sorted. */
@@ -75,7 +90,7 @@ export class CatalogReader {
     return [...names].sort();
   }
 
-  private async read(catalog: string): Promise<CatalogDescription | undefined> {
+  private async read(catalog: string, entry: CachedCatalog): Promise<CatalogDescription | undefined> {
     const { calls, logger } = this.options;
     const workflowId = catalogWorkflowId(catalog);
     let info;
@@ -92,7 +107,7 @@ export class CatalogReader {
     }
     // An execution of another type under the registry's id is not a catalog (start() reserves the prefix).
     const memo = info?.type?.name === CATALOG_WORKFLOW_TYPE ? catalogMemoOf(info.memo?.fields) : undefined;
-    this.runTimeouts.set(catalog, runTimeoutsOf(memo?.workflows ?? []));
+    entry.runTimeouts = runTimeoutsOf(memo?.workflows ?? []);
     if (!info || info.type?.name !== CATALOG_WORKFLOW_TYPE) return undefined;
     if (!memo) {
       logger.warn('catalog registry workflow has no readable catalog memo; treating the catalog as empty', { catalog, workflowId });
@@ -123,3 +138,10 @@ export class CatalogReader {
   }
 }
 
+/** One catalog's description as read from Temporal, until `expiresAt`; with it, the run time limits it publishes. */
+class CachedCatalog {
+  description!: Promise<CatalogDescription | undefined>;
+  runTimeouts: ReadonlyMap<string, number> = new Map();
+
+  constructor(readonly expiresAt: number) {}
+}

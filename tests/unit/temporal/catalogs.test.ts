@@ -116,6 +116,18 @@ test('cached for cacheMs, shared by concurrent callers; failures are not cached'
   assert.ok(await catalogs.describe('main'), 'the next call asks again');
 });
 
+test('names that are not deployed do not pile up: the 1,000 catalogs read last are kept, older ones are read again', async () => {
+  const client = registry({});
+  const catalogs = reader(client, new ManualClock(NOW), 10 * 60_000);
+  for (let index = 0; index <= 1000; index += 1) assert.is(await catalogs.describe(`typo-${index}`), undefined);
+  assert.is(client.count('describeWorkflowExecution'), 1001);
+  await catalogs.describe('typo-1000');
+  await catalogs.describe('typo-1');
+  assert.is(client.count('describeWorkflowExecution'), 1001, 'the last 1,000 are still cached');
+  await catalogs.describe('typo-0');
+  assert.is(client.count('describeWorkflowExecution'), 1002, 'the oldest was let go');
+});
+
 test('workflow type objects stay the same while their content is unchanged', async () => {
   const world: World = { memo: memo(), workflowPollAge: 1, activityPollAge: 1 };
   const clock = new ManualClock(NOW);
