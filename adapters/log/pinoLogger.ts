@@ -79,10 +79,12 @@ export class PinoLogger implements Logger {
 
   warn(message: string, fields?: LogFields): void {
     this.pino.warn(fields ?? {}, message);
+    this.batch?.writeSoon();
   }
 
   error(message: string, fields?: LogFields): void {
     this.pino.error(fields ?? {}, message);
+    this.batch?.writeSoon();
   }
 
   child(fields: LogFields): Logger {
@@ -115,6 +117,8 @@ export class PinoLogger implements Logger {
 /** pino.destination({ sync: false }): a sonic-boom. */
 interface AsyncDestination extends EventEmitter {
   fd: number;
+  /** Below this many bytes held, write() holds; at or above, it starts an asynchronous write. */
+  minLength: number;
   destroyed: boolean;
   _writing: boolean;
   /** Bytes buffered, not yet handed to a write. */
@@ -131,6 +135,12 @@ interface AsyncDestination extends EventEmitter {
  * sonic-boom's largest write (16 KiB).
  */
 const TURN_BATCH_BYTES = 8 * 1024;
+
+/**
+ * The most handed to the writer at once (sonic-boom's largest write, in characters): what one asynchronous write has
+ * on its way, which an exit or crash meanwhile loses, stays as small as it was without TurnBatch.
+ */
+const MAX_HANDED_OVER = 16 * 1024;
 
 /**
  * How old the lines the default writer holds under its minimum write length must be before a turn that logs writes
@@ -157,6 +167,8 @@ const QUIET_HOLD_MS = 250;
 class TurnBatch implements DestinationStream {
   private lines: string[] = [];
   private scheduled = false;
+  /** A warn or error line is held: what the writer holds goes out at the end of this turn, not after HOLD_MS. */
+  private urgent = false;
 
   private quietTimer: NodeJS.Timeout | undefined;
   /** When the writer began to hold what it holds (performance.now()); undefined while it holds nothing of ours. */
@@ -177,14 +189,39 @@ class TurnBatch implements DestinationStream {
     setImmediate(this.endOfTurn);
   }
 
-  /** Hands the lines held to the writer (which holds them below its minimum write length). */
+  /** Hands the lines held to the writer (which holds them below its minimum write length), 16 KiB at most at a time. */
   handOver(): void {
-    if (this.lines.length === 0) return;
-    const text = this.lines.length === 1 ? this.lines[0]! : this.lines.join('');
+    const lines = this.lines;
+    if (lines.length === 0) return;
     this.lines = [];
     if (this.writer.destroyed) return;
     this.heldSince ??= performance.now();
-    this.writer.write(text);
+    let from = 0;
+    let length = 0;
+    for (let index = 0; index < lines.length; index += 1) {
+      const lineLength = lines[index]!.length;
+      if (length > 0 && length + lineLength > MAX_HANDED_OVER) {
+        this.writer.write(joined(lines, from, index));
+        from = index;
+        length = 0;
+      }
+      length += lineLength;
+    }
+    this.writer.write(joined(lines, from, lines.length));
+  }
+
+  /** The lines of a warn or error go out at the end of the turn: not held for others to join, nor lost if it dies. */
+  writeSoon(): void {
+    this.urgent = true;
+  }
+
+  /**
+   * At exit: the lines held go to the writer without starting an asynchronous write, which the exit would cut short;
+   * pino's exit hook then writes all the writer holds, synchronously.
+   */
+  handOverAtExit(): void {
+    this.writer.minLength = Number.MAX_SAFE_INTEGER;
+    this.handOver();
   }
 
   private readonly endOfTurn = (): void => {
@@ -202,7 +239,7 @@ class TurnBatch implements DestinationStream {
     const writer = this.writer;
     if (writer.destroyed || writer._writing) return;
     // Written meanwhile: sonic-boom writes at its minimum length itself.
-    if (writer._len === 0) return this.writeHeld();
+    if (writer._len === 0 || this.urgent) return this.writeHeld();
     const now = performance.now();
     const held = now - (this.heldSince ??= now);
     if (held >= HOLD_MS) return this.writeHeld();
@@ -216,8 +253,10 @@ class TurnBatch implements DestinationStream {
     this.quietTimer = undefined;
     this.heldSince = undefined;
     // sonic-boom writes an empty buffer when asked with nothing held: only ask when something is. While a write is on
-    // its way, flush() does nothing; its end comes back here through 'drain'.
-    if (!this.writer.destroyed && !this.writer._writing && this.writer._len > 0) this.writer.flush();
+    // its way, flush() does nothing; its end comes back here through 'drain' (an urgent line still urgent).
+    if (this.writer.destroyed || this.writer._writing) return;
+    this.urgent = false;
+    if (this.writer._len > 0) this.writer.flush();
   };
 }
 
@@ -233,9 +272,14 @@ function holdUntilExitAtMost(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.prependListener('exit', () => {
-    for (const batch of heldBatches) batch.handOver();
+    for (const batch of heldBatches) batch.handOverAtExit();
     heldBatches.clear();
   });
+}
+
+function joined(lines: readonly string[], from: number, to: number): string {
+  if (to - from === 1) return lines[from]!;
+  return from === 0 && to === lines.length ? lines.join('') : lines.slice(from, to).join('');
 }
 
 let timeMs = Number.NaN;

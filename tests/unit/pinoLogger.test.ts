@@ -218,4 +218,47 @@ test('the default writer: a line logged while an earlier write is on its way is 
   }
 });
 
+test('the default writer: a warn or error line goes out at the end of its turn, not held behind a timer', async () => {
+  // The child's event loop is blocked for 10 s right after the turn that logged: a held line would wait all that time.
+  const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
+  const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};
+    const logger = new PinoLogger();
+    logger.info('context');
+    logger.warn('urgent');
+    setImmediate(() => { const end = Date.now() + 10_000; while (Date.now() < end); process.stderr.write('unblocked\\n'); });`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const first = await new Promise<string>((resolve) => {
+      let output = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        if (output.includes('"msg":"urgent"')) resolve('the line');
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('unblocked') && resolve('the end of the block'));
+    });
+    assert.is(first, 'the line');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('the default writer: at process.exit, lines of a turn far above the write size are all written, whole, to a slow reader', async () => {
+  const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
+  const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};
+    const logger = new PinoLogger();
+    for (let i = 0; i < 3000; i += 1) logger.info('line', { i, padding: 'x'.repeat(250) });
+    process.exit(0);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The parent reads nothing for a while: the pipe fills, and the exit comes while the rest waits to be written.
+  const closed = new Promise((resolve) => child.once('close', resolve));
+  child.stdout.pause();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stdout.resume();
+  assert.is(await closed, 0);
+  const lines = output.trim().split('\n').map((line) => JSON.parse(line) as LogFields);
+  assert.equal(lines.map((line) => line.i), Array.from({ length: 3000 }, (_, i) => i));
+});
+
 test.run();
