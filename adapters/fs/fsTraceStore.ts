@@ -41,7 +41,7 @@ export class FsTraceStore implements TraceStore {
    * where the thread pool's stat woke two threads, about a sixth of a run-and-wait's CPU on Temporal
    * (docs/performance.md, figure 9). Elsewhere (a network mount) a stat may stall, and it stays off the event loop.
    */
-  private localFilesystem: Promise<boolean> | undefined;
+  private localFilesystem: Promise<boolean | undefined> | undefined;
 
   constructor(options: FsTraceStoreOptions) {
     if (typeof options?.directory !== 'string' || options.directory.length === 0) {
@@ -83,11 +83,16 @@ export class FsTraceStore implements TraceStore {
     const writtenAt = this.recentWrites.get(path);
     if (writtenAt !== undefined && this.now() - writtenAt < RECENT_WRITE_MS) return path;
     this.localFilesystem ??= isOnLocalFilesystem(this.directory);
-    if (await this.localFilesystem) return statSync(path, { throwIfNoEntry: false })?.isFile() ? path : undefined;
+    const local = await this.localFilesystem;
+    // Not made yet: told once it exists (what is mounted there then, not its parent's filesystem).
+    if (local === undefined) this.localFilesystem = undefined;
+    if (local) return statSync(path, { throwIfNoEntry: false })?.isFile() ? path : undefined;
     try {
       return (await stat(path)).isFile() ? path : undefined;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      const code = (error as NodeJS.ErrnoException).code;
+      // ENOTDIR: a file where a directory of the path should be, as the in-place stat reads it: no trace there.
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw error;
     }
   }

@@ -1,5 +1,4 @@
 import { statfs } from 'node:fs/promises';
-import { dirname } from 'node:path';
 
 /**
  * Filesystems whose metadata a stat reads from this machine's memory or disks (statfs(2) `f_type` magic numbers, as
@@ -22,15 +21,14 @@ export function isLocalFilesystemType(type: number): boolean {
 }
 
 /**
- * Whether `path` (or, while it does not exist yet, its nearest existing parent) lies on a local filesystem. False
- * when that cannot be told: the caller then keeps what never stalls the event loop.
+ * Whether `path` lies on a local filesystem; undefined while it does not exist (a mount may yet appear there, so its
+ * parent's filesystem says nothing). False when that cannot be told: the caller then keeps what never stalls the event
+ * loop.
  */
-export async function isOnLocalFilesystem(path: string): Promise<boolean> {
-  for (let current = path; ; current = dirname(current)) {
-    try {
-      return isLocalFilesystemType(Number((await statfs(current)).type));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(current) === current) return false;
-    }
+export async function isOnLocalFilesystem(path: string): Promise<boolean | undefined> {
+  try {
+    return isLocalFilesystemType(Number((await statfs(path)).type));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : false;
   }
 }
