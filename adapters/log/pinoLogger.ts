@@ -56,7 +56,7 @@ export class PinoLogger implements Logger {
     if (options.destination) {
       this.destination = options.destination;
     } else {
-      const writer = pino.destination({ dest: 1, sync: false, minLength: TURN_BATCH_BYTES });
+      const writer = pino.destination({ dest: 1, sync: false, minLength: TURN_BATCH_BYTES, maxLength: MAX_WAITING_BYTES });
       this.destination = writer;
       this.batch = new TurnBatch(writer as unknown as AsyncDestination);
     }
@@ -71,6 +71,10 @@ export class PinoLogger implements Logger {
       },
       this.batch ?? this.destination,
     );
+    if (this.batch) {
+      this.batch.onDropped = (lines) =>
+        this.pino.warn({ droppedLines: lines }, `log lines dropped: standard output was not read while ${MAX_WAITING_BYTES / MIB} MiB of lines waited`);
+    }
   }
 
   info(message: string, fields?: LogFields): void {
@@ -142,6 +146,13 @@ const TURN_BATCH_BYTES = 8 * 1024;
  */
 const MAX_HANDED_OVER = 16 * 1024;
 
+const MIB = 1024 * 1024;
+/**
+ * The most lines wait for standard output: a reader that stops (a stalled log shipper) would otherwise grow the
+ * process without end. Beyond it lines are dropped, counted, and the count logged once writing resumes.
+ */
+const MAX_WAITING_BYTES = 16 * MIB;
+
 /**
  * How old the lines the default writer holds under its minimum write length must be before a turn that logs writes
  * them. Written once per turn, a server answering a few requests per turn paid a write (a thread-pool task and its
@@ -169,6 +180,10 @@ class TurnBatch implements DestinationStream {
   private scheduled = false;
   /** A warn or error line is held: what the writer holds goes out at the end of this turn, not after HOLD_MS. */
   private urgent = false;
+  /** Lines the writer dropped (over MAX_WAITING_BYTES) since the last report. */
+  private dropped = 0;
+  /** Reports dropped lines once the writer takes lines again. */
+  onDropped: ((lines: number) => void) | undefined;
 
   private quietTimer: NodeJS.Timeout | undefined;
   /** When the writer began to hold what it holds (performance.now()); undefined while it holds nothing of ours. */
@@ -178,6 +193,9 @@ class TurnBatch implements DestinationStream {
     // A write that ends leaves what came in meanwhile held when that is under the minimum length: written by the same
     // rule, not whenever a later line asks.
     writer.on('drain', this.writeOrHold);
+    writer.on('drop', (text: string) => {
+      for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) this.dropped += 1;
+    });
   }
 
   write(line: string): void {
@@ -237,6 +255,11 @@ class TurnBatch implements DestinationStream {
    */
   private readonly writeOrHold = (): void => {
     const writer = this.writer;
+    if (this.dropped > 0 && writer._len < TURN_BATCH_BYTES) {
+      const dropped = this.dropped;
+      this.dropped = 0;
+      this.onDropped?.(dropped);
+    }
     if (writer.destroyed || writer._writing) return;
     // Written meanwhile: sonic-boom writes at its minimum length itself.
     if (writer._len === 0 || this.urgent) return this.writeHeld();

@@ -261,4 +261,53 @@ test('the default writer: at process.exit, lines of a turn far above the write s
   assert.equal(lines.map((line) => line.i), Array.from({ length: 3000 }, (_, i) => i));
 });
 
+test('the default writer: with standard output not read, at most 16 MiB of lines wait; the rest are counted, and the count logged once it is read again', async () => {
+  const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
+  const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};
+    const logger = new PinoLogger();
+    const heapBefore = process.memoryUsage().heapUsed;
+    // 40 MB of lines over 40 turns, none of which the parent reads yet.
+    let turn = 0;
+    const next = () => {
+      for (let i = 0; i < 1000; i += 1) logger.info('line', { turn, i, padding: 'x'.repeat(1000) });
+      if (++turn < 40) return setImmediate(next);
+      globalThis.gc?.();
+      process.stderr.write('grew ' + (process.memoryUsage().heapUsed - heapBefore) + '\\n');
+      setTimeout(() => logger.info('done'), 1500);
+    };
+    next();
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    child.stdout.pause();
+    const grew = await new Promise<number>((resolve) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        const match = /grew (-?\d+)/.exec(chunk);
+        if (match) resolve(Number(match[1]));
+      });
+    });
+    assert.ok(grew < 30 * 1024 * 1024, `the heap grew by ${grew} bytes while 40 MB of lines were logged`);
+    const output = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const timer = setTimeout(() => reject(new Error(`no line "done" and no count of dropped lines within 30 s; got ${text.length} characters`)), 30_000);
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+        if (text.includes('"msg":"done"') && text.includes('"droppedLines"')) {
+          clearTimeout(timer);
+          resolve(text);
+        }
+      });
+      child.stdout.resume();
+    });
+    const lines = output.trim().split('\n').map((line) => JSON.parse(line) as LogFields);
+    const written = lines.filter((line) => line.msg === 'line').length;
+    const notice = lines.find((line) => line.droppedLines !== undefined)!;
+    assert.is(notice.msg, 'log lines dropped: standard output was not read while 16 MiB of lines waited');
+    assert.is(notice.level, 'warn');
+    assert.is(written + Number(notice!.droppedLines), 40_000);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
 test.run();
