@@ -97,7 +97,9 @@ export class PinoLogger implements Logger {
 
   /**
    * Resolves once every line logged so far is written: the writes on their way first, then what is still buffered,
-   * synchronously. Other destinations are asked to flush (pino's flush).
+   * synchronously. Other destinations are asked to flush (pino's flush). When standard output takes no write for
+   * 5 s (nobody reads it), what still waits is dropped and the writer closed: a shutdown does not hang on it, nor does
+   * the exit after it.
    */
   async flush(): Promise<void> {
     this.batch?.handOver();
@@ -112,9 +114,31 @@ export class PinoLogger implements Logger {
     // sonic-boom's own flag for an asynchronous write in progress; it has no public one. Each finished write starts the
     // next one (what came in meanwhile) before its 'write' event is seen here, so this waits out the whole queue. A
     // flushSync while a write is in flight would race it for the file offset and lose lines.
-    while (destination._writing) await once(destination, 'write');
+    while (destination._writing) {
+      if (!(await writtenWithin(destination, UNREAD_OUTPUT_MS))) {
+        destination.destroy();
+        return;
+      }
+    }
     // Nothing in flight now: what a minimum write length held back goes out synchronously.
     destination.flushSync();
+  }
+}
+
+/** How long flush() waits for standard output to take a write before it takes it for unread. */
+const UNREAD_OUTPUT_MS = 5000;
+
+/** Whether the writer finished a write within `ms`. */
+async function writtenWithin(destination: AsyncDestination, ms: number): Promise<boolean> {
+  const wait = new AbortController();
+  const timer = setTimeout(() => wait.abort(), ms);
+  try {
+    await once(destination, 'write', { signal: wait.signal });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -129,6 +153,7 @@ interface AsyncDestination extends EventEmitter {
   _len: number;
   write(text: string): boolean;
   flushSync(): void;
+  destroy(): void;
   flush(): void;
 }
 

@@ -310,4 +310,34 @@ test('the default writer: with standard output not read, at most 16 MiB of lines
   }
 });
 
+test('the default writer: flush gives up on a standard output nobody reads, and the process can exit', async () => {
+  const loggerModule = fileURLToPath(new URL('../../adapters/log/pinoLogger.ts', import.meta.url));
+  const source = `import { PinoLogger } from ${JSON.stringify(loggerModule)};
+    const logger = new PinoLogger();
+    for (let i = 0; i < 2000; i += 1) logger.info('line', { i, padding: 'x'.repeat(1000) });
+    setTimeout(async () => {
+      await logger.flush();
+      process.stderr.write('flushed\\n');
+      process.exit(0);
+    }, 100);`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    // Standard output is never read.
+    child.stdout.pause();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the process did not exit within 20 s')), 20_000);
+      child.once('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    assert.is(code, 0);
+    assert.match(stderr, /flushed/);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
 test.run();
