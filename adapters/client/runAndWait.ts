@@ -46,8 +46,12 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
     timedOut = error;
   }
   // The pinned result of the run the call started; once that run continued as new, the id form, which follows the
-  // chain to its end (docs/long-poll.md).
-  let target: { path: string; absolutePath: boolean } = { path: timedOut.location!, absolutePath: true };
+  // chain to its end (docs/long-poll.md). Built from the run's ids under the client's own base, not taken from the
+  // Location: behind a proxy that strips the mount prefix, the server's Location lacks it.
+  let target: { path: string; absolutePath: boolean } =
+    timedOut.workflowId !== undefined && timedOut.runId !== undefined
+      ? { path: `/workflow/${encodeURIComponent(timedOut.workflowId)}/runs/${encodeURIComponent(timedOut.runId)}/result`, absolutePath: false }
+      : { path: timedOut.location!, absolutePath: true };
   for (;;) {
     const wait = secondsLeft();
     if (wait < SMALLEST_WAIT_SECONDS) throw timedOut;

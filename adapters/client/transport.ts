@@ -87,6 +87,10 @@ export class Transport {
 
   constructor(private readonly options: TransportOptions) {
     const base = new URL(String(options.baseUrl));
+    // Never sent (the API takes a token), and it would show in every error message that names a URL.
+    if (base.username !== '' || base.password !== '') {
+      throw new TypeError('baseUrl must not carry a user name or password; give the API token as the token option');
+    }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`baseUrl must be an http or https URL, got ${base.href}`);
     this.basePath = base.pathname.replace(/\/+$/, '');
     base.search = '';
@@ -198,9 +202,11 @@ export class Transport {
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...(compressed ? { 'accept-encoding': ACCEPTED_CODINGS } : {}),
-      ...this.options.headers,
-      ...call.headers,
     };
+    // Header names are case-insensitive: a caller's `Accept-Encoding` replaces the client's `accept-encoding`.
+    for (const extra of [this.options.headers, call.headers]) {
+      for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
+    }
     if (this.options.token !== undefined) headers['authorization'] = `Bearer ${this.options.token}`;
     if (call.requestId !== undefined) headers['x-request-id'] = call.requestId;
     let body: string | undefined;

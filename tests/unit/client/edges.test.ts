@@ -233,4 +233,64 @@ test('requestTimeoutMs counts after the wait a long-poll asks for, and only to a
   assert.throws(() => createFlowgateClient({ baseUrl: 'http://127.0.0.1:1', requestTimeoutMs: 0 }), /requestTimeoutMs must be a positive number/);
 });
 
+test('baseUrl with a user name or password is refused, without repeating the password', () => {
+  let message = '';
+  try {
+    createFlowgateClient({ baseUrl: 'http://alice:s3cret@127.0.0.1:9/flows' });
+  } catch (error) {
+    assert.instance(error, TypeError);
+    message = (error as Error).message;
+  }
+  assert.match(message, /must not carry a user name or password/);
+  assert.not.match(message, /s3cret/);
+});
+
+test('headers: names are case-insensitive, so a caller\'s Accept-Encoding replaces the client\'s', async () => {
+  const seen: (string | string[] | undefined)[] = [];
+  await withServer(
+    (req, res) => {
+      seen.push(req.headers['accept-encoding'], req.headers['x-team']);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(STATUS_VIEW));
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: url, headers: { 'Accept-Encoding': 'identity', 'X-Team': 'billing' } });
+      try {
+        await client.status('w');
+      } finally {
+        await client.close();
+      }
+    },
+  );
+  assert.equal(seen, ['identity', 'billing']);
+});
+
+test('run(): after the 408, the result is asked for under the client\'s own mount prefix, which a proxy may strip from the Location', async () => {
+  const paths: string[] = [];
+  const result = { ...STATUS_VIEW, status: 'completed', output: { ok: true } };
+  await withServer(
+    (req, res) => {
+      paths.push(req.url ?? '');
+      if (req.method === 'POST') {
+        // What a server behind a proxy that strips `/flows` answers: its own paths, without the prefix.
+        res.writeHead(408, { 'content-type': 'application/json', location: '/workflow/w/runs/r/result' });
+        res.end(JSON.stringify({ error: 'WorkflowExecutionTimedOutError', message: 'still running', workflowId: 'w', runId: 'r' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(result));
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: `${url}/flows` });
+      try {
+        assert.equal((await client.run('n', {}, { timeoutMs: 5000, pollSeconds: 1 })).status, 'completed');
+      } finally {
+        await client.close();
+      }
+    },
+  );
+  assert.is(paths[0], '/flows/workflow/run');
+  assert.match(paths[1]!, /^\/flows\/workflow\/w\/runs\/r\/result\?wait=/);
+});
+
 test.run();
