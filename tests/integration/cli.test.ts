@@ -155,6 +155,10 @@ usage('a run command with a URL that is not http(s): exit 2, one line naming whe
   const variable = await cli(['list'], { FLOWGATE_URL: 'not a url' });
   assert.is(variable.code, 2);
   assert.is(oneLine(variable.stderr), 'flowgate list: FLOWGATE_URL must be an http or https URL, got "not a url"');
+  // A password in the URL is refused without being printed.
+  const secret = await cli(['status', 'w'], { FLOWGATE_URL: 'http://alice:s3cret@127.0.0.1:9' });
+  assert.is(secret.code, 2);
+  assert.is(oneLine(secret.stderr), 'flowgate status: FLOWGATE_URL must not carry a user name or password; give the token with --token or FLOWGATE_TOKEN');
 });
 
 usage.run();

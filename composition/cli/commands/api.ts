@@ -53,7 +53,10 @@ export function apiCommand(
       try {
         client = createFlowgateClient({ baseUrl: url, token, requestTimeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000 });
       } catch {
-        throw new UsageError(`${values.url !== undefined ? '--url' : 'FLOWGATE_URL'} must be an http or https URL, got ${JSON.stringify(url)}`);
+        const source = values.url !== undefined ? '--url' : 'FLOWGATE_URL';
+        // Said without the URL, which would repeat the password.
+        if (carriesCredentials(url)) throw new UsageError(`${source} must not carry a user name or password; give the token with --token or FLOWGATE_TOKEN`);
+        throw new UsageError(`${source} must be an http or https URL, got ${JSON.stringify(url)}`);
       }
       const json = values.json === true;
       const session: ApiSession = {
@@ -164,4 +167,13 @@ export const RUN_OPTION: OptionSpec = { type: 'string', value: 'RID', descriptio
 /** Exit status of a closed run: 0 completed, 1 anything else (failed, cancelled, terminated, timed out). */
 export function exitCodeOf(status: string): number {
   return status === 'completed' ? 0 : 1;
+}
+
+function carriesCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
 }
