@@ -21,9 +21,9 @@ export interface PinoLoggerOptions {
   level?: LogLevel;
   /**
    * Where lines go. @default standard output through an asynchronous buffered writer: lines go out together, 8 KiB
-   * at a time, once 50 ms old on a turn that logs, or 250 ms after the last when nothing more is logged; they queue
-   * while a write is on its way, so logging never blocks a request on the terminal or pipe (flushed at exit and by
-   * flush()).
+   * at a time, once 50 ms old on a turn that logs, or 250 ms after the last when nothing more is logged (a warn or
+   * error line at the end of its turn); they queue while a write is on its way, up to 16 MiB, so logging never blocks
+   * a request on the terminal or pipe (flushed at exit and by flush()).
    */
   destination?: DestinationStream;
   /** Fields added to every line. */
