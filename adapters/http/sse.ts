@@ -119,7 +119,7 @@ export async function* historyEventStream(
         return;
       }
       const item = step.result.value;
-      yield item.event === 'history' || item.event === 'progress' ? formatSseEvent(item.event, item.data, item.id) : formatSseEvent(item.event, item.data);
+      yield item.event === 'workflow' ? formatSseEvent(item.event, item.data) : formatSseEvent(item.event, item.data, item.id);
       if (item.event === 'done') return;
       // Other requests get their turn between events: a stream's backlog (a large history) comes from memory or one
       // read at a time without waiting, and while a client's kernel buffers take event after event, sending it would

@@ -69,7 +69,11 @@ export type HistoryStreamItem =
   | { event: 'history'; id: number; data: HistoryEventView }
   /** `id`: the stream position after it (core/domain/progress.ts), for Last-Event-ID. */
   | { event: 'progress'; id: string; data: ProgressView }
-  | { event: 'done'; data: z.output<typeof HistoryDoneSchema> };
+  /**
+   * `id: ''` (an empty `id:` line) on the latest-run URL once another run is the latest: the client's Last-Event-ID is
+   * cleared, so its reconnect streams that run from its start instead of resuming it after this run's ids.
+   */
+  | { event: 'done'; id?: ''; data: z.output<typeof HistoryDoneSchema> };
 
 /** `data` is absent when the stored object is not a readable trace and no local copy is (docs/api.md, Trace log). */
 export type TraceLogView = z.output<typeof TraceLogSchema>;

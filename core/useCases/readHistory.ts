@@ -42,11 +42,12 @@ export async function historyStream(
   const run = await deps.engine.describe(ref);
   const pinned = { workflowId: run.workflowId, runId: run.runId };
   const followed = followedItems(deps.engine, pinned, request);
-  if (request.lastEventId === undefined || !isTerminal(run.status)) return framed(deps.engine, run, followed, request.signal);
+  const latestRunUrl = ref.runId === undefined;
+  if (request.lastEventId === undefined || !isTerminal(run.status)) return framed(deps.engine, run, followed, request.signal, latestRunUrl);
   // A closed run's follow ends at once: looking ahead for one item costs no wait.
   const first = await followed.next();
   if (first.done) return emptyStream();
-  return framed(deps.engine, run, prepended(first.value, followed), request.signal);
+  return framed(deps.engine, run, prepended(first.value, followed), request.signal, latestRunUrl);
 }
 
 async function* framed(
@@ -54,6 +55,7 @@ async function* framed(
   run: RunDescription,
   followed: AsyncGenerator<FollowedItem>,
   signal: AbortSignal,
+  latestRunUrl: boolean,
 ): AsyncGenerator<HistoryStreamItem> {
   try {
     yield { event: 'workflow', data: toStatusView(run) };
@@ -64,7 +66,21 @@ async function* framed(
   }
   if (signal.aborted) return;
   const closed = await engine.describe({ workflowId: run.workflowId, runId: run.runId });
-  yield { event: 'done', data: { status: closed.status } };
+  const movedOn = latestRunUrl && (await latestRunIdOf(engine, run.workflowId)) !== run.runId;
+  yield { event: 'done', data: { status: closed.status }, ...(movedOn ? { id: '' as const } : {}) };
+}
+
+/**
+ * The run the latest-run URL reads now: another than the one streamed once the run continued as new, was reset, or
+ * the id was started again. Undefined when it cannot be told; the id is then cleared too: events sent again rather
+ * than events lost.
+ */
+async function latestRunIdOf(engine: WorkflowEngine, workflowId: string): Promise<string | undefined> {
+  try {
+    return (await engine.describe({ workflowId })).runId;
+  } catch {
+    return undefined;
+  }
 }
 
 /** History events after `lastEventId` and progress the client has not had yet, until the run's closing event. */

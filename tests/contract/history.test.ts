@@ -228,6 +228,35 @@ test('Accept weighs by quality: JSON when the client prefers it, the stream when
   }
 });
 
+test('an EventSource on the latest-run URL, its run continued as new, streams the next run from its start', async ({ api }) => {
+  const workflowId = uniqueId('h-es-chain');
+  const first = await start(api, 'continues_into_wait', { ms: 2000 }, workflowId);
+  const source = new EventSource(`${api.baseUrl}${wf(workflowId)}/history`);
+  const received: { event: string; runId?: string; lastEventId: string; data: any }[] = [];
+  try {
+    for (const name of ['workflow', 'history', 'done']) {
+      source.addEventListener(name, (message) => {
+        const data = JSON.parse(message.data);
+        received.push({ event: name, lastEventId: message.lastEventId, data, ...(name === 'workflow' ? { runId: data.runId } : {}) });
+      });
+    }
+    const secondRun = () => received.filter((item) => item.event === 'workflow').at(1);
+    await eventually('the reconnect streamed the next run', () => secondRun() !== undefined && received.at(-1)?.data?.type === 'feedback_wait_started', { timeoutMs: 30_000, intervalMs: 20 });
+    const continued = received.find((item) => item.event === 'done')!;
+    assert.equal(continued.data, { status: 'continued_as_new' });
+    assert.is(continued.lastEventId, '', 'done clears the id: the reconnect sends no Last-Event-ID of the run before');
+    assert.is.not(secondRun()!.runId, first.runId);
+    expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { approved: true } } }), 200);
+    await eventually('the next run ended', () => received.filter((item) => item.event === 'done').length === 2, { timeoutMs: 30_000, intervalMs: 20 });
+    const index = received.indexOf(secondRun()!);
+    const nextRunHistory = received.slice(index + 1).filter((item) => item.event === 'history').map((item) => item.data);
+    assert.equal(nextRunHistory, await historyEvents(api, workflowId, secondRun()!.runId!), 'every event of the next run, from its first');
+    assert.equal(received.at(-1)!.data, { status: 'completed' });
+  } finally {
+    source.close();
+  }
+});
+
 test('a standard EventSource (the eventsource package) stops once the run has ended: no reconnect loop', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('h-eventsource'));
   const path = `${wf(workflowId, runId)}/history`;
