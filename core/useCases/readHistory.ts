@@ -65,8 +65,11 @@ async function* framed(
     await followed.return(undefined);
   }
   if (signal.aborted) return;
-  const closed = await engine.describe({ workflowId: run.workflowId, runId: run.runId });
-  const movedOn = latestRunUrl && (await latestRunIdOf(engine, run.workflowId)) !== run.runId;
+  // On the latest-run URL one description says both: the run that URL reads now, and (when it is still this one) how
+  // this run closed.
+  const latest = latestRunUrl ? await latestRunOf(engine, run.workflowId) : undefined;
+  const closed = latest?.runId === run.runId ? latest : await engine.describe({ workflowId: run.workflowId, runId: run.runId });
+  const movedOn = latestRunUrl && latest?.runId !== run.runId;
   yield { event: 'done', data: { status: closed.status }, ...(movedOn ? { id: '' as const } : {}) };
 }
 
@@ -75,9 +78,9 @@ async function* framed(
  * the id was started again. Undefined when it cannot be told; the id is then cleared too: events sent again rather
  * than events lost.
  */
-async function latestRunIdOf(engine: WorkflowEngine, workflowId: string): Promise<string | undefined> {
+async function latestRunOf(engine: WorkflowEngine, workflowId: string): Promise<RunDescription | undefined> {
   try {
-    return (await engine.describe({ workflowId })).runId;
+    return await engine.describe({ workflowId });
   } catch {
     return undefined;
   }

@@ -57,7 +57,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * second that comes weeks into a process's life.
  */
 const LAST_STREAM_ID = 2 ** 31 - 1;
-const CONNECT_TIMEOUT_MS = 20_000;
 const { NGHTTP2_CANCEL, NGHTTP2_ENHANCE_YOUR_CALM, NGHTTP2_REFUSED_STREAM } = http2.constants;
 
 /**
@@ -149,10 +148,7 @@ export class GrpcChannel {
     if (Date.now() < this.backoffUntil) {
       throw new GrpcCallError(GrpcStatus.UNAVAILABLE, `No connection established. Last error: ${this.lastConnectError?.message ?? 'unknown'}`);
     }
-    const link = new Link(http2.connect(this.url, this.connectOptions), this.options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, {
-      ...this.options,
-      keepaliveMs: this.keepaliveMs,
-    });
+    const link = new Link(http2.connect(this.url, this.connectOptions), { ...this.options, keepaliveMs: this.keepaliveMs });
     // A server that enforces a longer ping interval closes the connection with ENHANCE_YOUR_CALM "too_many_pings";
     // as grpc-js does, the next connections ping half as often (else each would be closed the same way).
     link.session.once('goaway', (code: number, _lastStreamId: number, data?: Buffer) => {
@@ -279,13 +275,14 @@ class UnaryCall {
       if (httpStatus !== 0 && httpStatus !== 200) {
         return this.settle(new GrpcCallError(statusOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`));
       }
-      if (errorCodeOf(streamError) === 'ERR_HTTP2_OUT_OF_STREAMS') link.retire();
-      if (httpStatus === 0 && !this.resent && wasRefused(stream, streamError)) {
+      const errorCode = (streamError as { code?: unknown } | undefined)?.code;
+      if (errorCode === 'ERR_HTTP2_OUT_OF_STREAMS') link.retire();
+      if (httpStatus === 0 && !this.resent && wasRefused(stream, errorCode)) {
         this.resent = true;
         return this.send();
       }
       // A stream the server reset: node reports every code but NO_ERROR and CANCEL as a stream error; the code says why.
-      if (errorCodeOf(streamError) === 'ERR_HTTP2_STREAM_ERROR' && !link.session.destroyed) return this.settle(errorOfReset(stream.rstCode));
+      if (errorCode === 'ERR_HTTP2_STREAM_ERROR' && !link.session.destroyed) return this.settle(errorOfReset(stream.rstCode));
       if (streamError || link.session.destroyed) {
         // The connection went before the answer was complete (dropped, or its keepalive unanswered): grpc-js's
         // "Connection dropped", which callers treat as the engine being unreachable.
@@ -332,16 +329,10 @@ class UnaryCall {
 
 /**
  * The stream was never processed: the server refused it, the connection was going away before it was sent, or the
- * connection had no stream id left for it.
+ * connection had no stream id left for it (`errorCode`: the stream error's code).
  */
-function wasRefused(stream: ClientHttp2Stream, error: Error | undefined): boolean {
-  if (stream.rstCode === NGHTTP2_REFUSED_STREAM) return true;
-  const code = errorCodeOf(error);
-  return code === 'ERR_HTTP2_GOAWAY_SESSION' || code === 'ERR_HTTP2_OUT_OF_STREAMS';
-}
-
-function errorCodeOf(error: Error | undefined): unknown {
-  return (error as { code?: unknown } | undefined)?.code;
+function wasRefused(stream: ClientHttp2Stream, errorCode: unknown): boolean {
+  return stream.rstCode === NGHTTP2_REFUSED_STREAM || errorCode === 'ERR_HTTP2_GOAWAY_SESSION' || errorCode === 'ERR_HTTP2_OUT_OF_STREAMS';
 }
 
 function unavailable(error: unknown): GrpcCallError {

@@ -3,6 +3,9 @@
 import type { ClientHttp2Session } from 'node:http2';
 import type { GrpcChannelOptions } from './grpcChannel.js';
 
+/** grpc-js's connect timeout (GrpcChannelOptions.connectTimeoutMs). */
+const CONNECT_TIMEOUT_MS = 20_000;
+
 /**
  * One HTTP/2 connection and the calls on it. It holds the process open only while calls are in flight (grpc-js's
  * behaviour too): an idle client does not keep a finished program alive.
@@ -19,10 +22,10 @@ export class Link {
 
   constructor(
     readonly session: ClientHttp2Session,
-    connectTimeoutMs: number,
-    private readonly options: Pick<GrpcChannelOptions, 'keepaliveMs' | 'keepaliveTimeoutMs' | 'keepaliveWithoutCalls'>,
+    private readonly options: Pick<GrpcChannelOptions, 'keepaliveMs' | 'keepaliveTimeoutMs' | 'keepaliveWithoutCalls' | 'connectTimeoutMs'>,
   ) {
     session.unref();
+    const connectTimeoutMs = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
     const connectTimer = setTimeout(() => {
       session.destroy(new Error(`the server did not answer within ${connectTimeoutMs} ms of the connect`));
     }, connectTimeoutMs).unref();
