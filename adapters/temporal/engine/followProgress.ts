@@ -34,10 +34,9 @@ export async function* followRunWithProgress(
   const running = new Map<number, RunningStep>();
   // Events up to afterEventId are read but not yielded: a step among them wakes the loop, which may be waiting for a
   // long poll, so that its progress is read.
-  let stepAdded!: () => void;
-  let stepAddedOrPoll = new Promise<'poll'>((resolve) => (stepAdded = () => resolve('poll')));
+  let wakeOnStep: (() => void) | undefined;
   const history = followRunHistory(calls, run, afterEventId, signal, readAheadBytes, (raw, event) => {
-    if (track(running, raw, event)) stepAdded();
+    if (track(running, raw, event)) wakeOnStep?.();
   });
   let sentEventId = afterEventId;
   let nextEvent = history.next();
@@ -45,11 +44,17 @@ export async function* followRunWithProgress(
   try {
     for (;;) {
       if (!poll && stepsSent(running, sentEventId).length > 0) poll = delay(pollMs, signal);
-      const winner = await Promise.race([nextEvent, poll ? poll.due : stepAddedOrPoll]);
-      if (winner === 'poll' && !poll) {
-        stepAddedOrPoll = new Promise<'poll'>((resolve) => (stepAdded = () => resolve('poll')));
-        continue;
+      // The wake-up is made anew for each wait and let go after it: a promise raced in every turn and settled only when
+      // a step came would hold every race's result, so every event sent while no step ran.
+      const stepAddedOrPoll = poll ? poll.due : new Promise<'poll'>((resolve) => (wakeOnStep = () => resolve('poll')));
+      let winner;
+      try {
+        winner = await Promise.race([nextEvent, stepAddedOrPoll]);
+      } finally {
+        wakeOnStep = undefined;
       }
+      // A step was added: the loop's first line decides whether its progress is due.
+      if (winner === 'poll' && !poll) continue;
       if (winner === 'poll') {
         poll = undefined;
         if (signal.aborted) return;
