@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
+import { linkSignals, type LinkedSignal } from '../../core/domain/abortSignals.js';
 import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './clientErrors.js';
 import type { CallOptions } from './types.js';
 
@@ -146,7 +147,7 @@ export class Transport {
       try {
         response = await this.send(call, url, deadline.signal, awaited === 'answer');
       } catch (error) {
-        deadline.clear();
+        deadline.end();
         if (call.signal?.aborted) throw call.signal.reason;
         if (deadline.expired) throw timedOut();
         const delay = RECONNECT_BASE_MS * 2 ** attempt;
@@ -159,18 +160,23 @@ export class Transport {
       let failure: FlowgateApiError;
       try {
         if (response.statusCode >= 200 && response.statusCode < 300) {
-          if (awaited === 'first byte') deadline.clear();
+          if (awaited === 'first byte') {
+            deadline.clear();
+            // The caller's signal still ends the stream, until the stream ends.
+            response.body.once('close', () => deadline.end());
+          }
           return await onSuccess(response, request);
         }
         failure = await this.failure(response, request);
       } catch (error) {
+        deadline.end();
         if (call.signal?.aborted) throw call.signal.reason;
         if (deadline.expired) throw timedOut();
         throw error;
       } finally {
-        if (awaited === 'answer') deadline.clear();
+        if (awaited === 'answer') deadline.end();
       }
-      deadline.clear();
+      deadline.end();
       const delay = (failure.retryAfter ?? DEFAULT_RETRY_AFTER_SECONDS) * 1000;
       if (!this.retriesRefusal(call, failure) || attempt >= this.maxRetries || waited + delay > this.maxWaitMs) throw failure;
       waited += delay;
@@ -243,12 +249,15 @@ class AttemptDeadline {
   expired = false;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly caller: LinkedSignal | undefined;
 
   constructor(
     readonly ms: number,
     callerSignal: AbortSignal | undefined,
   ) {
-    this.signal = callerSignal ? AbortSignal.any([callerSignal, this.controller.signal]) : this.controller.signal;
+    // An application's signal may outlive thousands of calls: each attempt links to it and lets go when it ends.
+    this.caller = callerSignal ? linkSignals([callerSignal, this.controller.signal]) : undefined;
+    this.signal = this.caller?.signal ?? this.controller.signal;
     if (ms <= LONGEST_TIMER_MS) {
       this.timer = setTimeout(() => {
         this.expired = true;
@@ -257,8 +266,15 @@ class AttemptDeadline {
     }
   }
 
+  /** The time no longer runs; the caller's signal still aborts the attempt (a stream it reads). */
   clear(): void {
     clearTimeout(this.timer);
+  }
+
+  /** The attempt is over: neither the time nor the caller's signal reaches it any more. */
+  end(): void {
+    this.clear();
+    this.caller?.unlink();
   }
 }
 

@@ -1,3 +1,4 @@
+import { linkSignals } from '../domain/abortSignals.js';
 import { checkAwaitTimeout } from '../domain/requestBounds.js';
 import type { PinnedRunRef, RunOutcome } from '../domain/run.js';
 import type { AwaitOptions, WorkflowEngine } from '../../ports/engine.js';
@@ -15,11 +16,15 @@ export async function awaitOutcomeUnlessAborted(
 ): Promise<RunOutcome | 'timeout' | 'aborted'> {
   checkAwaitTimeout(options.timeoutMs);
   const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  const signal = present.length === 0 ? undefined : present.length === 1 ? present[0] : AbortSignal.any(present);
+  // The shutdown signal lives as long as the server; a wait links to it and lets go when it ends.
+  const linked = present.length > 1 ? linkSignals(present) : undefined;
+  const signal = linked?.signal ?? present[0];
   try {
     return (await engine.awaitOutcome(run, signal ? { ...options, signal } : options)) ?? 'timeout';
   } catch (error) {
     if (signal?.aborted) return 'aborted';
     throw error;
+  } finally {
+    linked?.unlink();
   }
 }

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFlowgateClient, FlowgateApiError, FlowgateTimeoutError } from '../../../adapters/client/index.js';
+import { signalHolds } from '../../support/signalHolds.js';
 
 /*
  * What the contract suites cannot make a real flowgate server do on demand: a stream failing after it started (its
@@ -291,6 +292,49 @@ test('run(): after the 408, the result is asked for under the client\'s own moun
   );
   assert.is(paths[0], '/flows/workflow/run');
   assert.match(paths[1]!, /^\/flows\/workflow\/w\/runs\/r\/result\?wait=/);
+});
+
+test('one application signal across many calls: a call that ended holds nothing of it (Node 22 kept what AbortSignal.any made)', async () => {
+  await withServer(
+    (req, res) => {
+      if (req.url?.includes('/history')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`event: workflow\ndata: ${JSON.stringify(STATUS_VIEW)}\n\n`);
+        return; // the stream stays open until the caller aborts
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(STATUS_VIEW));
+    },
+    async (url) => {
+      const client = createFlowgateClient({ baseUrl: url });
+      const { signal } = new AbortController();
+      try {
+        for (let call = 0; call < 200; call += 1) await client.status('w', { signal });
+        assert.equal(signalHolds(signal), { listeners: 0, dependants: 0 }, 'answered calls hold nothing');
+
+        // A stream holds the signal while it is open, and the signal still ends it; then it lets go.
+        const streamSignal = new AbortController();
+        const seen: string[] = [];
+        const reading = (async () => {
+          try {
+            for await (const event of client.follow('w', { signal: streamSignal.signal })) {
+              seen.push(event.event);
+              assert.is(signalHolds(streamSignal.signal).listeners, 1, 'an open stream listens');
+              streamSignal.abort(new Error('enough'));
+            }
+          } catch (error) {
+            return error;
+          }
+        })();
+        assert.is(((await reading) as Error).message, 'enough');
+        assert.equal(seen, ['workflow']);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.equal(signalHolds(streamSignal.signal), { listeners: 0, dependants: 0 }, 'a stream that ended holds nothing');
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });
 
 test.run();
