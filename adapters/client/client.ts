@@ -1,4 +1,5 @@
 import { followHistory, type FollowEvent, type FollowOptions } from './follow.js';
+import { idSegment } from './paths.js';
 import { runAndWait, type RunOptions } from './runAndWait.js';
 import { ScheduleCalls } from './schedules.js';
 import { newIdempotencyKey, Transport, type Call, type TransportOptions } from './transport.js';
@@ -234,8 +235,8 @@ export function createFlowgateClient(options: ClientOptions): FlowgateClient {
 
 /** `/workflow/{id}` or `/workflow/{id}/runs/{rid}`, each id one percent-encoded segment. */
 function runPath(workflowId: string, runId: string | undefined): string {
-  const base = `/workflow/${encodeURIComponent(workflowId)}`;
-  return runId === undefined ? base : `${base}/runs/${encodeURIComponent(runId)}`;
+  const base = `/workflow/${idSegment(workflowId)}`;
+  return runId === undefined ? base : `${base}/runs/${idSegment(runId)}`;
 }
 
 /** The call options that are set (exactOptionalPropertyTypes-friendly spreading). */

@@ -1,4 +1,5 @@
 import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './clientErrors.js';
+import { idSegment } from './paths.js';
 import { SseParser, type SseEvent } from './sseParser.js';
 import { sleep, type Transport } from './transport.js';
 import type { CallOptions, HistoryDone, HistoryEvent, HistoryProgress, RunStatusView } from './types.js';
@@ -35,7 +36,7 @@ export async function* followHistory(transport: Transport, workflowId: string, o
   let announced = false;
   let failures = 0;
   for (;;) {
-    const path = runId === undefined ? `/workflow/${encodeURIComponent(workflowId)}/history` : `/workflow/${encodeURIComponent(workflowId)}/runs/${encodeURIComponent(runId)}/history`;
+    const path = runId === undefined ? `/workflow/${idSegment(workflowId)}/history` : `/workflow/${idSegment(workflowId)}/runs/${idSegment(runId)}/history`;
     let progressed = false;
     try {
       const { response, request } = await transport.stream({

@@ -1,4 +1,5 @@
 import { FlowgateApiError } from './clientErrors.js';
+import { idSegment } from './paths.js';
 import { newIdempotencyKey, type Transport } from './transport.js';
 import type { KeyedCallOptions, RunWorkflowRequest, WorkflowResultV2 } from './types.js';
 
@@ -50,7 +51,7 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
   // Location: behind a proxy that strips the mount prefix, the server's Location lacks it.
   let target: { path: string; absolutePath: boolean } =
     timedOut.workflowId !== undefined && timedOut.runId !== undefined
-      ? { path: `/workflow/${encodeURIComponent(timedOut.workflowId)}/runs/${encodeURIComponent(timedOut.runId)}/result`, absolutePath: false }
+      ? { path: `/workflow/${idSegment(timedOut.workflowId)}/runs/${idSegment(timedOut.runId)}/result`, absolutePath: false }
       : { path: timedOut.location!, absolutePath: true };
   for (;;) {
     const wait = secondsLeft();
@@ -72,7 +73,7 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
       continue;
     }
     if (result.status !== 'continued_as_new') return result;
-    target = { path: `/workflow/${encodeURIComponent(result.workflowId)}/result`, absolutePath: false };
+    target = { path: `/workflow/${idSegment(result.workflowId)}/result`, absolutePath: false };
   }
 }
 

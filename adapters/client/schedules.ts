@@ -1,3 +1,4 @@
+import { idSegment } from './paths.js';
 import type { Transport } from './transport.js';
 import type { CallOptions, CreateScheduleRequest, ListSchedulesQuery, OverlapPolicy, Schedule, ScheduleBackfillRequest, ScheduleFires, ScheduleList, UpdateScheduleRequest } from './types.js';
 
@@ -62,5 +63,5 @@ export class ScheduleCalls {
 }
 
 function schedulePath(scheduleId: string): string {
-  return `/schedules/${encodeURIComponent(scheduleId)}`;
+  return `/schedules/${idSegment(scheduleId)}`;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliDecompress, gunzip } from 'node:zlib';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { linkSignals, type LinkedSignal } from '../../core/domain/abortSignals.js';
 import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './clientErrors.js';
 import type { CallOptions } from './types.js';
@@ -47,6 +47,13 @@ export interface Call extends CallOptions {
   retryRefusals?: boolean;
   /** Seconds the call asks the server to hold it (a long-poll's `wait`): its answer is awaited that much longer. */
   serverWaitSeconds?: number;
+}
+
+/** Where a call goes: the origin, the path and query as sent, and the whole URL for messages. */
+interface Target {
+  origin: string;
+  path: string;
+  href: string;
 }
 
 /** A successful answer, parsed. */
@@ -138,14 +145,14 @@ export class Transport {
    */
   private async withRetries<R>(call: Call, awaited: 'answer' | 'first byte', onSuccess: (response: Dispatcher.ResponseData, request: AnsweredRequest) => Promise<R>): Promise<R> {
     let waited = 0;
-    const url = this.url(call);
+    const target = this.target(call);
     for (let attempt = 0; ; attempt += 1) {
       call.signal?.throwIfAborted();
       const deadline = new AttemptDeadline(this.requestTimeoutMs + (call.serverWaitSeconds ?? 0) * 1000, call.signal);
-      const timedOut = () => new FlowgateTimeoutError({ method: call.method, url: url.href, timeoutMs: deadline.ms });
+      const timedOut = () => new FlowgateTimeoutError({ method: call.method, url: target.href, timeoutMs: deadline.ms });
       let response: Dispatcher.ResponseData;
       try {
-        response = await this.send(call, url, deadline.signal, awaited === 'answer');
+        response = await this.send(call, target, deadline.signal, awaited === 'answer');
       } catch (error) {
         deadline.end();
         if (call.signal?.aborted) throw call.signal.reason;
@@ -156,7 +163,7 @@ export class Transport {
         await sleep(delay, call.signal);
         continue;
       }
-      const request: AnsweredRequest = { method: call.method, url: url.href, contentType: header(response, 'content-type') };
+      const request: AnsweredRequest = { method: call.method, url: target.href, contentType: header(response, 'content-type') };
       let failure: FlowgateApiError;
       try {
         if (response.statusCode >= 200 && response.statusCode < 300) {
@@ -190,21 +197,33 @@ export class Transport {
     return failure.status === 503 && (call.retrySafe || REFUSED_BEFORE_ACTING.has(failure.error));
   }
 
-  /** The call's URL: the base, the mount prefix (unless the path came from the server), the path and the query. */
-  private url(call: Call): URL {
-    const url = new URL(this.baseUrl.href);
-    const target = new URL(call.path, 'http://path.invalid');
-    url.pathname = call.absolutePath ? target.pathname : `${this.basePath}${target.pathname}`;
-    url.search = target.search;
-    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
-    return url;
+  /**
+   * Where the call goes: the base, the mount prefix (unless the path came from the server), the path and the query.
+   * The path is sent as the client wrote it: read as a URL, a workflow id `.` or `..` (written `%2E`, `%2E%2E`) would
+   * be a dot segment and vanish from it.
+   */
+  private target(call: Call): Target {
+    let path: string;
+    let query: string;
+    if (call.absolutePath) {
+      // A Location from the server: a path, or a URL whose path is taken.
+      const location = new URL(call.path, 'http://path.invalid');
+      [path, query] = [location.pathname, location.search.slice(1)];
+    } else {
+      const queryAt = call.path.indexOf('?');
+      [path, query] = queryAt === -1 ? [`${this.basePath}${call.path}`, ''] : [`${this.basePath}${call.path.slice(0, queryAt)}`, call.path.slice(queryAt + 1)];
+    }
+    const search = new URLSearchParams(query);
+    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) search.set(name, String(value));
+    const pathAndQuery = search.size > 0 ? `${path}?${search}` : path;
+    return { origin: this.baseUrl.origin, path: pathAndQuery, href: `${this.baseUrl.origin}${pathAndQuery}` };
   }
 
   /**
    * `compressed`: the answer is read whole, so it may come compressed (bodyText decodes it). A stream is asked for
    * without: its events must not wait in a compressor.
    */
-  private async send(call: Call, url: URL, signal: AbortSignal, compressed: boolean): Promise<Dispatcher.ResponseData> {
+  private async send(call: Call, target: Target, signal: AbortSignal, compressed: boolean): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = {
       accept: 'application/json',
       ...(compressed ? { 'accept-encoding': ACCEPTED_CODINGS } : {}),
@@ -221,7 +240,7 @@ export class Transport {
       headers['content-type'] = 'application/json';
     }
     // The attempt's deadline governs how long the headers may take (undici's own 300 s would cut a longer long-poll).
-    return request(url, { method: call.method, headers, body, dispatcher: this.dispatcher, signal, headersTimeout: 0 });
+    return this.dispatcher.request({ origin: target.origin, path: target.path, method: call.method, headers, body, signal, headersTimeout: 0 });
   }
 
   private async failure(response: Dispatcher.ResponseData, request: AnsweredRequest): Promise<FlowgateApiError> {

@@ -213,6 +213,29 @@ test('errors: one class with the server\'s name, status, workflowId, issues and 
     assert.is(closed.status, 409);
   }));
 
+test('a workflow id `.` or `..` (valid ids, dot segments to URL handling) reaches its run through every path of the client', (context) =>
+  withClient(context, async (client) => {
+    for (const workflowId of ['.', '..']) {
+      // The ids cannot be made unique: a run of another suite on the shared Temporal server may hold one a moment.
+      const started = await eventually(`a start of workflow id ${workflowId}`, async () => {
+        try {
+          return await client.start(echo, { message: workflowId }, { workflowId });
+        } catch (error) {
+          if (error instanceof FlowgateApiError && error.error === 'WorkflowAlreadyStartedError') return undefined;
+          throw error;
+        }
+      });
+      assert.is(started.workflowId, workflowId);
+      const result = await client.result(workflowId, { runId: started.runId, wait: 20 });
+      assert.equal([result.workflowId, result.output], [workflowId, { message: workflowId }]);
+      assert.is((await client.status(workflowId, { runId: started.runId })).workflowId, workflowId);
+      assert.equal((await client.input(workflowId, { runId: started.runId })).input, { message: workflowId });
+      const events: string[] = [];
+      for await (const event of client.follow(workflowId, { runId: started.runId })) events.push(event.event);
+      assert.equal([events[0], events.at(-1)], ['workflow', 'done']);
+    }
+  }));
+
 test('a dispatcher of the caller\'s is used and left open by close()', async ({ api }) => {
   const dispatcher = new Agent({ connections: 1 });
   const connects: string[] = [];
