@@ -1,5 +1,5 @@
 import { followHistory, type FollowEvent, type FollowOptions } from './follow.js';
-import { idSegment } from './paths.js';
+import { idPathSegment } from '../../core/domain/ids.js';
 import { runAndWait, type RunOptions } from './runAndWait.js';
 import { ScheduleCalls } from './schedules.js';
 import { newIdempotencyKey, Transport, type Call, type TransportOptions } from './transport.js';
@@ -235,8 +235,8 @@ export function createFlowgateClient(options: ClientOptions): FlowgateClient {
 
 /** `/workflow/{id}` or `/workflow/{id}/runs/{rid}`, each id one percent-encoded segment. */
 function runPath(workflowId: string, runId: string | undefined): string {
-  const base = `/workflow/${idSegment(workflowId)}`;
-  return runId === undefined ? base : `${base}/runs/${idSegment(runId)}`;
+  const base = `/workflow/${idPathSegment(workflowId)}`;
+  return runId === undefined ? base : `${base}/runs/${idPathSegment(runId)}`;
 }
 
 /** The call options that are set (exactOptionalPropertyTypes-friendly spreading). */

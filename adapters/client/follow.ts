@@ -1,5 +1,5 @@
 import { FlowgateApiError, FlowgateTimeoutError, type AnsweredRequest } from './clientErrors.js';
-import { idSegment } from './paths.js';
+import { idPathSegment } from '../../core/domain/ids.js';
 import { SseParser, type SseEvent } from './sseParser.js';
 import { sleep, type Transport } from './transport.js';
 import type { CallOptions, HistoryDone, HistoryEvent, HistoryProgress, RunStatusView } from './types.js';
@@ -36,7 +36,7 @@ export async function* followHistory(transport: Transport, workflowId: string, o
   let announced = false;
   let failures = 0;
   for (;;) {
-    const path = runId === undefined ? `/workflow/${idSegment(workflowId)}/history` : `/workflow/${idSegment(workflowId)}/runs/${idSegment(runId)}/history`;
+    const path = runId === undefined ? `/workflow/${idPathSegment(workflowId)}/history` : `/workflow/${idPathSegment(workflowId)}/runs/${idPathSegment(runId)}/history`;
     let progressed = false;
     try {
       const { response, request } = await transport.stream({

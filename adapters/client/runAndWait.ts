@@ -1,5 +1,5 @@
 import { FlowgateApiError } from './clientErrors.js';
-import { idSegment } from './paths.js';
+import { idPathSegment } from '../../core/domain/ids.js';
 import { newIdempotencyKey, type Transport } from './transport.js';
 import type { KeyedCallOptions, RunWorkflowRequest, WorkflowResultV2 } from './types.js';
 
@@ -51,7 +51,7 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
   // Location: behind a proxy that strips the mount prefix, the server's Location lacks it.
   let target: { path: string; absolutePath: boolean } =
     timedOut.workflowId !== undefined && timedOut.runId !== undefined
-      ? { path: `/workflow/${idSegment(timedOut.workflowId)}/runs/${idSegment(timedOut.runId)}/result`, absolutePath: false }
+      ? { path: `/workflow/${idPathSegment(timedOut.workflowId)}/runs/${idPathSegment(timedOut.runId)}/result`, absolutePath: false }
       : { path: timedOut.location!, absolutePath: true };
   for (;;) {
     const wait = secondsLeft();
@@ -73,7 +73,7 @@ export async function runAndWait(transport: Transport, workflowName: string, inp
       continue;
     }
     if (result.status !== 'continued_as_new') return result;
-    target = { path: `/workflow/${idSegment(result.workflowId)}/result`, absolutePath: false };
+    target = { path: `/workflow/${idPathSegment(result.workflowId)}/result`, absolutePath: false };
   }
 }
 

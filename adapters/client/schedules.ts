@@ -1,4 +1,4 @@
-import { idSegment } from './paths.js';
+import { idPathSegment } from '../../core/domain/ids.js';
 import type { Transport } from './transport.js';
 import type { CallOptions, CreateScheduleRequest, ListSchedulesQuery, OverlapPolicy, Schedule, ScheduleBackfillRequest, ScheduleFires, ScheduleList, UpdateScheduleRequest } from './types.js';
 
@@ -63,5 +63,5 @@ export class ScheduleCalls {
 }
 
 function schedulePath(scheduleId: string): string {
-  return `/schedules/${idSegment(scheduleId)}`;
+  return `/schedules/${idPathSegment(scheduleId)}`;
 }

@@ -203,19 +203,18 @@ export class Transport {
    * be a dot segment and vanish from it.
    */
   private target(call: Call): Target {
-    let path: string;
-    let query: string;
-    if (call.absolutePath) {
-      // A Location from the server: a path, or a URL whose path is taken.
-      const location = new URL(call.path, 'http://path.invalid');
-      [path, query] = [location.pathname, location.search.slice(1)];
-    } else {
-      const queryAt = call.path.indexOf('?');
-      [path, query] = queryAt === -1 ? [`${this.basePath}${call.path}`, ''] : [`${this.basePath}${call.path.slice(0, queryAt)}`, call.path.slice(queryAt + 1)];
+    // A Location may be a whole URL: its path and query, as written.
+    const written = call.absolutePath ? call.path.replace(/^(?:[a-z][a-z\d+.-]*:)?\/\/[^/?#]*/i, '').replace(/#.*$/s, '') : call.path;
+    const queryAt = written.indexOf('?');
+    const path = `${call.absolutePath ? '' : this.basePath}${queryAt === -1 ? written : written.slice(0, queryAt)}`;
+    let query = queryAt === -1 ? '' : written.slice(queryAt + 1);
+    const added = Object.entries(call.query ?? {}).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
+    if (added.length > 0) {
+      const search = new URLSearchParams(query);
+      for (const [name, value] of added) search.set(name, String(value));
+      query = search.toString();
     }
-    const search = new URLSearchParams(query);
-    for (const [name, value] of Object.entries(call.query ?? {})) if (value !== undefined) search.set(name, String(value));
-    const pathAndQuery = search.size > 0 ? `${path}?${search}` : path;
+    const pathAndQuery = query === '' ? path : `${path}?${query}`;
     return { origin: this.baseUrl.origin, path: pathAndQuery, href: `${this.baseUrl.origin}${pathAndQuery}` };
   }
 

@@ -1,6 +1,7 @@
 import { childLogger, type Logger } from '../../ports/logger.js';
 import type { TraceSpan, Tracing } from '../../ports/tracing.js';
 import { FlowgateError } from '../../core/domain/errors.js';
+import { idPathSegment } from '../../core/domain/ids.js';
 import { createAuthenticator, unauthorized } from './auth.js';
 import { queryObject, splitTarget } from './requestTarget.js';
 import { requireScope, type AccessKey } from '../../core/domain/access.js';
@@ -364,8 +365,8 @@ function deprecationHeaders(route: Route, state: RequestState): Record<string, s
   const successor =
     state.workflowId !== undefined && state.runId !== undefined
       ? deprecation.successor
-          .replace('{id}', encodeURIComponent(state.workflowId))
-          .replace('{rid}', encodeURIComponent(state.runId))
+          .replace('{id}', idPathSegment(state.workflowId))
+          .replace('{rid}', idPathSegment(state.runId))
       : deprecation.successor;
   return { deprecation: DEPRECATION_HEADER, sunset: deprecation.sunset, link: `<${successor}>; rel="successor-version"` };
 }

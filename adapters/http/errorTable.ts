@@ -22,6 +22,7 @@ import {
   WorkflowNotFoundError,
   type ValidationIssue,
 } from '../../core/domain/errors.js';
+import { idPathSegment } from '../../core/domain/ids.js';
 import {
   BadRequestError,
   ClientClosedRequestError,
@@ -145,7 +146,7 @@ export function answerError(error: unknown): ErrorAnswer {
   const headers: Record<string, string> = {};
   if (rule.locatesRun && known?.workflowId !== undefined && known.runId !== undefined) {
     body.runId = known.runId;
-    headers['location'] = `/workflow/${encodeURIComponent(known.workflowId)}/runs/${encodeURIComponent(known.runId)}/result`;
+    headers['location'] = `/workflow/${idPathSegment(known.workflowId)}/runs/${idPathSegment(known.runId)}/result`;
   }
   // A 503 always says when to come back; another status only when the error itself knows (a long-poll's 424).
   const retryAfter = rule.status === 503 ? (known?.retryAfterSeconds ?? rule.retryAfterSeconds) : known?.retryAfterSeconds;

@@ -31,3 +31,11 @@ export function assertWorkflowId(value: string): string {
   if (problem) throw new ValidationError(problem, { issues: [{ code: 'invalid_workflow_id', path: ['workflowId'], message: problem }] });
   return value;
 }
+
+/**
+ * An id as one segment of a URL path (docs/api.md, Conventions). encodeURIComponent leaves `.` as it is, and a
+ * segment of only `.` or `..` is a dot segment that URL handling removes: those two ids are written `%2E`, `%2E%2E`.
+ */
+export function idPathSegment(id: string): string {
+  return id === '.' || id === '..' ? id.replaceAll('.', '%2E') : encodeURIComponent(id);
+}

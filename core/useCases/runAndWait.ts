@@ -1,6 +1,7 @@
 import type { IdempotencyOptions, RunAndWaitRequest } from '../api/requests.js';
 import type { Answer, ResultVersion, WorkflowResult } from '../api/views.js';
 import { WorkflowExecutionTimedOutError } from '../domain/errors.js';
+import { idPathSegment } from '../domain/ids.js';
 import { toResult } from '../results/toResult.js';
 import { locateTrace } from '../trace/locateTrace.js';
 import type { RunDescription } from '../domain/run.js';
@@ -59,5 +60,5 @@ async function awaitResult(
 }
 
 function resultPath(workflowId: string): string {
-  return `/workflow/${encodeURIComponent(workflowId)}/result`;
+  return `/workflow/${idPathSegment(workflowId)}/result`;
 }

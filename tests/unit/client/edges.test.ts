@@ -294,6 +294,36 @@ test('run(): after the 408, the result is asked for under the client\'s own moun
   assert.match(paths[1]!, /^\/flows\/workflow\/w\/runs\/r\/result\?wait=/);
 });
 
+test("run(): a 408 that names no ids is followed by its Location's path as written (a %2E of an id `.` kept, a whole URL's path taken)", async () => {
+  for (const [location, expected] of [
+    ['/flows/workflow/%2E/runs/r1/result', '/flows/workflow/%2E/runs/r1/result'],
+    ['http://other.invalid:81/flows/workflow/%2E%2E/runs/r1/result#top', '/flows/workflow/%2E%2E/runs/r1/result'],
+  ] as const) {
+    const paths: string[] = [];
+    await withServer(
+      (req, res) => {
+        paths.push(req.url ?? '');
+        if (req.method === 'POST') {
+          res.writeHead(408, { 'content-type': 'application/json', location });
+          res.end(JSON.stringify({ error: 'WorkflowExecutionTimedOutError', message: 'still running' }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ ...STATUS_VIEW, workflowId: '.', status: 'completed', output: 1 }));
+      },
+      async (url) => {
+        const client = createFlowgateClient({ baseUrl: `${url}/flows/` });
+        try {
+          assert.is((await client.run('n', {}, { timeoutMs: 5000, pollSeconds: 1 })).status, 'completed');
+        } finally {
+          await client.close();
+        }
+      },
+    );
+    assert.match(paths[1]!, new RegExp(`^${expected.replaceAll('.', '\\.')}\\?wait=`));
+  }
+});
+
 test('one application signal across many calls: a call that ended holds nothing of it (Node 22 kept what AbortSignal.any made)', async () => {
   await withServer(
     (req, res) => {
