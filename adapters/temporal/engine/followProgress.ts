@@ -32,44 +32,64 @@ export async function* followRunWithProgress(
   readAheadBytes: number,
 ): AsyncGenerator<RunStreamItem> {
   const running = new Map<number, RunningStep>();
+  // One wait at a time, woken by whichever comes first: the history's next event, the progress poll's time, or a step
+  // added. Each source is watched once, and the wait is made anew each time and let go after it: racing the same
+  // pending promise on every turn would hang one more reaction on it each time, each holding what that turn resolved
+  // with (every event sent while no step ran; a promise per poll while one ran without events).
+  let wakeUp: (() => void) | undefined;
   // Events up to afterEventId are read but not yielded: a step among them wakes the loop, which may be waiting for a
   // long poll, so that its progress is read.
-  let wakeOnStep: (() => void) | undefined;
+  let stepAdded = false;
   const history = followRunHistory(calls, run, afterEventId, signal, readAheadBytes, (raw, event) => {
-    if (track(running, raw, event)) wakeOnStep?.();
+    if (!track(running, raw, event)) return;
+    stepAdded = true;
+    wakeUp?.();
   });
+  let next: { result: IteratorResult<NeutralEvent> } | { error: unknown } | undefined;
+  const readNext = (): void => {
+    next = undefined;
+    history.next().then(
+      (result) => {
+        next = { result };
+        wakeUp?.();
+      },
+      (error: unknown) => {
+        next = { error };
+        wakeUp?.();
+      },
+    );
+  };
   let sentEventId = afterEventId;
-  let nextEvent = history.next();
-  let poll: { due: Promise<'poll'>; cancel: () => void } | undefined;
+  let poll: ProgressPoll | undefined;
+  readNext();
   try {
     for (;;) {
-      if (!poll && stepsSent(running, sentEventId).length > 0) poll = delay(pollMs, signal);
-      // The wake-up is made anew for each wait and let go after it: a promise raced in every turn and settled only when
-      // a step came would hold every race's result, so every event sent while no step ran.
-      const stepAddedOrPoll = poll ? poll.due : new Promise<'poll'>((resolve) => (wakeOnStep = () => resolve('poll')));
-      let winner;
-      try {
-        winner = await Promise.race([nextEvent, stepAddedOrPoll]);
-      } finally {
-        wakeOnStep = undefined;
+      if (!poll && stepsSent(running, sentEventId).length > 0) poll = progressPoll(pollMs, signal, () => wakeUp?.());
+      if (!next && !poll?.due && !stepAdded) {
+        await new Promise<void>((resolve) => (wakeUp = resolve));
+        wakeUp = undefined;
       }
-      // A step was added: the loop's first line decides whether its progress is due.
-      if (winner === 'poll' && !poll) continue;
-      if (winner === 'poll') {
+      // A step added: the loop's first line decides whether its progress is due.
+      stepAdded = false;
+      if (next) {
+        if ('error' in next) throw next.error;
+        const { result } = next;
+        if (result.done) return;
+        next = undefined;
+        sentEventId = result.value.eventId;
+        yield { kind: 'history', event: result.value };
+        readNext();
+        continue;
+      }
+      if (poll?.due) {
         poll = undefined;
         if (signal.aborted) return;
         yield* await progressOf(calls, run, stepsSent(running, sentEventId), signal);
-        continue;
       }
-      if (winner.done) return;
-      sentEventId = winner.value.eventId;
-      yield { kind: 'history', event: winner.value };
-      nextEvent = history.next();
     }
   } finally {
     poll?.cancel();
     // The history generator may be inside a long poll, which `signal` cancels; nobody waits for it here.
-    nextEvent.catch(() => undefined);
     void history.return(undefined).catch(() => undefined);
   }
 }
@@ -148,18 +168,30 @@ function decodeDetails(details: Parameters<typeof decodeFirst>[0]): unknown {
   }
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts; `cancel` clears the timer. */
-function delay(ms: number, signal: AbortSignal): { due: Promise<'poll'>; cancel: () => void } {
-  let cancel!: () => void;
-  const due = new Promise<'poll'>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve('poll');
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    cancel = done;
-  });
-  return { due, cancel };
+/** Due after `ms`, or at once when `signal` aborts. */
+interface ProgressPoll {
+  readonly due: boolean;
+  /** Clears the timer. */
+  cancel(): void;
+}
+
+function progressPoll(ms: number, signal: AbortSignal, onDue: () => void): ProgressPoll {
+  let due = false;
+  const cancel = (): void => {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', fire);
+  };
+  const fire = (): void => {
+    cancel();
+    due = true;
+    onDue();
+  };
+  const timer = setTimeout(fire, ms);
+  signal.addEventListener('abort', fire, { once: true });
+  return {
+    get due() {
+      return due;
+    },
+    cancel,
+  };
 }

@@ -38,12 +38,14 @@ export class FakeClient {
 
   /** Like the real client: an abort fails the request in flight with gRPC CANCELLED. */
   withAbortSignal<T>(signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
+    let cancel!: () => void;
     const cancelled = new Promise<never>((_, reject) => {
-      const cancel = () => reject(Object.assign(new Error('1 CANCELLED: Cancelled on client'), { code: 1, details: 'Cancelled on client', metadata: {} }));
+      cancel = () => reject(Object.assign(new Error('1 CANCELLED: Cancelled on client'), { code: 1, details: 'Cancelled on client', metadata: {} }));
       if (signal.aborted) cancel();
       else signal.addEventListener('abort', cancel, { once: true });
     });
-    return Promise.race([fn(), cancelled]);
+    // A request that ended leaves nothing on the signal (a follower's signal lives through thousands of requests).
+    return Promise.race([fn(), cancelled]).finally(() => signal.removeEventListener('abort', cancel));
   }
 
   asClient(): Client {

@@ -75,4 +75,45 @@ test('an event sent is let go: a follower with no step running holds the event b
   }
 });
 
+test('a step that runs long without events: each progress poll is let go (the heap stays flat over thousands of polls)', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heapAfterCollection = async () => {
+    client.requests.length = 0; // the fake's own record of requests
+    for (let round = 0; round < 3; round += 1) {
+      gc();
+      await tick(1);
+    }
+    return process.memoryUsage().heapUsed;
+  };
+  let describes = 0;
+  const client = new FakeClient({
+    getWorkflowExecutionHistory: onePerPoll(arithmeticHistory().slice(0, 5)), // the step scheduled, then no event
+    describeWorkflowExecution: () => {
+      describes += 1;
+      return { pendingActivities: [] };
+    },
+  });
+  const controller = new AbortController();
+  const follower = followRunWithProgress(client.calls(), { workflowId: 'w', runId: 'r' }, 0, controller.signal, 0, HISTORY_PAGE_MAX_BYTES);
+  const polls = async (count: number) => {
+    const until = describes + count;
+    while (describes < until) await tick(20);
+  };
+  try {
+    for (let event = 0; event < 2; event += 1) await follower.next(); // workflow_started, step_scheduled
+    const pending = follower.next(); // polls on, with no progress to yield
+    await polls(1000); // past the first compilations
+    const before = await heapAfterCollection();
+    await polls(3000);
+    const grown = (await heapAfterCollection()) - before;
+    assert.ok(grown < 384 * 1024, `3,000 polls of a running step left ${(grown / 1024).toFixed(0)} KiB behind`);
+    controller.abort();
+    assert.is((await pending).done, true);
+  } finally {
+    controller.abort();
+    await follower.return(undefined);
+  }
+});
+
 test.run();
