@@ -61,7 +61,8 @@ export interface EventStreamOptions {
   describeFailure(error: unknown): { error: string; message: string };
 }
 
-type Step<T> = { kind: 'item'; result: IteratorResult<T> } | { kind: 'heartbeat' } | { kind: 'aborted' };
+/** What the source answered to one next(). */
+type Answer<T> = { result: IteratorResult<T> } | { error: unknown };
 
 /**
  * Frames history items as server-sent events, with a keep-alive comment whenever the source has been quiet for
@@ -75,45 +76,61 @@ export async function* historyEventStream(
   const { signal } = options;
   if (signal.aborted) return;
   const iterator = items[Symbol.asyncIterator]();
-  let pending: Promise<Step<HistoryStreamItem>> | undefined;
+  // The source's answer to the one next() asked (a heartbeat must not make us ask twice), watched once: a wait is
+  // made anew for each heartbeat and let go after it. Racing the pending next() at every heartbeat would hang one
+  // more reaction on it each time (a stream idle for a day: 5,760 of them), and a wait settled only by an event
+  // would hold every event sent.
+  let answer: Answer<HistoryStreamItem> | undefined;
+  let asked = false;
+  let wakeUp: (() => void) | undefined;
   // Whether the source has ended by itself; otherwise it is told to stop on the way out.
   let sourceEnded = false;
   try {
     while (true) {
       // An abort while the last event was being sent: its listener below would never fire.
       if (signal.aborted) return;
-      // One next() at a time: a heartbeat must not make us ask the source twice.
-      pending ??= iterator.next().then((result) => ({ kind: 'item', result }));
-      // The heartbeat or the abort, made anew for each wait and let go after it: a promise raced in every turn and
-      // never settled would hold every race's result, so every event sent, for the stream's life (40 streams of a
-      // 12 MB history held 200 MB).
-      let stopWaiting!: () => void;
-      const interrupted = new Promise<Step<HistoryStreamItem>>((resolve) => {
-        const aborted = () => resolve({ kind: 'aborted' });
-        const timer = setTimeout(() => resolve({ kind: 'heartbeat' }), options.heartbeatMs);
-        signal.addEventListener('abort', aborted, { once: true });
-        stopWaiting = () => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', aborted);
-        };
-      });
-      let step: Step<HistoryStreamItem>;
-      try {
-        step = await Promise.race([pending, interrupted]);
-      } catch (error) {
+      if (!asked) {
+        asked = true;
+        iterator.next().then(
+          (result) => {
+            answer = { result };
+            wakeUp?.();
+          },
+          (error: unknown) => {
+            answer = { error };
+            wakeUp?.();
+          },
+        );
+      }
+      if (!answer) {
+        let stopWaiting!: () => void;
+        const interruption = await new Promise<'answer' | 'heartbeat' | 'aborted'>((resolve) => {
+          const aborted = () => resolve('aborted');
+          const timer = setTimeout(() => resolve('heartbeat'), options.heartbeatMs);
+          signal.addEventListener('abort', aborted, { once: true });
+          wakeUp = () => resolve('answer');
+          stopWaiting = () => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', aborted);
+            wakeUp = undefined;
+          };
+        });
+        stopWaiting();
+        if (interruption === 'aborted') return;
+        if (interruption === 'heartbeat') {
+          yield SSE_KEEP_ALIVE;
+          continue;
+        }
+      }
+      const step = answer!;
+      answer = undefined;
+      asked = false;
+      if ('error' in step) {
         sourceEnded = true;
         if (signal.aborted) return;
-        yield formatSseEvent('error', options.describeFailure(error));
+        yield formatSseEvent('error', options.describeFailure(step.error));
         return;
-      } finally {
-        stopWaiting();
       }
-      if (step.kind === 'aborted') return;
-      if (step.kind === 'heartbeat') {
-        yield SSE_KEEP_ALIVE;
-        continue;
-      }
-      pending = undefined;
       if (step.result.done) {
         sourceEnded = true;
         return;
@@ -129,8 +146,7 @@ export async function* historyEventStream(
   } finally {
     if (!sourceEnded) {
       // The source may be mid-await; its return() then settles later. Nobody waits for it, and a late
-      // rejection must not become an unhandled one.
-      pending?.catch(() => undefined);
+      // rejection must not become an unhandled one (a pending next()'s is caught where it is watched).
       void Promise.resolve(iterator.return?.()).catch(() => undefined);
     }
   }

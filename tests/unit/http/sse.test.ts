@@ -177,6 +177,34 @@ test('an event sent is let go: a long stream holds the event being sent, not eve
   }
 });
 
+test('a quiet stream lets go of each heartbeat: the heap stays flat over thousands of them', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heapAfterCollection = async () => {
+    for (let round = 0; round < 3; round += 1) {
+      gc();
+      await tick(1);
+    }
+    return process.memoryUsage().heapUsed;
+  };
+  const manual = manualSource(); // never answers: a run waiting for days
+  const controller = new AbortController();
+  const stream = historyEventStream(manual.source, { heartbeatMs: 1, signal: controller.signal, describeFailure });
+  const heartbeats = async (count: number) => {
+    for (let beat = 0; beat < count; beat += 1) assert.is((await stream.next()).value, SSE_KEEP_ALIVE);
+  };
+  try {
+    await heartbeats(600);
+    const before = await heapAfterCollection();
+    await heartbeats(1500);
+    const grown = (await heapAfterCollection()) - before;
+    assert.ok(grown < 160 * 1024, `1,500 heartbeats left ${(grown / 1024).toFixed(0)} KiB behind`);
+  } finally {
+    controller.abort();
+    await stream.return(undefined);
+  }
+});
+
 test('an already aborted signal yields nothing', async () => {
   const controller = new AbortController();
   controller.abort();
