@@ -19,7 +19,8 @@ import { bulkControl } from './useCases/bulkControl.js';
 import { rerun } from './useCases/rerun.js';
 import { bulkRerun } from './useCases/bulkRerun.js';
 import { requireWorkflow, type Access, type AccessKey } from './domain/access.js';
-import type { StartRequest } from './api/requests.js';
+import type { IdempotencyOptions, StartRequest } from './api/requests.js';
+import { ownKey } from './idempotency/fingerprint.js';
 import { requireRunAccess } from './useCases/runAccess.js';
 import { createSchedule, updateSchedule } from './useCases/schedules/writeSchedules.js';
 import { getSchedule, listSchedules } from './useCases/schedules/readSchedules.js';
@@ -44,26 +45,30 @@ export function createFlowgateApi(coreDeps: CoreDeps): FlowgateApi {
   function bind(access: Access): FlowgateApi {
     // What the key starts and changes is recorded under its id (docs/security.md, Who did what).
     const deps = access === undefined ? coreDeps : { ...coreDeps, actor: access.id };
+    // An Idempotency-Key names the requests of the API key that sends it: the same value from another key is another
+    // key, which neither joins nor is refused by (nor learns of) the first key's run (docs/idempotency.md).
+    const own = <O extends IdempotencyOptions | undefined>(options: O): O =>
+      access === undefined || options?.idempotencyKey === undefined ? options : { ...options, idempotencyKey: ownKey(access.id, options.idempotencyKey) };
     return {
       runAndWait: async (request, version, options) => {
         mayStart(access, request);
-        return runAndWait(deps, request, version, options);
+        return runAndWait(deps, request, version, own(options));
       },
       start: async (request, options) => {
         mayStart(access, request);
-        return start(deps, request, options);
+        return start(deps, request, own(options));
       },
       sendFeedback: async (workflowId, payload, options) => {
         await mayRead(access, { workflowId });
-        return keyed(options, ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency));
+        return keyed(own(options), ['feedback', workflowId, payload], (idempotency) => sendFeedback(deps, workflowId, payload, idempotency));
       },
       terminate: async (run, reason, options) => {
         await mayRead(access, run);
-        return keyed(options, ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency));
+        return keyed(own(options), ['terminate', run.workflowId, run.runId ?? null, reason ?? null], (idempotency) => terminate(deps, run, reason, idempotency));
       },
       reset: async (run, stepName, reason, options) => {
         await mayRead(access, run);
-        return keyed(options, ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) =>
+        return keyed(own(options), ['reset', run.workflowId, run.runId ?? null, stepName, reason ?? null], (idempotency) =>
           reset(deps, run, stepName, reason, idempotency),
         );
       },
@@ -99,7 +104,7 @@ export function createFlowgateApi(coreDeps: CoreDeps): FlowgateApi {
       rerun: async (run, request, options) => {
         // The rerun starts the run's own workflow in its own catalog: seeing the run is being allowed to start it.
         await mayRead(access, run);
-        return rerun(deps, run, request, options);
+        return rerun(deps, run, request, own(options));
       },
       bulkRerun: (request) => bulkRerun(deps, request, access),
       createSchedule: (request) => createSchedule(deps, request, access),

@@ -5,6 +5,14 @@ import type { Digest } from '../../ports/digest.js';
  * so the key a client sends is one key whichever record keeps it.
  */
 
+/**
+ * The Idempotency-Key of a request an API key sent: its id and the value, apart (a key value is printable ASCII, so
+ * never holds the line break). Two API keys sending one value are two keys.
+ */
+export function ownKey(apiKeyId: string, key: string): string {
+  return `${apiKeyId}\n${key}`;
+}
+
 /** Digest of the client's Idempotency-Key; the key itself is never stored. */
 export function keyDigest(digest: Digest, key: string): string {
   return digest.uuidOf(['idempotency-key', key]);

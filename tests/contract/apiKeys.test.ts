@@ -145,6 +145,34 @@ test('a key limited to a workflow: bulk operations act on, count and list exactl
   expectStatus(await http(api, 'POST', `${wf(notMine.workflowId, notMine.runId)}/terminate`, { json: {}, headers: ADMIN }), 200);
 });
 
+test("an Idempotency-Key is the sending key's own: the same value from another key starts that key's own run and learns nothing of the first", async ({ api }) => {
+  const idempotencyKey = uniqueId('one-value');
+  const keyed = (headers: Record<string, string>) => ({ ...headers, 'idempotency-key': idempotencyKey });
+  const body = { workflowName: 'echo', input: { message: 'from the admin' } };
+  const admins = await http(api, 'POST', '/workflow', { json: body, headers: keyed(ADMIN) });
+  expectStatus(admins, 200);
+  // The same body, then another one, from the CI key: its own run each time it is new to it, never the admin's.
+  const cis = await http(api, 'POST', '/workflow', { json: body, headers: keyed(ci.headers) });
+  expectStatus(cis, 200);
+  assert.is.not(cis.body.workflowId, admins.body.workflowId, "not the admin's run");
+  const retried = await http(api, 'POST', '/workflow', { json: body, headers: keyed(ci.headers) });
+  assert.equal([retried.status, retried.body.runId], [200, cis.body.runId], "the CI key's retry gets the CI key's run");
+  const reused = await http(api, 'POST', '/workflow', { json: { ...body, input: { message: 'another' } }, headers: keyed(ci.headers) });
+  expectError(reused, 409, 'IdempotencyKeyReusedError', { workflowId: cis.body.workflowId });
+
+  // Feedback: one value, two keys, two runs.
+  const mine = await startAs(api, ADMIN, 'awaits_feedback', {});
+  const theirs = await startAs(api, ADMIN, 'awaits_feedback', {});
+  const fed = await http(api, 'POST', '/workflow/feedback', { json: { workflowId: mine.workflowId, payload: { by: 'operator' } }, headers: keyed(operator.headers) });
+  expectStatus(fed, 200);
+  const other = await http(api, 'POST', '/workflow/feedback', { json: { workflowId: theirs.workflowId, payload: { by: 'feedback-operator' } }, headers: keyed(feedbackOperator.headers) });
+  expectStatus(other, 200);
+  await eventually('both runs to complete with their own feedback', async () => {
+    const statuses = await Promise.all([mine, theirs].map((run) => http(api, 'GET', `${wf(run.workflowId, run.runId)}/status`, { headers: ADMIN })));
+    return statuses.every((status) => status.body.status === 'completed');
+  });
+});
+
 test('401: an expired key, an unknown key, two tokens, a token with whitespace; API_AUTH_TOKEN has every scope', async ({ api }) => {
   const headers = [
     expired.headers,
