@@ -241,9 +241,11 @@ export class EmbeddedSchedules implements ScheduleEngine {
     if (schedule === undefined || schedule.definition.paused || this.closing.signal.aborted) return;
     const fireTimes = this.fireTimes.get(scheduleId)!;
     const next = fireTimes.next(schedule.handledUpTo);
-    if (next === undefined) return;
-    const due = next.getTime() + jitterOf(scheduleId, next, schedule.definition.spec.jitterMs, fireTimes.next(next));
-    const wait = Math.min(retry ? RETRY_MS : MAX_TIMER_MS, Math.max(0, due - this.clock.now()));
+    const untilDue = next === undefined ? undefined : Math.max(0, next.getTime() + jitterOf(scheduleId, next, schedule.definition.spec.jitterMs, fireTimes.next(next)) - this.clock.now());
+    // After a failed start, the fire that failed (overdue, or buffered) is tried again in RETRY_MS, or at the next fire
+    // time if that comes first; never at once, which would try it again and again while no worker serves the catalog.
+    const wait = retry ? Math.min(RETRY_MS, untilDue || RETRY_MS) : untilDue === undefined ? undefined : Math.min(MAX_TIMER_MS, untilDue);
+    if (wait === undefined) return;
     this.timers.set(scheduleId, this.clock.setTimer(wait, () => void this.serially(() => this.tick(scheduleId))));
   }
 
@@ -251,6 +253,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
   private async tick(scheduleId: string): Promise<void> {
     let retry = false;
     try {
+      await this.fireBuffered(scheduleId);
       const fireTimes = this.fireTimes.get(scheduleId);
       let schedule = this.schedules.get(scheduleId);
       while (fireTimes !== undefined && schedule !== undefined && !schedule.definition.paused && !this.closing.signal.aborted) {
@@ -301,8 +304,11 @@ export class EmbeddedSchedules implements ScheduleEngine {
     await this.fire(schedule, time);
   }
 
-  /** Starts the fire's run, unless a run of its id exists (the fire happened before a restart), and records it. */
-  private async fire(schedule: StoredSchedule, time: Date): Promise<void> {
+  /**
+   * Starts the fire's run, unless a run of its id exists (the fire happened before a restart), and records it; a
+   * buffered fire (`fromBuffer`, the buffer's first) leaves the buffer in the same write.
+   */
+  private async fire(schedule: StoredSchedule, time: Date, fromBuffer = false): Promise<void> {
     const { definition } = schedule;
     const workflowId = scheduledWorkflowId(definition.scheduleId, time);
     let run = await this.runs.describe({ workflowId }).catch((error: unknown) => {
@@ -322,6 +328,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
     const action = { scheduledAt: time, startedAt: run.startedAt, run: pinned };
     this.save({
       ...schedule,
+      ...(fromBuffer ? { buffered: schedule.buffered.slice(1) } : {}),
       actionCount: schedule.actionCount + 1,
       recentActions: [...schedule.recentActions, action].slice(-LISTED_ACTIONS),
       runningRuns: run.status === 'running' ? [...schedule.runningRuns, pinned] : schedule.runningRuns,
@@ -369,9 +376,25 @@ export class EmbeddedSchedules implements ScheduleEngine {
       schedule = { ...schedule, definition: { ...schedule.definition, paused: true, note } };
       this.logger.warn('A schedule paused itself: a run it started failed', { scheduleId, workflowId: outcome.run.workflowId });
     }
-    const [waiting, ...rest] = schedule.buffered;
-    this.save({ ...schedule, buffered: waiting === undefined || schedule.runningRuns.length > 0 ? schedule.buffered : rest });
-    if (waiting !== undefined && schedule.runningRuns.length === 0) await this.fire({ ...this.get(scheduleId) }, waiting).catch(() => {});
-    this.arm(scheduleId);
+    this.save(schedule);
+    let retry = false;
+    try {
+      await this.fireBuffered(scheduleId);
+    } catch (error) {
+      retry = true;
+      this.logger.warn(`A schedule's buffered run could not start; it is tried again in ${RETRY_MS / 1000} s`, { scheduleId, error: (error as Error).message });
+    }
+    this.arm(scheduleId, retry);
+  }
+
+  /**
+   * The first buffered fire, once no run of the schedule is open. It leaves the buffer in the write that records its
+   * run, never before: a start that fails (or a process that dies before it) keeps it, to be tried again (tick).
+   */
+  private async fireBuffered(scheduleId: string): Promise<void> {
+    const schedule = this.schedules.get(scheduleId);
+    const waiting = schedule?.buffered[0];
+    if (schedule === undefined || waiting === undefined || schedule.runningRuns.length > 0 || this.closing.signal.aborted) return;
+    await this.fire(schedule, waiting, true);
   }
 }

@@ -88,6 +88,26 @@ test('after a restart the fires within the catch-up window are acted on, the old
   }
 });
 
+test('a fire whose run cannot start (no worker serves its catalog) is tried again every 5 s, not at once, and starts once one does', async () => {
+  const h = await durableHarness([quick]);
+  try {
+    await h.engine.schedules.create(every('orphan', 10_000, { catalog: 'nowhere' }));
+    const failures = () => h.logger.lines.filter((line) => line.msg.includes('could not start')).length;
+    // Before the fix the retry was armed for 0 ms: the fake clock's advance never returned (a busy loop on a real one).
+    const bounded = (advancing: Promise<void>) =>
+      Promise.race([advancing, new Promise((_, reject) => setTimeout(() => reject(new Error('the retry never waited')), 5_000).unref())]);
+    await bounded(h.clock.advance(12_000));
+    assert.is(failures(), 1, 'the fire at 10 s failed once');
+    await bounded(h.clock.advance(10_000));
+    assert.is(failures(), 3, 'tried again at 15 s and 20 s');
+    h.engine.registerWorker({ catalog: 'nowhere', workflows: [quick] });
+    await h.clock.advance(0);
+    assert.equal(await runIds(h, 'orphan'), ['orphan-2026-01-01T00:00:10Z', 'orphan-2026-01-01T00:00:20Z']);
+  } finally {
+    h.close();
+  }
+});
+
 test('a schedule survives a restart as it was: paused, its note and its counts', async () => {
   const h = await durableHarness([quick]);
   try {
@@ -138,6 +158,25 @@ test('overlap skip starts nothing beside the open run; buffer_one keeps one fire
     assert.is((await one.engine.schedules.describe('buffer_one')).state.missedCount, 1);
   } finally {
     one.close();
+  }
+});
+
+test('buffer_one: a buffered fire whose run cannot start yet stays buffered, and starts once a worker serves the catalog', async () => {
+  const h = await overlapping('buffer_one'); // the 10 s run open, the 20 s fire buffered, the 30 s one skipped
+  try {
+    await h.restart({ register: false });
+    // The open run ends while no worker serves `main`: the buffered fire's start fails.
+    await h.engine.terminate({ workflowId: 'buffer_one-2026-01-01T00:00:10Z' }, 'ended by the test');
+    await h.clock.advance(0);
+    assert.equal(await statuses(h, 'buffer_one'), ['00:00:10 terminated']);
+    assert.ok(h.logger.lines.some((line) => line.msg.includes('buffered run could not start')), 'the failure is logged');
+    await h.clock.advance(5_000); // tried again, still no worker
+    h.engine.registerWorker({ catalog: 'main', workflows: [quick, waits, breaks] });
+    await h.clock.advance(0);
+    assert.equal(await statuses(h, 'buffer_one'), ['00:00:10 terminated', '00:00:20 running'], 'the buffered fire was kept and started');
+    assert.is((await h.engine.schedules.describe('buffer_one')).state.actionCount, 2);
+  } finally {
+    h.close();
   }
 });
 
