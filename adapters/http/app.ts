@@ -68,7 +68,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { logger, metrics } = config;
   const eventStreams = new EventStreamSlots(config.maxEventStreams, metrics && ((delta) => metrics.eventStreamsOpen(delta)));
   const ui = config.ui ? loadUiFiles(config.uiDir ?? defaultUiDir(), logger) : undefined;
-  const cors = config.corsOrigins.length > 0 ? new CorsPolicy(config.corsOrigins) : undefined;
+  const cors = config.corsOrigins.length > 0 ? new CorsPolicy(config.corsOrigins, routes.map((route) => route.method)) : undefined;
   const compression = config.compression ? new ResponseCompression() : undefined;
   const shared: SharedContext = { config, logger, eventStreams, openApiSerialized };
 

@@ -7,8 +7,6 @@ import { firstHeader, type HttpRequest, type HttpResponse, type RequestHeaders }
  * see. An origin that is not listed gets no CORS header at all, and its browser keeps the answer from the page.
  */
 
-/** Every method a route has (HEAD with GET). */
-const ALLOWED_METHODS = 'GET, HEAD, POST, PATCH';
 /** The request headers the API reads; the CORS-safelisted ones (Accept, ...) need no mention. */
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, If-None-Match, X-Request-Id, traceparent, tracestate';
 /** The response headers a script needs beyond the safelisted ones (Content-Type, Content-Length, ...). */
@@ -22,11 +20,19 @@ const ANY_ORIGIN = '*';
 export class CorsPolicy {
   private readonly anyOrigin: boolean;
   private readonly origins: ReadonlySet<string>;
+  private readonly allowedMethods: string;
 
-  /** `origins` as {@link corsOriginProblems} accepts them, not empty. */
-  constructor(origins: readonly string[]) {
+  /**
+   * `origins` as {@link corsOriginProblems} accepts them, not empty; `routeMethods`, the methods of the app's routes
+   * (the route table's, so a new route's method is never left out of a preflight's answer).
+   */
+  constructor(origins: readonly string[], routeMethods: Iterable<string>) {
     this.anyOrigin = origins.includes(ANY_ORIGIN);
     this.origins = new Set(origins);
+    const methods = new Set(routeMethods);
+    // HEAD is GET without the body, wherever GET is (app.ts).
+    if (methods.has('GET')) methods.add('HEAD');
+    this.allowedMethods = [...methods].join(', ');
   }
 
   /** The 204 answer to a preflight from an allowed origin; undefined for any other request (routed as usual). */
@@ -38,7 +44,7 @@ export class CorsPolicy {
       headers: {
         ...allowed,
         ...(this.anyOrigin ? {} : { vary: 'Origin' }),
-        'access-control-allow-methods': ALLOWED_METHODS,
+        'access-control-allow-methods': this.allowedMethods,
         'access-control-allow-headers': ALLOWED_HEADERS,
         'access-control-max-age': PREFLIGHT_MAX_AGE,
       },

@@ -41,7 +41,8 @@ test('a listed origin: its preflight is 204 with the origin, methods, headers an
     assert.is(preflight.headers['access-control-allow-credentials'], 'true', 'a listed origin may send credentials');
     assert.match(preflight.headers['vary'] ?? '', /\bOrigin\b/);
     const methods = (preflight.headers['access-control-allow-methods'] ?? '').split(/,\s*/);
-    for (const method of ['GET', 'HEAD', 'POST', 'PATCH']) assert.ok(methods.includes(method), `allows ${method}`);
+    // Every method of the route table: DELETE /schedules/{id} too.
+    for (const method of ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE']) assert.ok(methods.includes(method), `allows ${method}`);
     const allowed = (preflight.headers['access-control-allow-headers'] ?? '').toLowerCase().split(/,\s*/);
     for (const header of ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'x-request-id', 'traceparent']) assert.ok(allowed.includes(header), `allows ${header}`);
     assert.match(preflight.headers['access-control-max-age'] ?? '', /^[1-9]\d*$/);
