@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { PayloadTooLargeError } from '../../core/domain/errors.js';
-import { UnsupportedMediaTypeError } from './transportErrors.js';
+import { BodyAlreadyReadError, UnsupportedMediaTypeError } from './transportErrors.js';
 import { findPrototypeKey, jsonNestingDepth, mayHavePrototypeKey } from '../../core/validation/jsonSafety.js';
 import { firstHeader, type HttpRequest } from './types.js';
 import { validationProblem } from './validation.js';
@@ -106,3 +106,20 @@ function tooLarge(maxBytes: number): InstanceType<typeof PayloadTooLargeError> {
 function unsupportedMediaType(): InstanceType<typeof UnsupportedMediaTypeError> {
   return new UnsupportedMediaTypeError('Request body must be application/json (UTF-8).');
 }
+
+/**
+ * The body of a request whose bytes an embedding server read before flowgate's handler got them: refused with
+ * BodyAlreadyReadError by the routes that read a body (docs/embedding.md), not taken for an empty one.
+ */
+export const BODY_READ_ELSEWHERE: AsyncIterable<Uint8Array> = {
+  [Symbol.asyncIterator]() {
+    return {
+      next: () =>
+        Promise.reject(
+          new BodyAlreadyReadError(
+            "The request body was read before it reached flowgate's handler (a body parser or another middleware mounted ahead of it); mount flowgate's handler before any body parser (docs/embedding.md).",
+          ),
+        ),
+    };
+  },
+};

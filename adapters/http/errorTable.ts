@@ -25,6 +25,7 @@ import {
 import { idPathSegment } from '../../core/domain/ids.js';
 import {
   BadRequestError,
+  BodyAlreadyReadError,
   ClientClosedRequestError,
   ExpectationFailedError,
   GoneError,
@@ -90,6 +91,7 @@ export const ERROR_RULES: Readonly<Record<string, ErrorRule>> = {
   // Never sent (the client is gone): the status is what the access log records.
   [ClientClosedRequestError.errorName]: { status: 499 },
   [EngineError.errorName]: { status: 500, publicMessage: 'The workflow engine failed to handle the request.' },
+  [BodyAlreadyReadError.errorName]: { status: 500 },
   [EngineUnavailableError.errorName]: {
     status: 503,
     publicMessage: 'The workflow engine is temporarily unavailable; retry later.',

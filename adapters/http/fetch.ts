@@ -1,4 +1,6 @@
+import { linkSignals } from '../../core/domain/abortSignals.js';
 import { createHttpApp, type HttpApp } from './app.js';
+import { BODY_READ_ELSEWHERE } from './body.js';
 import type { HttpAppOptions } from './options.js';
 import { isStreamedBody } from './types.js';
 
@@ -15,36 +17,57 @@ export function createFetchHandler(options: HttpAppOptions): FetchHandler {
   return toFetchHandler(createHttpApp(options));
 }
 
-export function toFetchHandler(app: HttpApp): FetchHandler {
+export interface FetchTransportOptions {
+  /** Server shutdown: once aborted, streaming responses end at once (an SSE stream never finishes by itself). */
+  shutdownSignal?: AbortSignal;
+}
+
+export function toFetchHandler(app: HttpApp, transport: FetchTransportOptions = {}): FetchHandler {
+  const { shutdownSignal } = transport;
   return async (request) => {
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    // Ends the stream when the consumer cancels the response body, as well as when the runtime aborts the request.
+    // Ends the stream when the consumer cancels the response body, as well as when the runtime aborts the request or
+    // the server shuts down; let go of when the answer is over (the shutdown signal lives as long as the server).
     const cancelled = new AbortController();
-    const response = await app.handle({
-      method: request.method,
-      url: `${url.pathname}${url.search}`,
-      headers,
-      body: request.body,
-      signal: AbortSignal.any([request.signal, cancelled.signal]),
-    });
+    const linked = linkSignals(shutdownSignal ? [request.signal, cancelled.signal, shutdownSignal] : [request.signal, cancelled.signal]);
+    let response;
+    try {
+      response = await app.handle({
+        method: request.method,
+        url: `${url.pathname}${url.search}`,
+        headers,
+        // A body a middleware read (Hono's `c.req.json()`) is refused by name, not read as a locked stream.
+        body: request.bodyUsed ? BODY_READ_ELSEWHERE : request.body,
+        signal: linked.signal,
+      });
+    } catch (error) {
+      linked.unlink();
+      throw error;
+    }
     for (const name of HOP_BY_HOP_HEADERS) delete response.headers[name];
     const init = { status: response.status, headers: response.headers };
-    if (!isStreamedBody(response.body)) return new Response(response.body, init);
+    if (!isStreamedBody(response.body)) {
+      linked.unlink();
+      return new Response(response.body, init);
+    }
 
     const chunks = response.body[Symbol.asyncIterator]();
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async pull(controller) {
         const next = await chunks.next();
-        if (next.done) controller.close();
-        else controller.enqueue(typeof next.value === 'string' ? encoder.encode(next.value) : next.value);
+        if (next.done) {
+          linked.unlink();
+          controller.close();
+        } else controller.enqueue(typeof next.value === 'string' ? encoder.encode(next.value) : next.value);
       },
       async cancel() {
         cancelled.abort();
+        linked.unlink();
         await chunks.return?.();
       },
     });

@@ -10,6 +10,7 @@ import {
   PipelineGate,
   PipelineTurns,
 } from './nodeConnection.js';
+import { BODY_READ_ELSEWHERE } from './body.js';
 import type { HttpAppOptions } from './options.js';
 import { isStreamedBody, type HttpRequest, type HttpResponse, type RequestHeaders } from './types.js';
 
@@ -124,7 +125,7 @@ class NodeRequest implements HttpRequest {
     this.method = req.method ?? 'GET';
     this.url = req.url ?? '/';
     this.headers = withRepeatedAuthorization(req);
-    this.body = awaitsContinue(req, res) ? continueThenRead(req, res) : req;
+    this.body = wasReadElsewhere(req) ? BODY_READ_ELSEWHERE : awaitsContinue(req, res) ? continueThenRead(req, res) : req;
     // Express strips the mount path from `url` and keeps it here.
     this.basePath = req.baseUrl || undefined;
   }
@@ -229,10 +230,18 @@ function withRepeatedAuthorization(req: IncomingMessage): RequestHeaders {
   return values.length > 1 ? { ...req.headers, authorization: values } : req.headers;
 }
 
-function hasUnreadBody(req: IncomingMessage): boolean {
-  if (req.readableEnded) return false;
+/** A body the request declares, read to its end before the handler got it (Express's `express.json()` ahead of it). */
+function wasReadElsewhere(req: IncomingMessage): boolean {
+  return req.readableEnded && declaresBody(req);
+}
+
+function declaresBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function hasUnreadBody(req: IncomingMessage): boolean {
+  return !req.readableEnded && declaresBody(req);
 }
 
 /** A response queued behind others on its connection (pipelining) gets no 'close' of its own: its socket's counts. */

@@ -17,6 +17,11 @@ export const MethodNotAllowedError = defineError('MethodNotAllowedError');
 export const UnsupportedMediaTypeError = defineError('UnsupportedMediaTypeError');
 /** A deprecated endpoint switched off (DEPRECATED_ENDPOINTS=off): 410, pointing at the run-pinned form. */
 export const GoneError = defineError('GoneError');
+/**
+ * An embedding server read the request's body before flowgate's handler got it (a body parser or another middleware
+ * mounted ahead of it): 500, a fault of the server's set-up, named so its message says what to change.
+ */
+export const BodyAlreadyReadError = defineError('BodyAlreadyReadError');
 /** Too many open connections or event streams: 503 with Retry-After, the caller should come back shortly. */
 export const ServerBusyError = defineError('ServerBusyError');
 

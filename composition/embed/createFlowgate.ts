@@ -68,7 +68,10 @@ export interface Flowgate {
   openApiDocument: OpenApiDocument;
   /** Reads `apiKeysFile` again (a SIGHUP handler of yours can call it); undefined without a key file. */
   reloadAccessKeys(): Promise<'reloaded' | 'unchanged' | 'kept' | undefined>;
-  /** Ends open history streams and run waits, stops the workers and the engine. Close your server first. Safe to call twice. */
+  /**
+   * Ends open history streams and run waits at once, then stops the workers and the engine. Stop your server taking
+   * connections at the same time (`server.close(); await flowgate.close()`): the streams end only here. Safe to call twice.
+   */
   close(): Promise<void>;
 }
 
@@ -148,7 +151,7 @@ export async function assembleFlowgate(
   const flowgate: Flowgate = {
     api: composition.resolve(FLOWGATE_API),
     nodeHandler: toNodeHandler(app, { shutdownSignal: runWaitsEnd.signal }),
-    fetchHandler: toFetchHandler(app),
+    fetchHandler: toFetchHandler(app, { shutdownSignal: runWaitsEnd.signal }),
     engine: composition.resolve(WORKFLOW_ENGINE),
     openApiDocument: app.openApiDocument,
     reloadAccessKeys: () => composition.resolve(ACCESS_KEYS).reload(),

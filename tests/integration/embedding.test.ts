@@ -138,3 +138,111 @@ for (const [framework, mount] of Object.entries(RECIPES)) {
 
   mounted.run();
 }
+
+/** A body parser ahead of flowgate: the request's bytes are gone before its handler runs. */
+const parsedAhead = suite<Context>('a body parser mounted ahead of flowgate');
+
+parsedAhead.before(async (context) => {
+  context.traceDir = await mkdtemp(join(tmpdir(), 'fg-embed-parsed-'));
+  context.flowgate = await createFlowgate({ workflows: Object.values(basic), basePath: '/flows', logger: new CapturingLogger(), env: { TRACE_DIR: context.traceDir, DATA_DIR: join(context.traceDir, 'data') } });
+});
+
+parsedAhead.after(async (context) => {
+  await context.flowgate?.close();
+  if (context.traceDir) await rm(context.traceDir, { recursive: true, force: true });
+});
+
+const WRONG_ORDER: Record<string, (flowgate: Flowgate) => Promise<Mounted>> = {
+  'Express: express.json() before the handler': async (flowgate) => {
+    const app = express();
+    app.use(express.json());
+    app.use('/flows', flowgate.nodeHandler);
+    const server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  },
+  'Hono: a middleware that reads the JSON before the handler': async (flowgate) => {
+    const app = new Hono();
+    app.use('/flows/*', async (c, next) => {
+      if (c.req.method === 'POST') await c.req.json();
+      await next();
+    });
+    app.all('/flows/*', (c) => flowgate.fetchHandler(c.req.raw));
+    const server = await new Promise<Server>((resolve) => {
+      const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started as Server));
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  },
+};
+
+for (const [setup, mount] of Object.entries(WRONG_ORDER)) {
+  parsedAhead(`${setup}: a request with a body is 500 BodyAlreadyReadError saying what to change; nothing starts; reads still answer`, async ({ flowgate }) => {
+    const app = await mount(flowgate!);
+    try {
+      const workflowId = `parsed-ahead-${Date.now()}`;
+      const refused = await request(`${app.url}/flows/workflow/run`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ workflowName: 'arithmetic', workflowId, input: { n: 4 } }),
+      });
+      const body = (await refused.body.json()) as { error: string; message: string };
+      assert.is(refused.statusCode, 500);
+      assert.is(body.error, 'BodyAlreadyReadError');
+      assert.match(body.message, "mount flowgate's handler before any body parser");
+      const status = await request(`${app.url}/flows/workflow/${workflowId}/status`);
+      assert.is(status.statusCode, 404, 'nothing was started');
+      await status.body.dump();
+    } finally {
+      await app.close();
+    }
+  });
+}
+
+parsedAhead.run();
+
+/** The documented shutdown, with a history stream open: the server and flowgate both close, the stream ends. */
+const shutdown = suite('the documented shutdown with a history stream open');
+
+const SHUTDOWN_RECIPES: Record<string, (flowgate: Flowgate) => Promise<Server>> = {
+  'node:http (the node handler)': async (flowgate) => {
+    const { createServer } = await import('node:http');
+    const server = createServer(flowgate.nodeHandler);
+    flowgate.nodeHandler.attachTo(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return server;
+  },
+  'Hono (the fetch handler)': async (flowgate) => {
+    const app = new Hono();
+    app.mount('/flows', flowgate.fetchHandler);
+    return new Promise<Server>((resolve) => {
+      const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started as Server));
+    });
+  },
+};
+
+for (const [recipe, listen] of Object.entries(SHUTDOWN_RECIPES)) {
+  shutdown(`${recipe}: server.close() and flowgate.close() together end the stream and both finish`, async () => {
+    const traceDir = await mkdtemp(join(tmpdir(), 'fg-embed-shutdown-'));
+    const flowgate = await createFlowgate({ workflows: Object.values(basic), basePath: '/flows', logger: new CapturingLogger(), env: { TRACE_DIR: traceDir, DATA_DIR: join(traceDir, 'data') } });
+    const server = await listen(flowgate);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const started = await request(`${url}/flows/workflow`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ workflowName: 'awaits_feedback', input: {} }) });
+      const { workflowId } = (await started.body.json()) as { workflowId: string };
+      const stream = await request(`${url}/flows/workflow/${workflowId}/history`, { headers: { accept: 'text/event-stream' } });
+      assert.is(stream.statusCode, 200);
+      const streamEnded = stream.body.text().catch(() => 'cut');
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await flowgate.close();
+      const outcome = await Promise.race([Promise.all([serverClosed, streamEnded]).then(() => 'closed'), new Promise((resolve) => setTimeout(resolve, 5_000, 'still open after 5 s'))]);
+      assert.is(outcome, 'closed');
+    } finally {
+      server.closeAllConnections();
+      await flowgate.close();
+      await rm(traceDir, { recursive: true, force: true });
+    }
+  });
+}
+
+shutdown.run();

@@ -30,6 +30,7 @@ const CONTRACT: [NamedErrorClass, number][] = [
   [errors.UnsupportedWorkflowError, 424],
   [errors.WorkflowNotCompletedError, 424],
   [errors.EngineError, 500],
+  [transportErrors.BodyAlreadyReadError, 500],
   [errors.EngineUnavailableError, 503],
   [errors.TraceStoreUnavailableError, 503],
   [transportErrors.ServerBusyError, 503],
