@@ -29,6 +29,7 @@ export interface HttpApp {
   /** Answers one request; never rejects. */
   handle: HttpHandler;
   readonly routes: readonly Route[];
+  /** The document served at /openapi.json under `basePath` (its `servers` URL the prefix); a framework's mount adds its own. */
   readonly openApiDocument: OpenApiDocument;
   /** The logger the app was given, for transports' own failures. */
   readonly logger: Logger;
@@ -229,7 +230,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return undefined;
   }
 
-  return { handle, routes, openApiDocument, logger, refusal };
+  const servedDocument = config.basePath === undefined ? openApiDocument : { ...openApiDocument, servers: [{ url: config.basePath }] };
+  return { handle, routes, openApiDocument: servedDocument, logger, refusal };
 }
 
 /** What every request's context shares: made once per app. */

@@ -85,7 +85,7 @@ for (const [framework, mount] of Object.entries(RECIPES)) {
     if (context.traceDir) await rm(context.traceDir, { recursive: true, force: true });
   });
 
-  mounted('runs a workflow under the prefix; the app keeps its own route', async ({ app }) => {
+  mounted('runs a workflow under the prefix; the app keeps its own route; the OpenAPI document names the prefix', async ({ app, flowgate }) => {
     const response = await request(`${app!.url}/flows/workflow/run`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -98,6 +98,9 @@ for (const [framework, mount] of Object.entries(RECIPES)) {
     const own = await request(`${app!.url}/own`);
     assert.is(own.statusCode, 200);
     assert.equal(await own.body.json(), { servedBy: framework === 'Express 5' ? 'express' : framework.toLowerCase() });
+    const served = await request(`${app!.url}/flows/openapi.json`);
+    assert.equal(((await served.body.json()) as { servers: unknown }).servers, [{ url: '/flows' }]);
+    assert.equal(flowgate!.openApiDocument.servers, [{ url: '/flows' }], 'the document the property hands out is the one served');
     const missing = await request(`${app!.url}/flows/workflow/nope-${Date.now()}/status`);
     assert.is(missing.statusCode, 404);
     assert.is(((await missing.body.json()) as { error: string }).error, 'WorkflowNotFoundError');
