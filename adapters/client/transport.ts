@@ -100,6 +100,8 @@ export class Transport {
       throw new TypeError('baseUrl must not carry a user name or password; give the API token as the token option');
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`baseUrl must be an http or https URL, got ${base.href}`);
+    // Said without the token; sent, undici would refuse the header as if the connection had failed.
+    if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token)) throw new TypeError('token must be printable ASCII without spaces or line breaks');
     this.basePath = base.pathname.replace(/\/+$/, '');
     base.search = '';
     base.hash = '';

@@ -161,6 +161,32 @@ usage('a run command with a URL that is not http(s): exit 2, one line naming whe
   assert.is(oneLine(secret.stderr), 'flowgate status: FLOWGATE_URL must not carry a user name or password; give the token with --token or FLOWGATE_TOKEN');
 });
 
+usage('a token a header cannot carry (a CRLF file\'s trailing carriage return): exit 2, one line that does not print it', async () => {
+  const fromEnv = await cli(['status', 'w'], { FLOWGATE_TOKEN: 's3cr3t-tok\r' });
+  assert.is(fromEnv.code, 2);
+  assert.is(oneLine(fromEnv.stderr), 'flowgate status: FLOWGATE_TOKEN must be printable ASCII without spaces (is there a trailing carriage return?)');
+  const fromFlag = await cli(['status', 'w', '--token', 's3cr3t-t\u20ack']);
+  assert.is(fromFlag.code, 2);
+  assert.match(oneLine(fromFlag.stderr), /--token must be printable ASCII/);
+  assert.not.match(fromEnv.stderr + fromFlag.stderr, /s3cr3t/);
+});
+
+usage('an API that cannot be reached (a closed loopback port): exit 3, the URL without its query; with --json one JSON line on stdout', async () => {
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as import('node:net').AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  const url = `http://127.0.0.1:${port}/?token=abc123`;
+  const plain = await cli(['status', 'w', '--url', url]);
+  assert.is(plain.code, 3);
+  assert.is(oneLine(plain.stderr), `flowgate status: cannot reach the API at http://127.0.0.1:${port}/ (ECONNREFUSED); is the server running? (--url or FLOWGATE_URL)`);
+  const json = await cli(['status', 'w', '--url', url, '--json']);
+  assert.is(json.code, 3);
+  assert.equal(JSON.parse(json.stdout), { error: 'ApiUnreachableError', message: `cannot reach the API at http://127.0.0.1:${port}/ (ECONNREFUSED); is the server running? (--url or FLOWGATE_URL)` });
+  assert.not.match(json.stdout + json.stderr + plain.stderr, /abc123/);
+});
+
 usage.run();
 
 const mistakes = suite<{ dir: string }>('serve: what the project gets wrong');

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createFlowgateClient, FlowgateApiError, type FlowgateClient } from '../../../adapters/client/index.js';
+import { createFlowgateClient, FlowgateApiError, FlowgateTimeoutError, type FlowgateClient } from '../../../adapters/client/index.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../adapters/client/transport.js';
 import { textOption, UsageError, type CliContext, type Command, type OptionSpec, type OptionValue } from '../command.js';
 
@@ -48,6 +48,11 @@ export function apiCommand(
     async run(values, context, args) {
       const url = textOption(values.url, 'url') ?? nonEmpty(context.env.FLOWGATE_URL) ?? DEFAULT_API_URL;
       const token = textOption(values.token, 'token') ?? nonEmpty(context.env.FLOWGATE_TOKEN);
+      // Said without the token. A carriage return from a CRLF env file is the likely case; undici would refuse the
+      // header, which read like a connection that failed.
+      if (token !== undefined && !PRINTABLE_TOKEN.test(token)) {
+        throw new UsageError(`${values.token !== undefined ? '--token' : 'FLOWGATE_TOKEN'} must be printable ASCII without spaces (is there a trailing carriage return?)`);
+      }
       const timeoutSeconds = 'timeout' in command.options ? undefined : secondsOption(values.timeout, 'timeout');
       let client: FlowgateClient;
       try {
@@ -73,13 +78,31 @@ export function apiCommand(
           throw error;
         }
         const code = connectionFailure(error);
-        if (code !== undefined) throw new ApiUnreachableError(`cannot reach the API at ${url} (${code}); is the server running? (--url or FLOWGATE_URL)`);
-        throw error;
+        const failure =
+          code === undefined ? error : new ApiUnreachableError(`cannot reach the API at ${withoutQuery(url)} (${code}); is the server running? (--url or FLOWGATE_URL)`);
+        // No answer to print: a script reading stdout still gets one JSON line saying what happened.
+        if (json && (failure instanceof ApiUnreachableError || failure instanceof FlowgateTimeoutError)) {
+          session.printJson({ error: failure.name, message: failure.message });
+        }
+        throw failure;
       } finally {
         await client.close();
       }
     },
   };
+}
+
+/** What a bearer token may hold (the API compares it whole; a space or a control character cannot be sent). */
+const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
+
+/** The URL for a message, without its query and fragment, which may carry a secret. */
+function withoutQuery(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return url;
+  }
 }
 
 /** `options` without the keys a command defines itself. */

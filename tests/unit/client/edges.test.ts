@@ -324,6 +324,15 @@ test("run(): a 408 that names no ids is followed by its Location's path as writt
   }
 });
 
+test('a token a header cannot carry is a TypeError at creation that does not repeat it', () => {
+  for (const token of ['s3cr3t\r', 'with space', 's3cr3t-t\u20ack']) {
+    assert.throws(
+      () => createFlowgateClient({ baseUrl: 'http://127.0.0.1:9', token }),
+      (error: Error) => error instanceof TypeError && error.message === 'token must be printable ASCII without spaces or line breaks',
+    );
+  }
+});
+
 test('one application signal across many calls: a call that ended holds nothing of it (Node 22 kept what AbortSignal.any made)', async () => {
   await withServer(
     (req, res) => {
