@@ -443,7 +443,8 @@ export class EmbeddedEngine implements WorkflowEngine {
     this.assertOpen();
     const found = this.find(ref) ?? notFound(ref);
     if (found instanceof RunRecord) {
-      if (found.closing) throw closingError(found.description);
+      // Closed and still live (its close committed, not yet handed to the store): closed, as its status says.
+      if (found.closing) throw found.description.status === 'running' ? closingError(found.description) : closedError(found.description);
       return found;
     }
     if (found.closed) throw closedError(found.description);

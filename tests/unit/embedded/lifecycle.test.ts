@@ -124,6 +124,18 @@ test('invalid input and invalid output fail the run', async () => {
   h.close();
 });
 
+test('a command on a run that closed is refused as closed, naming its status, not as closing', async () => {
+  const h = harness([badOutput]);
+  const ref = await h.run(badOutput, {});
+  assert.is((await h.outcome(ref)).run.status, 'failed');
+  for (const command of [() => h.engine.cancel(ref), () => h.engine.terminate(ref, 'too late')]) {
+    const refused = await rejection(command());
+    assert.is(refused.name, 'WorkflowClosedError');
+    assert.is(refused.message, `Workflow ${ref.workflowId} run ${ref.runId} is already closed (failed)`);
+  }
+  h.close();
+});
+
 test('values cross the engine boundary as JSON copies', async () => {
   const h = harness([mutatesInput]);
   const input = { list: [1], when: new Date(0) };
