@@ -54,6 +54,8 @@ const MESSAGE_TOO_LARGE = /\blarger than max\b/i;
 // The server's rate limiters, when one trips inside another read it reports as UNAVAILABLE ("Unable to read search
 // attributes types: System Persistence Max QPS Reached.").
 const RATE_LIMITED = /\bMax QPS Reached\b|\brate limit exceeded\b/i;
+/** NOT_FOUND for the namespace a call named ("Namespace flowgate is not found."). */
+const NAMESPACE_NOT_FOUND = /\bNamespace (\S+) is not found\b/;
 
 export function translateError(error: unknown, context: CallContext = {}): FlowgateError {
   if (error instanceof FlowgateError) return error;
@@ -63,8 +65,12 @@ export function translateError(error: unknown, context: CallContext = {}): Flowg
     return new EngineError(`Temporal namespace "${error.namespace}" does not exist`, { cause: error });
   }
   switch (grpcCodeOf(error)) {
-    case GrpcCode.NOT_FOUND:
+    case GrpcCode.NOT_FOUND: {
+      // The raw service's calls get no NamespaceNotFoundError, only its message: the engine is misconfigured, no run is missing.
+      const namespace = NAMESPACE_NOT_FOUND.exec(messageChain(error))?.[1];
+      if (namespace !== undefined) return new EngineError(`Temporal namespace "${namespace}" does not exist`, { cause: error });
       return notFound(error, context);
+    }
     case GrpcCode.ALREADY_EXISTS:
       return alreadyStarted(error, context);
     case GrpcCode.INVALID_ARGUMENT:

@@ -1,6 +1,7 @@
 import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, type RunDescription, type RunOutcome, type SerializedFailure } from '../../../core/domain/run.js';
 import { failureOf } from './failures.js';
 import { EventType, type HistoryEvent } from './proto.js';
+import { withoutKeyRecord } from './resetReason.js';
 import { decodeFirst } from './values.js';
 
 /** A closed run's outcome from its closing event. */
@@ -38,7 +39,9 @@ const HISTORY_SIZE_EXCEEDED_REASON = 'Workflow history size exceeds limit.';
 /** A termination: by a client (its reason is the message), or by the server for a history over its size limit. */
 function terminationOf(reason: string | null | undefined): SerializedFailure {
   if (reason === HISTORY_SIZE_EXCEEDED_REASON) return { name: HISTORY_SIZE_LIMIT_EXCEEDED, message: reason };
-  return { name: 'WorkflowTerminatedError', message: reason || 'The workflow run was terminated' };
+  // A keyed reset closes the run it replaces with its own reason, which carries the key's record: shown without it,
+  // as the run's history shows it (workflowEvents.ts).
+  return { name: 'WorkflowTerminatedError', message: (reason && withoutKeyRecord(reason)) || 'The workflow run was terminated' };
 }
 
 /** The run a continue-as-new closing event hands over to; undefined for every other closing. */

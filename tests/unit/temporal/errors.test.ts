@@ -105,6 +105,9 @@ test('anything else: a generic EngineError; a namespace that does not exist says
   expectTranslation(new TypeError('bug'), 'EngineError');
   const namespace = expectTranslation(new NamespaceNotFoundError('ghost'), 'EngineError');
   assert.match(namespace.message, /namespace "ghost" does not exist/);
+  // The raw service's calls (describe, list, terminate, ...) get a plain NOT_FOUND naming the namespace: not a missing run.
+  const raw = expectTranslation(grpcError(status.NOT_FOUND, 'Namespace flowgate is not found.'), 'EngineError');
+  assert.is(raw.message, 'Temporal namespace "flowgate" does not exist');
   const core = new WorkflowClosedError('closed');
   assert.is(translateError(core), core);
 });

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { failureOf, stepFailureOf } from '../../../adapters/temporal/engine/failures.js';
 import { closingFailureOf, continuedRunIdOf, outcomeOf } from '../../../adapters/temporal/engine/outcome.js';
+import { resetReasonWithStep } from '../../../adapters/temporal/engine/resetReason.js';
 import { enums } from '../../../adapters/temporal/engine/proto.js';
 import { isInternalRun, runDescriptionOf } from '../../../adapters/temporal/engine/runDescription.js';
 import { runStatusOf, VISIBILITY_STATUS } from '../../../adapters/temporal/engine/status.js';
@@ -161,6 +162,12 @@ test('outcome from the closing event: output, failure, and how runs without an e
     message: 'ops',
   });
   assert.equal(closingFailureOf(rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED')), { name: 'WorkflowTerminatedError', message: 'The workflow run was terminated' });
+  // A keyed reset's reason closes the run it replaces: its key record is not part of the message.
+  const keyedReset = resetReasonWithStep('oops', 'charge', { key: 'k'.repeat(36), fingerprint: 'f'.repeat(36), at: '2026-01-01T00:00:00.000Z' }, 'ci');
+  assert.equal(closingFailureOf(rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED', { workflowExecutionTerminatedEventAttributes: { reason: keyedReset } })), {
+    name: 'WorkflowTerminatedError',
+    message: 'oops (reset to after step "charge" by apikey:ci)',
+  });
   // The history service's own termination of a run over limit.historySize.error has a name of its own.
   const overLimit = { workflowExecutionTerminatedEventAttributes: { reason: 'Workflow history size exceeds limit.' } };
   assert.equal(closingFailureOf(rawEvent(9, 'EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED', overLimit)), {
