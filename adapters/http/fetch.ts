@@ -34,20 +34,15 @@ export function toFetchHandler(app: HttpApp, transport: FetchTransportOptions = 
     // the server shuts down; let go of when the answer is over (the shutdown signal lives as long as the server).
     const cancelled = new AbortController();
     const linked = linkSignals(shutdownSignal ? [request.signal, cancelled.signal, shutdownSignal] : [request.signal, cancelled.signal]);
-    let response;
-    try {
-      response = await app.handle({
-        method: request.method,
-        url: `${url.pathname}${url.search}`,
-        headers,
-        // A body a middleware read (Hono's `c.req.json()`) is refused by name, not read as a locked stream.
-        body: request.bodyUsed ? BODY_READ_ELSEWHERE : request.body,
-        signal: linked.signal,
-      });
-    } catch (error) {
-      linked.unlink();
-      throw error;
-    }
+    // Never rejects (HttpApp.handle): the link is let go below, with the answer.
+    const response = await app.handle({
+      method: request.method,
+      url: `${url.pathname}${url.search}`,
+      headers,
+      // A body a middleware read (Hono's `c.req.json()`) is refused by name, not read as a locked stream.
+      body: request.bodyUsed ? BODY_READ_ELSEWHERE : request.body,
+      signal: linked.signal,
+    });
     for (const name of HOP_BY_HOP_HEADERS) delete response.headers[name];
     const init = { status: response.status, headers: response.headers };
     if (!isStreamedBody(response.body)) {
