@@ -35,10 +35,11 @@ function flowgate(url: string, args: string[], limitMs = 60_000): Promise<Outcom
   });
 }
 
-/** Exit 3, nothing on stdout, and stderr exactly `line` (one line, no stack). */
-function failsWith(outcome: Outcome, line: string): void {
+/** Exit 3, nothing on stdout (with --json, `json`), and stderr exactly `line` (one line, no stack). */
+function failsWith(outcome: Outcome, line: string, json?: unknown): void {
   assert.is(outcome.code, 3, `exit 3 expected:\n${outcome.stdout}\n${outcome.stderr}`);
-  assert.is(outcome.stdout, '');
+  if (json === undefined) assert.is(outcome.stdout, '');
+  else assert.equal(JSON.parse(outcome.stdout), json);
   assert.is(outcome.stderr, `${line}\n`);
 }
 
@@ -115,7 +116,11 @@ faults('a server that accepts and never answers: each command gives up after --t
   failsWith(status, `flowgate status: no answer to GET ${silent}/workflow/w/status within 1 s`);
   // Started together, so however slowly the machine starts them, --timeout 1 ends long before the default's 30 s.
   assert.ok(status.seconds + 20 < byDefault.seconds, `status ended after ${status.seconds} s, the default after ${byDefault.seconds} s`);
-  failsWith(list, `flowgate list: no answer to GET ${silent}/workflow/list within 0.5 s`);
+  // With --json, what happened as one JSON line on stdout (docs/cli.md).
+  failsWith(list, `flowgate list: no answer to GET ${silent}/workflow/list within 0.5 s`, {
+    error: 'FlowgateTimeoutError',
+    message: `no answer to GET ${silent}/workflow/list within 0.5 s`,
+  });
   failsWith(follow, `flowgate follow: no answer to GET ${silent}/workflow/w/history within 1 s`);
   // Counted after the second the call asked the server to wait.
   failsWith(result, `flowgate result: no answer to GET ${silent}/workflow/w/result?wait=1 within 2 s`);

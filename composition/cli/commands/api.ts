@@ -95,14 +95,9 @@ export function apiCommand(
 /** What a bearer token may hold (the API compares it whole; a space or a control character cannot be sent). */
 const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
 
-/** The URL for a message, without its query and fragment, which may carry a secret. */
+/** The URL for a message, as given, without its query and fragment, which may carry a secret. */
 function withoutQuery(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    return url;
-  }
+  return url.replace(/[?#][\s\S]*$/, '');
 }
 
 /** `options` without the keys a command defines itself. */

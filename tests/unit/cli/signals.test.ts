@@ -15,11 +15,13 @@ test('a second SIGINT while shutting down exits 130 at once, with the lines logg
     import { PinoLogger } from ${JSON.stringify(logger)};
     const logger = new PinoLogger();
     const signalled = untilSignal();
+    // What a server's socket does for serve: keeps the process alive until the signal comes (a listener does not,
+    // and a loaded machine may deliver the signal after the loop would otherwise have emptied: exit 13).
+    setInterval(() => {}, 1000);
     process.stderr.write('ready\\n');
     const signal = await signalled;
     // A line the writer holds (a quiet process writes it 250 ms later), then a shutdown that takes its time.
     logger.info('shutting down', { signal });
-    setInterval(() => {}, 1000);
     process.stderr.write('first\\n');`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'pipe'] });
   try {
