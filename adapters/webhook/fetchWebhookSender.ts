@@ -92,11 +92,13 @@ export class FetchWebhookSender implements WebhookSender, CallbackSender {
   }
 
   private async post(url: string, body: string, idempotencyKey: string, target: string): Promise<void> {
-    const headers = { 'idempotency-key': idempotencyKeyHeader(idempotencyKey), ...this.signatureHeaders(idempotencyKey, body) };
+    const headers = { 'idempotency-key': idempotencyKeyHeader(idempotencyKey) };
+    const signed = this.signatureHeaders(idempotencyKey, body);
     const signal = AbortSignal.timeout(this.timeoutMs);
     let hop: Hop = { url: new URL(url), method: 'POST', body };
     for (let redirects = 0; ; redirects += 1) {
-      const response = await this.hop(hop, headers, signal, url, target);
+      // The signatures are of the body: a hop that dropped it (a GET after a 301, 302 or 303) carries none.
+      const response = await this.hop(hop, hop.body === undefined ? headers : { ...headers, ...signed }, signal, url, target);
       await response.body.dump();
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
@@ -104,9 +106,11 @@ export class FetchWebhookSender implements WebhookSender, CallbackSender {
         hop = this.nextHop(hop, response.statusCode, location, target);
         continue;
       }
+      if (response.statusCode >= 200 && response.statusCode < 300) return;
       if (response.statusCode >= 500) throw new Error(`${target} answered ${response.statusCode}`);
       if (response.statusCode >= 400) throw new NonRetryableError(`${target} refused the call with ${response.statusCode}`);
-      return;
+      // 300, 304, a redirect without a Location: nothing took the call, and asking again gets the same answer.
+      throw new NonRetryableError(`${target} answered ${response.statusCode} with no redirect to follow`);
     }
   }
 

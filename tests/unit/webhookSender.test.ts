@@ -307,6 +307,36 @@ test('every redirect is checked again: a redirect to a refused address is not fo
   });
 });
 
+test('only a 2xx is a delivery: a 3xx with no redirect to follow (300, 304, a 302 without Location) is a refusal, not retried', async () => {
+  for (const status of [300, 302, 304]) {
+    await withReceiver(status, async ({ port, received }) => {
+      const sender = new FetchWebhookSender({ allowlist: LOOPBACK });
+      const error = await sender.send({ ...call, url: `http://127.0.0.1:${port}/hook` }).catch((e: Error) => e);
+      assert.instance(error, Error, `${status} is not a delivery`);
+      assert.is((error as Error & { nonRetryable?: boolean }).nonRetryable, true);
+      assert.match((error as Error).message, new RegExp(`answered ${status} with no redirect to follow`));
+      assert.is(received.length, 1);
+      await sender.close();
+    });
+  }
+});
+
+test('a redirect that drops the body (a 302 to a GET) drops the signatures of that body too', async () => {
+  const answer: Answer = (request, response) => {
+    if (request.path === '/start') return void response.writeHead(302, { location: '/seen' }).end();
+    response.writeHead(204).end();
+  };
+  await withReceiver(answer, async ({ port, received }) => {
+    const sender = new FetchWebhookSender({ allowlist: LOOPBACK, signingSecrets: [SECRET] });
+    await sender.send({ ...call, url: `http://127.0.0.1:${port}/start` });
+    assert.equal(received.map((request) => `${request.method} ${request.path}`), ['POST /start', 'GET /seen']);
+    assert.ok(received[0]!.headers['webhook-signature'], 'the POST is signed');
+    for (const header of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type']) assert.is(received[1]!.headers[header], undefined, header);
+    assert.is(received[1]!.headers['idempotency-key'], 'wf:r:webhook-1');
+    await sender.close();
+  });
+});
+
 test('allowed redirects are followed as fetch does: 307/308 repeat the POST, 303 turns it into a GET; at most 5 hops', async () => {
   let hops = 0;
   const answer: Answer = (request, response) => {
