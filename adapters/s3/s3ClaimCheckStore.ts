@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TraceStoreUnavailableError } from '../../core/domain/errors.js';
 import type { ClaimCheckStore } from '../../ports/claimCheckStore.js';
 import { readBodyCapped } from './s3Body.js';
-import { describeFailure, isObjectMissing } from './s3Failures.js';
+import { describeFailure, isObjectMissing, isTransientFailure } from './s3Failures.js';
 import { claimCheckObjectKey, claimCheckPrefix } from './s3Locations.js';
 
 export interface S3ClaimCheckStoreOptions {
@@ -15,8 +16,12 @@ export interface S3ClaimCheckStoreOptions {
   prefix: string;
   /** Largest object `get` loads (MAX_RESULT_BYTES plus the payload's envelope); a bigger one is refused. */
   maxObjectBytes: number;
-  /** Deadline of one put or get, body included. @default 30000 */
+  /** Deadline of one put or get, body and retries included. @default 30000 */
   timeoutMs?: number;
+  /** Attempts of one put or get after a throttle, a 5xx or a dropped connection, the first included. @default 3 */
+  attempts?: number;
+  /** Wait before the second attempt; doubles after each failure. @default 100 */
+  retryDelayMs?: number;
 }
 
 /** The object is not (or no longer) in the bucket: deleted, or expired by a lifecycle rule while still referenced. */
@@ -44,6 +49,8 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
   private readonly client: S3Client;
   private readonly maxObjectBytes: number;
   private readonly timeoutMs: number;
+  private readonly attempts: number;
+  private readonly retryDelayMs: number;
 
   constructor(options: S3ClaimCheckStoreOptions) {
     if (!Number.isSafeInteger(options.maxObjectBytes) || options.maxObjectBytes < 1) {
@@ -56,16 +63,21 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
     this.keyPrefix = claimCheckPrefix(options.prefix);
     this.maxObjectBytes = options.maxObjectBytes;
     this.timeoutMs = timeoutMs;
+    this.attempts = options.attempts ?? 3;
+    this.retryDelayMs = options.retryDelayMs ?? 100;
+    if (!Number.isSafeInteger(this.attempts) || this.attempts < 1) throw new TypeError(`S3ClaimCheckStore: options.attempts must be a positive integer, got ${this.attempts}`);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
     const digest = createHash('sha256').update(bytes).digest('hex');
     const objectKey = claimCheckObjectKey(this.keyPrefix, digest);
+    const deadline = AbortSignal.timeout(this.timeoutMs);
     try {
-      // A Buffer body: signed in one piece, which every S3 look-alike accepts (streams need chunked signing).
-      await this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: objectKey, Body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), ContentType: 'application/octet-stream' }),
-        { abortSignal: AbortSignal.timeout(this.timeoutMs) },
+      // A Buffer body: signed in one piece, which every S3 look-alike accepts (streams need chunked signing). Retried:
+      // the key is the content's, so a repeated put writes the same object.
+      const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      await this.retried(deadline, () =>
+        this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: objectKey, Body: body, ContentType: 'application/octet-stream' }), { abortSignal: deadline }),
       );
     } catch (error) {
       throw unreachable(`storing claim-check object s3://${this.bucket}/${objectKey} failed: ${describeFailure(error)}`, error);
@@ -81,14 +93,16 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
     const deadline = AbortSignal.timeout(this.timeoutMs);
     let bytes: Buffer;
     try {
-      const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey }), { abortSignal: deadline });
-      if (answer.ContentLength !== undefined && answer.ContentLength > this.maxObjectBytes) {
-        (answer.Body as Readable | undefined)?.destroy();
-        throw new ClaimCheckCorruptError(`${location} is ${answer.ContentLength} bytes, more than the ${this.maxObjectBytes} a payload may have`);
-      }
-      const body = await readBodyCapped(answer.Body as Readable | undefined, this.maxObjectBytes, deadline);
-      if (!body) throw new ClaimCheckCorruptError(`${location} is more than the ${this.maxObjectBytes} bytes a payload may have`);
-      bytes = body;
+      bytes = await this.retried(deadline, async () => {
+        const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey }), { abortSignal: deadline });
+        if (answer.ContentLength !== undefined && answer.ContentLength > this.maxObjectBytes) {
+          (answer.Body as Readable | undefined)?.destroy();
+          throw new ClaimCheckCorruptError(`${location} is ${answer.ContentLength} bytes, more than the ${this.maxObjectBytes} a payload may have`);
+        }
+        const body = await readBodyCapped(answer.Body as Readable | undefined, this.maxObjectBytes, deadline);
+        if (!body) throw new ClaimCheckCorruptError(`${location} is more than the ${this.maxObjectBytes} bytes a payload may have`);
+        return body;
+      });
     } catch (error) {
       if (error instanceof ClaimCheckCorruptError) throw error;
       if (isObjectMissing(error)) {
@@ -100,6 +114,27 @@ export class S3ClaimCheckStore implements ClaimCheckStore {
       throw new ClaimCheckCorruptError(`${location} does not hold the payload it was stored for (its SHA-256 differs)`);
     }
     return bytes;
+  }
+
+  /**
+   * `attempt`, again after a failure that may pass (a throttle, a 5xx, a dropped connection) while `deadline` allows:
+   * the S3 client makes one attempt per call (the trace uploads retry on their own, s3TraceStore.ts), and one throttled
+   * request must not fail a start or a result read. What the bucket answered (missing, too large, altered) is final.
+   */
+  private async retried<T>(deadline: AbortSignal, attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries += 1) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const final = error instanceof ClaimCheckCorruptError || isObjectMissing(error) || !isTransientFailure(error);
+        if (final || tries >= this.attempts || deadline.aborted) throw error;
+        try {
+          await sleep(this.retryDelayMs * 2 ** (tries - 1), undefined, { signal: deadline });
+        } catch {
+          throw error;
+        }
+      }
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { CreateBucketCommand, DeleteObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -112,6 +113,40 @@ test('a store that accepts connections but never answers: the deadline ends the 
   } finally {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+});
+
+test('a throttle or a 5xx is tried again (the key is the content\'s); a refusal (403) is not', async () => {
+  const bytes = new Uint8Array([7, 8, 9]);
+  const requests: string[] = [];
+  // A stand-in for S3 on loopback: each method's first request is throttled or fails, the next answers.
+  const flaky = createHttpServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      requests.push(request.method ?? '');
+      const tries = requests.filter((method) => method === request.method).length;
+      if (request.url?.includes('denied')) return void response.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code><Message>no</Message></Error>');
+      if (tries === 1 && request.method === 'PUT') return void response.writeHead(503, { 'content-type': 'application/xml' }).end('<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>');
+      if (tries === 1) return void response.writeHead(500, { 'content-type': 'application/xml' }).end('<Error><Code>InternalError</Code><Message>try again</Message></Error>');
+      if (request.method === 'PUT') return void response.writeHead(200, { etag: '"e"' }).end();
+      response.writeHead(200, { 'content-length': String(bytes.byteLength), 'content-type': 'application/octet-stream' }).end(Buffer.from(bytes));
+    });
+  });
+  await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+  try {
+    const endpoint = `http://127.0.0.1:${(flaky.address() as { port: number }).port}`;
+    const store = claimCheckStore(endpoint);
+    const reference = await store.put(bytes);
+    assert.equal(await store.get(reference), Buffer.from(bytes));
+    assert.equal(requests, ['PUT', 'PUT', 'GET', 'GET']);
+    requests.length = 0;
+    const denied = new S3TraceStore({ bucket: 'denied', endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    traceStores.push(denied);
+    assert.instance(await rejection(denied.claimCheckStore({ maxObjectBytes: MAX_OBJECT_BYTES }).put(bytes)), TraceStoreUnavailableError);
+    assert.equal(requests, ['PUT'], 'an access refusal is asked once');
+  } finally {
+    flaky.closeAllConnections();
+    await new Promise<void>((resolve) => flaky.close(() => resolve()));
   }
 });
 
