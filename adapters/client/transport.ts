@@ -73,6 +73,11 @@ const REFUSED_BEFORE_ACTING = new Set(['ServerBusyError', 'CatalogNotAvailableEr
 const DEFAULT_RETRY_AFTER_SECONDS = 1;
 /** A dropped connection is retried after 100 ms, 200 ms, 400 ms, ... */
 const RECONNECT_BASE_MS = 100;
+/** A bearer token an Authorization header can carry as it is: printable ASCII, no space (the API compares it whole). */
+export function isSendableToken(token: string): boolean {
+  return /^[\x21-\x7e]+$/.test(token);
+}
+
 /** How long an attempt waits for its answer unless the client was given `requestTimeoutMs`. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** setTimeout's longest delay; a longer timeout is no timeout. */
@@ -101,7 +106,7 @@ export class Transport {
     }
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError(`baseUrl must be an http or https URL, got ${base.href}`);
     // Said without the token; sent, undici would refuse the header as if the connection had failed.
-    if (options.token !== undefined && !/^[\x21-\x7e]+$/.test(options.token)) throw new TypeError('token must be printable ASCII without spaces or line breaks');
+    if (options.token !== undefined && !isSendableToken(options.token)) throw new TypeError('token must be printable ASCII without spaces or line breaks');
     this.basePath = base.pathname.replace(/\/+$/, '');
     base.search = '';
     base.hash = '';

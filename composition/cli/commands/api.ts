@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createFlowgateClient, FlowgateApiError, FlowgateTimeoutError, type FlowgateClient } from '../../../adapters/client/index.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../adapters/client/transport.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, isSendableToken } from '../../../adapters/client/transport.js';
 import { textOption, UsageError, type CliContext, type Command, type OptionSpec, type OptionValue } from '../command.js';
 
 /** Where the API is when neither --url nor FLOWGATE_URL says: `flowgate serve`'s default address. */
@@ -50,7 +50,7 @@ export function apiCommand(
       const token = textOption(values.token, 'token') ?? nonEmpty(context.env.FLOWGATE_TOKEN);
       // Said without the token. A carriage return from a CRLF env file is the likely case; undici would refuse the
       // header, which read like a connection that failed.
-      if (token !== undefined && !PRINTABLE_TOKEN.test(token)) {
+      if (token !== undefined && !isSendableToken(token)) {
         throw new UsageError(`${values.token !== undefined ? '--token' : 'FLOWGATE_TOKEN'} must be printable ASCII without spaces (is there a trailing carriage return?)`);
       }
       const timeoutSeconds = 'timeout' in command.options ? undefined : secondsOption(values.timeout, 'timeout');
@@ -91,9 +91,6 @@ export function apiCommand(
     },
   };
 }
-
-/** What a bearer token may hold (the API compares it whole; a space or a control character cannot be sent). */
-const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
 
 /** The URL for a message, as given, without its query and fragment, which may carry a secret. */
 function withoutQuery(url: string): string {
