@@ -1,5 +1,5 @@
 import { Cron } from 'croner';
-import { invalidSchedule, withinBounds, type ScheduleIssue, type ScheduleSpec } from '../../core/domain/schedule.js';
+import { invalidSchedule, startSecond, withinBounds, type ScheduleIssue, type ScheduleSpec } from '../../core/domain/schedule.js';
 import { instantsOf, wallClockOf } from './wallClock.js';
 
 /*
@@ -78,7 +78,7 @@ export class FireTimes {
   next(after: Date): Date | undefined {
     const { startAt, endAt } = this.spec;
     // Temporal fires at startAt itself when it matches.
-    const from = startAt && after.getTime() < startAt.getTime() ? startAt.getTime() - 1000 : after.getTime();
+    const from = startAt && after.getTime() < startSecond(startAt) ? startSecond(startAt) - 1000 : after.getTime();
     const time = this.spec.calendar.kind === 'every' ? this.nextInterval(from) : this.nextCron(from);
     // Past what a date can hold there is no fire time (an interval near its bound, far from the epoch).
     if (time === undefined || !Number.isFinite(new Date(time).getTime()) || (endAt && time > endAt.getTime())) return undefined;

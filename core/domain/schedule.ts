@@ -72,7 +72,7 @@ export interface ScheduleState {
   actionCount: number;
   /** Fires dropped: past the catch-up window, or skipped by the overlap policy. */
   missedCount: number;
-  /** The next fire times (at most LISTED_FIRE_TIMES), none while paused; jitter not included. */
+  /** The next fire times (at most LISTED_FIRE_TIMES), none while paused; jitter included (when each fire will happen). */
   nextFireTimes: Date[];
   /** The latest actions, newest last (at most LISTED_ACTIONS). */
   recentActions: ScheduleAction[];
@@ -162,8 +162,17 @@ export function invalidSchedule(issues: readonly ScheduleIssue[]): InstanceType<
 
 /** Whether `time` lies within the spec's start and end (both inclusive, as Temporal reads them). */
 export function withinBounds(spec: Pick<ScheduleSpec, 'startAt' | 'endAt'>, time: Date): boolean {
-  if (spec.startAt && time.getTime() < spec.startAt.getTime()) return false;
+  if (spec.startAt && time.getTime() < startSecond(spec.startAt)) return false;
   return !(spec.endAt && time.getTime() > spec.endAt.getTime());
+}
+
+/**
+ * The whole second `startAt` falls in: fire times are whole seconds, and Temporal's scheduler lets the fire time of the
+ * start's own second fire (docs/schedules.md, Time). Taken exactly, a start within a second would bound the search for
+ * fire times with a time no fire time can equal.
+ */
+export function startSecond(startAt: Date): number {
+  return Math.floor(startAt.getTime() / 1000) * 1000;
 }
 
 /** 404: no schedule of that id, on every engine in the same words. */

@@ -52,6 +52,15 @@ test('startAt and endAt bound the fires, both included; six fields put seconds f
   assert.equal(upcoming(cron('@daily', { timezone: 'UTC' }), '2026-01-01T00:00:01Z', 1), ['2026-01-02T00:00:00Z']);
 });
 
+test('a startAt within a second bounds the fires from that second, as Temporal does: never no fire time at all', () => {
+  const everyMinute: ScheduleSpec = { calendar: { kind: 'every', everyMs: 60_000, offsetMs: 0 }, timezone: 'UTC', jitterMs: 0, startAt: new Date('2026-03-01T12:00:00.500Z') };
+  assert.equal(upcoming(everyMinute, '2026-01-01T00:00:00Z', 2), ['2026-03-01T12:00:00Z', '2026-03-01T12:01:00Z']);
+  const cronEveryMinute = cron('* * * * *', { timezone: 'UTC', startAt: new Date('2026-03-01T12:00:30.250Z') });
+  assert.equal(upcoming(cronEveryMinute, '2026-01-01T00:00:00Z', 2), ['2026-03-01T12:01:00Z', '2026-03-01T12:02:00Z']);
+  const onTheSecond = cron('*/20 * * * * *', { timezone: 'UTC', startAt: new Date('2026-03-01T12:00:20.999Z') });
+  assert.equal(new FireTimes(onTheSecond).between(new Date('2026-03-01T12:00:00Z'), new Date('2026-03-01T12:01:00Z'), 10).length, 3);
+});
+
 test('day of month and day of week must both match (as Temporal reads them)', () => {
   // The 13th that is a Friday.
   assert.equal(upcoming(cron('0 0 13 * 5', { timezone: 'UTC' }), '2026-01-01T00:00:00Z', 2), ['2026-02-13T00:00:00Z', '2026-03-13T00:00:00Z']);
