@@ -207,7 +207,6 @@ export class EmbeddedSchedules implements ScheduleEngine {
 
   private describeNow(schedule: StoredSchedule): ScheduleDescription {
     const { definition } = schedule;
-    const from = new Date(Math.max(this.clock.now(), schedule.handledUpTo.getTime()));
     return {
       definition,
       state: {
@@ -215,7 +214,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
         note: definition.note,
         actionCount: schedule.actionCount,
         missedCount: schedule.missedCount,
-        nextFireTimes: definition.paused ? [] : this.fireTimes.get(definition.scheduleId)!.upcoming(from, LISTED_FIRE_TIMES),
+        nextFireTimes: definition.paused ? [] : this.nextFireTimes(schedule),
         recentActions: schedule.recentActions.map((action) => ({ ...action, run: { ...action.run } })),
         runningRuns: schedule.runningRuns.map((run) => ({ ...run })),
       },
@@ -224,6 +223,22 @@ export class EmbeddedSchedules implements ScheduleEngine {
       ...(schedule.createdBy === undefined ? {} : { createdBy: schedule.createdBy }),
       ...(schedule.updatedBy === undefined ? {} : { updatedBy: schedule.updatedBy }),
     };
+  }
+
+  /**
+   * When the next fires will happen, jitter included (as Temporal lists them): a fire whose time has passed but whose
+   * jitter has not is still to come.
+   */
+  private nextFireTimes(schedule: StoredSchedule): Date[] {
+    const { scheduleId, spec } = schedule.definition;
+    const fireTimes = this.fireTimes.get(scheduleId)!;
+    const now = this.clock.now();
+    const nominal = fireTimes.upcoming(new Date(Math.max(now - spec.jitterMs, schedule.handledUpTo.getTime())), LISTED_FIRE_TIMES + 1);
+    const following = (index: number) => nominal[index + 1] ?? fireTimes.next(nominal[index]!);
+    return nominal
+      .map((time, index) => new Date(time.getTime() + jitterOf(scheduleId, time, spec.jitterMs, following(index))))
+      .filter((time) => time.getTime() > now)
+      .slice(0, LISTED_FIRE_TIMES);
   }
 
   /** Runs `work` after every piece of schedule work before it; its failure is its caller's, not the queue's. */

@@ -67,6 +67,27 @@ test('jitter delays each fire by less than its bound; the run keeps the fire tim
   }
 });
 
+test('the next fire times are when the runs start, jitter included (as Temporal lists them)', async () => {
+  const h = await durableHarness([quick]);
+  try {
+    await h.engine.schedules.create(every('jittery', 60_000, { spec: { calendar: { kind: 'every', everyMs: 60_000, offsetMs: 0 }, timezone: 'UTC', jitterMs: 20_000 } }));
+    const [first, second] = (await h.engine.schedules.describe('jittery')).state.nextFireTimes;
+    assert.ok(first!.getTime() > Date.parse('2026-01-01T00:01:00Z') && first!.getTime() < Date.parse('2026-01-01T00:01:20Z'), first!.toISOString());
+    assert.ok(second!.getTime() > Date.parse('2026-01-01T00:02:00Z') && second!.getTime() < Date.parse('2026-01-01T00:02:20Z'), second!.toISOString());
+    await h.clock.advance(first!.getTime() - h.clock.now() - 1);
+    assert.equal(await runIds(h, 'jittery'), []);
+    // Past its nominal time, before its jitter: still the next fire.
+    assert.equal((await h.engine.schedules.describe('jittery')).state.nextFireTimes[0], first);
+    await h.clock.advance(1);
+    assert.equal(await runIds(h, 'jittery'), ['jittery-2026-01-01T00:01:00Z']);
+    const described = await h.engine.schedules.describe('jittery');
+    assert.equal(described.state.recentActions[0]!.startedAt, first);
+    assert.equal(described.state.nextFireTimes[0], second);
+  } finally {
+    h.close();
+  }
+});
+
 test('after a restart the fires within the catch-up window are acted on, the older dropped, none started twice', async () => {
   const h = await durableHarness([quick]);
   try {
