@@ -126,6 +126,10 @@ test('overlap skip never starts a run beside one still open; the skipped fires a
     });
     assert.is((await runsOf(api, scheduleId)).length, 1, 'one run while it is open');
     assert.equal(described.runningRuns.map((run: any) => run.workflowId), [first.workflowId]);
+    // A trigger without its own overlap follows the schedule's: skipped too.
+    expectStatus(await http(api, 'POST', `/schedules/${scheduleId}/trigger`, { json: {} }), 202, 'trigger');
+    await sleep(3000);
+    assert.equal((await runsOf(api, scheduleId)).map((run: any) => run.workflowId), [first.workflowId], 'a trigger under skip starts no run beside the open one');
     const feedback = await http(api, 'POST', '/workflow/feedback', { json: { workflowId: first.workflowId, payload: { ok: true } } });
     expectStatus(feedback, 200, 'feedback');
     await eventually('a second run once the first closed', async () => ((await runsOf(api, scheduleId)).length >= 2 ? true : undefined));
@@ -219,6 +223,44 @@ test('bad schedules are refused by name, and nothing is created', async ({ api }
   const missing = uniqueId('missing');
   for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/pause'], ['POST', '/unpause'], ['POST', '/trigger']] as const) {
     expectError(await http(api, method, `/schedules/${missing}${path}`, method === 'PATCH' ? { json: { note: 'x' } } : {}), 404, 'ScheduleNotFoundError');
+  }
+});
+
+test('Temporal: a schedule another program made in the namespace is not listed, shown, changed or deleted', async ({ api }) => {
+  if (api.engine !== 'temporal') return;
+  const foreignId = uniqueId('foreign');
+  const { Connection, Client } = await import('@temporalio/client');
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const schedules = new Client({ connection, namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' }).schedule;
+  try {
+    await schedules.create({
+      scheduleId: foreignId,
+      spec: { intervals: [{ every: '1h' }] },
+      action: { type: 'startWorkflow', workflowType: 'echo', taskQueue: 'not-flowgate', args: [{ message: 'theirs' }] },
+      state: { paused: true, note: 'made by another program' },
+    });
+    const ours = uniqueId('ours');
+    await withSchedule(api, { scheduleId: ours, workflowName: 'echo', input: { message: 'o' }, spec: { every: '1h' }, paused: true }, async () => {
+      // Temporal lists from its visibility store, which takes both in a moment.
+      const listed = await eventually('both schedules in Temporal\'s list', async () => {
+        const response = await http(api, 'GET', '/schedules?limit=1000');
+        expectStatus(response, 200, 'list with a foreign schedule in the namespace');
+        const ids = response.body.schedules.map((schedule: any) => schedule.scheduleId);
+        const all = [];
+        for await (const entry of schedules.list()) all.push(entry.scheduleId);
+        return ids.includes(ours) && all.includes(foreignId) ? ids : undefined;
+      });
+      assert.not.ok(listed.includes(foreignId), 'the foreign schedule is not listed');
+    });
+    for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/pause'], ['POST', '/unpause'], ['POST', '/trigger']] as const) {
+      expectError(await http(api, method, `/schedules/${foreignId}${path}`, method === 'PATCH' ? { json: { note: 'x' } } : {}), 404, 'ScheduleNotFoundError');
+    }
+    const untouched = await schedules.getHandle(foreignId).describe();
+    assert.is(untouched.state.paused, true);
+    assert.is(untouched.state.note, 'made by another program');
+  } finally {
+    await schedules.getHandle(foreignId).delete().catch(() => undefined);
+    await connection.close();
   }
 });
 

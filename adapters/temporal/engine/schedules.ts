@@ -74,7 +74,18 @@ export class TemporalSchedules implements ScheduleEngine {
   }
 
   async describe(scheduleId: string): Promise<ScheduleDescription> {
-    return descriptionOf(await this.call(scheduleId, (handle) => handle.describe()));
+    return descriptionOf(await this.own(scheduleId));
+  }
+
+  /**
+   * The schedule as Temporal describes it, when flowgate made it: one made by another program in the namespace (the
+   * Temporal CLI, another application) is not flowgate's to list, show, change or delete, and answers 404 as a
+   * schedule that does not exist would.
+   */
+  private async own(scheduleId: string): Promise<TemporalScheduleDescription> {
+    const description = await this.call(scheduleId, (handle) => handle.describe());
+    if (memoOf(description) === undefined) throw scheduleNotFound(scheduleId);
+    return description;
   }
 
   async list(query: ListSchedulesQuery): Promise<ScheduleList> {
@@ -101,7 +112,7 @@ export class TemporalSchedules implements ScheduleEngine {
   }
 
   async update(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {
-    return this.replace(definition, await this.call(definition.scheduleId, (handle) => handle.describe()), actor);
+    return this.replace(definition, await this.own(definition.scheduleId), actor);
   }
 
   /** Replaces what the schedule is told; `current` (as Temporal describes it now) keeps its creator. */
@@ -118,17 +129,20 @@ export class TemporalSchedules implements ScheduleEngine {
   }
 
   async delete(scheduleId: string): Promise<void> {
+    await this.own(scheduleId);
     await this.call(scheduleId, (handle) => handle.delete());
   }
 
   async setPaused(scheduleId: string, paused: boolean, note: string, actor?: string): Promise<ScheduleDescription> {
-    const current = await this.call(scheduleId, (handle) => handle.describe());
+    const current = await this.own(scheduleId);
     // One update sets the state and records the key (pause and unpause alone could not say who).
     return this.replace({ ...descriptionOf(current).definition, paused, note }, current, actor);
   }
 
   async trigger(scheduleId: string, overlap: OverlapPolicy | undefined): Promise<void> {
-    await this.call(scheduleId, (handle) => handle.trigger(overlap === undefined ? undefined : TEMPORAL_OVERLAP[overlap]));
+    // Named every time: the SDK sends allow_all for a trigger without one, not the schedule's policy.
+    const { policy } = (await this.describe(scheduleId)).definition;
+    await this.call(scheduleId, (handle) => handle.trigger(TEMPORAL_OVERLAP[overlap ?? policy.overlap]));
   }
 
   async backfill(scheduleId: string, range: { startAt: Date; endAt: Date }, overlap: OverlapPolicy | undefined): Promise<number> {
