@@ -35,6 +35,11 @@ export interface Tracing {
   startSpan(name: string, options?: SpanOptions): TraceSpan;
   /** The active span as a `traceparent` value: what an engine keeps with a run it starts. Undefined when none. */
   activeTraceparent(): string | undefined;
+  /**
+   * Runs `fn` with no active span, so what it sets going later begins traces of its own: a schedule's timers, which a
+   * request may arm, must not make every fire for the schedule's life a child of that long-ended request.
+   */
+  detached<T>(fn: () => T): T;
   /** Sends what is still buffered and stops. */
   shutdown(): Promise<void>;
 }
@@ -51,6 +56,7 @@ export const noTracing: Tracing = {
   enabled: false,
   startSpan: () => noSpan,
   activeTraceparent: () => undefined,
+  detached: (fn) => fn(),
   shutdown: async () => {},
 };
 

@@ -117,7 +117,7 @@ export class EmbeddedEngine implements WorkflowEngine {
     // code runs again when a worker serves their workflow (registerWorker).
     for (const state of this.store.openRuns()) this.lifecycle.restore(state);
     // Callbacks whose delivery had not ended are sent again, once whoever delivers them can read this engine.
-    this.schedules = new EmbeddedSchedules(this, this.store, checked.clock, checked.logger, checked.metrics);
+    this.schedules = new EmbeddedSchedules(this, this.store, checked.clock, checked.logger, checked.metrics, checked.tracing);
     // Missed fires are acted on once the engine is whole; a fire whose catalog has no worker yet waits for one.
     queueMicrotask(() => {
       if (!this.closed) this.schedules.resume();

@@ -55,6 +55,10 @@ export class OtelTracing implements Tracing {
     return span && trace.isSpanContextValid(span.spanContext()) ? traceparentOf(span) : undefined;
   }
 
+  detached<T>(fn: () => T): T {
+    return context.with(ROOT_CONTEXT, fn);
+  }
+
   async shutdown(): Promise<void> {
     await this.provider.shutdown();
   }

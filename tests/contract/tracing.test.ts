@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expectStatus, http, waitUntil } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 import { engineUnderTest, startTestApi, type TestApi } from '../support/engines.js';
 import { TRACED_FIXTURE } from '../support/fixtureCatalogs.js';
 import { uniqueId } from '../support/http.js';
@@ -14,7 +15,7 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../supp
  * Distributed tracing (docs/operations.md, Tracing), against a real OTLP/HTTP receiver: one trace from the request
  * that brings a W3C traceparent, through the run, to each step attempt, on the engine under test.
  */
-const test = suite<{ receiver: OtlpReceiver; api: TestApi | undefined; traced: Exchange; untraced: Exchange; malformed: Exchange; feedback: Exchange }>('tracing');
+const test = suite<{ receiver: OtlpReceiver; api: TestApi | undefined; traced: Exchange; untraced: Exchange; malformed: Exchange; feedback: Exchange; scheduled: string[] }>('tracing');
 
 interface Exchange {
   requestId: string;
@@ -27,6 +28,8 @@ const TRACEPARENT = `00-${INCOMING_TRACE}-${INCOMING_SPAN}-01`;
 const STEP_ACTIVITIES = ['arithmetic#add_one', 'arithmetic#double'];
 const FEEDBACK_TRACE = '5ce0e9a56015fec5aadfa328ae398115';
 const FEEDBACK_PARENT = `00-${FEEDBACK_TRACE}-b7ad6b7169203331-01`;
+const SCHEDULE_TRACE = '7a3f0c9d21e84b6f9c0d1e2f3a4b5c6d';
+const SCHEDULE_PARENT = `00-${SCHEDULE_TRACE}-1f2e3d4c5b6a7980-01`;
 
 test.before(async (context) => {
   context.receiver = await startOtlpReceiver();
@@ -63,6 +66,19 @@ test('requests with, without and with a malformed traceparent run; closing the A
   expectStatus(feedback, 200);
   context.feedback = { requestId: feedback.headers['x-request-id']!, workflowId: waiting };
   await waitUntil(api, waiting, 'completed');
+  // A schedule created by a traced request: its fires are not that request's children.
+  const scheduleId = uniqueId('traced-schedule');
+  const created = await http(api, 'POST', '/schedules', { json: { scheduleId, workflowName: 'arithmetic', input: { n: 1 }, spec: { every: '1s' } }, headers: { traceparent: SCHEDULE_PARENT } });
+  expectStatus(created, 201);
+  try {
+    context.scheduled = await eventually('two fires of the schedule, closed', async () => {
+      const runs = (await http(api, 'GET', `/workflow/runs?scheduleId=${scheduleId}&limit=100`)).body.runs as { workflowId: string; status: string }[];
+      const closed = runs.filter((run) => run.status === 'completed');
+      return closed.length >= 2 ? closed.map((run) => run.workflowId) : undefined;
+    });
+  } finally {
+    expectStatus(await http(api, 'DELETE', `/schedules/${scheduleId}`), 204);
+  }
   // The access line of a traced request carries its trace id, so a log line leads to its trace.
   const access = api.logs.find((line) => line.msg === 'http request' && line.requestId === context.traced.requestId);
   assert.is(access?.traceId, INCOMING_TRACE, 'the access line names the trace');
@@ -103,6 +119,14 @@ test('a keyed feedback joins its request\'s trace; on Temporal its signal carrie
   assert.ok(sent && ancestors(sent, trace).includes(request), `the signal's client span descends from the request span; got ${names(trace)}`);
   const handled = trace.find((span) => span.name === 'HandleSignal:flowgate.feedback');
   assert.ok(handled && ancestors(handled, trace).includes(sent), `the workflow's handling of the signal descends from it; got ${names(trace)}`);
+});
+
+test('the runs a schedule fires begin traces of their own, not the trace of the request that created it', ({ receiver, scheduled }) => {
+  const create = receiver.spans.find((span) => span.traceId === SCHEDULE_TRACE && span.name === 'POST /schedules');
+  assert.ok(create, 'the create request joined its caller\'s trace');
+  const inCreateTrace = receiver.spans.filter((span) => span.traceId === SCHEDULE_TRACE && span.name.startsWith('RunWorkflow:'));
+  assert.is(inCreateTrace.length, 0, `no fired run in the create request's trace (${scheduled.length} fired); got ${names(inCreateTrace)}`);
+  assert.ok(receiver.spans.filter((span) => span.name === 'RunWorkflow:arithmetic').length >= 3 + scheduled.length, 'the fired runs were traced');
 });
 
 test('a request without a traceparent, or with a malformed one, starts a trace of its own with its run in it', ({ receiver, untraced, malformed }) => {

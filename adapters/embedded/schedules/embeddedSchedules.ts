@@ -17,6 +17,7 @@ import type { AwaitOptions } from '../../../ports/engine.js';
 import type { Logger } from '../../../ports/logger.js';
 import type { Metrics } from '../../../ports/metrics.js';
 import type { ListSchedulesQuery, ScheduleEngine, ScheduleList } from '../../../ports/schedules.js';
+import type { Tracing } from '../../../ports/tracing.js';
 import { FireTimes, jitterOf } from '../../schedules/fireTimes.js';
 import { listPage } from './listPage.js';
 import type { EngineStore } from '../store/engineStore.js';
@@ -61,6 +62,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly metrics: Pick<Metrics, 'scheduleAction'>,
+    private readonly tracing: Pick<Tracing, 'detached'>,
   ) {
     for (const schedule of store.loadSchedules()) {
       this.schedules.set(schedule.definition.scheduleId, schedule);
@@ -261,7 +263,10 @@ export class EmbeddedSchedules implements ScheduleEngine {
     // time if that comes first; never at once, which would try it again and again while no worker serves the catalog.
     const wait = retry ? Math.min(RETRY_MS, untilDue || RETRY_MS) : untilDue === undefined ? undefined : Math.min(MAX_TIMER_MS, untilDue);
     if (wait === undefined) return;
-    this.timers.set(scheduleId, this.clock.setTimer(wait, () => void this.serially(() => this.tick(scheduleId))));
+    // A request arms the timer when it creates, changes or unpauses the schedule: the fires start runs of their own
+    // traces, not children of that request (an explicit trigger or backfill stays its request's).
+    const fire = () => this.tracing.detached(() => void this.serially(() => this.tick(scheduleId)));
+    this.timers.set(scheduleId, this.clock.setTimer(wait, fire));
   }
 
   /** Acts on every fire time that is due, in order: within the catch-up window by the overlap policy, else dropped. */
@@ -367,7 +372,8 @@ export class EmbeddedSchedules implements ScheduleEngine {
     if (this.watching.has(key)) return;
     this.watching.add(key);
     const signal = this.closing.signal;
-    void (async () => {
+    // What the run's close sets going (a buffered fire) is the schedule's, not the request that started the run.
+    void this.tracing.detached(async () => {
       let outcome: RunOutcome | undefined;
       while (outcome === undefined && !signal.aborted && this.schedules.has(scheduleId)) {
         outcome = await this.runs.awaitOutcome(run, { timeoutMs: RUN_WAIT_MS, followChain: true, signal }).catch(() => undefined);
@@ -379,7 +385,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
       }
       this.watching.delete(key);
       if (!signal.aborted) await this.serially(() => this.closed(scheduleId, run, outcome)).catch(() => {});
-    })();
+    });
   }
 
   private async closed(scheduleId: string, run: PinnedRunRef, outcome: RunOutcome | undefined): Promise<void> {
