@@ -64,12 +64,23 @@ export function parseKeyFile(text: string, options: ParseKeysOptions): HashedKey
   try {
     json = JSON.parse(text);
   } catch (error) {
-    const reason = text.trim() === '' ? 'it is empty' : (error as Error).message;
+    const reason = text.trim() === '' ? 'it is empty' : whereJsonBreaks((error as Error).message);
     throw new AccessKeyFileError(`${options.source}: not JSON (${reason})`);
   }
   const file = KeyFileSchema.safeParse(json);
   if (!file.success) throw new AccessKeyFileError(`${options.source}: ${describeIssue(file.error.issues[0]!, 'the file')}`);
   return parseKeyEntries(file.data.keys, options);
+}
+
+/**
+ * Where the file stops being JSON, from JSON.parse's message, without the excerpt of the text V8 quotes in some of them:
+ * a secret pasted into the file (docs/security.md names it as a likely mistake) would be logged, and printed at start.
+ */
+function whereJsonBreaks(message: string): string {
+  if (message.includes('Unexpected end of JSON input')) return 'it ends before its last value is complete';
+  const place = /line (\d+) column (\d+)/.exec(message);
+  if (place) return `a syntax error at line ${place[1]}, column ${place[2]}`;
+  return 'a character no JSON value has there; a secret belongs in quotes, or only its sha256 in the file';
 }
 
 /** Key entries (the file's `keys`, or the entries an embedder gives) as hashed keys; AccessKeyFileError naming the first bad one. */

@@ -60,7 +60,14 @@ test('every bad entry is refused in one line naming the entry', () => {
 
 test('the file itself: not JSON, empty, no keys list', () => {
   assert.match(refusal(''), /not JSON \(it is empty\)/);
-  assert.match(refusal('{"keys": ['), /not JSON/);
+  assert.match(refusal('{"keys": ['), /not JSON \(it ends before its last value is complete\)/);
+  assert.match(refusal('{"keys": [{ id: "ci" }]}'), /not JSON \(a syntax error at line 1, column 13\)/);
+  // V8 quotes up to 20 characters of the text around some errors: none of a secret pasted into the file is repeated.
+  for (const text of ['my-short-secret-42\n', '{"keys":[{"id":"ci","secret":fgk_AbCdEfGhIjKlMn,"scopes":["read"]}]}']) {
+    const message = refusal(text);
+    assert.match(message, /not JSON \(a character no JSON value has there/);
+    assert.not.match(message, /short-secret|fgk_|AbCd/, message);
+  }
   assert.match(refusal('[]'), /the file is an object \{ "keys": \[\.\.\.\] \}/);
   assert.match(refusal('{}'), /keys is missing/);
   assert.match(refusal('{"keys": [], "key": []}'), /the file has unknown fields: key/);
