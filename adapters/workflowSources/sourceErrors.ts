@@ -18,6 +18,23 @@ export class WorkflowNameCollisionError extends Error {
   }
 }
 
+/**
+ * Two different steps (or evaluators) under one name in the project's own modules: which one a workflow's call runs
+ * would depend on the order the files are registered in. The worker refuses to start. (A local step of a package
+ * step's name is an override, reported but allowed: docs/packages.md.)
+ */
+export class StepNameCollisionError extends Error {
+  override name = 'StepNameCollisionError';
+
+  constructor(
+    readonly stepName: string,
+    readonly firstModule: string,
+    readonly secondModule: string,
+  ) {
+    super(`step name "${stepName}" is defined twice: by local module ${firstModule} and by local module ${secondModule}; rename one of them`);
+  }
+}
+
 export function describeOrigin(origin: WorkflowOrigin): string {
   return origin.kind === 'local' ? `local module ${origin.file}` : `package ${origin.packageName} (${origin.file})`;
 }

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { step } from '../../../core/definition/index.js';
 import { describeStepCollision, registerSteps } from '../../../adapters/workflowSources/stepRegistration.js';
 import { oneNameSpace } from '../../../adapters/workflowSources/workerWorkflows.js';
-import { WorkflowNameCollisionError } from '../../../adapters/workflowSources/sourceErrors.js';
+import { StepNameCollisionError, WorkflowNameCollisionError } from '../../../adapters/workflowSources/sourceErrors.js';
 import { workflow } from '../../../core/definition/index.js';
 import { z } from 'zod';
 
@@ -38,6 +38,19 @@ test('the same step reached through two modules is one registration, not a colli
   ]);
   assert.equal(table.collisions, []);
   assert.is(table.byName.get('shared'), shared);
+});
+
+test('two different steps of one name in the project\'s own modules refuse to start, naming both modules', () => {
+  const modules = [
+    { modulePath: '/p/b/steps.js', packageName: undefined, steps: [named('fetch', 'b')] },
+    { modulePath: '/p/a/steps.js', packageName: undefined, steps: [named('fetch', 'a'), named('other', 'a')] },
+  ];
+  assert.throws(
+    () => registerSteps(modules),
+    (error: unknown) =>
+      error instanceof StepNameCollisionError &&
+      error.message === 'step name "fetch" is defined twice: by local module /p/a/steps.js and by local module /p/b/steps.js; rename one of them',
+  );
 });
 
 const definition = (name: string) =>
