@@ -1,7 +1,9 @@
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { call, uniqueId } from '../support/http.js';
+import { eventually } from '../support/eventually.js';
 import { runPath, runToEnd, startRun, waitForRunStatus } from './support/api.js';
+import { holdAnswers } from './support/heldAnswers.js';
 import { assertNoProblems, openUi, screenshot, uiSuite, type UiContext } from './support/uiSuite.js';
 
 /** One run's page (/ui/runs/{id}/{rid}) in Chromium: live history, timeline, error, related runs. */
@@ -159,6 +161,41 @@ test('child runs and the continue-as-new chain are linked both ways', async (con
     assert.equal(problems, []);
   } finally {
     await browserContext.close();
+  }
+});
+
+test('a run page left before its status arrived opens no history stream afterwards', async (context) => {
+  const ids = await startRun(context.api, 'sleeper', { ms: 600_000 }, uniqueId('left'));
+  const { page, context: browserContext, problems } = await openUi(context, 'runs?catalog=ui&workflowName=sleeper');
+  try {
+    const streams: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.endsWith(`/runs/${ids.runId}/history`)) streams.push(request.url());
+    });
+    const slowStatus = await holdAnswers(page, /\/runs\/[^/]+\/status$/);
+    const runLink = page.getByRole('link', { name: ids.workflowId, exact: true });
+    const runsLink = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' });
+    // Three visits, each left while its status read is still out: a stream per visit would be three for no page.
+    for (let visit = 0; visit < 3; visit += 1) {
+      await runLink.click();
+      await page.getByRole('heading', { level: 1, name: ids.workflowId }).waitFor();
+      await runsLink.click();
+      await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+    }
+    slowStatus.release();
+    await eventually('the three status reads to be answered', () => slowStatus.answered() === 3);
+    // Long enough for a stream to open after the answer (it would open at once).
+    await page.waitForTimeout(1_000);
+    assert.equal(streams, [], 'no history stream for a page that was left');
+    assert.is(await page.title(), 'Runs · flowgate', 'nor its title over the list');
+    // A page that stays still follows its run.
+    await runLink.click();
+    await page.locator('.connection[data-state="live"]').waitFor();
+    assert.is(streams.length, 1);
+    assert.equal(problems, []);
+  } finally {
+    await browserContext.close();
+    await call(context.api, 'POST', `/workflow/${encodeURIComponent(ids.workflowId)}/runs/${ids.runId}/terminate`, { json: {} });
   }
 });
 

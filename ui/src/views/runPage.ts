@@ -38,6 +38,8 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
   let selected: TimelineRow | undefined;
   let frame = 0;
   let follower: { stop(): void } | undefined;
+  /** Set when the user has left the page: an answer awaited before that must then draw and open nothing. */
+  let destroyed = false;
 
   const title = h('h1', { tabindex: -1 }, workflowId);
   const badge = h('span', { class: 'badge' });
@@ -197,6 +199,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
   const loadClosed = async () => {
     const path = runPath(workflowId, runId);
     const [resultAnswer, traceAnswer] = await Promise.allSettled([api.get<WorkflowResultV2>(`${path}/result`), api.get<TraceLogView>(`${path}/trace-log`)]);
+    if (destroyed) return;
     if (resultAnswer.status === 'fulfilled') result = resultAnswer.value;
     else notices.show(describe(resultAnswer.reason), 'error');
     if (traceAnswer.status === 'fulfilled') {
@@ -209,8 +212,16 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
     scheduleTimeline();
   };
 
+  /** An error of a read the page made; once the user has left, it is no longer theirs to see on another page. */
+  const showError = (error: unknown) => {
+    if (!destroyed) notices.show(describe(error), 'error');
+  };
+
   const refreshStatus = async () => {
-    status = await api.get<RunStatusView>(`${runPath(workflowId, runId)}/status`);
+    const view = await api.get<RunStatusView>(`${runPath(workflowId, runId)}/status`);
+    // Left meanwhile: the header would retitle the tab over the page the user went to.
+    if (destroyed) return;
+    status = view;
     renderHeader();
   };
 
@@ -225,16 +236,19 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
     try {
       await refreshStatus();
     } catch (error) {
+      if (destroyed) return;
       replaceChildren(element, h('h1', { tabindex: -1 }, workflowId), h('p', { role: 'alert', class: 'notice error' }, describe(error)), router.link('runs', {}, 'Back to the runs'));
       return;
     }
+    // Left while the status was read: a stream opened now would follow the run for a page nobody sees.
+    if (destroyed) return;
     renderIo();
     void api.get<InputView>(`${runPath(workflowId, runId)}/input`).then(
       (view) => {
         input = { value: view.input };
         renderIo();
       },
-      (error: unknown) => notices.show(describe(error), 'error'),
+      showError,
     );
     if (status?.status !== 'running') void loadClosed();
     follower = followHistory(api, workflowId, runId, {
@@ -254,7 +268,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
       },
       done: () => {
         // The stream's `done` carries only the status; the times, result and trace come from their endpoints.
-        void refreshStatus().then(() => (result ? undefined : loadClosed()), (error: unknown) => notices.show(describe(error), 'error'));
+        void refreshStatus().then(() => (result ? undefined : loadClosed()), showError);
       },
       connection: (state, detail) => {
         connection.textContent = detail ? `${CONNECTION_WORDS[state]} (${detail})` : CONNECTION_WORDS[state];
@@ -268,6 +282,7 @@ export function runPage(env: PageEnv, workflowId: string, runId: string): Page {
     element,
     focusTarget: title,
     destroy() {
+      destroyed = true;
       follower?.stop();
       clearInterval(ticker);
       if (frame !== 0) cancelAnimationFrame(frame);
