@@ -199,6 +199,27 @@ test('a run page left before its status arrived opens no history stream afterwar
   }
 });
 
+test('/ui/runs/{id} left before the latest run was found stays on the page the user went to', async (context) => {
+  const ids = await runToEnd(context.api, 'echo', { message: 'latest' }, uniqueId('latest-left'));
+  const { page, context: browserContext, problems } = await openUi(context, 'runs?catalog=ui');
+  try {
+    const slowLatest = await holdAnswers(page, new RegExp(`/workflow/${encodeURIComponent(ids.workflowId)}/status$`));
+    await page.goto(`${context.ui}runs/${encodeURIComponent(ids.workflowId)}`);
+    await page.getByText('Finding the latest run…').waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Schedules' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Schedules' }).waitFor();
+    slowLatest.release();
+    await eventually('the latest run\'s status to be answered', () => slowLatest.answered() === 1);
+    // Long enough for the replaced address to show (it would be replaced at once).
+    await page.waitForTimeout(1_000);
+    assert.is(page.url(), `${context.ui}schedules`, 'not pulled back to the run');
+    assert.is(await page.getByRole('heading', { level: 1 }).textContent(), 'Schedules');
+    assert.equal(problems, []);
+  } finally {
+    await browserContext.close();
+  }
+});
+
 function parseDuration(text: string | null): number {
   const match = /^([\d.]+) (ms|s)$/.exec(text ?? '');
   if (!match) return Number.NaN;

@@ -4,6 +4,7 @@ import { call, uniqueId } from '../support/http.js';
 import { TestKeyFile, testKey, type TestKey } from '../support/keyFiles.js';
 import { assertNoProblems, openUi, screenshot, uiSuite, type UiContext } from './support/uiSuite.js';
 import { eventually } from '../support/eventually.js';
+import { holdAnswers } from './support/heldAnswers.js';
 
 /*
  * The schedules pages (docs/ui.md, docs/schedules.md): a schedule created through the API is listed and has its
@@ -168,6 +169,35 @@ test('an action on a schedule deleted meanwhile shows the API\'s 404 as it said 
       await error.waitFor();
       assert.match(await error.textContent() ?? '', new RegExp(scheduleId));
       assertNoProblems(opened.problems, [/^HTTP 401 GET \//, /^HTTP 404 (POST|GET) \/.*\/schedules\//]);
+    } finally {
+      await opened.context.close();
+    }
+  });
+});
+
+test('a schedule page left before its first read arrived reads the schedule no more', async (context) => {
+  await withSchedule(context, { paused: true }, async (scheduleId) => {
+    const opened = await openAs(context, operator, 'schedules');
+    const { page } = opened;
+    try {
+      const scheduleLink = page.getByRole('link', { name: scheduleId, exact: true });
+      await scheduleLink.waitFor();
+      const reads = new RegExp(`/schedules/${scheduleId}$`);
+      let readsSent = 0;
+      page.on('request', (request) => {
+        if (request.method() === 'GET' && reads.test(request.url())) readsSent += 1;
+      });
+      const slowRead = await holdAnswers(page, reads);
+      await scheduleLink.click();
+      await page.getByRole('heading', { level: 1, name: scheduleId }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Runs' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Runs' }).waitFor();
+      slowRead.release();
+      await eventually('the schedule\'s read to be answered', () => slowRead.answered() === 1);
+      // Longer than the page's refresh (every 5 s): a refresher started for the page left would have read again.
+      await sleep(6_500);
+      assert.is(readsSent, 1, 'only the read that was out when the page was left');
+      assertNoProblems(opened.problems, [/^HTTP 401 GET \//]);
     } finally {
       await opened.context.close();
     }

@@ -324,9 +324,21 @@ function describe(error: unknown): string {
 export function latestRunPage(env: PageEnv, workflowId: string): Page {
   const title = h('h1', { tabindex: -1 }, workflowId);
   const element = h('article', {}, title, h('p', {}, 'Finding the latest run…'));
+  // Left before the answer: replacing the address then would pull the user back from the page they went to.
+  let destroyed = false;
   void env.api.get<RunStatusView>(`/workflow/${encodeURIComponent(workflowId)}/status`).then(
-    (view) => env.router.navigate(runHref(view.workflowId, view.runId), { replace: true }),
-    (error: unknown) => replaceChildren(element, title, h('p', { role: 'alert', class: 'notice error' }, describe(error))),
+    (view) => {
+      if (!destroyed) env.router.navigate(runHref(view.workflowId, view.runId), { replace: true });
+    },
+    (error: unknown) => {
+      if (!destroyed) replaceChildren(element, title, h('p', { role: 'alert', class: 'notice error' }, describe(error)));
+    },
   );
-  return { element, focusTarget: title, destroy() {} };
+  return {
+    element,
+    focusTarget: title,
+    destroy() {
+      destroyed = true;
+    },
+  };
 }

@@ -96,6 +96,8 @@ export function schedulePage(env: PageEnv, scheduleId: string): Page {
     );
   };
 
+  /** Set when the user has left the page: a read answered after that starts no timer and reports nothing. */
+  let destroyed = false;
   let loading = false;
   /** Counts the answers of the page's own actions: a read that went out before one is older than it, and dropped. */
   let changes = 0;
@@ -113,7 +115,7 @@ export function schedulePage(env: PageEnv, scheduleId: string): Page {
     } catch (error) {
       // Said once: a refresh failing again every few seconds would bring the message back each time it is dismissed.
       const said = describe(error);
-      if (said !== lastRefreshError) notices.show(said, 'error');
+      if (said !== lastRefreshError && !destroyed) notices.show(said, 'error');
       lastRefreshError = said;
     } finally {
       loading = false;
@@ -129,6 +131,7 @@ export function schedulePage(env: PageEnv, scheduleId: string): Page {
     const tick = async () => {
       tries += 1;
       await load();
+      if (destroyed) return;
       const now = schedule ? `${schedule.actionCount}|${schedule.missedCount}` : '';
       if (now === before && tries < AFTER_TRIGGER_TRIES) followTimer = setTimeout(() => void tick(), AFTER_TRIGGER_MS);
     };
@@ -147,9 +150,11 @@ export function schedulePage(env: PageEnv, scheduleId: string): Page {
     try {
       schedule = await api.get<ScheduleView>(path);
     } catch (error) {
+      if (destroyed) return;
       replaceChildren(element, h('h1', { tabindex: -1 }, scheduleId), h('p', { role: 'alert', class: 'notice error' }, describe(error)), router.link('schedules', {}, 'Back to the schedules'));
       return;
     }
+    if (destroyed) return;
     render();
     refresher = setInterval(() => {
       if (!document.hidden) void load();
@@ -161,6 +166,7 @@ export function schedulePage(env: PageEnv, scheduleId: string): Page {
     element,
     focusTarget: title,
     destroy() {
+      destroyed = true;
       clearInterval(refresher);
       clearTimeout(followTimer);
     },
