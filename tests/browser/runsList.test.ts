@@ -110,6 +110,23 @@ test('keyboard: Tab reaches a run and Enter opens it, with focus on the run\'s h
   }
 });
 
+test('live refresh leaves the keyboard focus on the run link it was on', async (context) => {
+  const ids = await startRun(context.api, 'sleeper', { ms: 600_000 }, uniqueId('focused'));
+  const { page, context: browserContext, problems } = await openUi(context, 'runs?catalog=ui&workflowName=sleeper');
+  try {
+    const link = page.getByRole('link', { name: ids.workflowId, exact: true });
+    await link.focus();
+    // A running run is drawn again on every refresh (its duration moves on): wait until this link was replaced.
+    const focused = await link.elementHandle();
+    await page.waitForFunction((element) => !element?.isConnected, focused, { timeout: 15_000 });
+    assert.is(await page.evaluate<string>("document.activeElement?.textContent ?? ''"), ids.workflowId, 'the new link has the focus');
+    assert.equal(problems, []);
+  } finally {
+    await browserContext.close();
+    await call(context.api, 'POST', `/workflow/${encodeURIComponent(ids.workflowId)}/runs/${ids.runId}/terminate`, { json: {} });
+  }
+});
+
 // Starting 1,000 runs takes a few seconds on the embedded engine and minutes of a 2-core machine on the Temporal dev
 // server; the page's code is the same on both, so the check runs on the embedded engine (bench/ui.ts measures it).
 if (engineUnderTest() !== 'temporal') {

@@ -105,12 +105,14 @@ export function runsListPage(env: PageEnv, query: URLSearchParams): Page {
     const fragment = document.createDocumentFragment();
     const now = Date.now();
     rows = runs.map((run) => {
-      const key = `${run.workflowId}\u0000${run.runId}`;
+      // The run's own address names it once (both ids percent-encoded) and, unlike a NUL-joined key, survives
+      // CSS.escape (which turns NUL into U+FFFD), so the link focused before a refresh is found again after it.
+      const key = runHref(run.workflowId, run.runId);
       const end = run.closedAt ? Date.parse(run.closedAt) : now;
       const row = h(
         'tr',
         { 'data-status': run.status },
-        h('td', {}, router.link(runHref(run.workflowId, run.runId), { 'data-run-key': key }, run.workflowId)),
+        h('td', {}, router.link(key, { 'data-run-key': key }, run.workflowId)),
         h('td', {}, runIdText(run.runId)),
         h('td', {}, run.workflowName, run.scheduleId ? h('span', { class: 'hint schedule-of-run' }, ' schedule ', router.link(scheduleHref(run.scheduleId), {}, run.scheduleId)) : null),
         h('td', {}, run.catalog),
