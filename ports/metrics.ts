@@ -29,8 +29,13 @@ export interface Metrics {
   callbackFailed(): void;
   /** A keyed request answered from what its key stored (docs/idempotency.md), by operation. */
   idempotencyHit(operation: string): void;
-  /** A worker's step (or evaluator) attempt ended. */
+  /** A worker's step (or evaluator) attempt ended: its outcome was decided (a timeout decides before the step returns). */
   stepAttempt(attempt: StepAttemptMetering): void;
+  /**
+   * What an attempt's hooks reported after its outcome was counted (it timed out, then its step function finished):
+   * spent all the same, so counted with the step's aggregations, but not as another attempt.
+   */
+  stepAggregationsAfterOutcome(aggregations: Omit<StepAttemptMetering, 'outcome' | 'seconds'>): void;
   /**
    * A schedule's fire was acted on (docs/schedules.md): its run `started`, or it was `skipped` or `buffered` by the
    * overlap policy, `missed` (past the catch-up window) or `failed` to start.
@@ -59,6 +64,7 @@ export const noMetrics: Metrics = {
   callbackFailed: () => {},
   idempotencyHit: () => {},
   stepAttempt: () => {},
+  stepAggregationsAfterOutcome: () => {},
   scheduleAction: () => {},
 };
 

@@ -118,7 +118,7 @@ export function checkOptions(options: EmbeddedEngineOptions): CheckedOptions {
   requireMethods('ids', ids, ['uuid']);
   requireMethods('logger', logger, ['info', 'warn', 'error']);
   requireMethods('tracing', tracing, ['startSpan', 'activeTraceparent']);
-  requireMethods('metrics', metrics, ['stepAttempt']);
+  requireMethods('metrics', metrics, ['stepAttempt', 'stepAggregationsAfterOutcome']);
   if (store !== undefined) requireMethods('store', store, ['runAdded', 'runChanged', 'commandChanged', 'commit', 'lookup', 'listRuns', 'openRuns']);
   if (webhookSender !== undefined) requireMethods('webhookSender', webhookSender, ['send']);
   if (onRunClosed !== undefined && typeof onRunClosed !== 'function') {

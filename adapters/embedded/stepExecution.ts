@@ -8,7 +8,7 @@ import type { SerializedFailure } from '../../core/domain/run.js';
 import type { CommandCall, CommandOutcome, CommandProgress } from './commandLog.js';
 import { Payload } from './payload.js';
 import { silentRunObserver } from '../../ports/runObserver.js';
-import { meteredStepAttempt } from '../metrics/meteredStepAttempt.js';
+import { meterStepAttempt, type StepAttemptMeter } from '../metrics/stepAttemptMeter.js';
 import type { TraceSpan } from '../../ports/tracing.js';
 import type { RunCommands, RunScope } from './runCommands.js';
 import { never } from './never.js';
@@ -62,6 +62,8 @@ class StepRun {
   private stopBackoff: (() => void) | undefined;
   /** The span of the attempt in flight (a child of the run's span). */
   private attemptSpan: TraceSpan | undefined;
+  /** Counts the attempt in flight once its fate is decided (a cancel decides it too). */
+  private attemptMeter: StepAttemptMeter | undefined;
   private withdrawCancel: () => void = () => {};
   private deliver: (result: Promise<unknown>) => void = () => {};
 
@@ -175,32 +177,51 @@ class StepRun {
     return this.attemptSpan;
   }
 
-  /** One attempt, outside the run's async context (a step is an activity, not workflow code), inside its span. */
+  /**
+   * One attempt, outside the run's async context (a step is an activity, not workflow code), inside its span. Its
+   * fate is decided here, and counted (adapters/metrics) as it is decided: failed at the timeout even if the function
+   * returns later or never, failed when its result cannot be kept, succeeded only once the result is kept.
+   */
   private attemptOnce(span: TraceSpan): Promise<Payload> {
     const { activity, commands } = this;
-    const { scopes, stepAttempts } = commands.services;
+    const { scopes, stepAttempts, metrics } = commands.services;
+    const meter = meterStepAttempt(metrics, { workflow: commands.run.workflowName, step: activity.name });
+    this.attemptMeter = meter;
     return new Promise((resolve, reject) => {
+      const fail = (error: unknown): void => {
+        meter.failed();
+        reject(error);
+      };
       const stopTimeout = commands.setTimer(activity.timeoutMs, () =>
-        reject(new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`)),
+        fail(new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`)),
       );
       const attempt = this.attempt;
       const progress = { publish: (fields: Record<string, unknown>) => this.publishProgress(attempt, fields) };
-      span
-        .run(() => scopes.exit(() => stepAttempts.run(progress, () => this.observedAttempt(() => runActivity(activity, this.input.value())))))
-        .then(
-          (output) => {
-            stopTimeout();
-            try {
-              resolve(Payload.of(output));
-            } catch (error) {
-              reject(error);
-            }
-          },
-          (error: unknown) => {
-            stopTimeout();
-            reject(error);
-          },
-        );
+      let running: Promise<unknown>;
+      try {
+        running = span.run(() => scopes.exit(() => stepAttempts.run(progress, () => this.observedAttempt(meter, () => runActivity(activity, this.input.value())))));
+      } catch (error) {
+        running = Promise.reject(error);
+      }
+      running.then(
+        (output) => {
+          stopTimeout();
+          let payload: Payload;
+          try {
+            payload = Payload.of(output);
+          } catch (error) {
+            fail(error);
+            return;
+          }
+          // Ignored after a timeout: the attempt failed then, whatever its function did later.
+          meter.succeeded();
+          resolve(payload);
+        },
+        (error: unknown) => {
+          stopTimeout();
+          fail(error);
+        },
+      );
     });
   }
 
@@ -220,26 +241,22 @@ class StepRun {
   }
 
   /**
-   * The attempt counted (adapters/metrics), inside the worker's hooks when it has any (most workers do not: nothing is
-   * built for them).
+   * The attempt inside the worker's hooks when it has any (most workers do not: nothing is built for them), their
+   * aggregations reported to the attempt's meter and trace.
    */
-  private observedAttempt(run: () => Promise<unknown>): Promise<unknown> {
+  private observedAttempt(meter: StepAttemptMeter, run: () => Promise<unknown>): Promise<unknown> {
     const { activity, commands } = this;
-    const { services } = commands;
-    const observer = services.observerFor(commands.run.catalog);
-    const labels = { workflow: commands.run.workflowName, step: activity.name };
-    if (observer === silentRunObserver) return meteredStepAttempt(services.metrics, labels, run);
+    const observer = commands.services.observerFor(commands.run.catalog);
+    if (observer === silentRunObserver) return run();
     const attempt = {
       workflowDetails: commands.workflowDetails(),
       activityInfo: { activityId: this.activityId, activityType: this.activityType, name: activity.name, attempt: this.attempt },
       outputActivityKind: activity.kind,
     };
-    return meteredStepAttempt(services.metrics, labels, (report) =>
-      observer.activityAttempt(attempt, run, (aggregations) => {
-        report(aggregations);
-        this.trace.aggregations = addAggregations(this.trace.aggregations, aggregations);
-      }),
-    );
+    return observer.activityAttempt(attempt, run, (aggregations) => {
+      meter.report(aggregations);
+      this.trace.aggregations = addAggregations(this.trace.aggregations, aggregations);
+    });
   }
 
   private attemptFailed(error: unknown, attempt: number): void {
@@ -274,6 +291,7 @@ class StepRun {
     if (this.attemptInFlight) {
       this.commands.append('step_failed', { attempt: this.attempt, error: failure }, this.activity.name);
       this.attemptSpan?.end({ error: failure.message });
+      this.attemptMeter?.failed();
     }
     this.trace.error = failure;
     this.finish({ ok: false, error });

@@ -169,10 +169,14 @@ export class PromMetrics implements ExposedMetrics {
   }
 
   stepAttempt(attempt: StepAttemptMetering): void {
-    const labels = { workflow: attempt.workflow, step: attempt.step };
-    this.stepAttempts.observe({ ...labels, outcome: attempt.outcome }, attempt.seconds);
-    if (attempt.totalCost > 0) this.stepCost.inc(labels, attempt.totalCost);
-    if (attempt.tokens > 0) this.stepTokens.inc(labels, attempt.tokens);
-    if (attempt.httpCalls > 0) this.stepHttpCalls.inc(labels, attempt.httpCalls);
+    this.stepAttempts.observe({ workflow: attempt.workflow, step: attempt.step, outcome: attempt.outcome }, attempt.seconds);
+    this.stepAggregationsAfterOutcome(attempt);
+  }
+
+  stepAggregationsAfterOutcome(aggregations: Omit<StepAttemptMetering, 'outcome' | 'seconds'>): void {
+    const labels = { workflow: aggregations.workflow, step: aggregations.step };
+    if (aggregations.totalCost > 0) this.stepCost.inc(labels, aggregations.totalCost);
+    if (aggregations.tokens > 0) this.stepTokens.inc(labels, aggregations.tokens);
+    if (aggregations.httpCalls > 0) this.stepHttpCalls.inc(labels, aggregations.httpCalls);
   }
 }

@@ -6,7 +6,7 @@ import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { Aggregations } from '../../../core/definition/hooks.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
 import { noMetrics, type Metrics } from '../../../ports/metrics.js';
-import { meteredStepAttempt } from '../../metrics/meteredStepAttempt.js';
+import { meterStepAttempt } from '../../metrics/stepAttemptMeter.js';
 import { activityTypeFor, payloadLimitMessage, RESULT_TOO_LARGE_ERROR } from '../protocol.js';
 import { stepAttemptFailure } from './activityFailure.js';
 import type { HeartbeatProgress } from './heartbeatProgress.js';
@@ -79,29 +79,31 @@ function stepAttempt(
       attempt: info.attempt,
     });
     let aggregations: Aggregations | undefined;
+    // Counted where the attempt's fate is decided: a result refused for its size fails the attempt its function completed.
+    const meter = meterStepAttempt(metrics, labels);
     try {
       const workflowDetails = hooks ? await hooks.details.detailsOf(context) : undefined;
       const run = (): Promise<unknown> => progress.run(context, () => runActivity(definition, input));
-      const output = await meteredStepAttempt(metrics, labels, (report) =>
-        hooks && workflowDetails
-          ? hooks.observer.activityAttempt(
-              {
-                workflowDetails,
-                activityInfo: { activityId: info.activityId, activityType: info.activityType, name: definition.name, attempt: info.attempt },
-                outputActivityKind: definition.kind,
-              },
-              run,
-              (measured) => {
-                aggregations = measured;
-                report(measured);
-              },
-            )
-          : run(),
-      );
+      const output = await (hooks && workflowDetails
+        ? hooks.observer.activityAttempt(
+            {
+              workflowDetails,
+              activityInfo: { activityId: info.activityId, activityType: info.activityType, name: definition.name, attempt: info.attempt },
+              outputActivityKind: definition.kind,
+            },
+            run,
+            (measured) => {
+              aggregations = measured;
+              meter.report(measured);
+            },
+          )
+        : run());
       if (maxPayloadBytes !== undefined) checkStepResultSize(definition.name, output, maxPayloadBytes);
+      meter.succeeded();
       attemptEnded({ output }, aggregations);
       return output;
     } catch (error) {
+      meter.failed();
       attemptEnded({ error: { ...serializeFailure(error), activityType: info.activityType } }, aggregations);
       throw stepAttemptFailure(error);
     }
