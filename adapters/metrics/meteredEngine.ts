@@ -1,12 +1,12 @@
 import type { ScheduleEngine } from '../../ports/schedules.js';
 import type { ControlKeys, HistoryPageQuery, ListRunsQuery, AwaitOptions, RunStreamItem, WorkflowEngine } from '../../ports/engine.js';
 import type { Metrics } from '../../ports/metrics.js';
-import type { RequestIdempotency } from '../../core/domain/idempotency.js';
+import { startedByThisCall, type RequestIdempotency } from '../../core/domain/idempotency.js';
 import type { PinnedRunRef, RunRef, StartCommand } from '../../core/domain/run.js';
 
 /**
  * The WorkflowEngine port with every call timed and its failures counted by operation, and the runs it starts
- * counted by workflow: one decorator instead of a metric in every use case. `followRun` is a stream whose length is
+ * counted by workflow (a run only by the call that made it): one decorator instead of a metric in every use case. `followRun` is a stream whose length is
  * the run's, so it is not timed (open streams are an HTTP gauge).
  */
 export class MeteredEngine implements WorkflowEngine {
@@ -30,7 +30,9 @@ export class MeteredEngine implements WorkflowEngine {
 
   async start(command: StartCommand) {
     const run = await this.timed('start', () => this.engine.start(command));
-    this.metrics.runStarted(run.workflowName);
+    // A keyed start the engine answered with a run another request made (a concurrent duplicate) started nothing;
+    // the core counts it as an idempotency hit.
+    if (startedByThisCall(run, command.idempotency)) this.metrics.runStarted(run.workflowName);
     return run;
   }
 

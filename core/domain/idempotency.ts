@@ -9,6 +9,21 @@ export interface RunIdempotency {
   fingerprint: string;
   /** The engine's id of the start request: a start retried with it returns the run it started (Temporal's requestId). */
   requestId: string;
+  /**
+   * A fresh id per call of the engine's start. Concurrent duplicates send the same `requestId` and all get the one run
+   * back; the run keeps the `startCallId` of the call that made it, so each call can tell whether it made the run or
+   * was answered with one another request made (startedByThisCall). Absent from runs started before it existed.
+   */
+  startCallId?: string;
+}
+
+/**
+ * Whether `run`, as an engine's start answered a start with `idempotency`, is a run this call made: not a run an
+ * earlier or concurrent request with the same request id made. A start without a key, or whose call carried no
+ * `startCallId`, cannot have been answered with another request's run by id, so it counts as made.
+ */
+export function startedByThisCall(run: { idempotency?: RunIdempotency }, idempotency: RunIdempotency | undefined): boolean {
+  return idempotency?.startCallId === undefined || run.idempotency?.startCallId === idempotency.startCallId;
 }
 
 /**

@@ -60,7 +60,11 @@ export function createKeyedControl(
             },
             () => since ?? idempotency.requestedAt,
           );
-    if (!produced) void answer.then(() => deps.metrics?.idempotencyHit(String(request[0])), () => {});
+    // A hit is an answer from what the key stored: this process's copy (nothing produced), or the engine's record of
+    // an earlier request through any API process, which the engine recognised while producing (`since` set).
+    void answer.then(() => {
+      if (!produced || since !== undefined) deps.metrics?.idempotencyHit(String(request[0]));
+    }, () => {});
     return answer;
   };
 }

@@ -1,5 +1,5 @@
 import type { StartRequest } from '../api/requests.js';
-import type { RunIdempotency } from '../domain/idempotency.js';
+import { startedByThisCall, type RunIdempotency } from '../domain/idempotency.js';
 import { IdempotencyKeyReusedError, WorkflowAlreadyStartedError, WorkflowNotFoundError } from '../domain/errors.js';
 import { assertWorkflowId } from '../domain/ids.js';
 import type { PinnedRunRef, RunDescription } from '../domain/run.js';
@@ -28,10 +28,10 @@ export interface KeyedStart {
  * Starts a run at most once per Idempotency-Key, with nothing kept in the API process: the key's record lives on
  * the run (RunIdempotency), under a workflow id the key derives when the request names none. A retry finds the
  * run there and gets it back; concurrent duplicates race to one engine start with the same request id,
- * which the engine deduplicates. Once the stored answer expired, the key starts a new run like a fresh request.
+ * which the engine deduplicates (each call's startCallId says which of them made the run: the others are hits). Once the stored answer expired, the key starts a new run like a fresh request.
  */
 export async function startOnce(
-  deps: Pick<CoreDeps, 'engine' | 'digest' | 'clock' | 'defaultCatalog' | 'metrics'>,
+  deps: Pick<CoreDeps, 'engine' | 'ids' | 'digest' | 'clock' | 'defaultCatalog' | 'metrics'>,
   keyed: KeyedStart,
   startRun: StartKeyedRun,
 ): Promise<RunDescription> {
@@ -69,9 +69,12 @@ export async function startOnce(
     }
     // Duplicates that saw the same latest run send the same request id: the engine starts once and returns that run to each.
     const requestId = deps.digest.uuidOf(['idempotency-start', keyId, workflowId, latest?.runId ?? '']);
-    const idempotency: RunIdempotency = { key: keyId, fingerprint, requestId };
+    const idempotency: RunIdempotency = { key: keyId, fingerprint, requestId, startCallId: deps.ids.uuid() };
     try {
-      return mustMatch(await startRun({ ...request, workflowId }, idempotency));
+      const answer = mustMatch(await startRun({ ...request, workflowId }, idempotency));
+      // A duplicate that raced us to the engine got the run we (or it) made: answered from the key, not a new run.
+      if (!startedByThisCall(answer, idempotency)) deps.metrics?.idempotencyHit(operation);
+      return answer;
     } catch (error) {
       // Another request started the id between our look and our start: look again (it may be ours, with another request id).
       if (attempt === 0 && error instanceof WorkflowAlreadyStartedError) continue;

@@ -158,6 +158,20 @@ test('idempotency hits: a keyed retry answered from its key, by operation', asyn
   assert.is(valueOf(after, 'flowgate_runs_started_total', { workflow: 'awaits_feedback' }) - valueOf(before, 'flowgate_runs_started_total', { workflow: 'awaits_feedback' }), 1, 'one run started');
 });
 
+test('concurrent keyed starts: the one run counted started once, the other requests as idempotency hits', async (context) => {
+  const { api } = context;
+  const started = (exposition: Exposition) => valueOf(exposition, 'flowgate_runs_started_total', { workflow: 'awaits_feedback' });
+  const hits = (exposition: Exposition) => valueOf(exposition, 'flowgate_idempotency_hits_total', { operation: 'start' });
+  const before = await scrape(context);
+  const headers = { ...auth, 'idempotency-key': uniqueId('metrics-concurrent-key') };
+  const answers = await Promise.all([1, 2, 3].map(() => http(api, 'POST', '/workflow', { json: { workflowName: 'awaits_feedback', input: {} }, headers })));
+  for (const answer of answers) expectStatus(answer, 200);
+  assert.is(new Set(answers.map((answer) => answer.body.runId)).size, 1, 'one run for the three');
+  const after = await scrape(context);
+  assert.is(started(after) - started(before), 1, 'started once');
+  assert.is(hits(after) - hits(before), 2, 'the two others answered from the key');
+});
+
 test('callback attempts: delivered and failed, counted where the callbacks are sent (the API process on the embedded engine, the workers on Temporal)', async (context) => {
   const receiver = await startCallbackReceiver();
   try {

@@ -8,6 +8,7 @@ import { LocalAnswers } from '../../core/idempotency/localAnswers.js';
 import { createKeyedControl } from '../../core/idempotency/keyedControl.js';
 import type { RequestIdempotency } from '../../core/domain/idempotency.js';
 import type { ControlKeys } from '../../ports/engine.js';
+import { noMetrics } from '../../ports/metrics.js';
 import { ManualClock } from '../support/manualClock.js';
 
 /** What the promise rejects with; fails the test when it resolves. */
@@ -166,6 +167,24 @@ test('keyed control: an engine that recognises an earlier request (through anoth
   await clock.advance(600);
   engineRecognises = false;
   assert.equal(await terminate(), { answer: 'terminated now', expiresAt: new Date(clock.now() - 50 + 1000) });
+});
+
+test('keyed control: idempotency hits count every answer from the key: this process\'s copy, and an earlier request the engine recognised', async () => {
+  const clock = new ManualClock();
+  const hits: string[] = [];
+  const metrics = { ...noMetrics, idempotencyHit: (operation: string) => hits.push(operation) };
+  const keyed = createKeyedControl({ engine: { controlKeys: 'kept-by-engine' }, digest: sha256Digest, clock, idempotencyRetentionMs: 1000, metrics });
+  const reset = (key: string, engineRecognises: boolean) =>
+    keyed({ idempotencyKey: key }, ['reset', 'wf', 'step'], async (idempotency) => {
+      if (engineRecognises) idempotency!.recognised(new Date(clock.now() - 100));
+      return 'reset';
+    });
+  await reset('fresh', false);
+  assert.equal(hits, [], 'a request carried out for the first time is no hit');
+  await reset('fresh', false);
+  assert.equal(hits, ['reset'], "this process's stored answer");
+  await reset('sent-to-another-replica-first', true);
+  assert.equal(hits, ['reset', 'reset'], 'the engine recognised the earlier request: answered from the key too');
 });
 
 test.run();

@@ -7,12 +7,14 @@ export const IDEMPOTENCY_MEMO_KEY = 'flowgate.idempotency';
 
 /** The `memo` start option (the client encodes it with the default converter, which decodePayload reads). */
 export function idempotencyMemo(idempotency: RunIdempotency): Record<string, unknown> {
-  return { [IDEMPOTENCY_MEMO_KEY]: { key: idempotency.key, fingerprint: idempotency.fingerprint, requestId: idempotency.requestId } };
+  const { key, fingerprint, requestId, startCallId } = idempotency;
+  return { [IDEMPOTENCY_MEMO_KEY]: { key, fingerprint, requestId, ...(startCallId === undefined ? {} : { startCallId }) } };
 }
 
 /** The record in a described run's memo; undefined when absent or not one of ours. */
 export function idempotencyOf(fields: { [key: string]: Payload } | null | undefined): RunIdempotency | undefined {
-  const { key, fingerprint, requestId } = (decodeIfPossible(fields?.[IDEMPOTENCY_MEMO_KEY]) ?? {}) as Partial<Record<keyof RunIdempotency, unknown>>;
+  const { key, fingerprint, requestId, startCallId } = (decodeIfPossible(fields?.[IDEMPOTENCY_MEMO_KEY]) ?? {}) as Partial<Record<keyof RunIdempotency, unknown>>;
   if (typeof key !== 'string' || typeof fingerprint !== 'string' || typeof requestId !== 'string') return undefined;
-  return { key, fingerprint, requestId };
+  // Runs started before the memo carried it have none: a start answered with one of them did not make it.
+  return { key, fingerprint, requestId, ...(typeof startCallId === 'string' ? { startCallId } : {}) };
 }

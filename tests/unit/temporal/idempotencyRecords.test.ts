@@ -16,6 +16,12 @@ test('a run memo written for an Idempotency-Key reads back as the same record', 
   assert.equal(idempotencyOf(fields), record);
 });
 
+test("the start call's id reads back too, so a keyed start can tell its own run from one a concurrent duplicate made", () => {
+  const ofCall = { ...record, startCallId: 'call-1' };
+  const memo = idempotencyMemo(ofCall);
+  assert.equal(idempotencyOf({ [IDEMPOTENCY_MEMO_KEY]: defaultPayloadConverter.toPayload(memo[IDEMPOTENCY_MEMO_KEY]) }), ofCall);
+});
+
 test('no memo, a memo of another shape, or one that does not decode: no record', () => {
   assert.is(idempotencyOf(undefined), undefined);
   assert.is(idempotencyOf({}), undefined);
