@@ -61,9 +61,11 @@ export function createKeyedControl(
             () => since ?? idempotency.requestedAt,
           );
     // A hit is an answer from what the key stored: this process's copy (nothing produced), or the engine's record of
-    // an earlier request through any API process, which the engine recognised while producing (`since` set).
+    // an earlier request through any API process, which the engine recognised while producing. Temporal reads the
+    // record back after its own signal too, and recognises this very request (`since` its own time): not a hit.
     void answer.then(() => {
-      if (!produced || since !== undefined) deps.metrics?.idempotencyHit(String(request[0]));
+      const earlier = since !== undefined && since.getTime() !== idempotency.requestedAt.getTime();
+      if (!produced || earlier) deps.metrics?.idempotencyHit(String(request[0]));
     }, () => {});
     return answer;
   };

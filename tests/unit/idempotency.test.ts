@@ -174,9 +174,10 @@ test('keyed control: idempotency hits count every answer from the key: this proc
   const hits: string[] = [];
   const metrics = { ...noMetrics, idempotencyHit: (operation: string) => hits.push(operation) };
   const keyed = createKeyedControl({ engine: { controlKeys: 'kept-by-engine' }, digest: sha256Digest, clock, idempotencyRetentionMs: 1000, metrics });
-  const reset = (key: string, engineRecognises: boolean) =>
+  const reset = (key: string, engineRecognises: boolean | 'itself') =>
     keyed({ idempotencyKey: key }, ['reset', 'wf', 'step'], async (idempotency) => {
-      if (engineRecognises) idempotency!.recognised(new Date(clock.now() - 100));
+      if (engineRecognises === 'itself') idempotency!.recognised(idempotency!.requestedAt);
+      else if (engineRecognises) idempotency!.recognised(new Date(clock.now() - 100));
       return 'reset';
     });
   await reset('fresh', false);
@@ -185,6 +186,9 @@ test('keyed control: idempotency hits count every answer from the key: this proc
   assert.equal(hits, ['reset'], "this process's stored answer");
   await reset('sent-to-another-replica-first', true);
   assert.equal(hits, ['reset', 'reset'], 'the engine recognised the earlier request: answered from the key too');
+  // Temporal reads the key's record back after sending its own signal, and finds this request's.
+  await reset('read-back-after-sending', 'itself');
+  assert.equal(hits, ['reset', 'reset'], 'the engine recognised this very request: no hit');
 });
 
 test.run();
