@@ -41,9 +41,15 @@ export interface Metrics {
    * overlap policy, `missed` (past the catch-up window) or `failed` to start.
    */
   scheduleAction(scheduleId: string, outcome: ScheduleActionOutcome): void;
+  /**
+   * A schedule was deleted: its series go. Schedule ids are the API callers' to choose, and a deleted schedule's series
+   * would otherwise stay for the process's life, one per outcome.
+   */
+  scheduleDeleted(scheduleId: string): void;
 }
 
-export type ScheduleActionOutcome = 'started' | 'skipped' | 'buffered' | 'missed' | 'failed';
+export const SCHEDULE_ACTION_OUTCOMES = ['started', 'skipped', 'buffered', 'missed', 'failed'] as const;
+export type ScheduleActionOutcome = (typeof SCHEDULE_ACTION_OUTCOMES)[number];
 
 /** Metrics that can be read back in a scrape format (Prometheus text). */
 export interface MetricsExposition {
@@ -66,6 +72,7 @@ export const noMetrics: Metrics = {
   stepAttempt: () => {},
   stepAggregationsAfterOutcome: () => {},
   scheduleAction: () => {},
+  scheduleDeleted: () => {},
 };
 
 export const METRICS = token<ExposedMetrics>('Metrics');

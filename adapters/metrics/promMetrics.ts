@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ExposedMetrics, ScheduleActionOutcome, StepAttemptMetering } from '../../ports/metrics.js';
+import { SCHEDULE_ACTION_OUTCOMES, type ExposedMetrics, type ScheduleActionOutcome, type StepAttemptMetering } from '../../ports/metrics.js';
 
 export interface PromMetricsOptions {
   /** Prefix of every metric name. @default 'flowgate_' */
@@ -162,6 +162,10 @@ export class PromMetrics implements ExposedMetrics {
 
   scheduleAction(scheduleId: string, outcome: ScheduleActionOutcome): void {
     this.scheduleActions.inc({ schedule: scheduleId, outcome });
+  }
+
+  scheduleDeleted(scheduleId: string): void {
+    for (const outcome of SCHEDULE_ACTION_OUTCOMES) this.scheduleActions.remove({ schedule: scheduleId, outcome });
   }
 
   idempotencyHit(operation: string): void {

@@ -82,6 +82,11 @@ test('an every-2s schedule starts runs named <scheduleId>-<fire time> that carry
       assert.ok(started && Number(started[1]) >= 2, `flowgate_schedule_actions_total counts the fires:\n${metrics.text.split('\n').filter((line) => line.includes('schedule_actions')).join('\n')}`);
     }
   });
+  if (api.engine === 'embedded') {
+    // Deleted, its series go: ids are the callers', and series of deleted schedules would pile up for the process's life.
+    const metrics = await http(api, 'GET', '/metrics');
+    assert.not.ok(metrics.text.includes(`schedule="${scheduleId}"`), 'no series of the deleted schedule');
+  }
 });
 
 test('pause stops the fires, unpause resumes them, trigger fires at once (paused or not)', async ({ api }) => {

@@ -61,7 +61,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
     private readonly store: EngineStore,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly metrics: Pick<Metrics, 'scheduleAction'>,
+    private readonly metrics: Pick<Metrics, 'scheduleAction' | 'scheduleDeleted'>,
     private readonly tracing: Pick<Tracing, 'detached'>,
   ) {
     for (const schedule of store.loadSchedules()) {
@@ -156,6 +156,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
       this.fireTimes.delete(scheduleId);
       this.timers.get(scheduleId)?.();
       this.timers.delete(scheduleId);
+      this.metrics.scheduleDeleted(scheduleId);
     });
   }
 
