@@ -8,4 +8,6 @@ export type * from '../../core/api/views.js';
 export type * from '../../core/api/requests.js';
 export type { NodeRequestHandler, FetchHandler, OpenApiDocument } from '../../adapters/http/index.js';
 export { AccessKeyFileError, type KeyFileEntry } from '../../adapters/access/keyFile.js';
+// What createFlowgate rejects with on a data directory it cannot use (docs/embedding.md).
+export { DataDirectoryError, DataDirectoryInUseError } from '../../adapters/embedded/store/sqlite/dataDirErrors.js';
 export type { AccessKey, Scope } from '../../core/domain/access.js';
