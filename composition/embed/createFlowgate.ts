@@ -94,7 +94,11 @@ export interface AssembledFlowgate {
 /** createFlowgate's wiring, shared with flowgate/testing (which adds its clock, traces and time skipping). */
 export async function composeEmbedded(
   options: CreateFlowgateOptions,
-  compose: Pick<ComposeOptions, 'decorateEngine'> & { observe?: (hooks: RunObserver | undefined) => RunObserver } = {},
+  compose: Pick<ComposeOptions, 'decorateEngine'> & {
+    observe?: (hooks: RunObserver | undefined) => RunObserver;
+    /** The function the user called, which refusals of its options name. @default 'createFlowgate' */
+    caller?: string;
+  } = {},
 ): Promise<AssembledFlowgate> {
   const parsed = parseConfig(options.env ?? {});
   const config = {
@@ -104,15 +108,16 @@ export async function composeEmbedded(
     ...(options.apiKeysFile === undefined ? {} : { apiKeysFile: options.apiKeysFile }),
   };
   const { workflows, workflowsDir, projectDir, catalog, steps, basePath, env: _env, authToken: _token, compression: _compression, apiKeysFile: _file, apiKeys, ...parts } = options;
+  const { caller = 'createFlowgate', ...composeRest } = compose;
   const assembled = await assembleFlowgate(
     config,
     parts,
-    { ...compose, ...(basePath === undefined ? {} : { basePath }), ...(apiKeys === undefined ? {} : { apiKeys }) },
-    async (composition) => [withObserver(await workerSpec(options, catalog ?? config.defaultCatalog, composition), compose.observe)],
+    { ...composeRest, ...(basePath === undefined ? {} : { basePath }), ...(apiKeys === undefined ? {} : { apiKeys }) },
+    async (composition) => [withObserver(await workerSpec(options, catalog ?? config.defaultCatalog, composition, caller), compose.observe)],
   );
   if (!assembled.workers && (workflows || workflowsDir || steps)) {
     return assembled.composition.closers.rollBack(
-      new TypeError('createFlowgate: workflows, workflowsDir and steps are for the embedded engine; with another engine, its workers serve the workflows'),
+      new TypeError(`${caller}: workflows, workflowsDir and steps are for the embedded engine; with another engine, its workers serve the workflows`),
     );
   }
   return assembled;
@@ -168,7 +173,7 @@ function withObserver(spec: WorkerSpec, observe: ((hooks: RunObserver | undefine
 }
 
 /** One worker for the catalog: the definitions given, the modules of a directory, and exposed packages, in one name space. */
-async function workerSpec(options: CreateFlowgateOptions, catalog: string, composition: Composition): Promise<WorkerSpec> {
+async function workerSpec(options: CreateFlowgateOptions, catalog: string, composition: Composition, caller: string): Promise<WorkerSpec> {
   const logger = composition.resolve(LOGGER);
   const loaded =
     options.workflowsDir !== undefined || options.projectDir !== undefined
@@ -182,14 +187,14 @@ async function workerSpec(options: CreateFlowgateOptions, catalog: string, compo
   const byName = new Map<string, WorkflowDefinition<any, any>>();
   for (const definition of [...(loaded?.workflows ?? []), ...(options.workflows ?? [])]) {
     const known = byName.get(definition.name);
-    if (known && known !== definition) throw new TypeError(`createFlowgate: two different workflows are named "${definition.name}"`);
+    if (known && known !== definition) throw new TypeError(`${caller}: two different workflows are named "${definition.name}"`);
     byName.set(definition.name, definition);
   }
   const replaceSteps = options.steps ? new Map(Object.entries(options.steps)) : undefined;
   for (const [name, replacement] of replaceSteps ?? []) {
-    if (typeof replacement !== 'function') throw new TypeError(`createFlowgate: steps.${name} must be a function`);
+    if (typeof replacement !== 'function') throw new TypeError(`${caller}: steps.${name} must be a function`);
     const refusal = unknownStepReplacement(name, options.workflows !== undefined, loaded?.steps);
-    if (refusal) throw new TypeError(`createFlowgate: ${refusal}`);
+    if (refusal) throw new TypeError(`${caller}: ${refusal}`);
   }
   return {
     catalog,

@@ -113,7 +113,10 @@ export async function createTestEnvironment(options: TestEnvironmentOptions = {}
       callbackSender: options.callbackSender ?? { deliver: async (post) => void callbacks.push(post) },
       logger: options.logger ?? recordingLogger(logs),
     },
-    skipper ? { decorateEngine: (engine) => new TimeSkippingEngine(engine, skipper), observe: (hooks) => skipper.observe(hooks) } : {},
+    {
+      caller: 'createTestEnvironment',
+      ...(skipper ? { decorateEngine: (engine) => new TimeSkippingEngine(engine, skipper), observe: (hooks) => skipper.observe(hooks) } : {}),
+    },
   );
   const { api } = flowgate;
 

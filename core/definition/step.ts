@@ -33,7 +33,8 @@ export function defineActivity<I, O>(kind: ActivityKind, spec: StepSpec<I, O>): 
   });
   const call = (input: I) => callActivity(definition as ActivityDefinition, input) as Promise<O>;
   Object.defineProperty(call, 'name', { value: spec.name });
-  recordDefinedStep(spec.name);
+  // flowgate's own internal steps (a webhook wait's call) are no step a user could replace by name.
+  if (kind !== 'internal_step') recordDefinedStep(spec.name);
   return Object.assign(call, { definition });
 }
 
