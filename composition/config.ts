@@ -335,7 +335,23 @@ export function parseConfig(env: EnvInput): FlowgateConfig {
 export function parseEnv<T>(schema: z.ZodType<T>, env: EnvInput): T {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`));
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}${issue.code === 'custom' ? '' : valueShown(env, issue.path)}`),
+    );
   }
   return parsed.data;
+}
+
+/** Variables whose values are never repeated in a message: they may hold a secret. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|KEY|CREDENTIAL/i;
+
+/**
+ * ` (got "value")` for a variable zod's own checks refused, as the command-line options say it (our own checks' messages
+ * name the value themselves); nothing for a secret's.
+ */
+function valueShown(env: EnvInput, path: readonly PropertyKey[]): string {
+  const name = path.length === 1 ? path[0] : undefined;
+  if (typeof name !== 'string' || SECRET_NAME.test(name)) return '';
+  const value = (env as Record<string, unknown>)[name];
+  return typeof value === 'string' ? ` (got ${JSON.stringify(value)})` : '';
 }

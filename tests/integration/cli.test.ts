@@ -255,6 +255,7 @@ mistakes('invalid configuration: one line per problem, exit 2', async ({ dir }) 
     'flowgate serve: invalid configuration: DEPRECATED_ENDPOINTS',
   ]);
   assert.not.match(stderr, /\n\s+at /);
+  assert.ok(lines[0]!.endsWith('(got "x")') && lines[1]!.endsWith('(got "-1")'), 'the value given is repeated, as an option\'s is');
   const portWins = await cli(['serve', '--workflows', dir, '--port', 'x']);
   assert.match(oneLine(portWins.stderr), /^flowgate serve: --port must be/, 'an option is checked before its variable');
 });

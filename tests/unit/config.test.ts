@@ -24,10 +24,22 @@ test('every bad variable is reported on its own line', () => {
     assert.instance(error, ConfigError);
     const problems = (error as ConfigError).problems;
     assert.is(problems.length, 3);
-    assert.ok(problems.some((line) => line.startsWith('PORT:')));
+    assert.ok(problems.some((line) => line.startsWith('PORT:') && line.endsWith('(got "eighty")')), problems.join('\n'));
     assert.ok(problems.some((line) => line.startsWith('DEPRECATED_ENDPOINTS:')));
     assert.ok(problems.some((line) => line.startsWith('MAX_BODY_BYTES:')));
   }
+});
+
+test('a bad value is repeated in its line, unless the variable may hold a secret', () => {
+  const problems = (() => {
+    try {
+      parseConfig({ API_AUTH_TOKEN: 'short', TRACE_S3_SECRET_ACCESS_KEY: 'x'.repeat(5000), PORT: '3001' } as never);
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+    return [];
+  })();
+  assert.not.ok(problems.join('\n').includes('short'), problems.join('\n'));
 });
 
 test('limits: defaults, overrides, and a headers timeout above the request timeout refused', () => {
@@ -137,7 +149,7 @@ test('TEMPORAL_GRPC_TRANSPORT: http2 by default, grpc-js when a proxy variable i
   assert.is(parseConfig({ ...temporal, https_proxy: 'http://127.0.0.1:3128', TEMPORAL_GRPC_TRANSPORT: 'http2' }).temporal?.transport, 'http2');
   assert.is(parseConfig({ ...temporal, TEMPORAL_GRPC_TRANSPORT: 'grpc-js' }).temporal?.transport, 'grpc-js');
   assert.equal(problemsOf(() => parseConfig({ ...temporal, TEMPORAL_GRPC_TRANSPORT: 'grpc' })), [
-    'TEMPORAL_GRPC_TRANSPORT: Invalid option: expected one of "http2"|"grpc-js"',
+    'TEMPORAL_GRPC_TRANSPORT: Invalid option: expected one of "http2"|"grpc-js" (got "grpc")',
   ]);
 });
 
