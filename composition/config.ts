@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DEFAULT_CALLBACK_RETRY_FOR_MS } from '../core/domain/callback.js';
 import { HISTORY_PAGE_MAX_BYTES } from '../core/domain/history.js';
 import { remoteTraceConfig, remoteTraceEnv } from './remoteTraceConfig.js';
+import { envNumber } from './envNumber.js';
 import { payloadLimits, payloadLimitsEnv } from './payloadLimits.js';
 import { outboundEnv, outboundPolicy } from './outboundConfig.js';
 import { envBoolean } from './envBoolean.js';
@@ -18,7 +19,9 @@ export type HttpAppSettings = Omit<HttpAppOptions, 'api' | 'logger' | 'ids' | 'b
 /** What the bundled server's listener takes from the configuration besides the app. */
 export type HttpListenerSettings = Pick<HttpServerOptions, 'host' | 'port' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'maxConnections' | 'maxPipelinedRequests'>;
 
-const positiveInt = z.coerce.number().int().positive();
+const positiveInt = envNumber(z.number().int().positive());
+/** The longest a Node timer waits: a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 const optionalSecret = z
   .string()
   .optional()
@@ -94,12 +97,12 @@ const envShape = {
     .optional()
     .transform((value) => (value === undefined || value.trim() === '' ? undefined : value)),
   HOST: z.string().min(1).default('127.0.0.1'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  PORT: envNumber(z.number().int().min(0).max(65535)).default(3001),
   ENGINE: z.enum(['embedded', 'memory', 'temporal']).optional(),
   /** The durable embedded engine's data directory. @default .flowgate in PROJECT_DIR */
   DATA_DIR: z.string().min(1).optional(),
   DATA_SYNC: z.enum(['full', 'normal']).default('full'),
-  RUN_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  RUN_RETENTION_DAYS: envNumber(z.number().positive()).default(30),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_API_KEY: optionalSecret,
@@ -117,7 +120,7 @@ const envShape = {
   MAX_RESULT_BYTES: positiveInt.default(33_554_432),
   ...payloadLimitsEnv,
   MAX_BODY_BYTES: positiveInt.default(2_097_152),
-  RUN_TIMEOUT_MAX_SECONDS: z.coerce.number().positive().default(3600),
+  RUN_TIMEOUT_MAX_SECONDS: envNumber(z.number().positive()).default(3600),
   TRACE_DIR: z.string().min(1).default('./traces'),
   ...remoteTraceEnv,
   DEPRECATED_ENDPOINTS: envBoolean.default(true),
@@ -127,14 +130,14 @@ const envShape = {
   WEBHOOK_SIGNING_SECRET: webhookSigningSecrets,
   /** Deprecated, for one release: the X-Flowgate-* signature headers besides the Standard Webhooks ones. */
   WEBHOOK_LEGACY_SIGNATURE: envBoolean.default(false),
-  CALLBACK_RETRY_MAX_SECONDS: z.coerce.number().positive().default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
+  CALLBACK_RETRY_MAX_SECONDS: envNumber(z.number().positive()).default(DEFAULT_CALLBACK_RETRY_FOR_MS / 1000),
   ...outboundEnv,
   WORKFLOWS_DIR: z.string().min(1).default('./workflows'),
   PROJECT_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['info', 'warn', 'error', 'silent']).default('info'),
   METRICS: envBoolean.default(true),
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  METRICS_PORT: envNumber(z.number().int().min(0).max(65535)).optional(),
+  SHUTDOWN_GRACE_MS: envNumber(z.number().int().min(0).max(MAX_TIMER_MS)).default(10_000),
   MEMORY_MAX_CLOSED_RUNS: positiveInt.default(10_000),
   MEMORY_MAX_CLOSED_BYTES: positiveInt.default(268_435_456),
   MEMORY_MAX_HISTORY_BYTES: positiveInt.default(52_428_800),

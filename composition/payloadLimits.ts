@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { envNumber } from './envNumber.js';
 
 /** The large-payload settings both halves read (docs/large-payloads.md); they must agree between API and workers. */
 export interface PayloadLimits {
@@ -19,6 +20,6 @@ export function payloadLimits(value: { CLAIM_CHECK_THRESHOLD_BYTES: number; TEMP
 
 /** The variables behind PayloadLimits; shared by the API server's and the worker's configuration. */
 export const payloadLimitsEnv = {
-  CLAIM_CHECK_THRESHOLD_BYTES: z.coerce.number().int().positive().default(262_144),
-  TEMPORAL_MAX_PAYLOAD_BYTES: z.coerce.number().int().positive().default(2_000_000),
+  CLAIM_CHECK_THRESHOLD_BYTES: envNumber(z.number().int().positive()).default(262_144),
+  TEMPORAL_MAX_PAYLOAD_BYTES: envNumber(z.number().int().positive()).default(2_000_000),
 };

@@ -30,6 +30,26 @@ test('every bad variable is reported on its own line', () => {
   }
 });
 
+test('number variables: decimal only, and never empty (coercion read an emptied PORT or METRICS_PORT as 0: a random port)', () => {
+  const problemOf = (env: Record<string, string>) => {
+    try {
+      parseConfig(env);
+    } catch (error) {
+      return (error as ConfigError).problems.join('\n');
+    }
+    return 'accepted';
+  };
+  assert.is(problemOf({ PORT: '' }), 'PORT: is empty: leave it unset for its default (got "")');
+  assert.is(problemOf({ METRICS_PORT: ' ' }), 'METRICS_PORT: is empty: leave it unset for its default (got " ")');
+  assert.is(problemOf({ SHUTDOWN_GRACE_MS: '' }), 'SHUTDOWN_GRACE_MS: is empty: leave it unset for its default (got "")');
+  assert.is(problemOf({ PORT: '0x50' }), 'PORT: must be a decimal number (got "0x50")');
+  assert.is(problemOf({ PORT: '8e1' }), 'PORT: must be a decimal number (got "8e1")');
+  assert.match(problemOf({ SHUTDOWN_GRACE_MS: '99999999999' }), /^SHUTDOWN_GRACE_MS: Too big/, 'past what a timer can wait');
+  assert.match(problemOf({ CLAIM_CHECK_THRESHOLD_BYTES: '' }), /^CLAIM_CHECK_THRESHOLD_BYTES: is empty/);
+  const config = parseConfig({ PORT: ' 8080 ', RUN_RETENTION_DAYS: '0.5', SHUTDOWN_GRACE_MS: '0' });
+  assert.is(config.listener.port, 8080);
+});
+
 test('a bad value is repeated in its line, unless the variable may hold a secret', () => {
   const problems = (() => {
     try {
