@@ -19,9 +19,16 @@ export interface RunObserver {
   runEnded(details: WorkflowDetails, end: ObservedRunEnd): void;
   /**
    * Runs one attempt of a step's or evaluator's code inside the observer's context (events its code emits, HTTP calls
-   * it makes) and reports the attempt's aggregations through `aggregated` before it settles.
+   * it makes) and reports the attempt's aggregations through `aggregated` before it settles. `failedEarly` rejects when
+   * the engine fails the attempt before its code settles (its timeout): the observer then reports the failure at once,
+   * and what the code still spends afterwards through `aggregated` again when it settles.
    */
-  activityAttempt<T>(attempt: ObservedAttempt, run: () => Promise<T>, aggregated?: (aggregations: Aggregations) => void): Promise<T>;
+  activityAttempt<T>(
+    attempt: ObservedAttempt,
+    run: () => Promise<T>,
+    aggregated?: (aggregations: Aggregations) => void,
+    failedEarly?: Promise<never>,
+  ): Promise<T>;
 }
 
 /** The observer of a worker without hooks. */

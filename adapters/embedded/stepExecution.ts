@@ -187,19 +187,27 @@ class StepRun {
     const { scopes, stepAttempts, metrics } = commands.services;
     const meter = meterStepAttempt(metrics, { workflow: commands.run.workflowName, step: activity.name });
     this.attemptMeter = meter;
+    // Rejected at the timeout, so the worker's hooks report the failure then, not when (or if) the function returns.
+    let timedOut: (error: StepTimeoutError) => void = () => {};
+    const failedEarly = new Promise<never>((_resolve, reject) => {
+      timedOut = reject;
+    });
+    failedEarly.catch(() => {});
     return new Promise((resolve, reject) => {
       const fail = (error: unknown): void => {
         meter.failed();
         reject(error);
       };
-      const stopTimeout = commands.setTimer(activity.timeoutMs, () =>
-        fail(new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`)),
-      );
+      const stopTimeout = commands.setTimer(activity.timeoutMs, () => {
+        const error = new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`);
+        timedOut(error);
+        fail(error);
+      });
       const attempt = this.attempt;
       const progress = { publish: (fields: Record<string, unknown>) => this.publishProgress(attempt, fields) };
       let running: Promise<unknown>;
       try {
-        running = span.run(() => scopes.exit(() => stepAttempts.run(progress, () => this.observedAttempt(meter, () => runActivity(activity, this.input.value())))));
+        running = span.run(() => scopes.exit(() => stepAttempts.run(progress, () => this.observedAttempt(meter, () => runActivity(activity, this.input.value()), failedEarly))));
       } catch (error) {
         running = Promise.reject(error);
       }
@@ -244,7 +252,7 @@ class StepRun {
    * The attempt inside the worker's hooks when it has any (most workers do not: nothing is built for them), their
    * aggregations reported to the attempt's meter and trace.
    */
-  private observedAttempt(meter: StepAttemptMeter, run: () => Promise<unknown>): Promise<unknown> {
+  private observedAttempt(meter: StepAttemptMeter, run: () => Promise<unknown>, failedEarly: Promise<never>): Promise<unknown> {
     const { activity, commands } = this;
     const observer = commands.services.observerFor(commands.run.catalog);
     if (observer === silentRunObserver) return run();
@@ -253,10 +261,15 @@ class StepRun {
       activityInfo: { activityId: this.activityId, activityType: this.activityType, name: activity.name, attempt: this.attempt },
       outputActivityKind: activity.kind,
     };
-    return observer.activityAttempt(attempt, run, (aggregations) => {
-      meter.report(aggregations);
-      this.trace.aggregations = addAggregations(this.trace.aggregations, aggregations);
-    });
+    return observer.activityAttempt(
+      attempt,
+      run,
+      (aggregations) => {
+        meter.report(aggregations);
+        this.trace.aggregations = addAggregations(this.trace.aggregations, aggregations);
+      },
+      failedEarly,
+    );
   }
 
   private attemptFailed(error: unknown, attempt: number): void {

@@ -53,18 +53,32 @@ export class HookRuntime implements RunObserver {
     this.bus.fire('onError', { ...this.bus.envelope(), source: 'workflow', workflowDetails: details, error: end.error });
   }
 
-  async activityAttempt<T>(attempt: ObservedAttempt, run: () => Promise<T>, aggregated?: (aggregations: Aggregations) => void): Promise<T> {
+  async activityAttempt<T>(
+    attempt: ObservedAttempt,
+    run: () => Promise<T>,
+    aggregated?: (aggregations: Aggregations) => void,
+    failedEarly?: Promise<never>,
+  ): Promise<T> {
     const scope: AttemptScope = { ...attempt, aggregations: { totalCost: 0, httpCalls: 0, tokens: 0 } };
     const envelope = { workflowDetails: attempt.workflowDetails, activityInfo: attempt.activityInfo, outputActivityKind: attempt.outputActivityKind };
     this.bus.fire('onActivityStart', { ...this.bus.envelope(), ...envelope });
+    const running = this.attempts.run(scope, run);
+    let settled = false;
+    const done = (): void => {
+      settled = true;
+    };
+    running.then(done, done);
     try {
-      const output = await this.attempts.run(scope, run);
+      const output = await (failedEarly ? Promise.race([running, failedEarly]) : running);
       aggregated?.({ ...scope.aggregations });
       this.bus.fire('onActivityEnd', { ...this.bus.envelope(), ...envelope, aggregations: { ...scope.aggregations } });
       return output;
     } catch (error) {
       const failure = serializeFailure(error);
-      aggregated?.({ ...scope.aggregations });
+      const reported = { ...scope.aggregations };
+      // Failed by the engine (a timeout) while the code runs on: what it spends from now is reported when it settles.
+      if (!settled) running.then(() => reportLate(scope.aggregations, reported, aggregated), () => reportLate(scope.aggregations, reported, aggregated));
+      aggregated?.(reported);
       this.bus.fire('onActivityError', { ...this.bus.envelope(), ...envelope, aggregations: { ...scope.aggregations }, error: failure });
       this.bus.fire('onError', { ...this.bus.envelope(), source: 'activity', ...envelope, error: failure });
       throw error;
@@ -83,6 +97,12 @@ export class HookRuntime implements RunObserver {
   }
 }
 
+/** What an attempt's code spent after its failure was reported (it outlived its timeout), if anything. */
+function reportLate(now: Aggregations, reported: Aggregations, aggregated: ((aggregations: Aggregations) => void) | undefined): void {
+  const late = { totalCost: now.totalCost - reported.totalCost, httpCalls: now.httpCalls - reported.httpCalls, tokens: now.tokens - reported.tokens };
+  if (late.totalCost !== 0 || late.httpCalls !== 0 || late.tokens !== 0) aggregated?.(late);
+}
+
 /** Cost events add their `cost` (and an LLM call's tokens); every `http:request` counts one HTTP call. */
 function aggregate(aggregations: Aggregations, name: string, fields: Record<string, unknown>): void {
   if (name === 'http:request') aggregations.httpCalls += 1;
@@ -91,7 +111,7 @@ function aggregate(aggregations: Aggregations, name: string, fields: Record<stri
     if (typeof cost === 'number' && Number.isFinite(cost)) aggregations.totalCost += cost;
   }
   if (name === 'cost:llm:request') {
-    const tokens = typeof fields.tokens === 'number' ? fields.tokens : sum(fields.inputTokens, fields.outputTokens);
+    const tokens = typeof fields.tokens === 'number' && Number.isFinite(fields.tokens) ? fields.tokens : sum(fields.inputTokens, fields.outputTokens);
     if (Number.isFinite(tokens)) aggregations.tokens += tokens;
   }
 }

@@ -29,10 +29,10 @@ export class TimeSkipper {
     return {
       runStarted: (details) => inner.runStarted(details),
       runEnded: (details, end) => inner.runEnded(details, end),
-      activityAttempt: async (attempt, run, aggregated) => {
+      activityAttempt: async (attempt, run, aggregated, failedEarly) => {
         this.attempts += 1;
         try {
-          return await inner.activityAttempt(attempt, run, aggregated);
+          return await inner.activityAttempt(attempt, run, aggregated, failedEarly);
         } finally {
           this.attempts -= 1;
           this.changed();
