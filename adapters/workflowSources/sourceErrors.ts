@@ -13,8 +13,13 @@ export class WorkflowNameCollisionError extends Error {
     readonly workflowName: string,
     readonly first: WorkflowOrigin,
     readonly second: WorkflowOrigin,
+    /** The two exports' names, when both are in one file. */
+    exportNames?: readonly [string, string],
   ) {
-    super(`workflow name "${workflowName}" is defined twice: by ${describeOrigin(first)} and by ${describeOrigin(second)}; rename one of them`);
+    const where = exportNames
+      ? `by the exports ${exportNames[0]} and ${exportNames[1]} of ${describeOrigin(first)}`
+      : `by ${describeOrigin(first)} and by ${describeOrigin(second)}`;
+    super(`workflow name "${workflowName}" is defined twice: ${where}; rename one of them`);
   }
 }
 

@@ -52,7 +52,11 @@ export function oneNameSpace(workflows: readonly WorkflowExport[]): WorkflowExpo
   for (const workflow of workflows) {
     const known = byName.get(workflow.definition.name);
     if (!known) byName.set(workflow.definition.name, workflow);
-    else if (known.definition !== workflow.definition) throw new WorkflowNameCollisionError(workflow.definition.name, known.origin, workflow.origin);
+    else if (known.definition !== workflow.definition) {
+      // Two exports of one file: the file alone would name it twice.
+      const sameFile = known.origin.file === workflow.origin.file;
+      throw new WorkflowNameCollisionError(workflow.definition.name, known.origin, workflow.origin, sameFile ? [known.exportName, workflow.exportName] : undefined);
+    }
   }
   return [...byName.values()];
 }

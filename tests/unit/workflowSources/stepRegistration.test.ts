@@ -78,6 +78,11 @@ test('workflow names: a local and a packaged definition of one name refuse to st
     'workflow name "report" is defined twice: by local module /p/w.js and by package acme (/p/node_modules/acme/r.js); rename one of them',
   );
   assert.equal(oneNameSpace([local, { ...local, exportName: 'again' }]).length, 1, 'the same definition twice is one workflow');
+  assert.throws(
+    () => oneNameSpace([local, { ...local, exportName: 'b', definition: definition('report') }]),
+    (error: unknown) => (error as Error).message === 'workflow name "report" is defined twice: by the exports a and b of local module /p/w.js; rename one of them',
+    'two exports of one file are named by their exports',
+  );
 });
 
 test.run();
