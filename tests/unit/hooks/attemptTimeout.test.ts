@@ -16,8 +16,8 @@ test('an attempt past its timeout fires onActivityError at the timeout, never on
   const seen: string[] = [];
   let returnedAt = 0;
   const hooks = defineHooks((on) => {
-    on.onActivityEnd((event) => seen.push(`end attempt ${event.activityInfo.attempt}`));
-    on.onActivityError((event) => seen.push(`error ${event.error.name} at ${Date.now() - startedAt < 250 ? 'the timeout' : 'the return'}, cost ${event.aggregations.totalCost}`));
+    on.onActivityEnd((event) => void seen.push(`end attempt ${event.activityInfo.attempt}`));
+    on.onActivityError((event) => void seen.push(`error ${event.error.name} at ${Date.now() - startedAt < 250 ? 'the timeout' : 'the return'}, cost ${event.aggregations.totalCost}`));
   });
   const slow = step({
     name: 'slow',
