@@ -44,6 +44,22 @@ export async function importNeeding<T>(load: () => Promise<T>, packages: readonl
   }
 }
 
+/**
+ * MissingPackageError unless every package resolves from here, without loading any: for a command that would start
+ * other work (the Temporal dev server) before the process that imports them finds them missing.
+ */
+export function assertInstalled(packages: readonly string[], neededFor: string): void {
+  const missing = packages.filter((name) => {
+    try {
+      import.meta.resolve(name);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (missing.length > 0) throw new MissingPackageError(packages, neededFor);
+}
+
 function isMissingPackage(error: unknown, name: string): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && typeof message === 'string' && message.includes(`'${name}'`);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { killedWithParent as launchKilledWithParent } from '../../adapters/temporal/devServer/index.js';
 import { portOption, textOption, type CliContext, type Command } from './command.js';
 import { untilSignal } from './signals.js';
+import { assertInstalled, OPTIONAL_PACKAGES } from '../optionalPackages.js';
 
 /** How long the worker and the API get to stop before they are killed. */
 const CHILD_STOP_GRACE_MS = 15_000;
@@ -27,6 +28,8 @@ export const devCommand: Command = {
       ...(values.port !== undefined ? ['--port', portOption(values.port, 'port')!] : []),
       ...(values.host !== undefined ? ['--host', textOption(values.host, 'host')!] : []),
     ];
+    // Before the dev server starts: the worker it starts would find them missing only after it.
+    assertInstalled(OPTIONAL_PACKAGES.temporalWorker, 'The Temporal worker');
     // Loaded here, not with the command table: the dev server's launcher brings the Temporal client, which the
     // commands that only call the API do without.
     const { killedWithParent, locateTemporalCli, startTemporalDevServer } = await import('../../adapters/temporal/devServer/index.js');

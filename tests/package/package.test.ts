@@ -358,6 +358,15 @@ pkg('npx flowgate worker without the worker\'s packages: one line naming them, e
   );
 });
 
+pkg('npx flowgate dev without the worker\'s packages: the same line before any Temporal dev server starts, exit 1', async (context) => {
+  const dev = await run(context, join(context.project, 'node_modules', '.bin', 'flowgate'), ['dev'], { cwd: context.project });
+  assert.is(dev.code, 1);
+  assert.is(
+    dev.stderr,
+    'flowgate dev: The Temporal worker needs @temporalio/worker, @temporalio/workflow, @temporalio/activity, which are not installed: npm install @temporalio/worker @temporalio/workflow @temporalio/activity\n',
+  );
+});
+
 const oldNode = unsupportedMachineNode();
 
 whenUnsupportedNodeExpected(pkg, oldNode)('on the machine\'s Node 20: npx flowgate and the bin under node say in one line on stderr which Node they need, exit 2', async (context) => {
