@@ -38,9 +38,16 @@ export function createWorkflowDispatcher(
     guardUnswappedSteps();
     const definition = byName.get(run.info.workflowName);
     if (!definition) {
-      // Started by a parent's ctx.executeChild (or by hand) with a type this catalog does not serve: the same failure
-      // the embedded engine gives such a child, so the parent's ChildWorkflowFailedError reads alike on both engines.
       const known = [...byName.keys()].join(', ') || 'none';
+      if (run.info.parent === undefined) {
+        // A run the API started: it checked the catalog memo, where the newest worker's workflows are listed, so during
+        // a rolling deploy an older worker of the queue may take a workflow only a newer one serves. A plain Error
+        // fails only this workflow TASK, which Temporal retries until a worker serving the type takes it; a run
+        // failure here would close the run FAILED for good.
+        throw new Error(`Workflow type "${run.info.workflowName}" is not served by this worker of catalog "${run.info.catalog}" (it serves: ${known}); the task is retried on another worker`);
+      }
+      // A child started by a parent's ctx.executeChild with a type this catalog does not serve: the same failure the
+      // embedded engine gives such a child, so the parent's ChildWorkflowFailedError reads alike on both engines.
       throw runFailure(childWorkflowNotFound(run.info.workflowName, run.info.catalog, ` (the worker that took the run serves: ${known})`));
     }
     reportRunStarted();
