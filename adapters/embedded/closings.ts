@@ -1,5 +1,5 @@
 import { identityAttribute, type HistoryEventType } from '../../core/domain/history.js';
-import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, type SerializedFailure } from '../../core/domain/run.js';
+import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, runTimedOutFailure, type SerializedFailure } from '../../core/domain/run.js';
 import type { TerminalStatus } from '../../core/domain/status.js';
 import type { Payload } from './payload.js';
 
@@ -67,7 +67,7 @@ export const closings = {
   timedOut: (runTimeoutMs: number): RunClosing => ({
     status: 'timed_out',
     output: undefined,
-    failure: { name: 'WorkflowTimedOutError', message: `The run exceeded its run timeout of ${runTimeoutMs} ms` },
+    failure: runTimedOutFailure(runTimeoutMs),
     event: { type: 'workflow_timed_out', attributes: { runTimeoutMs } },
   }),
   /** `newRunId` is filled in once the next run exists. */

@@ -79,6 +79,11 @@ export function cancelledRunFailure(): SerializedFailure {
   return { name: 'WorkflowCancelledError', message: 'The workflow run was cancelled' };
 }
 
+/** The error of a run that outlived its definition's runTimeoutMs, the same on both engines (for its parent too). */
+export function runTimedOutFailure(runTimeoutMs: number): SerializedFailure {
+  return { name: 'WorkflowTimedOutError', message: `The run exceeded its run timeout of ${runTimeoutMs} ms` };
+}
+
 /** A closed run: its description plus what it produced. */
 export interface RunOutcome {
   run: RunDescription;

@@ -175,6 +175,17 @@ test('timed out: a run past its own time limit reports timed_out', async ({ api 
   assert.is(v2.status, 'timed_out');
 });
 
+test("timed out child: a child past its own run time limit ends timed_out, and its parent's call throws saying so", async ({ api }) => {
+  const run = await runAndWait(api, { workflowName: 'parent_of_times_out', workflowId: uniqueId('res-child-timeout'), input: {}, timeout: 10 });
+  assert.is(run.status, 'completed', JSON.stringify(run.error));
+  assert.equal(run.output, {
+    name: 'ChildWorkflowFailedError',
+    isChildWorkflowFailedError: true,
+    status: 'timed_out',
+    failure: { name: 'WorkflowTimedOutError', message: 'The run exceeded its run timeout of 150 ms' },
+  });
+});
+
 test('continued_as_new: the pinned result of the first run of a chain', async ({ api }) => {
   const { workflowId, runId: firstRunId } = await start(api, 'countdown', { n: 2 }, uniqueId('res-can'));
   await waitUntil(api, workflowId, 'completed');

@@ -6,6 +6,9 @@ import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunState } from './runState.js';
 import { childOutcomeOf } from './temporalFailures.js';
 
+/** The definitions this worker serves, by name: where a child named by a string finds its run time limit. */
+export type ServedDefinitions = (workflowName: string) => WorkflowDefinition | undefined;
+
 /**
  * ctx.executeChild on Temporal: a child workflow of the type named by the definition (the default id of
  * core/definition/runRules.ts, the parent's catalog = task queue). Temporal's defaults match the embedded engine: a
@@ -17,19 +20,24 @@ export async function executeChild(
   workflow: WorkflowDefinition | string,
   input: unknown,
   options: ChildWorkflowOptions = {},
+  servedHere: ServedDefinitions = () => undefined,
 ): Promise<unknown> {
   const childName = childWorkflowName(workflow);
   const ordinal = run.nextOrdinal('child');
   const workflowId = options.workflowId ?? defaultChildWorkflowId(run.info.workflowId, childName, ordinal);
+  const taskQueue = options.catalog ?? run.info.catalog;
+  const runTimeoutMs = childRunTimeoutMs(workflow, taskQueue === run.info.catalog ? servedHere : undefined);
   try {
     return await executeTemporalChild(childName, {
       args: [input],
       workflowId,
-      taskQueue: options.catalog ?? run.info.catalog,
+      taskQueue,
+      // The child's own limit, as the API gives a run it starts (and the embedded engine enforces for children too).
+      ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
     });
   } catch (error) {
     if (error instanceof ChildWorkflowFailure) {
-      const { status, failure } = childOutcomeOf(error);
+      const { status, failure } = childOutcomeOf(error, runTimeoutMs);
       // The parent asked for this cancel, so its code sees a cancellation it can let propagate to end as cancelled.
       if (status === 'cancelled' && run.cancellationRequested) throw new CancelledError(`Child workflow ${workflowId} was cancelled`);
       throw new ChildWorkflowFailedError(error.execution.workflowId ?? workflowId, error.execution.runId ?? '', status, failure);
@@ -37,4 +45,13 @@ export async function executeChild(
     if (isCancellation(error)) throw new CancelledError(`Child workflow ${childName} not started: the run is cancelled`);
     throw error;
   }
+}
+
+/**
+ * The child's runTimeoutMs: from the definition the parent passed, else from this worker's definition of that name when
+ * the child runs in the parent's catalog. A child named by a string in another catalog has none known here.
+ */
+function childRunTimeoutMs(workflow: WorkflowDefinition | string, servedHere: ServedDefinitions | undefined): number | undefined {
+  const definition = typeof workflow === 'string' ? servedHere?.(workflow) : workflow;
+  return definition?.runTimeoutMs;
 }

@@ -6,7 +6,7 @@ import {
   TerminatedFailure,
   TimeoutFailure,
 } from '@temporalio/workflow';
-import { cancelledRunFailure, type SerializedFailure } from '../../../core/domain/run.js';
+import { cancelledRunFailure, runTimedOutFailure, type SerializedFailure } from '../../../core/domain/run.js';
 import type { FailureDetail } from '../protocol.js';
 
 const MAX_CAUSE_DEPTH = 5;
@@ -51,8 +51,11 @@ export function stepFailureOf(error: ActivityFailure, nonRetryableErrorNames: re
 
 export type ChildStatus = 'failed' | 'cancelled' | 'terminated' | 'timed_out';
 
-/** How a child run ended, and its failure, in the terms of the embedded engine's closings. */
-export function childOutcomeOf(error: ChildWorkflowFailure): { status: ChildStatus; failure: SerializedFailure | null } {
+/**
+ * How a child run ended, and its failure, in the terms of the embedded engine's closings. `runTimeoutMs`: the limit the
+ * child was started with, which the embedded engine names in its timed-out failure (Temporal's says only "timed out").
+ */
+export function childOutcomeOf(error: ChildWorkflowFailure, runTimeoutMs?: number): { status: ChildStatus; failure: SerializedFailure | null } {
   const cause = error.cause;
   if (cause instanceof CancelledFailure) {
     return { status: 'cancelled', failure: cancelledRunFailure() };
@@ -61,6 +64,7 @@ export function childOutcomeOf(error: ChildWorkflowFailure): { status: ChildStat
     return { status: 'terminated', failure: { name: 'WorkflowTerminatedError', message: cause.message || 'The workflow run was terminated' } };
   }
   if (cause instanceof TimeoutFailure) {
+    if (runTimeoutMs !== undefined) return { status: 'timed_out', failure: runTimedOutFailure(runTimeoutMs) };
     return { status: 'timed_out', failure: { name: 'WorkflowTimedOutError', message: cause.message || 'The run exceeded its run timeout' } };
   }
   return { status: 'failed', failure: flowgateFailureOf(cause) ?? (cause ? serializeTemporalFailure(cause) : null) };

@@ -3,16 +3,17 @@ import type { z } from 'zod';
 import type { WorkflowContext } from '../../../core/definition/context.js';
 import { CancelledError } from '../../../core/definition/failures.js';
 import { checkSleepDuration } from '../../../core/definition/runRules.js';
-import { executeChild } from './childWorkflows.js';
+import { executeChild, type ServedDefinitions } from './childWorkflows.js';
 import { continueAsNewKeepingMemo } from './continueAsNew.js';
 import type { RunState } from './runState.js';
 import { waitForWebhook } from './webhookWait.js';
 
 /**
  * The ctx handed to a workflow function on Temporal; mirrors adapters/embedded/workflowContext.ts. `feedbackSchema` is
- * the workflow's: webhook waits hand over their reply parsed by it.
+ * the workflow's: webhook waits hand over their reply parsed by it. `servedHere`: the worker's definitions by name, for
+ * what a child named by a string needs from its definition.
  */
-export function createWorkflowContext(run: RunState, feedbackSchema: z.ZodType | undefined): WorkflowContext {
+export function createWorkflowContext(run: RunState, feedbackSchema: z.ZodType | undefined, servedHere?: ServedDefinitions): WorkflowContext {
   return {
     info: run.info,
     get cancellationRequested() {
@@ -21,7 +22,7 @@ export function createWorkflowContext(run: RunState, feedbackSchema: z.ZodType |
     sleep: (ms) => sleep(ms),
     waitForWebhook: (request) => waitForWebhook(run, feedbackSchema, request),
     continueAsNew: (input) => continueAsNewKeepingMemo(input),
-    executeChild: (workflow, input, options) => executeChild(run, workflow, input, options) as Promise<never>,
+    executeChild: (workflow, input, options) => executeChild(run, workflow, input, options, servedHere) as Promise<never>,
     nonCancellable: (fn) => CancellationScope.nonCancellable(fn),
   };
 }

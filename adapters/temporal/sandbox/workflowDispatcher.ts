@@ -12,6 +12,7 @@ import { resultReportingTrace } from './resultTraceReport.js';
 import { reportRunClosed, reportRunStarted, type RunClosing } from './runSink.js';
 import { recordTraceLocation } from './traceLocation.js';
 import { guardUnswappedSteps } from './unswappedStepGuard.js';
+import type { ServedDefinitions } from './childWorkflows.js';
 import { createWorkflowContext } from './workflowContext.js';
 
 export interface DispatcherOptions {
@@ -51,16 +52,22 @@ export function createWorkflowDispatcher(
       throw runFailure(childWorkflowNotFound(run.info.workflowName, run.info.catalog, ` (the worker that took the run serves: ${known})`));
     }
     reportRunStarted();
-    return runDefinition(definition, input, run, options);
+    return runDefinition(definition, input, run, options, (name) => byName.get(name));
   };
 }
 
-async function runDefinition(definition: WorkflowDefinition, input: unknown, run: RunState, options: DispatcherOptions): Promise<unknown> {
+async function runDefinition(
+  definition: WorkflowDefinition,
+  input: unknown,
+  run: RunState,
+  options: DispatcherOptions,
+  servedHere: ServedDefinitions,
+): Promise<unknown> {
   const parsedInput = definition.inputSchema.safeParse(input);
   if (!parsedInput.success) return await fail(invalidInputFailure(definition.name, parsedInput.error.issues), input);
   let output: unknown;
   try {
-    output = await definition.fn(parsedInput.data, createWorkflowContext(run, definition.feedbackSchema));
+    output = await definition.fn(parsedInput.data, createWorkflowContext(run, definition.feedbackSchema, servedHere));
   } catch (error) {
     if (error instanceof ContinueAsNew) {
       await closeRun({ status: 'continued_as_new', input });
