@@ -135,6 +135,8 @@ export interface CreateWorkerOptions extends WorkerParts {
 /**
  * A flowgate worker for one catalog: bundles the workflow modules (steps swapped for activities), registers every
  * `<workflow>#<step>` activity, and connects to Temporal. Nothing polls until run(), which also publishes the catalog.
+ * Signals are the caller's: Temporal's SDK does not stop the worker on SIGTERM, so call shutdown() from your handler
+ * (it says goodbye to the catalog while still polling), as `flowgate worker` does.
  */
 export async function createWorker(options: CreateWorkerOptions): Promise<FlowgateWorker> {
   const { logger } = options;
