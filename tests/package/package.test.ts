@@ -349,22 +349,16 @@ pkg('a project made by npm init -y ("type": "commonjs"): flowgate serve serves i
   }
 });
 
-pkg('npx flowgate worker without the worker\'s packages: one line naming them, exit 1', async (context) => {
-  const worker = await run(context, join(context.project, 'node_modules', '.bin', 'flowgate'), ['worker'], { cwd: context.project, env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
-  assert.is(worker.code, 1);
-  assert.is(
-    worker.stderr,
-    'flowgate worker: The Temporal worker needs @temporalio/worker, @temporalio/workflow, @temporalio/activity, which are not installed: npm install @temporalio/worker @temporalio/workflow @temporalio/activity\n',
-  );
-});
-
-pkg('npx flowgate dev without the worker\'s packages: the same line before any Temporal dev server starts, exit 1', async (context) => {
-  const dev = await run(context, join(context.project, 'node_modules', '.bin', 'flowgate'), ['dev'], { cwd: context.project });
-  assert.is(dev.code, 1);
-  assert.is(
-    dev.stderr,
-    'flowgate dev: The Temporal worker needs @temporalio/worker, @temporalio/workflow, @temporalio/activity, which are not installed: npm install @temporalio/worker @temporalio/workflow @temporalio/activity\n',
-  );
+pkg('npx flowgate worker (and dev, before any Temporal dev server starts) without the worker\'s packages: one line naming them, exit 1', async (context) => {
+  const bin = join(context.project, 'node_modules', '.bin', 'flowgate');
+  for (const command of ['worker', 'dev']) {
+    const answer = await run(context, bin, [command], { cwd: context.project, env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+    assert.is(answer.code, 1, command);
+    assert.is(
+      answer.stderr,
+      `flowgate ${command}: The Temporal worker needs @temporalio/worker, @temporalio/workflow, @temporalio/activity, which are not installed: npm install @temporalio/worker @temporalio/workflow @temporalio/activity\n`,
+    );
+  }
 });
 
 const oldNode = unsupportedMachineNode();
