@@ -286,6 +286,19 @@ withoutS3('a 20 MiB result: a failed run with ResultTooLargeError on Temporal (n
   }
 });
 
+withoutS3('a step input over the limit: a failed run with PayloadTooLargeError naming the step on Temporal (not a run the server terminates); completed on the embedded engine', async ({ api }) => {
+  const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'big_step_input', input: { bytes: 3_000_000 }, timeout: 120 } });
+  expectStatus(run, 200, 'run-and-wait');
+  if (engine() === 'temporal') {
+    assert.is(run.body.status, 'failed', JSON.stringify(run.body.error));
+    assert.is(run.body.error.name, 'PayloadTooLargeError');
+    assert.match(run.body.error.message, /^The input of step big_step_input#blob_length is 3000002 bytes of JSON, more than the 2000000 bytes Temporal takes per payload/);
+  } else {
+    assert.is(run.body.status, 'completed');
+    assert.equal(run.body.output, { length: 3_000_000 });
+  }
+});
+
 withoutS3('a result under the limit passes as before', async ({ api }) => {
   const run = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'big_result', input: { bytes: 1_000_000 }, timeout: 120 } });
   expectStatus(run, 200, 'run-and-wait');

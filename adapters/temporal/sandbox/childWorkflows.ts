@@ -4,6 +4,7 @@ import { CancelledError, ChildWorkflowFailedError } from '../../../core/definiti
 import { childWorkflowName, defaultChildWorkflowId } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunState } from './runState.js';
+import { checkPayload } from './payloadLimit.js';
 import { childOutcomeOf } from './temporalFailures.js';
 
 /** The definitions this worker serves, by name: where a child named by a string finds its run time limit. */
@@ -27,6 +28,7 @@ export async function executeChild(
   const workflowId = options.workflowId ?? defaultChildWorkflowId(run.info.workflowId, childName, ordinal);
   const taskQueue = options.catalog ?? run.info.catalog;
   const runTimeoutMs = childRunTimeoutMs(workflow, taskQueue === run.info.catalog ? servedHere : undefined);
+  checkPayload(`The input of child workflow ${childName} (${workflowId})`, input);
   try {
     return await executeTemporalChild(childName, {
       args: [input],

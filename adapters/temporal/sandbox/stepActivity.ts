@@ -3,6 +3,7 @@ import { CancelledError, StepFailedError } from '../../../core/definition/failur
 import type { RetryPolicy } from '../../../core/definition/retry.js';
 import type { ActivityKind } from '../../../core/domain/trace.js';
 import { activityTypeFor } from '../protocol.js';
+import { checkPayload } from './payloadLimit.js';
 import { stepFailureOf } from './temporalFailures.js';
 
 /** What the sandbox knows of a step: everything in its definition except the code and the schemas. */
@@ -29,6 +30,7 @@ export function stepActivity(meta: StepMeta): StepStub {
 /** Schedules the step as activity `<workflowType>#<step>`; its failures reach workflow code as the core's errors. */
 export async function callStep(meta: StepMeta, input: unknown): Promise<unknown> {
   const activityType = activityTypeFor(workflowInfo().workflowType, meta.name);
+  checkPayload(`The input of step ${activityType}`, input);
   const activities = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(activityOptions(meta));
   try {
     return await activities[activityType]!(input);

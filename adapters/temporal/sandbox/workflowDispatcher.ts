@@ -8,6 +8,7 @@ import { FeedbackInbox } from './feedbackInbox.js';
 import { callbackWorkflow, startCallbackDelivery } from './runCallback.js';
 import { RunState } from './runState.js';
 import { checkOutput, runFailure } from './runOutcome.js';
+import { limitPayloads } from './payloadLimit.js';
 import { resultReportingTrace } from './resultTraceReport.js';
 import { reportRunClosed, reportRunStarted, type RunClosing } from './runSink.js';
 import { recordTraceLocation } from './traceLocation.js';
@@ -31,6 +32,7 @@ export function createWorkflowDispatcher(
   options: DispatcherOptions,
 ): (input: unknown) => Promise<unknown> {
   const byName = new Map<string, WorkflowDefinition>(workflows.map((definition) => [definition.name, definition as WorkflowDefinition]));
+  limitPayloads(options.maxPayloadBytes);
   return async function flowgateWorkflow(input: unknown): Promise<unknown> {
     if (workflowInfo().workflowType === CALLBACK_WORKFLOW_TYPE) return callbackWorkflow(input as CallbackDelivery);
     // Synchronously, before any await: the feedback handler must exist before the first signal is applied, and the
