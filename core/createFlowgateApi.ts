@@ -21,7 +21,7 @@ import { bulkRerun } from './useCases/bulkRerun.js';
 import { requireWorkflow, type Access, type AccessKey } from './domain/access.js';
 import type { IdempotencyOptions, StartRequest } from './api/requests.js';
 import { ownKey } from './idempotency/fingerprint.js';
-import { requireRunAccess } from './useCases/runAccess.js';
+import { requireRunAccess, runVisibleTo } from './useCases/runAccess.js';
 import { createSchedule, updateSchedule } from './useCases/schedules/writeSchedules.js';
 import { getSchedule, listSchedules } from './useCases/schedules/readSchedules.js';
 import { backfillSchedule, deleteSchedule, setSchedulePaused, triggerSchedule } from './useCases/schedules/controlSchedules.js';
@@ -101,11 +101,8 @@ export function createFlowgateApi(coreDeps: CoreDeps): FlowgateApi {
       },
       readiness: () => readiness(deps),
       bulkControl: (action, request) => bulkControl(deps, action, request, access),
-      rerun: async (run, request, options) => {
-        // The rerun starts the run's own workflow in its own catalog: seeing the run is being allowed to start it.
-        await mayRead(access, run);
-        return rerun(deps, run, request, own(options));
-      },
+      // The rerun starts the run's own workflow in its own catalog: seeing the run is being allowed to start it.
+      rerun: (run, request, options) => rerun(deps, run, request, own(options), runVisibleTo(access)),
       bulkRerun: (request) => bulkRerun(deps, request, access),
       createSchedule: (request) => createSchedule(deps, request, access),
       listSchedules: (request) => listSchedules(deps, request, access),

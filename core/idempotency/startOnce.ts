@@ -36,7 +36,7 @@ export async function startOnce(
   startRun: StartKeyedRun,
 ): Promise<RunDescription> {
   const { request, key, operation } = keyed;
-  const workflowId = request.workflowId === undefined ? deps.digest.uuidOf(['idempotency-workflow-id', key]) : assertWorkflowId(request.workflowId);
+  const workflowId = keyedWorkflowId(deps.digest, key, request.workflowId);
   const keyId = keyDigest(deps.digest, key);
   // What makes the run: `timeout` and the result version only shape this request's wait and answer.
   const fingerprint = fingerprintDigest(deps.digest, {
@@ -85,6 +85,17 @@ export async function startOnce(
 
 function isExpired(expiresAt: Date | undefined, now: number): boolean {
   return expiresAt !== undefined && expiresAt.getTime() <= now;
+}
+
+/** The workflow id of a keyed start: the one the request names, or one its key derives, so a retry finds the run. */
+function keyedWorkflowId(digest: CoreDeps['digest'], key: string, named: string | undefined): string {
+  return named === undefined ? digest.uuidOf(['idempotency-workflow-id', key]) : assertWorkflowId(named);
+}
+
+/** The run that carries the client's key `key` under `workflowId` (as startOnce derives it), if one does. */
+export async function runWithKey(deps: Pick<CoreDeps, 'engine' | 'digest'>, workflowId: string | undefined, key: string): Promise<RunDescription | undefined> {
+  const latest = await latestRun(deps.engine, keyedWorkflowId(deps.digest, key, workflowId));
+  return latest && (await runCarryingKey(deps.engine, latest, keyDigest(deps.digest, key)));
 }
 
 async function latestRun(engine: WorkflowEngine, workflowId: string): Promise<RunDescription | undefined> {

@@ -1,7 +1,9 @@
 import type { IdempotencyOptions, RerunRequest, StartRequest } from '../api/requests.js';
 import type { Answer, RerunView } from '../api/views.js';
 import type { PinnedRunRef, RunDescription } from '../domain/run.js';
-import { startOnce } from '../idempotency/startOnce.js';
+import { WorkflowNotFoundError } from '../domain/errors.js';
+import { runWithKey, startOnce } from '../idempotency/startOnce.js';
+import { hiddenRun } from './runAccess.js';
 import type { CoreDeps } from './deps.js';
 import { startRun } from './start.js';
 
@@ -15,20 +17,61 @@ type KeyedRerunDeps = RerunDeps & Pick<CoreDeps, 'digest' | 'clock' | 'idempoten
  * Without a `workflowId` the new run gets a new one; with the original's, the start fails while that run is open
  * (WorkflowAlreadyStartedError) and adds a run to the id once it closed.
  */
-export async function rerun(deps: KeyedRerunDeps, ref: PinnedRunRef, request: RerunRequest, options: IdempotencyOptions = {}): Promise<Answer<RerunView>> {
-  const original = await deps.engine.describe(ref);
+export async function rerun(
+  deps: KeyedRerunDeps,
+  ref: PinnedRunRef,
+  request: RerunRequest,
+  options: IdempotencyOptions = {},
+  visible: (run: RunDescription) => boolean = () => true,
+): Promise<Answer<RerunView>> {
   const key = options.idempotencyKey;
+  let original: RunDescription;
+  try {
+    original = await deps.engine.describe(ref);
+  } catch (error) {
+    const stored = key !== undefined && error instanceof WorkflowNotFoundError ? await rerunOfGoneRun(deps, ref, request, key, visible) : undefined;
+    if (stored) return stored;
+    throw error;
+  }
+  if (!visible(original)) throw hiddenRun(ref);
   if (key === undefined) return { answer: await rerunRun(deps, original, request) };
-  // A keyed rerun is a keyed start that also names the run it repeats (core/idempotency/startOnce.ts): a retry gets
-  // the run the first one started, until the answer expires as a start's does.
-  const rerunOf = { workflowId: original.workflowId, runId: original.runId };
-  const expiresAt = (run: RunDescription) => new Date(run.startedAt.getTime() + deps.idempotencyRetentionMs);
+  return keyedRerun(deps, { workflowId: original.workflowId, runId: original.runId }, await startRequestOf(deps, original, request), key);
+}
+
+/**
+ * A keyed rerun is a keyed start that also names the run it repeats (core/idempotency/startOnce.ts): a retry gets the
+ * run the first one started, until the answer expires as a start's does.
+ */
+async function keyedRerun(deps: KeyedRerunDeps, rerunOf: PinnedRunRef, start: StartRequest, key: string): Promise<Answer<RerunView>> {
   const run = await startOnce(
     deps,
-    { operation: 'rerun', request: await startRequestOf(deps, original, request), rerunOf, key, expiresAt },
+    { operation: 'rerun', request: start, rerunOf, key, expiresAt: (keyed) => expiryOf(deps, keyed) },
     (keyed, idempotency) => startRun(deps, { ...keyed, rerunOf }, idempotency),
   );
-  return { answer: { workflowId: run.workflowId, runId: run.runId, status: 'running', rerunOf }, expiresAt: expiresAt(run) };
+  return { answer: { workflowId: run.workflowId, runId: run.runId, status: 'running', rerunOf }, expiresAt: expiryOf(deps, run) };
+}
+
+function expiryOf(deps: Pick<KeyedRerunDeps, 'idempotencyRetentionMs'>, run: RunDescription): Date {
+  return new Date(run.startedAt.getTime() + deps.idempotencyRetentionMs);
+}
+
+/**
+ * The answer of a keyed rerun retried after the run it repeats is gone (retention, the memory engine's cap on closed
+ * runs): the key's record is on the run the first request started, which has the repeated run's workflow, catalog and
+ * input, so the request is rebuilt from it and checked against the record as any retry is. Undefined when no such
+ * run answers (never started, another run's rerun, expired): the repeated run's absence stands.
+ */
+async function rerunOfGoneRun(
+  deps: KeyedRerunDeps,
+  ref: PinnedRunRef,
+  request: RerunRequest,
+  key: string,
+  visible: (run: RunDescription) => boolean,
+): Promise<Answer<RerunView> | undefined> {
+  const started = await runWithKey(deps, request.workflowId, key);
+  if (started?.rerunOf?.workflowId !== ref.workflowId || started.rerunOf.runId !== ref.runId || !visible(started)) return undefined;
+  if (expiryOf(deps, started).getTime() <= deps.clock.now()) return undefined;
+  return keyedRerun(deps, ref, await startRequestOf(deps, started, request), key);
 }
 
 /** Reruns a run already described (the bulk rerun has it from the listing). */
