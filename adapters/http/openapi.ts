@@ -228,7 +228,7 @@ function eventStreamSchema(stream: NonNullable<ResponseDoc['eventStream']>, comp
     title: `${name} event`,
     description: event.description,
     type: 'object',
-    required: event.id === undefined ? ['event', 'data'] : ['event', 'id', 'data'],
+    required: event.id === undefined || event.idOnlySometimes ? ['event', 'data'] : ['event', 'id', 'data'],
     properties: {
       event: { const: name },
       ...(event.id === undefined ? {} : { id: { type: 'string', description: event.id } }),

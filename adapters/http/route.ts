@@ -36,6 +36,8 @@ export interface EventDoc {
   data: z.ZodType;
   /** What the event's `id:` holds; absent when the event has none. */
   id?: string;
+  /** The `id:` is sent only in the case `id` describes, not with every such event. */
+  idOnlySometimes?: boolean;
 }
 
 export interface RequestHeaderDoc {

@@ -438,7 +438,12 @@ function runReadRoutes(pinned: boolean, limits: RunBodyLimits): Route[] {
                 data: HistoryProgressSchema,
                 id: '`<last history eventId>/<stepEventId>.<seq>/…`, which `Last-Event-ID` accepts.',
               },
-              done: { description: 'Last: the run closed; the response ends.', data: HistoryDoneSchema },
+              done: {
+                description: 'Last: the run closed; the response ends.',
+                data: HistoryDoneSchema,
+                id: 'Empty, on the latest-run URL once another run is the latest (continued as new, reset, started again): it clears the client\'s last event id, so a reconnect streams that run from its start.',
+                idOnlySometimes: true,
+              },
               error: { description: 'Last: a failure after the stream started; the response ends.', data: ErrorBodySchema },
             },
           },
