@@ -78,6 +78,10 @@ const HEADERS: Readonly<Record<HeaderName, JsonObject>> = {
 
 /** Generic answers every route may give, added to what each route documents itself. */
 const RESPONSES = {
+  unknownQuery: {
+    description: 'ValidationError: a query parameter this operation does not take (with `issues`, code `unrecognized_keys`).',
+    schema: BadRequestBodySchema,
+  },
   badRequest: {
     description:
       'ValidationError: invalid path parameter, query, body or pagination token (with `issues`). Besides its schema, a JSON body must not nest deeper than MAX_JSON_DEPTH nor have, at any depth, a `__proto__` key or a `constructor` key holding a `prototype` (`issues[0].code` `too_deep`, `prototype_key`).',
@@ -175,7 +179,8 @@ function documentedResponses(route: Route): Record<number, ResponseDoc> {
     const existing = responses[status];
     responses[status] = existing ? { ...existing, description: `${existing.description} Or: ${doc.description}`, headers: mergeHeaders(existing.headers, doc.headers) } : doc;
   };
-  if (hasInput) addOrMerge(400, RESPONSES.badRequest);
+  // Every operation refuses a query parameter it does not take, the probes and this document included (docs/api.md).
+  addOrMerge(400, hasInput ? RESPONSES.badRequest : RESPONSES.unknownQuery);
   if (!route.public) addOrMerge(401, RESPONSES.unauthorized);
   if (!route.public && route.scope !== 'any') addOrMerge(403, forbidden(route));
   if (route.deprecated) addOrMerge(410, RESPONSES.gone);

@@ -292,6 +292,15 @@ test('no header parameter OpenAPI 3.1 ignores (Accept, Content-Type, Authorizati
   );
 });
 
+test('every operation documents its 400, the probes and the document included: an unknown query parameter is refused everywhere', () => {
+  for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Json>>)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!operation.responses) continue;
+      assert.ok(operation.responses['400'], `${method.toUpperCase()} ${path} documents 400`);
+    }
+  }
+});
+
 test('the history event stream: text/event-stream whose schema is one of the named events, each with the schema of its data', () => {
   for (const path of ['/workflow/{id}/history', '/workflow/{id}/runs/{rid}/history']) {
     const stream = document.paths[path].get.responses['200'].content['text/event-stream'];
