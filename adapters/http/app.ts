@@ -142,6 +142,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const answer = answerError(error);
     const response = errorResponse(answer);
     Object.assign(response.headers, { 'x-request-id': requestId, 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    // As every other JSON answer says it (docs/api.md, Compression), though a refusal is too small to be compressed.
+    if (compression) response.headers['vary'] = 'Accept-Encoding';
     const known = error instanceof FlowgateError ? error.name : 'InternalError';
     metrics?.requestFinished(UNMATCHED_ROUTE, target.method ?? 'other', answer.status, 0);
     logger.info('http request', {

@@ -162,6 +162,7 @@ test('refusals below the app (431, 400 for bad framing, a garbled request line o
       const headers = headersOf(answer);
       assert.match(headers['content-type'] ?? '', /^application\/json/, name);
       assert.ok(headers['x-request-id'], `${name} has an X-Request-Id`);
+      assert.is(headers['vary'], 'Accept-Encoding', `${name}: Vary, as every JSON answer of a server that compresses`);
       const body = bodyOf(answer) as { error: string; message: string };
       assert.is(body.error, name);
       assert.ok(body.message.length > 0);
