@@ -61,11 +61,16 @@ export async function matchingRuns(
   do {
     const page = await deps.engine.listRuns({ ...narrowed.filter, limit: LIST_PAGE, ...(pageToken ? { pageToken } : {}) });
     for (const run of page.runs) {
-      if (runs.length === MAX_BULK_RUNS || listed === MAX_LISTED_RUNS) return { runs, skipped, truncated: true };
+      if (listed === MAX_LISTED_RUNS) return { runs, skipped, truncated: true };
       listed += 1;
       if (!visible(run)) continue;
-      if (select(run)) runs.push(run);
-      else skipped += 1;
+      if (!select(run)) {
+        skipped += 1;
+        continue;
+      }
+      // Truncated only by a run that would be acted on: a full cap followed by runs left alone is the whole answer.
+      if (runs.length === MAX_BULK_RUNS) return { runs, skipped, truncated: true };
+      runs.push(run);
     }
     pageToken = page.nextPageToken ?? undefined;
   } while (pageToken);

@@ -71,6 +71,20 @@ test('runs listed as closed are counted, never acted on, and do not use up the c
   assert.ok(acted.every((runId) => Number(runId.slice(4)) >= 15_000), 'no closed run was asked to terminate');
 });
 
+test(`exactly ${MAX_BULK_RUNS} open runs with closed ones behind them: all acted on, the closed counted, not truncated`, async () => {
+  const total = MAX_BULK_RUNS + 5;
+  const run = (index: number) => ({ workflowId: `wf-${index}`, runId: `run-${index}`, status: index < MAX_BULK_RUNS ? 'running' : 'completed' }) as RunDescription;
+  const engine = new FakeEngine({
+    async listRuns(query: ListRunsQuery): Promise<RunList> {
+      const from = query.pageToken ? Number(query.pageToken) : 0;
+      const to = Math.min(total, from + query.limit);
+      return { runs: Array.from({ length: to - from }, (_, offset) => run(from + offset)), nextPageToken: to < total ? String(to) : null };
+    },
+  });
+  const dry = await bulkControl({ engine, logger: new CapturingLogger() }, 'terminate', { filter: { catalog: 'main' }, dryRun: true });
+  assert.equal(dry, { action: 'terminate', dryRun: true, matched: total, alreadyClosed: 5, succeeded: 0, failures: [], truncated: false });
+});
+
 test("failures are per run: a named error keeps its message, an engine's own does not leak and is logged", async () => {
   const { engine } = engineWith(5, (runId) =>
     runId === 'run-1'
