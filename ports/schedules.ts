@@ -28,8 +28,12 @@ export interface ScheduleEngine {
   create(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription>;
   describe(scheduleId: string): Promise<ScheduleDescription>;
   list(query: ListSchedulesQuery): Promise<ScheduleList>;
-  /** Replaces what the schedule is told (its id stays); its actions and counts stay. */
-  update(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription>;
+  /**
+   * Replaces what the schedule is told (its id stays); its actions and counts stay. With `base` (what the schedule was
+   * when `definition` was made from it), only the parts `definition` changed are written, over what the schedule has
+   * at the time of the write (mergedScheduleChange).
+   */
+  update(definition: ScheduleDefinition, actor?: string, base?: ScheduleDefinition): Promise<ScheduleDescription>;
   delete(scheduleId: string): Promise<void>;
   /** Pauses (`paused: true`) or unpauses it, with the note that says why. */
   setPaused(scheduleId: string, paused: boolean, note: string, actor?: string): Promise<ScheduleDescription>;

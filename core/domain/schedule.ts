@@ -58,6 +58,33 @@ export interface ScheduleDefinition {
   note: string;
 }
 
+/**
+ * What an update writes: `requested` was made from `base` (what the schedule was when the request read it); each
+ * part it left as `base` had it takes what the schedule has now (`latest`), so a change made meanwhile (another
+ * request's, or Temporal pausing the schedule on a failed run) is not undone by a request that did not touch it.
+ * The spec is one part (a PATCH replaces it whole); the policy's fields are parts each.
+ */
+export function mergedScheduleChange(requested: ScheduleDefinition, base: ScheduleDefinition, latest: ScheduleDefinition): ScheduleDefinition {
+  const pick = <K extends keyof ScheduleDefinition>(key: K): ScheduleDefinition[K] => (sameValue(requested[key], base[key]) ? latest[key] : requested[key]);
+  const policyPart = <K extends keyof SchedulePolicy>(key: K): SchedulePolicy[K] =>
+    sameValue(requested.policy[key], base.policy[key]) ? latest.policy[key] : requested.policy[key];
+  return {
+    scheduleId: requested.scheduleId,
+    workflowName: pick('workflowName'),
+    catalog: pick('catalog'),
+    input: pick('input'),
+    spec: pick('spec'),
+    policy: { overlap: policyPart('overlap'), catchupWindowMs: policyPart('catchupWindowMs'), pauseOnFailure: policyPart('pauseOnFailure') },
+    paused: pick('paused'),
+    note: pick('note'),
+  };
+}
+
+/** Equal as JSON values (dates as their ISO strings): both sides are built the same way, key order included. */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** One fire the schedule acted on: when it was due, when it started its run, and the run. */
 export interface ScheduleAction {
   scheduledAt: Date;

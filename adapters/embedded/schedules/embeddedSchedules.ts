@@ -5,6 +5,7 @@ import {
   LISTED_ACTIONS,
   LISTED_FIRE_TIMES,
   MAX_BACKFILL_FIRES,
+  mergedScheduleChange,
   scheduledWorkflowId,
   scheduleExists,
   scheduleNotFound,
@@ -128,9 +129,10 @@ export class EmbeddedSchedules implements ScheduleEngine {
     return { schedules: page.map((schedule) => this.describeNow(schedule)), nextPageToken };
   }
 
-  update(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {
+  update(requested: ScheduleDefinition, actor?: string, base?: ScheduleDefinition): Promise<ScheduleDescription> {
     return this.serially(() => {
-      const current = this.get(definition.scheduleId);
+      const current = this.get(requested.scheduleId);
+      const definition = base ? mergedScheduleChange(requested, base, current.definition) : requested;
       const fireTimes = new FireTimes(definition.spec);
       // A new spec counts from now (its past times were never this schedule's), as does a pause lifted by the update.
       const restart = JSON.stringify(current.definition.spec) !== JSON.stringify(definition.spec) || (current.definition.paused && !definition.paused);

@@ -13,6 +13,7 @@ import {
   MAX_BACKFILL_FIRES,
   OVERLAP_POLICIES,
   scheduleExists,
+  mergedScheduleChange,
   scheduleNotFound,
   type OverlapPolicy,
   type ScheduleDefinition,
@@ -111,21 +112,33 @@ export class TemporalSchedules implements ScheduleEngine {
     };
   }
 
-  async update(definition: ScheduleDefinition, actor?: string): Promise<ScheduleDescription> {
-    return this.replace(definition, await this.own(definition.scheduleId), actor);
+  async update(definition: ScheduleDefinition, actor?: string, base?: ScheduleDefinition): Promise<ScheduleDescription> {
+    const current = await this.own(definition.scheduleId);
+    return this.replace(definition, base ?? descriptionOf(current).definition, actor);
   }
 
-  /** Replaces what the schedule is told; `current` (as Temporal describes it now) keeps its creator. */
-  private async replace(definition: ScheduleDefinition, current: TemporalScheduleDescription, actor: string | undefined): Promise<ScheduleDescription> {
-    const createdBy = memoOf(current)?.createdBy;
-    const options = await this.optionsOf(definition, {
-      ...(createdBy === undefined ? {} : { createdBy }),
-      ...(actor === undefined ? (memoOf(current)?.updatedBy === undefined ? {} : { updatedBy: memoOf(current)!.updatedBy! }) : { updatedBy: actor }),
-    });
-    const { spec, action, policies } = options;
-    const update = { spec, action, policies, state: { paused: definition.paused, note: definition.note } };
-    await this.call(definition.scheduleId, (handle) => handle.update(() => update));
-    return this.describe(definition.scheduleId);
+  /**
+   * Writes what `requested` changed of `base` over the schedule as Temporal describes it at the write (the SDK reads
+   * it again in update() and sends no conflict token): a pause Temporal applied on a failed run, or another API
+   * process's change, made since `base` was read, stays unless this request changes that part too.
+   */
+  private async replace(requested: ScheduleDefinition, base: ScheduleDefinition, actor: string | undefined): Promise<ScheduleDescription> {
+    // Refused here as on the embedded engine, by the same words, before Temporal would refuse it in its own.
+    assertReadableSpec(requested.spec);
+    const runTimeoutMs = await this.runTimeoutMs(requested.catalog, requested.workflowName);
+    await this.call(requested.scheduleId, (handle) =>
+      handle.update((latest) => {
+        const merged = mergedScheduleChange(requested, base, descriptionOf(latest).definition);
+        const memo = memoOf(latest);
+        const updatedBy = actor ?? memo?.updatedBy;
+        const keys = { ...(memo?.createdBy === undefined ? {} : { createdBy: memo.createdBy }), ...(updatedBy === undefined ? {} : { updatedBy }) };
+        // The limit looked up for the requested workflow, or the schedule's own when the merge kept another's.
+        const sameWorkflow = merged.workflowName === requested.workflowName && merged.catalog === requested.catalog;
+        const { spec, action, policies } = scheduleOptions(merged, keys, sameWorkflow ? runTimeoutMs : runTimeoutOf(latest));
+        return { spec, action, policies, state: { paused: merged.paused, note: merged.note } };
+      }),
+    );
+    return this.describe(requested.scheduleId);
   }
 
   async delete(scheduleId: string): Promise<void> {
@@ -134,9 +147,9 @@ export class TemporalSchedules implements ScheduleEngine {
   }
 
   async setPaused(scheduleId: string, paused: boolean, note: string, actor?: string): Promise<ScheduleDescription> {
-    const current = await this.own(scheduleId);
+    const base = descriptionOf(await this.own(scheduleId)).definition;
     // One update sets the state and records the key (pause and unpause alone could not say who).
-    return this.replace({ ...descriptionOf(current).definition, paused, note }, current, actor);
+    return this.replace({ ...base, paused, note }, base, actor);
   }
 
   async trigger(scheduleId: string, overlap: OverlapPolicy | undefined): Promise<void> {
@@ -170,44 +183,54 @@ export class TemporalSchedules implements ScheduleEngine {
   }
 
   private async optionsOf(definition: ScheduleDefinition, keys: Pick<ScheduleMemo, 'createdBy' | 'updatedBy'>): Promise<ScheduleOptions> {
-    const { spec, policy } = definition;
     // Refused here as on the embedded engine, by the same words, before Temporal would refuse it in its own.
-    assertReadableSpec(spec);
-    const memo: ScheduleMemo = {
-      spec: { calendar: spec.calendar, timezone: spec.timezone, startAt: spec.startAt?.toISOString() ?? null, endAt: spec.endAt?.toISOString() ?? null, jitterMs: spec.jitterMs },
-      ...keys,
-    };
-    const runTimeoutMs = await this.runTimeoutMs(definition.catalog, definition.workflowName);
-    return {
-      scheduleId: definition.scheduleId,
-      spec: {
-        ...(spec.calendar.kind === 'cron'
-          ? { cronExpressions: spec.calendar.expressions.map(temporalCron) }
-          : { intervals: [{ every: spec.calendar.everyMs, offset: spec.calendar.offsetMs }] }),
-        timezone: spec.timezone,
-        ...(spec.startAt ? { startAt: spec.startAt } : {}),
-        ...(spec.endAt ? { endAt: spec.endAt } : {}),
-        ...(spec.jitterMs > 0 ? { jitter: spec.jitterMs } : {}),
-      },
-      action: {
-        type: 'startWorkflow',
-        workflowType: definition.workflowName,
-        taskQueue: definition.catalog,
-        workflowId: definition.scheduleId,
-        args: [definition.input],
-        memo: { [SCHEDULE_MEMO_KEY]: memo },
-        ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
-      },
-      policies: { overlap: TEMPORAL_OVERLAP[policy.overlap], catchupWindow: policy.catchupWindowMs, pauseOnFailure: policy.pauseOnFailure },
-      state: { paused: definition.paused, note: definition.note },
-    };
+    assertReadableSpec(definition.spec);
+    return scheduleOptions(definition, keys, await this.runTimeoutMs(definition.catalog, definition.workflowName));
   }
+}
+
+/** The schedule as Temporal is told it: the definition, flowgate's memo (the spec as given, who made and changed it). */
+function scheduleOptions(definition: ScheduleDefinition, keys: Pick<ScheduleMemo, 'createdBy' | 'updatedBy'>, runTimeoutMs: number | undefined): ScheduleOptions {
+  const { spec, policy } = definition;
+  const memo: ScheduleMemo = {
+    spec: { calendar: spec.calendar, timezone: spec.timezone, startAt: spec.startAt?.toISOString() ?? null, endAt: spec.endAt?.toISOString() ?? null, jitterMs: spec.jitterMs },
+    ...keys,
+  };
+  return {
+    scheduleId: definition.scheduleId,
+    spec: {
+      ...(spec.calendar.kind === 'cron'
+        ? { cronExpressions: spec.calendar.expressions.map(temporalCron) }
+        : { intervals: [{ every: spec.calendar.everyMs, offset: spec.calendar.offsetMs }] }),
+      timezone: spec.timezone,
+      ...(spec.startAt ? { startAt: spec.startAt } : {}),
+      ...(spec.endAt ? { endAt: spec.endAt } : {}),
+      ...(spec.jitterMs > 0 ? { jitter: spec.jitterMs } : {}),
+    },
+    action: {
+      type: 'startWorkflow',
+      workflowType: definition.workflowName,
+      taskQueue: definition.catalog,
+      workflowId: definition.scheduleId,
+      args: [definition.input],
+      memo: { [SCHEDULE_MEMO_KEY]: memo },
+      ...(runTimeoutMs === undefined ? {} : { workflowRunTimeout: runTimeoutMs }),
+    },
+    policies: { overlap: TEMPORAL_OVERLAP[policy.overlap], catchupWindow: policy.catchupWindowMs, pauseOnFailure: policy.pauseOnFailure },
+    state: { paused: definition.paused, note: definition.note },
+  };
 }
 
 /** Temporal reads a sixth field as the year: seconds go first of seven (docs/schedules.md, Cron). */
 function temporalCron(expression: string): string {
   const fields = cronFields(expression);
   return fields.length === 6 ? [...fields, '*'].join(' ') : fields.join(' ');
+}
+
+/** The run time limit the schedule's action gives its runs now, as Temporal describes it. */
+function runTimeoutOf(description: TemporalScheduleDescription): number | undefined {
+  const action = description.action as { workflowRunTimeout?: number };
+  return typeof action.workflowRunTimeout === 'number' ? action.workflowRunTimeout : undefined;
 }
 
 function memoOf(description: TemporalScheduleDescription): ScheduleMemo | undefined {

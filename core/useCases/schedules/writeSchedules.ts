@@ -26,7 +26,8 @@ export async function updateSchedule(deps: WriteDeps, scheduleId: string, reques
   const current = await visibleSchedule(deps, scheduleId, access);
   const definition = updatedDefinition(current.definition, request);
   await checkWorkflow(deps, definition, access);
-  return toScheduleView(await deps.engine.schedules.update(definition, deps.actor));
+  // What another request changed meanwhile (a pause, say) stays: only what this request changes is written.
+  return toScheduleView(await deps.engine.schedules.update(definition, deps.actor, current.definition));
 }
 
 async function checkWorkflow(deps: WriteDeps, definition: ScheduleDefinition, access: Access): Promise<void> {

@@ -88,6 +88,23 @@ test('the next fire times are when the runs start, jitter included (as Temporal 
   }
 });
 
+test('an update made from a read before a pause keeps the pause: only the parts the request changed are written', async () => {
+  const h = await durableHarness([quick]);
+  try {
+    const base = (await h.engine.schedules.create(every('raced', 60_000))).definition;
+    await h.engine.schedules.setPaused('raced', true, 'paused meanwhile', 'other');
+    const updated = await h.engine.schedules.update({ ...base, input: { n: 5 } }, 'ci', base);
+    assert.equal(updated.definition.input, { n: 5 });
+    assert.is(updated.state.paused, true, 'the pause made meanwhile stays');
+    assert.is(updated.state.note, 'paused meanwhile');
+    // Without a base (the whole definition given): written as given.
+    const replaced = await h.engine.schedules.update({ ...base, input: { n: 6 } }, 'ci');
+    assert.is(replaced.state.paused, false);
+  } finally {
+    h.close();
+  }
+});
+
 test('after a restart the fires within the catch-up window are acted on, the older dropped, none started twice', async () => {
   const h = await durableHarness([quick]);
   try {
