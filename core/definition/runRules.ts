@@ -10,9 +10,12 @@ import { FeedbackValidationError } from './failures.js';
  * bundles this file, so it uses no Node API.
  */
 
-/** What ctx.sleep accepts: milliseconds, 0 or more. */
+/**
+ * What ctx.sleep accepts: milliseconds, 0 or more, finite. A due time of `now + Infinity` is kept as JSON's null: the
+ * embedded engine fired it at once after a restart, and Temporal refuses it.
+ */
 export function checkSleepDuration(ms: number): void {
-  if (typeof ms !== 'number' || !(ms >= 0)) throw new RangeError(`sleep: ms must be a number >= 0, got ${String(ms)}`);
+  if (typeof ms !== 'number' || !(ms >= 0) || !Number.isFinite(ms)) throw new RangeError(`sleep: ms must be a finite number >= 0, got ${String(ms)}`);
 }
 
 /** The workflow ctx.executeChild names, by definition or by name; a mistake in workflow code throws before anything starts. */
@@ -35,8 +38,8 @@ export function checkWebhookRequest(request: WebhookRequest): void {
   if (request.url !== undefined && (typeof request.url !== 'string' || request.url.length === 0)) {
     throw new TypeError('waitForWebhook: url must be a non-empty string');
   }
-  if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0)) {
-    throw new RangeError('waitForWebhook: timeoutMs must be a positive number');
+  if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0 && Number.isFinite(request.timeoutMs))) {
+    throw new RangeError(`waitForWebhook: timeoutMs must be a finite positive number (leave it out to wait without a limit), got ${String(request.timeoutMs)}`);
   }
 }
 

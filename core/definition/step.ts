@@ -21,7 +21,7 @@ export function defineActivity<I, O>(kind: ActivityKind, spec: StepSpec<I, O>): 
   assertDefinitionName(kind, spec.name);
   if (typeof spec.fn !== 'function') throw new TypeError(`${kind} ${spec.name}: fn must be a function`);
   const timeoutMs = spec.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
-  if (!(timeoutMs > 0)) throw new RangeError(`${kind} ${spec.name}: timeoutMs must be a positive number`);
+  if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw new RangeError(`${kind} ${spec.name}: timeoutMs must be a finite positive number, got ${String(timeoutMs)}`);
   const definition: ActivityDefinition<I, O> = Object.freeze({
     kind,
     name: spec.name,

@@ -25,6 +25,7 @@ test('evaluators are activities of kind evaluator', () => {
 test('bad definitions are refused at definition time with the name in the message', () => {
   assert.throws(() => step({ name: 'has#hash', fn: async () => 1 }), /step name "has#hash" is invalid/);
   assert.throws(() => step({ name: 'ok', fn: async () => 1, timeoutMs: 0 }), /timeoutMs/);
+  assert.throws(() => step({ name: 'ok', fn: async () => 1, timeoutMs: Number.POSITIVE_INFINITY }), /timeoutMs must be a finite positive number, got Infinity/);
   assert.throws(
     () => workflow({ name: 'w', description: '', inputSchema: z.object({}), outputSchema: z.object({}), fn: async () => ({}), runTimeoutMs: -1 }),
     /runTimeoutMs/,

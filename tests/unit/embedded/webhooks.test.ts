@@ -159,15 +159,26 @@ test('a malformed wait request fails the run with a clear error', async () => {
   const malformed = workflow({
     name: 'malformed_wait',
     description: 'Asks for a wait the engine refuses',
-    inputSchema: z.object({ which: z.enum(['url', 'timeout']) }),
+    inputSchema: z.object({ which: z.enum(['url', 'timeout', 'endless', 'sleep']) }),
     outputSchema: z.unknown(),
-    fn: async ({ which }, ctx) => ctx.waitForWebhook(which === 'url' ? { url: '' } : { timeoutMs: -5 }),
+    fn: async ({ which }, ctx) => {
+      if (which === 'sleep') return ctx.sleep(Number.POSITIVE_INFINITY);
+      return ctx.waitForWebhook(which === 'url' ? { url: '' } : { timeoutMs: which === 'endless' ? Number.POSITIVE_INFINITY : -5 });
+    },
   });
   const h = harness([malformed]);
   const badUrl = await h.outcome(await h.run(malformed, { which: 'url' }));
   assert.equal(badUrl.failure, { name: 'TypeError', message: 'waitForWebhook: url must be a non-empty string' });
   const badTimeout = await h.outcome(await h.run(malformed, { which: 'timeout' }));
-  assert.equal(badTimeout.failure, { name: 'RangeError', message: 'waitForWebhook: timeoutMs must be a positive number' });
+  assert.equal(badTimeout.failure, {
+    name: 'RangeError',
+    message: 'waitForWebhook: timeoutMs must be a finite positive number (leave it out to wait without a limit), got -5',
+  });
+  // Kept as JSON, an infinite due time was null, and a restart fired it at once: refused like any bad limit.
+  const endless = await h.outcome(await h.run(malformed, { which: 'endless' }));
+  assert.match(endless.failure!.message, /timeoutMs must be a finite positive number .*got Infinity$/);
+  const forever = await h.outcome(await h.run(malformed, { which: 'sleep' }));
+  assert.equal(forever.failure, { name: 'RangeError', message: 'sleep: ms must be a finite number >= 0, got Infinity' });
   assert.is(h.webhooks.calls.length, 0);
   h.close();
 });
