@@ -33,6 +33,14 @@ export class ProcessStoppedError extends Error {
 /** A step, evaluator or internal step called by workflow code: recorded, retried, cancellable. */
 export function executeStep(scope: RunScope, activity: ActivityDefinition, input: unknown): Promise<unknown> {
   const { commands } = scope;
+  // An input that is no JSON value is a mistake of the workflow code, thrown before anything is recorded (as a bad
+  // sleep duration is): recorded, a replay after a restart handed the code a plain Error instead of its TypeError.
+  let payload: Payload;
+  try {
+    payload = Payload.of(input);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   // Counted for replayed calls too, so every call keeps the activity id it had the first time.
   const activityId = String(commands.nextOrdinal('activity'));
   const call = commands.call('step', activity.name);
@@ -40,13 +48,7 @@ export function executeStep(scope: RunScope, activity: ActivityDefinition, input
   if (call.mode === 'replayed') return commands.replayed(call);
   if (call.mode === 'resumed') return new StepRun(scope, activity, call, call.record.trace!.input, activityId).resume();
   if (commands.isCancelled(scope)) return commands.settle(call, commands.cancelledOutcome(`Step ${activity.name} cancelled`));
-  let payload: Payload;
-  try {
-    payload = commands.intern(Payload.of(input));
-  } catch (error) {
-    return commands.settle(call, { ok: false, error });
-  }
-  return new StepRun(scope, activity, call, payload, activityId).start();
+  return new StepRun(scope, activity, call, commands.intern(payload), activityId).start();
 }
 
 class StepRun {

@@ -182,6 +182,38 @@ test('a sleeping run resumes with its own run id: the timer keeps its due time, 
   }
 });
 
+const takesJson = step({ name: 'takes_json', fn: async (input: unknown) => input });
+const badInputThenSleep = workflow({
+  name: 'bad_input_then_sleep',
+  description: 'Catches the error of a step input that is no JSON value, then sleeps across a restart',
+  inputSchema: z.object({}),
+  outputSchema: z.unknown(),
+  fn: async (_input, ctx) => {
+    let caught: unknown;
+    try {
+      await takesJson(10n);
+    } catch (error) {
+      caught = error;
+    }
+    await ctx.sleep(60_000);
+    return { typeError: caught instanceof TypeError, name: (caught as Error).name };
+  },
+});
+
+test('a step input that is no JSON value throws a TypeError, the same one when the run is replayed after a restart', async () => {
+  const h = await durableHarness([badInputThenSleep]);
+  try {
+    const ref = await h.run(badInputThenSleep, {}, 'bad-input-1');
+    await flush();
+    await h.restart({ downMs: 120_000 });
+    await flush(10);
+    const outcome = await h.engine.awaitOutcome(ref, { timeoutMs: 5_000 });
+    assert.equal(outcome?.output, { typeError: true, name: 'TypeError' });
+  } finally {
+    h.close();
+  }
+});
+
 test('timers that fell due while the process was down fire at once, in due order', async () => {
   const h = await durableHarness([dueOrder]);
   try {
