@@ -143,7 +143,18 @@ export class EmbeddedEngine implements WorkflowEngine {
   /** A worker serving a catalog (Temporal: polling a task queue) with these workflows; restored runs it serves resume. */
   registerWorker(registration: WorkerRegistration): WorkerHandle {
     const handle = this.catalogs.register(registration);
-    if (!this.closed) for (const record of [...this.live.all()]) if (record.description.catalog === registration.catalog) this.lifecycle.resume(record);
+    const unserved = new Map<string, number>();
+    for (const record of this.closed ? [] : [...this.live.all()]) {
+      if (record.description.catalog !== registration.catalog || this.lifecycle.resume(record)) continue;
+      unserved.set(record.description.workflowName, (unserved.get(record.description.workflowName) ?? 0) + 1);
+    }
+    // Runs another program left in this data directory (or of a workflow since removed): said once, not left silent.
+    if (unserved.size > 0) {
+      this.options.logger.warn(`open runs of workflows catalog "${registration.catalog}" does not serve here wait until a process serving them opens this data directory`, {
+        catalog: registration.catalog,
+        openRuns: Object.fromEntries(unserved),
+      });
+    }
     if (!this.closed) this.schedules.catalogServed(registration.catalog);
     return handle;
   }

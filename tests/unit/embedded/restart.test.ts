@@ -214,6 +214,21 @@ test('a step input that is no JSON value throws a TypeError, the same one when t
   }
 });
 
+test('open runs of a workflow the restarted process does not serve wait for one that does, and it says so once', async () => {
+  const h = await durableHarness([sleeper]);
+  try {
+    const ref = await h.run(sleeper, { key: 'unserved' }, 'unserved-1');
+    await flush();
+    await h.restart({ workflows: [twoSteps] });
+    assert.is((await h.engine.describe(ref)).status, 'running');
+    const said = h.logger.entries.filter((entry) => entry.level === 'warn' && entry.message.includes('does not serve here'));
+    assert.is(said.length, 1, JSON.stringify(h.logger.entries.map((entry) => entry.message)));
+    assert.equal(said[0]!.fields, { catalog: 'main', openRuns: { sleeper: 1 } });
+  } finally {
+    h.close();
+  }
+});
+
 test('timers that fell due while the process was down fire at once, in due order', async () => {
   const h = await durableHarness([dueOrder]);
   try {
