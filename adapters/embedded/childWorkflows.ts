@@ -1,6 +1,6 @@
 import type { ChildWorkflowOptions } from '../../core/definition/context.js';
-import { CancelledError, ChildWorkflowFailedError, childWorkflowNotFound } from '../../core/definition/failures.js';
-import { UnsupportedWorkflowError } from '../../core/domain/errors.js';
+import { CancelledError, ChildWorkflowFailedError, childIdTaken, childWorkflowNotFound } from '../../core/definition/failures.js';
+import { UnsupportedWorkflowError, WorkflowAlreadyStartedError } from '../../core/domain/errors.js';
 import { childWorkflowName, defaultChildWorkflowId } from '../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import type { CommandCall } from './commandLog.js';
@@ -47,9 +47,11 @@ export async function executeChild(
       root: parent.root ?? { workflowId: parent.workflowId, runId: parent.runId },
     }).runId;
   } catch (error) {
-    if (!(error instanceof UnsupportedWorkflowError)) return commands.settle(call, { ok: false, error });
-    // As on Temporal, where the child's run fails at once: the parent sees a failed child that does not exist.
-    const failure = childWorkflowNotFound(childName, catalog);
+    const refused = error instanceof UnsupportedWorkflowError || error instanceof WorkflowAlreadyStartedError;
+    if (!refused) return commands.settle(call, { ok: false, error });
+    // As on Temporal, where the child's start is refused: the parent sees a failed child (that does not exist, or
+    // whose id is taken), an error a replay after a restart rebuilds with its class.
+    const failure = error instanceof WorkflowAlreadyStartedError ? childIdTaken(workflowId) : childWorkflowNotFound(childName, catalog);
     commands.append('child_failed', { childWorkflowId: workflowId, status: 'failed', error: failure });
     return commands.settle(call, { ok: false, error: new ChildWorkflowFailedError(workflowId, '', 'failed', failure) });
   }

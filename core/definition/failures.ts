@@ -70,6 +70,14 @@ export function childWorkflowNotFound(workflowName: string, catalog: string, det
   return { name: 'WorkflowNotFoundError', message: `Workflow "${workflowName}" does not exist in catalog "${catalog}"${detail}`, retryable: false };
 }
 
+/**
+ * The failure of a child whose workflow id has an open run already: what ctx.executeChild's ChildWorkflowFailedError
+ * carries on both engines (Temporal refuses the start, the embedded engine too), so workflow code tests one class.
+ */
+export function childIdTaken(workflowId: string): SerializedFailure {
+  return { name: 'WorkflowAlreadyStartedError', message: `Workflow ${workflowId} is already running: a child needs a workflow id no open run has`, retryable: false };
+}
+
 /** A webhook wait with a time limit got no reply in time. */
 export class WebhookTimeoutError extends Error {
   override name = 'WebhookTimeoutError';

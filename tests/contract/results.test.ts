@@ -257,6 +257,21 @@ test('a child workflow no catalog serves: the parent gets ChildWorkflowFailedErr
   assert.ok(types.includes('child_failed'), `child_failed in ${types.join(', ')}`);
 });
 
+test('a child whose workflow id has an open run: the parent gets ChildWorkflowFailedError naming it, on both engines', async ({ api }) => {
+  const caught = await runAndWait(api, { workflowName: 'starts_child_twice', workflowId: uniqueId('res-child-twice'), input: {} });
+  assert.is(caught.status, 'completed', JSON.stringify(caught.error));
+  assert.equal(caught.output, {
+    name: 'ChildWorkflowFailedError',
+    isChildWorkflowFailedError: true,
+    status: 'failed',
+    failure: {
+      name: 'WorkflowAlreadyStartedError',
+      message: `Workflow ${caught.workflowId}/held is already running: a child needs a workflow id no open run has`,
+      retryable: false,
+    },
+  });
+});
+
 test('an open run has no result yet: 424 WorkflowNotCompletedError with its workflowId', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('res-open'));
   for (const path of [`${wf(workflowId)}/result`, `${wf(workflowId, runId)}/result`, `${wf(workflowId)}/result?v=legacy`]) {

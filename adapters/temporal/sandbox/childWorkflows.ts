@@ -1,6 +1,6 @@
 import { ChildWorkflowFailure, executeChild as executeTemporalChild, isCancellation } from '@temporalio/workflow';
 import type { ChildWorkflowOptions } from '../../../core/definition/context.js';
-import { CancelledError, ChildWorkflowFailedError } from '../../../core/definition/failures.js';
+import { CancelledError, ChildWorkflowFailedError, childIdTaken } from '../../../core/definition/failures.js';
 import { childWorkflowName, defaultChildWorkflowId } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunState } from './runState.js';
@@ -45,6 +45,12 @@ export async function executeChild(
       throw new ChildWorkflowFailedError(error.execution.workflowId ?? workflowId, error.execution.runId ?? '', status, failure);
     }
     if (isCancellation(error)) throw new CancelledError(`Child workflow ${childName} not started: the run is cancelled`);
+    // The SDK's WorkflowExecutionAlreadyStartedError (by name: its class lives in @temporalio/common): the failure the
+    // embedded engine gives the same call.
+    if (error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError') {
+      const failure = childIdTaken(workflowId);
+      throw new ChildWorkflowFailedError(workflowId, '', 'failed', failure);
+    }
     throw error;
   }
 }
