@@ -15,7 +15,8 @@ type KeyedRerunDeps = RerunDeps & Pick<CoreDeps, 'digest' | 'clock' | 'idempoten
  * (a continued run's is the input it was continued with), started as POST /workflow starts one: the catalog, the
  * type and the input are checked against what the catalog publishes now, and nothing starts when a check fails.
  * Without a `workflowId` the new run gets a new one; with the original's, the start fails while that run is open
- * (WorkflowAlreadyStartedError) and adds a run to the id once it closed.
+ * (WorkflowAlreadyStartedError) and adds a run to the id once it closed. `visible`: whether the calling API key may
+ * see a run (a key limited to some workflows sees theirs only; another is a 404, as if it did not exist).
  */
 export async function rerun(
   deps: KeyedRerunDeps,
