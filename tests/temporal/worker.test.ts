@@ -241,7 +241,7 @@ worker('the catalog memo publishes the workflows with JSON Schemas; onlineWorker
   assert.is(memo.catalog, CATALOG);
   assert.equal(memo.onlineWorkers, [context.worker.identity]);
   const names = memo.workflows.map((workflow) => workflow.name).sort();
-  assert.equal(names, ['arithmetic', 'awaits_feedback', 'calls_missing_child', 'cleans_up_on_stop', 'countdown', 'echo', 'fails_in_step', 'fails_in_workflow', 'parent', 'sleeper']);
+  assert.equal(names, ['arithmetic', 'awaits_feedback', 'calls_missing_child', 'cleans_up_on_stop', 'countdown', 'echo', 'fails_in_step', 'fails_in_workflow', 'parent', 'sleeper', 'starts_child_twice']);
   const echo = memo.workflows.find((workflow) => workflow.name === 'echo')!;
   assert.is(echo.description, 'Returns its input through one step');
   assert.equal((echo.inputSchema as { properties: unknown }).properties, { message: { type: 'string' } });
