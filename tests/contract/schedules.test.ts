@@ -157,6 +157,28 @@ test('a backfill fires once for every time of a past range', async ({ api }) => 
   });
 });
 
+test('a schedule page token is bound to its filter, shows no schedule id, and a forged one is refused', async ({ api }) => {
+  const ids = [uniqueId('paged-a'), uniqueId('paged-b')];
+  for (const scheduleId of ids) await create(api, { scheduleId, workflowName: 'echo', input: { message: 'x' }, spec: { every: '1h' }, paused: true });
+  try {
+    const token: string = await eventually('a first page with a next page token', async () => {
+      const response = await http(api, 'GET', '/schedules?workflowName=echo&limit=1');
+      expectStatus(response, 200, 'first page');
+      return response.body.nextPageToken ?? undefined;
+    });
+    const readable = Buffer.from(token, 'base64url').toString('latin1');
+    for (const scheduleId of ids) assert.not.ok(readable.includes(scheduleId), `the token names ${scheduleId}`);
+    expectStatus(await http(api, 'GET', `/schedules?workflowName=echo&limit=1&pageToken=${token}`), 200, 'the next page');
+    for (const bad of [`/schedules?workflowName=arithmetic&limit=1&pageToken=${token}`, '/schedules?pageToken=s1.', '/schedules?pageToken=s1.enp6', '/schedules?pageToken=garbage']) {
+      const refused = await http(api, 'GET', bad);
+      expectError(refused, 400, 'ValidationError');
+      assert.is(refused.body.message, 'pageToken is invalid or stale', bad);
+    }
+  } finally {
+    for (const scheduleId of ids) await remove(api, scheduleId);
+  }
+});
+
 test('list, filter by workflow, change, and delete', async ({ api }) => {
   const scheduleId = uniqueId('listed');
   const created = await create(api, { scheduleId, workflowName: 'echo', input: { message: 'x' }, spec: { cron: ['0 3 * * *'], timezone: 'Europe/Berlin' }, paused: true, note: 'later' });

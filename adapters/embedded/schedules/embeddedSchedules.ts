@@ -20,6 +20,7 @@ import type { Metrics } from '../../../ports/metrics.js';
 import type { ListSchedulesQuery, ScheduleEngine, ScheduleList } from '../../../ports/schedules.js';
 import type { Tracing } from '../../../ports/tracing.js';
 import { FireTimes, jitterOf } from '../../schedules/fireTimes.js';
+import { PageTokens } from '../../pageTokens.js';
 import { listPage } from './listPage.js';
 import type { EngineStore } from '../store/engineStore.js';
 import type { StoredSchedule } from './storedSchedule.js';
@@ -56,6 +57,8 @@ export class EmbeddedSchedules implements ScheduleEngine {
   private readonly watching = new Set<string>();
   private readonly closing = new AbortController();
   private queue: Promise<unknown> = Promise.resolve();
+  /** The store's key, as the engine's run tokens: a page walk goes on across a restart of a durable store. */
+  private readonly tokens: PageTokens;
 
   constructor(
     private readonly runs: ScheduledRuns,
@@ -65,6 +68,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
     private readonly metrics: Pick<Metrics, 'scheduleAction' | 'scheduleDeleted'>,
     private readonly tracing: Pick<Tracing, 'detached'>,
   ) {
+    this.tokens = new PageTokens(store.pageTokenKey);
     for (const schedule of store.loadSchedules()) {
       this.schedules.set(schedule.definition.scheduleId, schedule);
       this.fireTimes.set(schedule.definition.scheduleId, new FireTimes(schedule.definition.spec));
@@ -125,7 +129,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
   async list(query: ListSchedulesQuery): Promise<ScheduleList> {
     const matching = [...this.schedules.values()].filter((schedule) => query.workflowName === undefined || schedule.definition.workflowName === query.workflowName);
     // Only the page's schedules are described: their next fire times are computed, not every schedule's.
-    const { page, nextPageToken } = listPage(matching, query);
+    const { page, nextPageToken } = listPage(matching, query, this.tokens);
     return { schedules: page.map((schedule) => this.describeNow(schedule)), nextPageToken };
   }
 
