@@ -1,6 +1,7 @@
 import type { ListRunsRequest } from '../api/requests.js';
 import type { RunListView } from '../api/views.js';
 import { narrowRunFilter, type Access } from '../domain/access.js';
+import { invalidPageToken } from '../domain/errors.js';
 import { checkRunListLimit } from '../domain/requestBounds.js';
 import type { RunDescription } from '../domain/run.js';
 import { toStatusView } from '../results/statusView.js';
@@ -21,7 +22,11 @@ export const MAX_SCANNED_PAGES = 10;
 export async function listRuns(deps: Pick<CoreDeps, 'engine'>, request: ListRunsRequest, access?: Access): Promise<RunListView> {
   checkRunListLimit(request.limit);
   const narrowed = narrowRunFilter(access, request);
-  if (narrowed.kind === 'none') return { runs: [], nextPageToken: null };
+  if (narrowed.kind === 'none') {
+    // No page of this filter was ever handed to this key, so a token for it is forged or from another filter.
+    if (request.pageToken !== undefined) throw invalidPageToken();
+    return { runs: [], nextPageToken: null };
+  }
   if (narrowed.exact) {
     const list = await deps.engine.listRuns(narrowed.filter);
     return { runs: list.runs.map(toStatusView), nextPageToken: list.nextPageToken };

@@ -96,6 +96,13 @@ test('the CI key starts only echo in main, and sees only its runs: 403 to start 
   assert.ok(runs.body.runs.some((run: { workflowId: string }) => run.workflowId === own.workflowId));
   assert.equal((await http(api, 'GET', '/workflow/runs?workflowName=awaits_feedback', h)).body.runs, []);
   assert.equal((await http(api, 'GET', '/workflow/runs?catalog=other', h)).body.runs, []);
+  // A filter outside the key's limits has no pages, so no token of its own: one given is forged or another's.
+  const adminToken = (await http(api, 'GET', '/workflow/runs?workflowName=awaits_feedback&limit=1', { headers: ADMIN })).body.nextPageToken;
+  for (const pageToken of ['garbage', ...(adminToken ? [adminToken] : [])]) {
+    const refused = await http(api, 'GET', `/workflow/runs?workflowName=awaits_feedback&pageToken=${pageToken}`, h);
+    expectError(refused, 400, 'ValidationError');
+    assert.is(refused.body.message, 'pageToken is invalid or stale');
+  }
   expectStatus(await http(api, 'POST', `${wf(hidden.workflowId, hidden.runId)}/terminate`, { json: {}, headers: ADMIN }), 200);
 });
 
