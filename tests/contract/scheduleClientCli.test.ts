@@ -196,6 +196,11 @@ test('flowgate schedule: create with every option, describe (human and --json), 
     const afterTrigger = succeeds(await flowgate(api.baseUrl, ['schedule', 'describe', scheduleId]));
     assert.match(afterTrigger, new RegExp(`^recent actions \\(newest last\\):\\nSCHEDULED +STARTED +WORKFLOW ID +RUN ID\\n\\S+ +\\S+ +${run.workflowId} +${run.runId}$`, 'm'));
     assert.match(afterTrigger, /^state: +paused\nnote: +on hold$/m);
+    const ofSchedule = await eventually('the triggered run in `flowgate runs --schedule`', async () => {
+      const listed = JSON.parse(succeeds(await flowgate(api.baseUrl, ['runs', '--schedule', scheduleId, '--json'])));
+      return listed.runs.length > 0 ? listed : undefined;
+    });
+    assert.equal(ofSchedule.runs.map((listed: { runId: string }) => listed.runId), [run.runId]);
 
     const [deleted, deletedJson] = await Promise.all([
       flowgate(api.baseUrl, ['schedule', 'delete', scheduleId]),

@@ -55,8 +55,8 @@ export const listCommand = apiCommand({
 
 export const runsCommand = apiCommand({
   name: 'runs',
-  summary: 'runs, newest first, filtered by workflow, catalog, status and starter',
-  synopsis: '[--workflow NAME] [--catalog C] [--status S] [--started-by KEY] [--limit N] [--page-token T]',
+  summary: 'runs, newest first, filtered by workflow, catalog, status, starter and schedule',
+  synopsis: '[--workflow NAME] [--catalog C] [--status S] [--started-by KEY] [--schedule ID] [--limit N] [--page-token T]',
   description: [
     'Lists runs newest first (GET /workflow/runs) as a table: workflow id, run id, workflow, status, start, duration.',
     'A last line gives the --page-token of the next page when there is one.',
@@ -66,6 +66,7 @@ export const runsCommand = apiCommand({
     catalog: { type: 'string', value: 'C', description: "only this catalog's runs" },
     status: { type: 'string', value: 'S', description: 'only runs in this status: running, completed, failed, cancelled, terminated, timed_out, continued_as_new' },
     'started-by': { type: 'string', value: 'KEY', description: 'only runs started with this API key (its id)' },
+    schedule: { type: 'string', value: 'ID', description: 'only runs this schedule started' },
     limit: { type: 'string', value: 'N', description: `runs per page, 1 to ${MAX_RUN_LIST_LIMIT} (default 100)` },
     'page-token': { type: 'string', value: 'T', description: 'the page after the one that gave this token' },
   },
@@ -75,6 +76,7 @@ export const runsCommand = apiCommand({
       catalog: textOption(values.catalog, 'catalog'),
       status: textOption(values.status, 'status'),
       startedBy: textOption(values['started-by'], 'started-by'),
+      scheduleId: textOption(values.schedule, 'schedule'),
       limit: integerOption(values.limit, 'limit', 1, MAX_RUN_LIST_LIMIT),
       pageToken: textOption(values['page-token'], 'page-token'),
     };

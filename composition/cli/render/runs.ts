@@ -27,7 +27,9 @@ export function renderStatus(view: RunStatusView, now: number = Date.now()): str
 
 /** The runs of one page, newest first, and how to get the next page. */
 export function renderRunList(list: RunList, now: number = Date.now()): string {
-  if (list.runs.length === 0) return 'no runs\n';
+  const more = list.nextPageToken ? `next page: --page-token ${list.nextPageToken}\n` : '';
+  // A key limited to some workflows can get an empty page with more after it (docs/api.md): the token still matters.
+  if (list.runs.length === 0) return (more ? 'no runs on this page\n' : 'no runs\n') + more;
   const rows = list.runs.map((run) => [
     run.workflowId,
     run.runId,
@@ -36,7 +38,6 @@ export function renderRunList(list: RunList, now: number = Date.now()): string {
     run.startedAt,
     duration(between(run.startedAt, run.closedAt, now)),
   ]);
-  const more = list.nextPageToken ? `next page: --page-token ${list.nextPageToken}\n` : '';
   return table(['WORKFLOW ID', 'RUN ID', 'WORKFLOW', 'STATUS', 'STARTED', 'DURATION'], rows) + more;
 }
 

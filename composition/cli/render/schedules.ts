@@ -45,7 +45,9 @@ export function renderSchedule(schedule: Schedule): string {
 
 /** One page of schedules by id, and how to get the next page. */
 export function renderScheduleList(list: ScheduleList): string {
-  if (list.schedules.length === 0) return 'no schedules\n';
+  const more = list.nextPageToken ? `next page: --page-token ${list.nextPageToken}\n` : '';
+  // A key limited to some workflows can get an empty page with more after it (docs/schedules.md).
+  if (list.schedules.length === 0) return (more ? 'no schedules on this page\n' : 'no schedules\n') + more;
   const rows = list.schedules.map((schedule) => [
     schedule.scheduleId,
     schedule.workflowName,
@@ -54,7 +56,6 @@ export function renderScheduleList(list: ScheduleList): string {
     String(schedule.actionCount),
     whenText(schedule),
   ]);
-  const more = list.nextPageToken ? `next page: --page-token ${list.nextPageToken}\n` : '';
   return table(['SCHEDULE', 'WORKFLOW', 'STATE', 'NEXT FIRE', 'ACTIONS', 'WHEN'], rows) + more;
 }
 

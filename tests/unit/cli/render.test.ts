@@ -57,6 +57,8 @@ runs('run list: a row per run and the next page token; none: a line saying so', 
   assert.is(out.split('\n')[1], 'w1           r1      echo      completed  2026-01-01T00:00:00.000Z  1.5s');
   assert.match(out, /\nnext page: --page-token tok\n$/);
   assert.is(renderRunList({ runs: [], nextPageToken: null }), 'no runs\n');
+  // A limited key's page can be empty with more after it: the token is still printed.
+  assert.is(renderRunList({ runs: [], nextPageToken: 'T1' }), 'no runs on this page\nnext page: --page-token T1\n');
 });
 
 runs('history page: attempt and error pulled out of the attributes', () => {

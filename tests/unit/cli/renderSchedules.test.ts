@@ -102,6 +102,7 @@ render('a list: a row per schedule with its state, next fire, actions and calend
     ].join('\n'),
   );
   assert.is(renderScheduleList({ schedules: [], nextPageToken: null }), 'no schedules\n');
+  assert.is(renderScheduleList({ schedules: [], nextPageToken: 'T2' }), 'no schedules on this page\nnext page: --page-token T2\n');
 });
 
 render('seconds as durations: units from days to seconds, a fraction in seconds', () => {
