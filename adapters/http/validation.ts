@@ -14,10 +14,17 @@ const PART_MESSAGES: Record<RequestPart, string> = {
 export function parseRequestPart<S extends z.ZodType>(schema: S, value: unknown, part: RequestPart): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map(toValidationIssue);
+  const issues = result.error.issues.map((issue) => toValidationIssue(part === 'query' && isRepeated(value, issue.path[0]) ? { ...issue, message: REPEATED_PARAMETER } : issue));
   const first = issues[0];
   const where = first && first.path.length > 0 ? ` ${first.path.join('.')}` : '';
   throw new ValidationError(`${PART_MESSAGES[part]}${where}: ${first?.message ?? 'invalid'}`, { issues });
+}
+
+/** What a parameter given twice is told, whatever its schema would have said of the list it became (requestTarget.ts). */
+const REPEATED_PARAMETER = 'given more than once; a query parameter may appear once';
+
+function isRepeated(query: unknown, name: PropertyKey | undefined): boolean {
+  return typeof name === 'string' && typeof query === 'object' && query !== null && Array.isArray((query as Record<string, unknown>)[name]);
 }
 
 export function toValidationIssue(issue: z.core.$ZodIssue): ValidationIssue {

@@ -80,7 +80,7 @@ export function queryInteger(bounds: { min: number; max: number; fallback: numbe
       (value) => (typeof value === 'string' && DECIMAL_DIGITS.test(value) ? Number(value) : value),
       // Only the type message is replaced: a range failure keeps zod's own "expected number to be <=1000".
       z
-        .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be a whole number' : undefined) })
+        .number({ error: (issue) => (issue.code === 'invalid_type' ? `must be a whole number from ${bounds.min} to ${bounds.max}, in plain digits` : undefined) })
         .int()
         .min(bounds.min)
         .max(bounds.max)

@@ -118,6 +118,15 @@ test('run list query: defaults, bounds, the `continued` alias, repeated and unkn
     assert.is(answer.status, 400, query);
     assert.is(answer.json.error, 'ValidationError', query);
   }
+  // The message says what is wrong: not "whole number" to -1, nor "expected string, received array" to a repeat.
+  const messages: [string, string][] = [
+    ['limit=-1', 'Invalid query parameter limit: must be a whole number from 1 to 1000, in plain digits'],
+    ['limit=1e2', 'Invalid query parameter limit: must be a whole number from 1 to 1000, in plain digits'],
+    ['limit=1&limit=2', 'Invalid query parameter limit: given more than once; a query parameter may appear once'],
+    ['status=running&status=failed', 'Invalid query parameter status: given more than once; a query parameter may appear once'],
+  ];
+  for (const [query, message] of messages) assert.is((await call(h, 'GET', `/workflow/runs?${query}`)).json.message, message, query);
+  assert.is((await call(h, 'GET', '/workflow/wf-1/history?pageSize=0x5')).json.message, 'Invalid query parameter pageSize: must be a whole number from 1 to 200, in plain digits');
 });
 
 test('result version: v2 by default, legacy with Deprecation: @<epoch seconds>, anything else 400', async () => {
