@@ -1,5 +1,5 @@
 /**
- * What the embedded engine keeps in a page token (adapters/pageTokens.ts signs it): a position in its store, as named
+ * What the embedded engine keeps in a page token (adapters/pageTokens.ts seals it): a position in its store, as named
  * numbers (a history offset `o`; a run list's start time `t` and sequence `q`).
  */
 export type StorePosition = Record<string, number>;
