@@ -21,7 +21,7 @@ export interface TemporalEngineOptions {
   /** Deadline of every ordinary call to Temporal (long polls have their own). @default 10000 */
   rpcTimeoutMs?: number;
   /**
-   * Key that signs page tokens. Give every API server behind one load balancer the same key, so a token issued by
+   * Key that seals page tokens. Give every API server behind one load balancer the same key, so a token issued by
    * one is accepted by the others. @default a random key per engine (tokens last as long as the process)
    */
   pageTokenSecret?: string;
