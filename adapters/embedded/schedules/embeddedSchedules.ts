@@ -352,6 +352,12 @@ export class EmbeddedSchedules implements ScheduleEngine {
       }
     }
     const pinned = { workflowId: run.workflowId, runId: run.runId };
+    if (schedule.recentActions.some((action) => action.run.runId === pinned.runId)) {
+      // A second fire within the second of one already acted on (a trigger again): its run is that fire's, which is
+      // counted; as on Temporal, the fire is dropped, not counted twice or watched twice.
+      if (fromBuffer) this.save({ ...schedule, buffered: schedule.buffered.slice(1) });
+      return;
+    }
     const action = { scheduledAt: time, startedAt: run.startedAt, run: pinned };
     this.save({
       ...schedule,

@@ -237,6 +237,26 @@ test('overlap buffer_all starts every waiting fire in turn; allow_all starts eac
   }
 });
 
+test('triggers within one second start one run and count one action (its id carries the second), as on Temporal', async () => {
+  const h = await durableHarness([waits]);
+  try {
+    await h.engine.schedules.create(every('again', 3_600_000, { workflowName: 'waits', paused: true }));
+    await h.clock.advance(1_250);
+    for (let trigger = 0; trigger < 3; trigger += 1) await h.engine.schedules.trigger('again', 'allow_all');
+    assert.equal(await runIds(h, 'again'), ['again-2026-01-01T00:00:01Z']);
+    const described = await h.engine.schedules.describe('again');
+    assert.is(described.state.actionCount, 1);
+    assert.equal(described.state.recentActions.map((action) => action.run.workflowId), ['again-2026-01-01T00:00:01Z']);
+    assert.is(described.state.runningRuns.length, 1);
+    await h.clock.advance(1_000);
+    await h.engine.schedules.trigger('again', 'allow_all');
+    assert.equal(await runIds(h, 'again'), ['again-2026-01-01T00:00:01Z', 'again-2026-01-01T00:00:02Z']);
+    assert.is((await h.engine.schedules.describe('again')).state.actionCount, 2);
+  } finally {
+    h.close();
+  }
+});
+
 test('overlap terminate_other ends the open run and starts at once; cancel_other stops it and starts once it closed', async () => {
   const terminate = await overlapping('terminate_other');
   try {
