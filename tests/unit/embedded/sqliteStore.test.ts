@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -274,6 +274,57 @@ test('a callback whose delivery had not ended when the process stopped is delive
     assert.equal(delivered, [started.runId]);
   } finally {
     h.close();
+  }
+});
+
+test("another program's SQLite database, a database that is a directory, a parent that is a file: refused by name, nothing changed", async () => {
+  const dataDir = tempDir();
+  try {
+    const foreign = join(dataDir, 'foreign');
+    const { DatabaseSync } = await loadSqlite();
+    await openSqliteStore(storeOptions(foreign)).then((store) => store.close());
+    rmSync(join(foreign, DATABASE_FILE));
+    const raw = new DatabaseSync(join(foreign, DATABASE_FILE));
+    raw.exec("CREATE TABLE customers (name TEXT); INSERT INTO customers VALUES ('alice')");
+    raw.close();
+    const before = readFileSync(join(foreign, DATABASE_FILE));
+    const refused = await rejection(openSqliteStore(storeOptions(foreign)));
+    assert.instance(refused, DataDirectoryError);
+    assert.is((refused as Error).message, `${join(foreign, DATABASE_FILE)} is not a flowgate database (it holds another program's tables); it was left as it is: move it away or give another DATA_DIR`);
+    assert.ok(readFileSync(join(foreign, DATABASE_FILE)).equals(before), 'the other program\'s database was not written');
+
+    const directory = join(dataDir, 'directory');
+    await openSqliteStore(storeOptions(directory)).then((store) => store.close());
+    rmSync(join(directory, DATABASE_FILE));
+    mkdirSync(join(directory, DATABASE_FILE));
+    const notDatabase = await rejection(openSqliteStore(storeOptions(directory)));
+    assert.instance(notDatabase, DataDirectoryError);
+    assert.is((notDatabase as Error).message, `${join(directory, DATABASE_FILE)} is a directory, not a database: move it away or give another DATA_DIR`);
+
+    const file = join(dataDir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const under = await rejection(openSqliteStore(storeOptions(join(file, 'sub', 'dir'))));
+    assert.instance(under, DataDirectoryError);
+    assert.is((under as Error).message, `DATA_DIR ${join(file, 'sub', 'dir')} cannot be made: ${file} is a file, not a directory`);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a pid file that cannot be written refuses the directory by name and leaves it free for the next try', async () => {
+  const dataDir = tempDir();
+  try {
+    mkdirSync(join(dataDir, 'flowgate.pid'));
+    const refused = await rejection(openSqliteStore(storeOptions(dataDir)));
+    assert.instance(refused, DataDirectoryError);
+    assert.match((refused as Error).message, `DATA_DIR ${dataDir} cannot be written: ${join(dataDir, 'flowgate.pid')} (`);
+    rmSync(join(dataDir, 'flowgate.pid'), { recursive: true });
+    // The failed open closed its database: the directory is not held by this process now.
+    const store = await openSqliteStore(storeOptions(dataDir));
+    assert.is(readFileSync(join(dataDir, 'flowgate.pid'), 'utf8').trim(), String(process.pid));
+    store.close();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
 

@@ -49,9 +49,14 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
         `${path} was written by a newer flowgate (schema version ${check.version}; this flowgate reads up to ${SCHEMA_VERSION}): upgrade flowgate, or give another DATA_DIR; the database is left as it is`,
       );
     }
+    if (check.kind === 'foreign') {
+      db.exec('ROLLBACK');
+      throw new DataDirectoryError(`${path} is not a flowgate database (it holds another program's tables); it was left as it is: move it away or give another DATA_DIR`);
+    }
     db.exec('COMMIT');
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.sync === 'normal' ? 'NORMAL' : 'FULL'}`);
+    writePidFile(dataDir);
   } catch (error) {
     try {
       db.close();
@@ -61,7 +66,6 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
     if (error instanceof DataDirectoryError) throw error;
     throw unusable(dataDir, path, error);
   }
-  writeFileSync(join(dataDir, PID_FILE), `${process.pid}\n`);
   const store = new SqliteStore(db, options);
   const close = store.close.bind(store);
   store.close = () => {
@@ -71,13 +75,29 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
   return store;
 }
 
+/**
+ * Names this process as the directory's holder (a second flowgate's refusal names it). Written under the database's
+ * exclusive lock, so the file is this process's to write; one that cannot be written refuses the directory, and an
+ * empty file a full disk left is removed.
+ */
+function writePidFile(dataDir: string): void {
+  const pidFile = join(dataDir, PID_FILE);
+  try {
+    writeFileSync(pidFile, `${process.pid}\n`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EISDIR') rmSync(pidFile, { force: true });
+    throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be written: ${pidFile} (${describe(error)}): give a directory this process can write, with room on its disk`);
+  }
+}
+
 /** Makes the directory, or says in one line why it cannot be one flowgate writes to. */
 function prepareDirectory(dataDir: string): void {
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
+    if (code === 'EEXIST') throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
+    if (code === 'ENOTDIR') throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be made: ${fileOnTheWay(dataDir)} is a file, not a directory`);
     throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be made (${describe(whyNotMade(dataDir, error))}): give a directory this process can write`);
   }
   if (!statSync(dataDir).isDirectory()) throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
@@ -87,6 +107,13 @@ function prepareDirectory(dataDir: string): void {
   } catch (error) {
     throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be written (${describe(error)}): give a directory this process can write`);
   }
+}
+
+/** The file among DATA_DIR's parents that stops it being made (or DATA_DIR itself). */
+function fileOnTheWay(dataDir: string): string {
+  let parent = dirname(dataDir);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  return existsSync(parent) && !statSync(parent).isDirectory() ? parent : dataDir;
 }
 
 /**
@@ -121,11 +148,26 @@ function unusable(dataDir: string, path: string, error: unknown): DataDirectoryE
   if (code !== undefined && ((code & 0xff) === 26 || (code & 0xff) === 11)) {
     return new DataDirectoryError(`${path} is not a flowgate database or is damaged (${message}); it was left as it is: move it away or give another DATA_DIR`);
   }
-  // SQLITE_READONLY (8), SQLITE_CANTOPEN (14), SQLITE_IOERR (10), SQLITE_PERM (3).
+  // SQLITE_READONLY (8), SQLITE_CANTOPEN (14), SQLITE_IOERR (10), SQLITE_PERM (3): the directory was found writable
+  // (prepareDirectory), so the database file itself may be what refuses.
   if (code !== undefined && [8, 14, 10, 3].includes(code & 0xff)) {
+    const file = databaseFileRefusal(path);
+    if (file !== undefined) return new DataDirectoryError(file);
     return new DataDirectoryError(`DATA_DIR ${dataDir} cannot be written (${message}): give a directory this process can write`);
   }
   return new DataDirectoryError(`${path} cannot be opened (${message})`);
+}
+
+/** Why the database file itself cannot be written, when it is the file: a directory in its place, or no write access. */
+function databaseFileRefusal(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  if (statSync(path).isDirectory()) return `${path} is a directory, not a database: move it away or give another DATA_DIR`;
+  try {
+    accessSync(path, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    return `${path} cannot be written by this process (${describe(error)}); it was left as it is: give this process write access to it, or give another DATA_DIR`;
+  }
 }
 
 function holder(dataDir: string): number | undefined {

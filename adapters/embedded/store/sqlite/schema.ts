@@ -80,13 +80,17 @@ CREATE TABLE callbacks (
 `;
 
 /** What the version check found. */
-export type SchemaCheck = { kind: 'ready' } | { kind: 'newer'; version: number };
+export type SchemaCheck = { kind: 'ready' } | { kind: 'newer'; version: number } | { kind: 'foreign' };
 
-/** Creates the schema in a new database; reports a database written by a newer flowgate. Inside the caller's transaction. */
+/**
+ * Creates the schema in a new database; reports a database written by a newer flowgate, and one of another program
+ * (version 0 with tables in it), which is never written to. Inside the caller's transaction.
+ */
 export function prepareSchema(db: DatabaseSync): SchemaCheck {
   const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
   if (version > SCHEMA_VERSION) return { kind: 'newer', version };
   if (version === SCHEMA_VERSION) return { kind: 'ready' };
+  if (version === 0 && db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get() !== undefined) return { kind: 'foreign' };
   if (version === 0) db.exec(SCHEMA);
   else for (const migration of MIGRATIONS.slice(version - 1)) db.exec(migration);
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
