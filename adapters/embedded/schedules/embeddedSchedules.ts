@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError } from '../../../core/domain/errors.js';
+import { EngineUnavailableError, WorkflowNotFoundError } from '../../../core/domain/errors.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import {
   backfillTooLong,
@@ -22,7 +22,7 @@ import type { Tracing } from '../../../ports/tracing.js';
 import { FireTimes, jitterOf } from '../../schedules/fireTimes.js';
 import { PageTokens } from '../../pageTokens.js';
 import { listPage } from './listPage.js';
-import type { EngineStore } from '../store/engineStore.js';
+import { StoreWriteError, type EngineStore } from '../store/engineStore.js';
 import type { StoredSchedule } from './storedSchedule.js';
 
 /** What the schedules need of the engine that keeps them. */
@@ -114,7 +114,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
         buffered: [],
         handledUpTo: now,
       };
-      this.store.saveSchedule(schedule);
+      written(() => this.store.saveSchedule(schedule));
       this.schedules.set(scheduleId, schedule);
       this.fireTimes.set(scheduleId, fireTimes);
       this.arm(scheduleId);
@@ -157,7 +157,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
   delete(scheduleId: string): Promise<void> {
     return this.serially(() => {
       this.get(scheduleId);
-      this.store.deleteSchedule(scheduleId);
+      written(() => this.store.deleteSchedule(scheduleId));
       this.schedules.delete(scheduleId);
       this.fireTimes.delete(scheduleId);
       this.timers.get(scheduleId)?.();
@@ -210,7 +210,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
   }
 
   private save(schedule: StoredSchedule): void {
-    this.store.saveSchedule(schedule);
+    written(() => this.store.saveSchedule(schedule));
     this.schedules.set(schedule.definition.scheduleId, schedule);
   }
 
@@ -430,5 +430,18 @@ export class EmbeddedSchedules implements ScheduleEngine {
     const waiting = schedule?.buffered[0];
     if (schedule === undefined || waiting === undefined || schedule.runningRuns.length > 0 || this.closing.signal.aborted) return;
     await this.fire(schedule, waiting, true);
+  }
+}
+
+/**
+ * A store write that failed (a full disk) answers as an engine out of service (503, as a run's start does): the change
+ * that needed it is not made, in the store or in memory.
+ */
+function written(write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (error instanceof StoreWriteError) throw new EngineUnavailableError(`The embedded engine could not write its store: ${error.message}`);
+    throw error;
   }
 }

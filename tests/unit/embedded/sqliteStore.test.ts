@@ -167,6 +167,52 @@ test('a write that fails (the database full) answers the start that needed it as
   }
 });
 
+test('a schedule change whose write fails (the database full) is EngineUnavailableError and changes nothing', async () => {
+  const dataDir = tempDir();
+  const { DatabaseSync } = await loadSqlite();
+  const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
+  db.exec('BEGIN');
+  prepareSchema(db);
+  db.exec('COMMIT');
+  const clock = new ManualClock();
+  const store = new SqliteStore(db, { clock, logger: new CapturingLogger(), retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
+  const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger: new CapturingLogger() });
+  engine.registerWorker({ catalog: 'main', workflows: [echo] });
+  const schedule = (scheduleId: string, input: unknown) => ({
+    scheduleId,
+    workflowName: 'echo',
+    catalog: 'main',
+    input,
+    spec: { calendar: { kind: 'every' as const, everyMs: 3_600_000, offsetMs: 0 }, timezone: 'UTC', jitterMs: 0 },
+    policy: { overlap: 'skip' as const, catchupWindowMs: 60_000, pauseOnFailure: false },
+    paused: true,
+    note: '',
+  });
+  try {
+    await engine.schedules.create(schedule('kept', { small: true }));
+    const { page_count: pages } = db.prepare('PRAGMA page_count').get() as { page_count: number };
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const big = { big: 'x'.repeat(200_000) };
+    for (const [what, attempt] of [
+      ['create', () => engine.schedules.create(schedule('refused', big))],
+      ['update', () => engine.schedules.update({ ...schedule('kept', big), note: 'changed' })],
+    ] as const) {
+      const error = await rejection(attempt());
+      assert.is((error as Error).name, 'EngineUnavailableError', what);
+      assert.match((error as Error).message, /could not write its store/, what);
+    }
+    assert.is((await rejection(engine.schedules.describe('refused')) as Error).name, 'ScheduleNotFoundError', 'the refused create left nothing');
+    const kept = await engine.schedules.describe('kept');
+    assert.equal([kept.definition.input, kept.definition.note], [{ small: true }, ''], 'the refused update changed nothing');
+    db.exec('PRAGMA max_page_count = 1073741823');
+    await engine.schedules.update({ ...schedule('kept', { small: false }), note: 'changed' });
+    assert.is((await engine.schedules.describe('kept')).definition.note, 'changed');
+  } finally {
+    engine.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test('a run whose write failed under way is restored from the store and goes on from what was committed', async () => {
   const dataDir = tempDir();
   const { DatabaseSync } = await loadSqlite();
