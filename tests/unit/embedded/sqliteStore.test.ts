@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -371,6 +371,28 @@ test('a pid file that cannot be written refuses the directory by name and leaves
     store.close();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a new data directory and its database are readable by this user alone; an existing directory keeps its mode', async () => {
+  const parent = tempDir();
+  const previous = process.umask(0o022);
+  try {
+    const dataDir = join(parent, 'made', 'data');
+    const store = await openSqliteStore(storeOptions(dataDir));
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    assert.is(mode(dataDir), 0o700);
+    assert.is(mode(join(parent, 'made')), 0o755, 'a parent made on the way has the usual mode');
+    assert.is(mode(join(dataDir, DATABASE_FILE)), 0o600);
+    assert.is(mode(join(dataDir, `${DATABASE_FILE}-wal`)), 0o600, 'SQLite gives its WAL the database file\'s mode');
+    store.close();
+    const shared = join(parent, 'shared');
+    mkdirSync(shared, { mode: 0o750 });
+    await openSqliteStore(storeOptions(shared)).then((opened) => opened.close());
+    assert.is(mode(shared), 0o750);
+  } finally {
+    process.umask(previous);
+    rmSync(parent, { recursive: true, force: true });
   }
 });
 

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { DataDirectoryError, DataDirectoryInUseError } from './dataDirErrors.js';
@@ -34,6 +34,7 @@ export async function openSqliteStore(options: OpenSqliteStoreOptions): Promise<
   const path = join(dataDir, DATABASE_FILE);
   let db: DatabaseSync;
   try {
+    createPrivately(path);
     db = new DatabaseSync(path, { timeout: 0 });
   } catch (error) {
     throw unusable(dataDir, path, error);
@@ -93,7 +94,12 @@ function writePidFile(dataDir: string): void {
 /** Makes the directory, or says in one line why it cannot be one flowgate writes to. */
 function prepareDirectory(dataDir: string): void {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // Made for this process's user alone: the database holds every run's input, result and history. Parents made on
+    // the way get the usual mode; a directory that exists keeps the one it has.
+    if (!existsSync(dataDir)) {
+      mkdirSync(dirname(dataDir), { recursive: true });
+      mkdirSync(dataDir, { mode: PRIVATE_DIRECTORY });
+    }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new DataDirectoryError(`DATA_DIR ${dataDir} is a file, not a directory: give a directory (it is made when missing)`);
@@ -106,6 +112,22 @@ function prepareDirectory(dataDir: string): void {
     accessSync(dataDir, constants.W_OK);
   } catch (error) {
     throw new DataDirectoryError(`DATA_DIR ${dataDir} cannot be written (${describe(error)}): give a directory this process can write`);
+  }
+}
+
+const PRIVATE_DIRECTORY = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/**
+ * A new database file is made readable by this process's user alone before SQLite opens it (SQLite would make it by
+ * the umask, often readable by everyone); SQLite gives its WAL and shared-memory files the database file's mode. An
+ * existing file keeps its mode.
+ */
+function createPrivately(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', PRIVATE_FILE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
 
