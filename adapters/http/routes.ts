@@ -92,7 +92,7 @@ export function createRoutes(limits: RunBodyLimits): Route[] {
         424: failure('UnsupportedWorkflowError: the workflow type is not in the selected catalog.'),
         503: failure("CatalogNotAvailableError: the catalog's worker is not running or still starting; see Retry-After."),
       },
-      handle: ({ body, query, headers }, context) => runAndWait(body, query.v, headers, context),
+      handle: ({ body, query, headers, signal }, context) => runAndWait(body, query.v, headers, context, signal),
     }),
     defineRoute({
       method: 'POST',

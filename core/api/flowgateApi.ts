@@ -1,7 +1,7 @@
 import type { RunStatusView, ResultVersion, WorkflowResult, StartView, RunRefView, TerminateView, InputView,
   RunListView, HistoryPageView, HistoryStreamItem, TraceLogView, ReadinessView, WorkflowListView, BulkControlView, Answer,
   BulkRerunView, RerunView } from './views.js';
-import type { StartRequest, RunAndWaitRequest, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest,
+import type { StartRequest, RunAndWaitRequest, RunAndWaitOptions, ListRunsRequest, HistoryPageRequest, HistoryStreamRequest, ResultWait, BulkControlRequest,
   IdempotencyOptions, BulkRerunRequest, RerunRequest } from './requests.js';
 import type { PinnedRunRef, RunRef } from '../domain/run.js';
 import type { AccessKey } from '../domain/access.js';
@@ -20,7 +20,7 @@ export interface FlowgateApi {
    * answer's `expiresAt`; the same key with another request is IdempotencyKeyReusedError.
    */
   /** Starts and waits up to `timeoutSeconds`; WorkflowExecutionTimedOutError (with workflowId and runId) after that. */
-  runAndWait(request: RunAndWaitRequest, version: ResultVersion, options?: IdempotencyOptions): Promise<Answer<WorkflowResult>>;
+  runAndWait(request: RunAndWaitRequest, version: ResultVersion, options?: RunAndWaitOptions): Promise<Answer<WorkflowResult>>;
   start(request: StartRequest, options?: IdempotencyOptions): Promise<Answer<StartView>>;
   sendFeedback(workflowId: string, payload: unknown, options?: IdempotencyOptions): Promise<Answer<RunRefView>>;
   terminate(run: RunRef, reason: string | undefined, options?: IdempotencyOptions): Promise<Answer<TerminateView>>;

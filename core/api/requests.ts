@@ -16,6 +16,11 @@ export interface IdempotencyOptions {
   idempotencyKey?: string | undefined;
 }
 
+export interface RunAndWaitOptions extends IdempotencyOptions {
+  /** Aborted when the client goes away: the wait ends with it (the run goes on). */
+  signal?: AbortSignal | undefined;
+}
+
 type StartBody = z.output<typeof StartWorkflowBodySchema>;
 
 /**

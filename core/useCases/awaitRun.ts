@@ -5,7 +5,7 @@ import type { AwaitOptions, WorkflowEngine } from '../../ports/engine.js';
 
 /**
  * Waits for a run's outcome until `timeoutMs` passes or any of the signals aborts: the outcome, `'timeout'` or
- * `'aborted'`. The run goes on either way. Shared by run-and-wait (shutdown) and the result long-poll (shutdown or
+ * `'aborted'`. The run goes on either way. Shared by run-and-wait and the result long-poll (the server's shutdown or
  * the client leaving).
  */
 export async function awaitOutcomeUnlessAborted(

@@ -12,9 +12,9 @@ type StartWorkflowBody = z.output<typeof StartWorkflowBodySchema>;
 type FeedbackBody = z.output<typeof FeedbackBodySchema>;
 
 /** POST /workflow/run */
-export async function runAndWait(body: RunWorkflowBody, version: ResultVersion, headers: RequestHeaders, context: RouteContext): Promise<RouteResult<WorkflowResult>> {
+export async function runAndWait(body: RunWorkflowBody, version: ResultVersion, headers: RequestHeaders, context: RouteContext, signal: AbortSignal): Promise<RouteResult<WorkflowResult>> {
   const request = { ...toStartRequest(body), timeoutSeconds: body.timeout };
-  const { answer, expiresAt } = await context.api.runAndWait(request, version, idempotencyOf(headers));
+  const { answer, expiresAt } = await context.api.runAndWait(request, version, { ...idempotencyOf(headers), signal });
   return ok(answer, { headers: withExpiry(expiresAt, resultHeaders(version)) });
 }
 

@@ -78,9 +78,16 @@ export class RecordingApi implements FlowgateApi {
     return this.calls.filter((call) => call.method === method).at(-1)?.args;
   }
 
-  runAndWait: FlowgateApi['runAndWait'] = async (request, version, options) =>
-    this.record('runAndWait', [request, version, options]) ??
-    answered(version === 'legacy' ? resultLegacy(request.workflowId ?? 'generated') : resultV2(request.workflowId ?? 'generated'), options);
+  /** The client's signal the last run-and-wait was given (recorded apart: the calls hold what the request said). */
+  lastRunAndWaitSignal: AbortSignal | undefined;
+  runAndWait: FlowgateApi['runAndWait'] = async (request, version, withSignal) => {
+    const { signal, ...options } = withSignal ?? {};
+    this.lastRunAndWaitSignal = signal;
+    return (
+      this.record('runAndWait', [request, version, options]) ??
+      answered(version === 'legacy' ? resultLegacy(request.workflowId ?? 'generated') : resultV2(request.workflowId ?? 'generated'), options)
+    );
+  };
   start: FlowgateApi['start'] = async (request, options) =>
     this.record('start', [request, options]) ?? answered({ workflowId: request.workflowId ?? 'generated', runId: RUN_ID, status: 'running' }, options);
   listWorkflows: FlowgateApi['listWorkflows'] = async (catalog) =>
