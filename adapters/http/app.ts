@@ -302,9 +302,13 @@ class RequestContext implements RouteContext {
   }
 
   logFailure(error: unknown, status: number): void {
-    // A client that hung up mid-request is not a server fault worth an alert.
-    const level = clientGone(this.request) ? 'warn' : 'error';
-    this.logger[level]('request failed', { method: this.request.method, path: this.shownPath, status, error: causeChain(error) });
+    // A client that hung up mid-request is not a server fault worth an alert, and got no answer: the line says 499 as
+    // its access line does, and what failed once it had gone.
+    if (clientGone(this.request)) {
+      this.logger.warn('request failed after its client went away', { method: this.request.method, path: this.shownPath, status: CLIENT_CLOSED.status, aborted: true, error: causeChain(error) });
+      return;
+    }
+    this.logger.error('request failed', { method: this.request.method, path: this.shownPath, status, error: causeChain(error) });
   }
 }
 

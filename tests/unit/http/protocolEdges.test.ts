@@ -189,6 +189,11 @@ test('a request its client abandons mid-body is access-logged as aborted (499), 
     assert.is(accessLog(logger)[0]!.status, 499);
     assert.is(accessLog(logger)[0]!.aborted, true);
     assert.not.ok(logger.entries.some((entry) => entry.level === 'error'), 'not logged as a server fault');
+    await server.close(100);
+    for (const entry of logger.entries.filter((line) => line.level === 'warn')) {
+      assert.is(entry.message, 'request failed after its client went away');
+      assert.is(entry.fields.status, 499, 'the warning says what the access line says');
+    }
     assert.is(api.calls.length, 0);
   } finally {
     await server.close(100);
