@@ -1,4 +1,4 @@
-import { EngineUnavailableError, WorkflowNotFoundError } from '../../../core/domain/errors.js';
+import { CatalogNotAvailableError, EngineUnavailableError, WorkflowNotFoundError } from '../../../core/domain/errors.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import {
   backfillTooLong,
@@ -55,6 +55,8 @@ export class EmbeddedSchedules implements ScheduleEngine {
   private readonly fireTimes = new Map<string, FireTimes>();
   private readonly timers = new Map<string, () => void>();
   private readonly watching = new Set<string>();
+  /** Schedules whose last fire found no worker for its catalog (warned of if the next try finds none either). */
+  private readonly noWorkerOnce = new Set<string>();
   private readonly closing = new AbortController();
   private queue: Promise<unknown> = Promise.resolve();
   /** The store's key, as the engine's run tokens: a page walk goes on across a restart of a durable store. */
@@ -295,9 +297,14 @@ export class EmbeddedSchedules implements ScheduleEngine {
         }
         schedule = this.schedules.get(scheduleId);
       }
+      this.noWorkerOnce.delete(scheduleId);
     } catch (error) {
       retry = true;
-      this.logger.warn(`A schedule's run could not start; it is tried again in ${RETRY_MS / 1000} s`, { scheduleId, error: (error as Error).message });
+      // At start the schedules resume before the process's workers register their catalogs: a fire that finds no
+      // worker is said only when the retry finds none either, not on every restart.
+      const awaitingWorker = error instanceof CatalogNotAvailableError && !this.noWorkerOnce.has(scheduleId);
+      if (error instanceof CatalogNotAvailableError) this.noWorkerOnce.add(scheduleId);
+      if (!awaitingWorker) this.logger.warn(`A schedule's run could not start; it is tried again in ${RETRY_MS / 1000} s`, { scheduleId, error: (error as Error).message });
     } finally {
       this.arm(scheduleId, retry);
     }
