@@ -133,9 +133,9 @@ export class EmbeddedEngine implements WorkflowEngine {
     return this.store.kind;
   }
 
-  /** Runs open now (running, or waiting for a worker that serves their workflow). */
+  /** Runs open now (running, waiting for a worker that serves their workflow, or to be restored after a failed write). */
   get openRunCount(): number {
-    let open = 0;
+    let open = this.toRestore.size;
     for (const record of this.live.all()) if (!record.closed) open += 1;
     return open;
   }

@@ -235,6 +235,7 @@ test('a run whose write failed under way is restored from the store and goes on 
     await clock.advance(60_000);
     await flush(10);
     assert.is((await engine.describe(ref)).status, 'running');
+    assert.is(engine.openRunCount, 1, 'a run waiting to be restored is open (the start and stop lines count it)');
     db.exec('PRAGMA max_page_count = 1073741823');
     let answered = false;
     void waiting.then(() => (answered = true));
