@@ -132,8 +132,8 @@ test('a data directory of schema version 1 opens migrated: its runs as they were
   }
 });
 
-test('a write that fails (the database full) answers the start that needed it as EngineUnavailableError, leaves no run behind, and loses nothing committed before', async () => {
-  const dataDir = tempDir();
+/** An engine on a database the test holds too, so it can make the disk full (max_page_count) under the engine. */
+async function engineOnOwnDatabase(dataDir: string, workflows: Parameters<EmbeddedEngine['registerWorker']>[0]['workflows']) {
   const { DatabaseSync } = await loadSqlite();
   const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
   db.exec('BEGIN');
@@ -143,7 +143,13 @@ test('a write that fails (the database full) answers the start that needed it as
   const logger = new CapturingLogger();
   const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
   const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
-  engine.registerWorker({ catalog: 'main', workflows: [echo, sleepy] });
+  engine.registerWorker({ catalog: 'main', workflows });
+  return { db, clock, logger, engine };
+}
+
+test('a write that fails (the database full) answers the start that needed it as EngineUnavailableError, leaves no run behind, and loses nothing committed before', async () => {
+  const dataDir = tempDir();
+  const { db, clock, logger, engine } = await engineOnOwnDatabase(dataDir, [echo, sleepy]);
   try {
     const before = await engine.start({ workflowName: 'sleepy', catalog: 'main', workflowId: 'before-1', input: { text: 'kept' } });
     await flush();
@@ -169,15 +175,7 @@ test('a write that fails (the database full) answers the start that needed it as
 
 test('a schedule change whose write fails (the database full) is EngineUnavailableError and changes nothing', async () => {
   const dataDir = tempDir();
-  const { DatabaseSync } = await loadSqlite();
-  const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-  db.exec('BEGIN');
-  prepareSchema(db);
-  db.exec('COMMIT');
-  const clock = new ManualClock();
-  const store = new SqliteStore(db, { clock, logger: new CapturingLogger(), retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
-  const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger: new CapturingLogger() });
-  engine.registerWorker({ catalog: 'main', workflows: [echo] });
+  const { db, engine } = await engineOnOwnDatabase(dataDir, [echo]);
   const schedule = (scheduleId: string, input: unknown) => ({
     scheduleId,
     workflowName: 'echo',
@@ -215,16 +213,7 @@ test('a schedule change whose write fails (the database full) is EngineUnavailab
 
 test('a run whose write failed under way is restored from the store and goes on from what was committed', async () => {
   const dataDir = tempDir();
-  const { DatabaseSync } = await loadSqlite();
-  const db = new DatabaseSync(join(dataDir, DATABASE_FILE));
-  db.exec('BEGIN');
-  prepareSchema(db);
-  db.exec('COMMIT');
-  const clock = new ManualClock();
-  const logger = new CapturingLogger();
-  const store = new SqliteStore(db, { clock, logger, retentionMs: RETENTION_MS, idempotencyRetentionMs: IDEMPOTENCY_RETENTION_MS });
-  const engine = new EmbeddedEngine({ store, clock, ids: new SequentialIds(), logger });
-  engine.registerWorker({ catalog: 'main', workflows: [sleepy] });
+  const { db, clock, engine } = await engineOnOwnDatabase(dataDir, [sleepy]);
   try {
     const ref = await engine.start({ workflowName: 'sleepy', catalog: 'main', workflowId: 'under-way', input: { text: 'x'.repeat(100_000) } });
     await flush();
