@@ -373,11 +373,17 @@ export class RunLifecycle implements RunHost {
   /** Delivers the run's callback (outside its async context: the delivery and its retries outlive the run). */
   callbackDue(record: { description: RunDescription }, callback: RunCallbackTarget): void {
     const run = { workflowId: record.description.workflowId, runId: record.description.runId };
-    const delivery = this.scopes.exit(() => this.options.onRunCallback?.(run, callback));
-    // The outbox keeps it until its delivery ended, however it ended, so a restart in between delivers it again.
-    void Promise.resolve(delivery).then(
-      () => this.store.callbackEnded(run),
-      () => this.store.callbackEnded(run),
+    // The waiting on the delivery too: a promise reaction keeps the context it was made in, and the run's holds its
+    // record, history and payloads for as long as the delivery retries.
+    this.scopes.exit(() =>
+      this.stepAttempts.exit(() => {
+        const delivery = this.options.onRunCallback?.(run, callback);
+        // The outbox keeps it until its delivery ended, however it ended, so a restart in between delivers it again.
+        void Promise.resolve(delivery).then(
+          () => this.store.callbackEnded(run),
+          () => this.store.callbackEnded(run),
+        );
+      }),
     );
   }
 

@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { step, workflow } from '../../../core/definition/index.js';
 import type { RunCallbackTarget } from '../../../core/domain/callback.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { durableHarness } from './durableSupport.js';
 import { flush, harness } from './support.js';
 
 /** The embedded engine keeps a run's callback with the run and reports each close once (docs/callbacks.md). */
@@ -20,6 +23,13 @@ const prepareThenSleep = workflow({
     await ctx.sleep(60_000);
     return { prepared };
   },
+});
+const prepareThenWait = workflow({
+  name: 'prepare_then_wait',
+  description: 'Prepares, then waits for a reply',
+  inputSchema: z.object({ n: z.number() }),
+  outputSchema: z.unknown(),
+  fn: async ({ n }, ctx) => ({ prepared: await prepare(n), reply: await ctx.waitForWebhook({}) }),
 });
 const countdown = workflow({
   name: 'countdown_cb',
@@ -66,6 +76,36 @@ test('a run started without a callback reports nothing', async () => {
 
 test('onRunCallback must be a function when given', () => {
   assert.throws(() => harness([], { onRunCallback: 'no' as never }), /onRunCallback must be a function/);
+});
+
+test('a delivery still retrying holds nothing of its run: the closed run is let go', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  // A receiver that is down: the delivery waits on its retry timer. On the durable store, where a closed run is not
+  // kept in memory (the memory store keeps its closed runs).
+  let retry: NodeJS.Timeout | undefined;
+  const h = await durableHarness([prepareThenWait], { onRunCallback: () => new Promise<void>((resolve) => (retry = setTimeout(resolve, 60_000))) });
+  const started = await h.engine.start({ workflowName: 'prepare_then_wait', catalog: 'main', workflowId: 'cb-held', input: { n: 1 }, callback: target });
+  // Another run stays open, as on a server: with none, the engine lets go of its async contexts altogether.
+  await h.engine.start({ workflowName: 'prepare_then_wait', catalog: 'main', workflowId: 'cb-other', input: { n: 2 } });
+  await flush();
+  // Made in a function of its own: a suspended async function may keep its temporaries.
+  const weakly = () => new WeakRef((h.engine as unknown as { find(ref: PinnedRunRef): object }).find(started)!);
+  const record = weakly();
+  // The reply resumes the run in its own async context, where it closes and its callback becomes due.
+  await h.engine.deliverFeedback('cb-held', { ok: true });
+  assert.is((await h.outcome(started)).run.status, 'completed');
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+  let collected = false;
+  for (let round = 0; round < 20 && !collected; round += 1) {
+    await tick();
+    gc();
+    await tick();
+    collected = record.deref() === undefined;
+  }
+  clearTimeout(retry);
+  assert.ok(collected, "the run's record is held while its callback's delivery goes on");
+  h.close();
 });
 
 test.run();
