@@ -23,7 +23,7 @@ import { executeStep } from './stepExecution.js';
 import { TimerRegistry } from './timers.js';
 import { waitClock } from '../system/systemClock.js';
 import type { EngineStore, RunState, StoredRun } from './store/engineStore.js';
-import { StoreWriteError } from './store/engineStore.js';
+import { StoreWriteError, unwrittenAnswer } from './store/engineStore.js';
 import { MemoryStore } from './store/memoryStore.js';
 import { EmbeddedSchedules } from './schedules/embeddedSchedules.js';
 
@@ -475,7 +475,7 @@ export class EmbeddedEngine implements WorkflowEngine {
     try {
       return (await work) as T;
     } catch (error) {
-      if (error instanceof StoreWriteError) throw new EngineUnavailableError(`The embedded engine could not write its store: ${error.message}`);
+      if (error instanceof StoreWriteError) throw unwrittenAnswer(error);
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { CatalogNotAvailableError, EngineUnavailableError, WorkflowNotFoundError } from '../../../core/domain/errors.js';
+import { CatalogNotAvailableError, WorkflowNotFoundError } from '../../../core/domain/errors.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, StartCommand } from '../../../core/domain/run.js';
 import {
   backfillTooLong,
@@ -22,7 +22,7 @@ import type { Tracing } from '../../../ports/tracing.js';
 import { FireTimes, jitterOf } from '../../schedules/fireTimes.js';
 import { PageTokens } from '../../pageTokens.js';
 import { listPage } from './listPage.js';
-import { StoreWriteError, type EngineStore } from '../store/engineStore.js';
+import { StoreWriteError, unwrittenAnswer, type EngineStore } from '../store/engineStore.js';
 import type { StoredSchedule } from './storedSchedule.js';
 
 /** What the schedules need of the engine that keeps them. */
@@ -448,7 +448,7 @@ function written(write: () => void): void {
   try {
     write();
   } catch (error) {
-    if (error instanceof StoreWriteError) throw new EngineUnavailableError(`The embedded engine could not write its store: ${error.message}`);
+    if (error instanceof StoreWriteError) throw unwrittenAnswer(error);
     throw error;
   }
 }

@@ -1,4 +1,5 @@
 import type { RunCallbackTarget } from '../../../core/domain/callback.js';
+import { EngineUnavailableError } from '../../../core/domain/errors.js';
 import type { HistoryEvent } from '../../../core/domain/history.js';
 import type { PinnedRunRef, RunDescription, RunOutcome, RunRef, SerializedFailure } from '../../../core/domain/run.js';
 import type { RunStatus } from '../../../core/domain/status.js';
@@ -91,6 +92,11 @@ export interface ControlKeyRecord {
 /** A write the store could not make (disk full, I/O error): what needed it is not done, nothing before is lost. */
 export class StoreWriteError extends Error {
   override name = 'StoreWriteError';
+}
+
+/** What a request whose store write failed answers: the engine is out of service (503), what needed it is not done. */
+export function unwrittenAnswer(error: StoreWriteError): InstanceType<typeof EngineUnavailableError> {
+  return new EngineUnavailableError(`The embedded engine could not write its store: ${error.message}`);
 }
 
 /**
