@@ -8,6 +8,7 @@ import type { TraceSpan } from '../../ports/tracing.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
 import { invalidInputFailure, invalidOutputFailure, outputNotJsonFailure } from '../../core/definition/runRules.js';
+import { thrownMessage } from '../../core/definition/thrownValues.js';
 import { closings, ContinueAsNewRequest, type RunClosing } from './closings.js';
 import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandProgress, type CommandRecord, type ReplayPlan } from './commandLog.js';
 import { FeedbackInbox } from './feedbackInbox.js';
@@ -299,7 +300,7 @@ export class RunExecution implements RunCommands {
 
   logFields(error?: unknown): Record<string, unknown> {
     const { workflowId, runId } = this.record.description;
-    return error === undefined ? { workflowId, runId } : { workflowId, runId, error: error instanceof Error ? error.message : String(error) };
+    return error === undefined ? { workflowId, runId } : { workflowId, runId, error: thrownMessage(error) };
   }
 
   /**

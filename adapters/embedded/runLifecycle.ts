@@ -23,6 +23,7 @@ import type { TimerRegistry } from './timers.js';
 import type { RunCallbackTarget } from '../../core/domain/callback.js';
 import type { EngineStore, RunState } from './store/engineStore.js';
 import { traceStepOf } from './stepTrace.js';
+import { thrownMessage } from '../../core/definition/thrownValues.js';
 
 /** Longest a single webhook call attempt may take. */
 const WEBHOOK_CALL_TIMEOUT_MS = 30_000;
@@ -489,7 +490,7 @@ export function payloadOf(value: unknown, field: string): Payload {
   try {
     return Payload.of(value);
   } catch (error) {
-    const message = `${field} must be JSON-serialisable: ${error instanceof Error ? error.message : String(error)}`;
+    const message = `${field} must be JSON-serialisable: ${thrownMessage(error)}`;
     throw new ValidationError(message, { issues: [{ code: 'invalid_json', path: [field], message }] });
   }
 }

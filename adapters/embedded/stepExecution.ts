@@ -1,6 +1,7 @@
 import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { CancelledError, serializeFailure, StepFailedError } from '../../core/definition/failures.js';
 import { activityTypeOf } from '../../core/definition/names.js';
+import { thrownMessage } from '../../core/definition/thrownValues.js';
 import { isRetryable, retryDelayMs } from '../../core/definition/retry.js';
 import { runActivity } from '../../core/definition/runActivity.js';
 import { addAggregations } from '../../core/definition/hooks.js';
@@ -150,7 +151,7 @@ class StepRun {
         this.finish({ ok: true, value: output });
       },
       (error: unknown) => {
-        span.end({ error: error instanceof Error ? error.message : String(error) });
+        span.end({ error: thrownMessage(error) });
         if (this.finished || this.commands.abandoned) return;
         this.attemptInFlight = false;
         this.attemptFailed(error, attempt);

@@ -1,4 +1,5 @@
 import type { SerializedFailure } from '../domain/run.js';
+import { textOf, thrownField, thrownMessage, thrownName } from './thrownValues.js';
 
 /**
  * Errors a workflow author meets. Both engines raise exactly these inside workflow code, so a `catch` written
@@ -112,17 +113,18 @@ export function serializeFailure(error: unknown, depth = 0): SerializedFailure {
     return { name: error.name, message: error.message, ...(error.failure ? { cause: { ...error.failure } } : {}) };
   }
   if (error instanceof Error) {
-    const failure: SerializedFailure = { name: error.name || 'Error', message: error.message };
-    const nonRetryable = (error as { nonRetryable?: unknown }).nonRetryable;
+    // Read safely: a thrown value's getters may throw, and its message may be no string (thrownValues.ts).
+    const failure: SerializedFailure = { name: thrownName(error), message: thrownMessage(error) };
+    const nonRetryable = thrownField(error, 'nonRetryable');
     if (typeof nonRetryable === 'boolean') failure.retryable = !nonRetryable;
-    if (error.cause !== undefined && depth < MAX_CAUSE_DEPTH) failure.cause = serializeFailure(error.cause, depth + 1);
+    const cause = thrownField(error, 'cause');
+    if (cause !== undefined && depth < MAX_CAUSE_DEPTH) failure.cause = serializeFailure(cause, depth + 1);
     return failure;
   }
-  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
-    const { name, message } = error as { name?: unknown; message: string };
-    return { name: typeof name === 'string' ? name : 'Error', message };
+  if (typeof error === 'object' && error !== null && typeof thrownField(error, 'message') === 'string') {
+    return { name: thrownName(error), message: thrownMessage(error) };
   }
-  return { name: 'Error', message: String(error) };
+  return { name: 'Error', message: textOf(error) };
 }
 
 /** Rebuilds a throwable from a serialized failure, keeping its original name and cause chain. */

@@ -3,6 +3,7 @@ import type { SerializedFailure } from '../domain/run.js';
 import type { WebhookRequest } from './context.js';
 import type { WorkflowDefinition } from './workflow.js';
 import { FeedbackValidationError } from './failures.js';
+import { thrownMessage } from './thrownValues.js';
 
 /*
  * Rules both engines apply to the workflow code they run, written once so the two cannot drift: the embedded engine
@@ -77,6 +78,6 @@ export function invalidOutputFailure(workflowName: string, issues: readonly Sche
 
 /** How a run fails whose output JSON.stringify refuses (a cycle, a BigInt). */
 export function outputNotJsonFailure(workflowName: string, error: unknown): SerializedFailure {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = thrownMessage(error);
   return { name: 'OutputValidationError', message: `Output of workflow ${workflowName} is not JSON: ${reason}` };
 }

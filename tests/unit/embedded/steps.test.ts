@@ -226,4 +226,42 @@ test('a step called outside any run simply runs', async () => {
   h.close();
 });
 
+/** Values code can throw that have no usable text: each must fail its run by name, not crash the engine. */
+const oddThrows: Record<string, () => unknown> = {
+  'no prototype': () => Object.create(null),
+  'a message getter that throws': () => Object.defineProperty(new Error('x'), 'message', { get: () => { throw new Error('message boom'); } }),
+  'a name getter that throws': () => Object.defineProperty(new Error('named'), 'name', { get: () => { throw new Error('name boom'); } }),
+  'a message getter that throws an object without a prototype': () => Object.defineProperty(new Error('x'), 'message', { get: () => { throw Object.create(null); } }),
+  'a number as message': () => Object.assign(new Error('x'), { message: 42 }),
+  'a number as name': () => Object.assign(new Error('numbered'), { name: 42 }),
+};
+const throwsOddly = step({ name: 'throws_oddly', retry: { maxAttempts: 2, initialIntervalMs: 1 }, fn: async (kind: string) => { throw oddThrows[kind]!(); } });
+const oddStep = workflow({ name: 'odd_step', inputSchema: z.object({ kind: z.string() }), outputSchema: z.unknown(), fn: async ({ kind }) => throwsOddly(kind) });
+const oddWorkflow = workflow({ name: 'odd_workflow', inputSchema: z.object({ kind: z.string() }), outputSchema: z.unknown(), fn: async ({ kind }) => { throw oddThrows[kind]!(); } });
+
+test('whatever a step or a workflow throws fails its run with a name and a message that are text, never the engine', async () => {
+  const h = harness([oddStep, oddWorkflow]);
+  const expected: Record<string, { name: string; message: string }> = {
+    'no prototype': { name: 'Error', message: '[object Object]' },
+    'a message getter that throws': { name: 'Error', message: '' },
+    'a name getter that throws': { name: 'Error', message: 'named' },
+    'a message getter that throws an object without a prototype': { name: 'Error', message: '' },
+    'a number as message': { name: 'Error', message: '42' },
+    'a number as name': { name: 'Error', message: 'numbered' },
+  };
+  try {
+    for (const [kind, failure] of Object.entries(expected)) {
+      const fromStep = await h.outcome(await h.run(oddStep, { kind }));
+      assert.is(fromStep.run.status, 'failed', kind);
+      assert.equal({ name: fromStep.failure?.name, message: fromStep.failure?.message }, failure, `step: ${kind}`);
+      assert.is(fromStep.failure?.activityType, 'odd_step#throws_oddly', kind);
+      const fromWorkflow = await h.outcome(await h.run(oddWorkflow, { kind }));
+      assert.is(fromWorkflow.run.status, 'failed', kind);
+      assert.equal({ name: fromWorkflow.failure?.name, message: fromWorkflow.failure?.message }, failure, `workflow: ${kind}`);
+    }
+  } finally {
+    h.close();
+  }
+});
+
 test.run();
