@@ -235,7 +235,7 @@ const oddThrows: Record<string, () => unknown> = {
   'a number as message': () => Object.assign(new Error('x'), { message: 42 }),
   'a number as name': () => Object.assign(new Error('numbered'), { name: 42 }),
 };
-const throwsOddly = step({ name: 'throws_oddly', retry: { maxAttempts: 2, initialIntervalMs: 1 }, fn: async (kind: string) => { throw oddThrows[kind]!(); } });
+const throwsOddly = step({ name: 'throws_oddly', retry: { maximumAttempts: 2, initialIntervalMs: 1 }, fn: async (kind: string) => { throw oddThrows[kind]!(); } });
 const oddStep = workflow({ name: 'odd_step', inputSchema: z.object({ kind: z.string() }), outputSchema: z.unknown(), fn: async ({ kind }) => throwsOddly(kind) });
 const oddWorkflow = workflow({ name: 'odd_workflow', inputSchema: z.object({ kind: z.string() }), outputSchema: z.unknown(), fn: async ({ kind }) => { throw oddThrows[kind]!(); } });
 
