@@ -3,7 +3,7 @@ import { CancelledError, serializeFailure, StepFailedError } from '../../core/de
 import { activityTypeOf } from '../../core/definition/names.js';
 import { thrownMessage } from '../../core/definition/thrownValues.js';
 import { isRetryable, retryDelayMs } from '../../core/definition/retry.js';
-import { runActivity } from '../../core/definition/runActivity.js';
+import { runActivity, stepOutputNotJson } from '../../core/definition/runActivity.js';
 import { addAggregations } from '../../core/definition/hooks.js';
 import type { SerializedFailure } from '../../core/domain/run.js';
 import type { CommandCall, CommandOutcome, CommandProgress } from './commandLog.js';
@@ -221,7 +221,7 @@ class StepRun {
           try {
             payload = Payload.of(output);
           } catch (error) {
-            fail(error);
+            fail(stepOutputNotJson(activity, error));
             return;
           }
           // Ignored after a timeout: the attempt failed then, whatever its function did later.

@@ -1,5 +1,6 @@
 import { NonRetryableError } from './failures.js';
 import type { ActivityDefinition } from './activity.js';
+import { thrownMessage } from './thrownValues.js';
 
 /** Validation failures are not worth retrying: the same input fails the same way. */
 export class StepInputValidationError extends NonRetryableError {
@@ -7,6 +8,14 @@ export class StepInputValidationError extends NonRetryableError {
 }
 export class StepOutputValidationError extends NonRetryableError {
   override name = 'StepOutputValidationError';
+}
+
+/**
+ * A step's result that JSON refuses (a BigInt, a cycle): named as the step's output, not retried (the same code
+ * returns the same value), on both engines.
+ */
+export function stepOutputNotJson(activity: Pick<ActivityDefinition, 'kind' | 'name'>, error: unknown): StepOutputValidationError {
+  return new StepOutputValidationError(`Output of ${activity.kind} ${activity.name} is not JSON: ${thrownMessage(error)}`);
 }
 
 /** One attempt of a step: validate input, call it, validate output. Used by every engine. */

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDefinition } from '../../../core/definition/activity.js';
 import { serializeFailure } from '../../../core/definition/failures.js';
-import { runActivity } from '../../../core/definition/runActivity.js';
+import { runActivity, stepOutputNotJson } from '../../../core/definition/runActivity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { Aggregations } from '../../../core/definition/hooks.js';
 import type { RunObserver } from '../../../ports/runObserver.js';
@@ -98,7 +98,7 @@ function stepAttempt(
             },
           )
         : run());
-      if (maxPayloadBytes !== undefined) checkStepResultSize(definition.name, output, maxPayloadBytes);
+      if (maxPayloadBytes !== undefined) checkStepResultSize(definition, output, maxPayloadBytes);
       meter.succeeded();
       attemptEnded({ output }, aggregations);
       return output;
@@ -110,9 +110,15 @@ function stepAttempt(
   };
 }
 
-function checkStepResultSize(stepName: string, output: unknown, maxPayloadBytes: number): void {
-  const bytes = Buffer.byteLength(JSON.stringify(output) ?? '');
+function checkStepResultSize(definition: Pick<ActivityDefinition, 'kind' | 'name'>, output: unknown, maxPayloadBytes: number): void {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(output);
+  } catch (error) {
+    throw stepOutputNotJson(definition, error);
+  }
+  const bytes = Buffer.byteLength(json ?? '');
   if (bytes <= maxPayloadBytes) return;
   // Non-retryable: the next attempt would return as much again.
-  throw Object.assign(new Error(payloadLimitMessage(`step ${stepName}`, bytes, maxPayloadBytes)), { name: RESULT_TOO_LARGE_ERROR, nonRetryable: true });
+  throw Object.assign(new Error(payloadLimitMessage(`step ${definition.name}`, bytes, maxPayloadBytes)), { name: RESULT_TOO_LARGE_ERROR, nonRetryable: true });
 }

@@ -264,4 +264,24 @@ test('whatever a step or a workflow throws fails its run with a name and a messa
   }
 });
 
+const returnsBigInt = step({ name: 'returns_bigint', retry: { maximumAttempts: 3, initialIntervalMs: 1 }, fn: async () => ({ total: 10n }) });
+const bigIntStep = workflow({ name: 'bigint_step', inputSchema: z.object({}), outputSchema: z.unknown(), fn: async () => returnsBigInt(undefined) });
+
+test("a step's result that is not JSON fails the step as StepOutputValidationError, once: not retried as the step's own TypeError", async () => {
+  const h = harness([bigIntStep]);
+  try {
+    const outcome = await h.outcome(await h.run(bigIntStep, {}));
+    assert.is(outcome.run.status, 'failed');
+    assert.equal(outcome.failure, {
+      name: 'StepOutputValidationError',
+      message: 'Output of step returns_bigint is not JSON: Do not know how to serialize a BigInt',
+      retryable: false,
+      activityType: 'bigint_step#returns_bigint',
+    });
+    assert.is(h.closedRuns[0]?.steps[0]?.attempt, 1);
+  } finally {
+    h.close();
+  }
+});
+
 test.run();

@@ -15,10 +15,11 @@ import { noMetrics, type Metrics, type StepAttemptMetering } from '../../../port
 
 const big = step({ name: 'big', fn: async () => ({ blob: 'b'.repeat(1_000) }) });
 const small = step({ name: 'small', fn: async () => ({ ok: true }) });
+const notJson = step({ name: 'not_json', fn: async () => ({ total: 10n }) });
 const makesBlobs = workflow({ name: 'makes_blobs', inputSchema: z.object({}), outputSchema: z.unknown(), fn: async () => big(undefined) });
 
 function activitiesCounting(metrics: Metrics) {
-  const steps = new Map<string, ActivityDefinition>([big, small].map(({ definition }) => [definition.name, definition as ActivityDefinition]));
+  const steps = new Map<string, ActivityDefinition>([big, small, notJson].map(({ definition }) => [definition.name, definition as ActivityDefinition]));
   return catalogActivities({
     workflows: [makesBlobs],
     steps,
@@ -51,6 +52,19 @@ test('a result within the limit counts as a success, once', async () => {
   const activities = activitiesCounting({ ...noMetrics, stepAttempt: (attempt) => attempts.push(attempt) });
   assert.equal(await inActivityContext('makes_blobs#small', () => activities['makes_blobs#small']!({})), { ok: true });
   assert.equal(attempts.map((attempt) => `${attempt.step}:${attempt.outcome}`), ['small:success']);
+});
+
+test("a step result JSON refuses fails the attempt as StepOutputValidationError, not retried, as on the embedded engine", async () => {
+  const attempts: StepAttemptMetering[] = [];
+  const activities = activitiesCounting({ ...noMetrics, stepAttempt: (attempt) => attempts.push(attempt) });
+  const failure = await inActivityContext('makes_blobs#not_json', () => activities['makes_blobs#not_json']!({})).then(
+    () => undefined,
+    (error: unknown) => error as { type?: string; message?: string; nonRetryable?: boolean },
+  );
+  assert.is(failure?.type, 'StepOutputValidationError');
+  assert.is(failure?.message, 'Output of step not_json is not JSON: Do not know how to serialize a BigInt');
+  assert.is(failure?.nonRetryable, true);
+  assert.equal(attempts.map((attempt) => `${attempt.step}:${attempt.outcome}`), ['not_json:failure']);
 });
 
 test.run();
