@@ -39,15 +39,20 @@ try {
   process.exit(1);
 }
 
-// Its bin directory first on PATH: what the program starts by name (node, npm, npx, a package's bin) runs on it too.
-const child = spawn(node, process.argv.slice(2), {
-  stdio: 'inherit',
-  env: { ...process.env, PATH: [dirname(node), process.env.PATH].filter(Boolean).join(delimiter) },
-});
-
+// Listening before the program starts: on a loaded machine this process can be paused between the spawn and its next
+// line while the program starts and is sent a signal, which would then end this process instead of reaching the
+// program. A signal handled here is acted on in a later turn, once `child` is set.
+/** @type {import('node:child_process').ChildProcess} */
+let child;
 process.on('SIGTERM', () => child.kill('SIGTERM'));
 process.on('SIGINT', () => {
   if (!inTerminalForeground()) child.kill('SIGINT');
+});
+
+// Its bin directory first on PATH: what the program starts by name (node, npm, npx, a package's bin) runs on it too.
+child = spawn(node, process.argv.slice(2), {
+  stdio: 'inherit',
+  env: { ...process.env, PATH: [dirname(node), process.env.PATH].filter(Boolean).join(delimiter) },
 });
 
 child.once('error', (error) => {
