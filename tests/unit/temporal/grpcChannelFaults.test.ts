@@ -164,8 +164,9 @@ faults('a server that says the keepalive pings come too often gets them half as 
     watch(1);
     await until(() => pingsAt[1]!.length >= 3);
     const gaps = pingsAt[1]!.slice(1).map((at, index) => at - pingsAt[1]![index]!);
-    // Timers never fire early: every gap is at least the doubled interval.
-    assert.ok(gaps.every((gap) => gap >= 190), `gaps between pings ${gaps.map(Math.round).join(', ')} ms`);
+    // The doubled interval is 200 ms, the first 100: timers never fire early, but the server may see a ping late and
+    // the next one on time (CI of cbb2ea2, under load: 185 ms), so the bound sits between the two.
+    assert.ok(gaps.every((gap) => gap >= 150), `gaps between pings ${gaps.map(Math.round).join(', ')} ms`);
   } finally {
     channel.close();
     await server.close();
