@@ -37,7 +37,7 @@ export async function sendFeedback(
 
 /**
  * The 409 of a reply that reached a run whose close was already decided, saying what happened: how the run ended,
- * and the reply it took (of two replies sent at once to a run waiting for one, the second finds it closing).
+ * and the reply it took (of two replies sent at once to a run waiting for one, the second can find it closing).
  */
 async function refusedReply(engine: WorkflowEngine, run: PinnedRunRef, refusal: Error): Promise<Error> {
   try {

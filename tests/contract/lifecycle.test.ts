@@ -213,6 +213,25 @@ test('feedback to a closed run: 409 WorkflowClosedError; unknown id: 404', async
   expectError(await statusOf(api, missing), 404, 'WorkflowNotFoundError', { maybeWorkflowId: missing });
 });
 
+test('two replies at once to a run that waits for one: each is taken (recorded) or refused (409); the run reads the first taken', async ({ api }) => {
+  for (let round = 0; round < 3; round += 1) {
+    const { workflowId } = await start(api, 'awaits_feedback', {}, uniqueId('lc-fb-race'));
+    await waitForEvent(api, workflowId, 'feedback_wait_started');
+    const answers = await Promise.all([1, 2].map((n) => http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { n } } })));
+    for (const answer of answers) {
+      if (answer.status === 409) expectError(answer, 409, 'WorkflowClosedError', { workflowId });
+      else expectStatus(answer, 200, `round ${round}`);
+    }
+    await waitUntil(api, workflowId, 'completed');
+    const history = await http(api, 'GET', `${wf(workflowId)}/history?pageSize=200`);
+    const recorded = history.body.events.filter((event: { type: string }) => event.type === 'signal_received').map((event: any) => event.attributes.payload.n);
+    const taken = answers.flatMap((answer, index) => (answer.status === 200 ? [index + 1] : []));
+    // A reply answered 200 is never lost, one refused never recorded; both engines buffer replies as Temporal does.
+    assert.equal([...recorded].sort(), taken, `round ${round}: recorded ${recorded.join(', ')}, answered 200 ${taken.join(', ')}`);
+    assert.equal((await http(api, 'GET', `${wf(workflowId)}/result`)).body.output, { reply: { n: recorded[0] } });
+  }
+});
+
 /** A 409 to a reply says what happened: the reply the run took (an event of its history) and how it ended. */
 const REFUSED_REPLY = /^Workflow (.+) run (\S+) takes no more feedback: it had already taken a reply \(history event (\d+), (\S+)\) and has closed \(completed\)$/;
 
