@@ -118,7 +118,10 @@ full('a write that fails is 503 and leaves nothing; every run acknowledged befor
   assert.is(refused.body.error, 'EngineUnavailableError', JSON.stringify(refused.body));
   assert.ok(Number(refused.headers['retry-after']) >= 1, 'Retry-After');
   assert.is((await getJson(agent, `${api}/workflow/during-fault/status`)).status, 404);
-  // Feedback needs a write too: 503, and the run must not act on it.
+  // Feedback needs a write too: 503, and the run must not act on it. Filled again first: the refused start's write
+  // can leave room behind it (SQLite gives back what it had taken), where a reply's small write fit (CI of 3b3d20d).
+  const secondFiller = join(dataDir, 'filler-2');
+  await fillUp(secondFiller);
   const refusedFeedback = await post(agent, `${api}/workflow/feedback`, { workflowId: 'before-wait-0', payload: { sent: 'while full' } });
   assert.is(refusedFeedback.status, 503, JSON.stringify(refusedFeedback.body));
 
@@ -129,6 +132,7 @@ full('a write that fails is 503 and leaves nothing; every run acknowledged befor
   assert.ok(server.isRunning(), `the server died with its disk full:\n${server.stderr()}`);
 
   await unlink(filler);
+  await unlink(secondFiller);
   const freedAt = Date.now();
 
   // Every run acknowledged before the fault exists as it was answered...
