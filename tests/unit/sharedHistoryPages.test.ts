@@ -1,12 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { HistoryPage } from '../../core/domain/history.js';
 import type { RunDescription, RunRef } from '../../core/domain/run.js';
 import type { RunStatus } from '../../core/domain/status.js';
 import { SharedHistoryPages } from '../../core/useCases/sharedHistoryPages.js';
 import type { HistoryPageQuery } from '../../ports/engine.js';
+import { collected } from '../support/collected.js';
 import { FakeEngine } from '../support/fakeEngine.js';
 
 /** Concurrent readers of one history page share one decoded page (core/useCases/sharedHistoryPages.ts). */
@@ -93,23 +92,12 @@ test('pages of an open run, and a closed run whose closing event is not shown ye
 });
 
 test('a page nobody holds any more is let go, and read again', async () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
   const engine = new CountingEngine();
   const pages = shared(engine);
   // Made in a function of its own: a suspended async function may keep its temporaries.
   const readWeakly = async () => new WeakRef(await pages.read({ workflowId: 'wf', runId: 'run-1' }, { pageSize: 50 }));
   const gone = await readWeakly();
-  const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
-  // Collected in a job of its own: deref() keeps its target alive until the job that called it ends.
-  let collected = false;
-  for (let round = 0; round < 20 && !collected; round += 1) {
-    await tick();
-    gc();
-    await tick();
-    collected = gone.deref() === undefined;
-  }
-  assert.ok(collected, 'the shared pages do not keep a page alive');
+  assert.ok(await collected(gone), 'the shared pages do not keep a page alive');
   await pages.read({ workflowId: 'wf', runId: 'run-1' }, { pageSize: 50 });
   assert.is(engine.pageReads, 2);
 });

@@ -4,8 +4,7 @@ import { z } from 'zod';
 import { step, workflow } from '../../../core/definition/index.js';
 import type { RunCallbackTarget } from '../../../core/domain/callback.js';
 import type { PinnedRunRef } from '../../../core/domain/run.js';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { collected } from '../../support/collected.js';
 import { durableHarness } from './durableSupport.js';
 import { flush, harness } from './support.js';
 
@@ -79,8 +78,6 @@ test('onRunCallback must be a function when given', () => {
 });
 
 test('a delivery still retrying holds nothing of its run: the closed run is let go', async () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
   // A receiver that is down: the delivery waits on its retry timer. On the durable store, where a closed run is not
   // kept in memory (the memory store keeps its closed runs).
   let retry: NodeJS.Timeout | undefined;
@@ -95,16 +92,9 @@ test('a delivery still retrying holds nothing of its run: the closed run is let 
   // The reply resumes the run in its own async context, where it closes and its callback becomes due.
   await h.engine.deliverFeedback('cb-held', { ok: true });
   assert.is((await h.outcome(started)).run.status, 'completed');
-  const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
-  let collected = false;
-  for (let round = 0; round < 20 && !collected; round += 1) {
-    await tick();
-    gc();
-    await tick();
-    collected = record.deref() === undefined;
-  }
+  const released = await collected(record);
   clearTimeout(retry);
-  assert.ok(collected, "the run's record is held while its callback's delivery goes on");
+  assert.ok(released, "the run's record is held while its callback's delivery goes on");
   h.close();
 });
 
