@@ -4,8 +4,8 @@
  * never throws: a failure being recorded must not become a crash of the engine that records it.
  */
 
-/** A field of a thrown object; a getter that throws reads as absent. */
-function fieldOf(value: object, key: string): unknown {
+/** A field of a thrown object (`cause`, `nonRetryable`, a non-Error's `message`); a getter that throws reads as absent. */
+export function thrownField(value: object, key: string): unknown {
   try {
     return (value as Record<string, unknown>)[key];
   } catch {
@@ -29,23 +29,18 @@ export function textOf(value: unknown): string {
 /** The class name of a thrown value: its `name` when that is a non-empty string, else `Error`. */
 export function thrownName(error: unknown): string {
   if (typeof error !== 'object' || error === null) return 'Error';
-  const name = fieldOf(error, 'name');
+  const name = thrownField(error, 'name');
   return typeof name === 'string' && name !== '' ? name : 'Error';
 }
 
 /** The message of a thrown value, as text: an Error's `message` (written as text when it is not), else the value. */
 export function thrownMessage(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
-    const message = fieldOf(error, 'message');
+    const message = thrownField(error, 'message');
     if (typeof message === 'string') return message;
     if (isError(error)) return message === undefined ? '' : textOf(message);
   }
   return textOf(error);
-}
-
-/** A field of a thrown object (`cause`, `nonRetryable`, a non-Error's `message`), read safely. */
-export function thrownField(error: object, key: 'cause' | 'nonRetryable' | 'message'): unknown {
-  return fieldOf(error, key);
 }
 
 function isError(value: object): boolean {

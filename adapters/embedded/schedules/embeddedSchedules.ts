@@ -116,8 +116,7 @@ export class EmbeddedSchedules implements ScheduleEngine {
         buffered: [],
         handledUpTo: now,
       };
-      written(() => this.store.saveSchedule(schedule));
-      this.schedules.set(scheduleId, schedule);
+      this.save(schedule);
       this.fireTimes.set(scheduleId, fireTimes);
       this.arm(scheduleId);
       return this.describeNow(schedule);

@@ -131,10 +131,16 @@ function createPrivately(path: string): void {
   }
 }
 
-/** The file among DATA_DIR's parents that stops it being made (or DATA_DIR itself). */
-function fileOnTheWay(dataDir: string): string {
+/** DATA_DIR's nearest parent that exists (the root at the latest). */
+function nearestExistingParent(dataDir: string): string {
   let parent = dirname(dataDir);
   while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  return parent;
+}
+
+/** The file among DATA_DIR's parents that stops it being made (or DATA_DIR itself). */
+function fileOnTheWay(dataDir: string): string {
+  const parent = nearestExistingParent(dataDir);
   return existsSync(parent) && !statSync(parent).isDirectory() ? parent : dataDir;
 }
 
@@ -144,10 +150,8 @@ function fileOnTheWay(dataDir: string): string {
  */
 function whyNotMade(dataDir: string, error: unknown): unknown {
   if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
-  let parent = dirname(dataDir);
-  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
   try {
-    accessSync(parent, constants.W_OK);
+    accessSync(nearestExistingParent(dataDir), constants.W_OK);
   } catch (refusal) {
     return refusal;
   }
