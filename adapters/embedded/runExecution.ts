@@ -7,7 +7,7 @@ import { silentRunObserver } from '../../ports/runObserver.js';
 import type { TraceSpan } from '../../ports/tracing.js';
 import type { WorkflowContext } from '../../core/definition/context.js';
 import { CancelledError, NondeterminismError, serializeFailure } from '../../core/definition/failures.js';
-import { invalidInputFailure, invalidOutputFailure, outputNotJsonFailure } from '../../core/definition/runRules.js';
+import { invalidInputFailure, invalidOutputFailure, outputNotJsonFailure, schemaVerdict } from '../../core/definition/runRules.js';
 import { thrownMessage } from '../../core/definition/thrownValues.js';
 import { closings, ContinueAsNewRequest, type RunClosing } from './closings.js';
 import { CommandLog, type CommandCall, type CommandKind, type CommandOutcome, type CommandProgress, type CommandRecord, type ReplayPlan } from './commandLog.js';
@@ -340,9 +340,9 @@ export class RunExecution implements RunCommands {
   private async runWorkflow(): Promise<void> {
     const { input } = this.record;
     const definition = this.record.definition!;
-    const parsedInput = definition.inputSchema.safeParse(input.value());
+    const parsedInput = schemaVerdict(definition.inputSchema, input.value());
     if (!parsedInput.success) {
-      await this.host.close(this.record, closings.failed(invalidInputFailure(definition.name, parsedInput.error.issues)));
+      await this.host.close(this.record, closings.failed(invalidInputFailure(definition.name, parsedInput.issues)));
       return;
     }
     let closing: RunClosing;
@@ -364,8 +364,8 @@ export class RunExecution implements RunCommands {
 
   private completion(output: unknown): RunClosing {
     const definition = this.record.definition!;
-    const parsed = definition.outputSchema.safeParse(output);
-    if (!parsed.success) return closings.failed(invalidOutputFailure(definition.name, parsed.error.issues));
+    const parsed = schemaVerdict(definition.outputSchema, output);
+    if (!parsed.success) return closings.failed(invalidOutputFailure(definition.name, parsed.issues));
     try {
       return closings.completed(this.intern(Payload.of(parsed.data)));
     } catch (error) {

@@ -1,6 +1,7 @@
 import { NonRetryableError } from './failures.js';
 import type { ActivityDefinition } from './activity.js';
 import { thrownMessage } from './thrownValues.js';
+import { describeIssues, schemaVerdict } from './runRules.js';
 
 /** Validation failures are not worth retrying: the same input fails the same way. */
 export class StepInputValidationError extends NonRetryableError {
@@ -22,23 +23,19 @@ export function stepOutputNotJson(activity: Pick<ActivityDefinition, 'kind' | 'n
 export async function runActivity(activity: ActivityDefinition, input: unknown): Promise<unknown> {
   let checkedInput = input;
   if (activity.inputSchema) {
-    const parsed = activity.inputSchema.safeParse(input);
+    const parsed = schemaVerdict(activity.inputSchema, input);
     if (!parsed.success) {
-      throw new StepInputValidationError(`Invalid input for ${activity.kind} ${activity.name}: ${summarise(parsed.error.issues)}`);
+      throw new StepInputValidationError(`Invalid input for ${activity.kind} ${activity.name}: ${describeIssues(parsed.issues)}`);
     }
     checkedInput = parsed.data;
   }
   const output = await activity.fn(checkedInput);
   if (activity.outputSchema) {
-    const parsed = activity.outputSchema.safeParse(output);
+    const parsed = schemaVerdict(activity.outputSchema, output);
     if (!parsed.success) {
-      throw new StepOutputValidationError(`Invalid output of ${activity.kind} ${activity.name}: ${summarise(parsed.error.issues)}`);
+      throw new StepOutputValidationError(`Invalid output of ${activity.kind} ${activity.name}: ${describeIssues(parsed.issues)}`);
     }
     return parsed.data;
   }
   return output;
-}
-
-function summarise(issues: readonly { path: PropertyKey[]; message: string }[]): string {
-  return issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
 }

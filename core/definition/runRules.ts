@@ -3,7 +3,7 @@ import type { SerializedFailure } from '../domain/run.js';
 import type { WebhookRequest } from './context.js';
 import type { WorkflowDefinition } from './workflow.js';
 import { FeedbackValidationError } from './failures.js';
-import { thrownMessage } from './thrownValues.js';
+import { thrownMessage, thrownName } from './thrownValues.js';
 
 /*
  * Rules both engines apply to the workflow code they run, written once so the two cannot drift: the embedded engine
@@ -50,15 +50,31 @@ export function checkWebhookRequest(request: WebhookRequest): void {
  */
 export function parseFeedback(workflowName: string, feedbackSchema: z.ZodType | undefined, payload: unknown): unknown {
   if (!feedbackSchema) return payload;
-  const parsed = feedbackSchema.safeParse(payload);
+  const parsed = schemaVerdict(feedbackSchema, payload);
   if (parsed.success) return parsed.data;
-  throw new FeedbackValidationError(`Invalid feedback for workflow ${workflowName}: ${describeIssues(parsed.error.issues)}`);
+  throw new FeedbackValidationError(`Invalid feedback for workflow ${workflowName}: ${describeIssues(parsed.issues)}`);
 }
 
 /** A schema issue as zod reports it. */
 export interface SchemaIssue {
   path: PropertyKey[];
   message: string;
+}
+
+export type SchemaVerdict<T> = { success: true; data: T } | { success: false; issues: readonly SchemaIssue[] };
+
+/**
+ * What a workflow's or step's own schema says of a value. zod lets an exception thrown in a refinement or transform
+ * out of safeParse; such a schema refuses the value here, its issue naming what it threw, so a mistake in a schema
+ * fails the run or step it checks, alike on both engines, instead of the engine that runs it.
+ */
+export function schemaVerdict<T>(schema: z.ZodType<T>, value: unknown): SchemaVerdict<T> {
+  try {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? { success: true, data: parsed.data } : { success: false, issues: parsed.error.issues };
+  } catch (error) {
+    return { success: false, issues: [{ path: [], message: `the schema threw ${thrownName(error)}: ${thrownMessage(error)}` }] };
+  }
 }
 
 /** Schema issues in one line, as the failure message of a run whose input or output did not validate. */

@@ -23,7 +23,7 @@ test('the default catalog: {workflows: [{name, description, inputSchema, outputS
   assert.is(new Set(names).size, names.length, 'names are unique');
   for (const workflow of response.body.workflows) {
     // feedbackSchema only for a workflow that declares one (tests/contract/feedbackSchema.test.ts).
-    const declared = workflow.name === 'awaits_approval' ? ['feedbackSchema'] : [];
+    const declared = ['awaits_approval', 'schema_throws'].includes(workflow.name) ? ['feedbackSchema'] : [];
     assert.equal(keys(workflow), [...declared, 'description', 'inputSchema', 'name', 'outputSchema'].sort());
     assert.type(workflow.description, 'string');
     assert.ok(typeof workflow.inputSchema === 'object' || typeof workflow.inputSchema === 'boolean');

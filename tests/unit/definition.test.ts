@@ -4,7 +4,21 @@ import { z } from 'zod';
 import { workflow, step, evaluator, isActivity, NonRetryableError, StepFailedError } from '../../core/definition/index.js';
 import { serializeFailure, failureToError } from '../../core/definition/failures.js';
 import { activityTypeOf } from '../../core/definition/names.js';
+import { schemaVerdict } from '../../core/definition/runRules.js';
 import { createTestEnvironment } from '../../composition/testing/index.js';
+
+test('schemaVerdict: a schema that throws refuses the value, naming what it threw, whatever was thrown', () => {
+  const refines = (thrown: () => unknown) => z.string().refine(() => { throw thrown(); });
+  assert.equal(schemaVerdict(z.string(), 'a'), { success: true, data: 'a' });
+  const refused = schemaVerdict(z.string(), 1);
+  assert.is(refused.success, false);
+  assert.equal(!refused.success && refused.issues.map((issue) => issue.path), [[]], "zod's own issues, as zod gives them");
+  assert.equal(schemaVerdict(refines(() => new SyntaxError('bad')), 'a'), { success: false, issues: [{ path: [], message: 'the schema threw SyntaxError: bad' }] });
+  assert.equal(schemaVerdict(refines(() => 'a string'), 'a'), { success: false, issues: [{ path: [], message: 'the schema threw Error: a string' }] });
+  assert.equal(schemaVerdict(refines(() => Object.create(null)), 'a'), { success: false, issues: [{ path: [], message: 'the schema threw Error: [object Object]' }] });
+  const transformThrows = z.object({ n: z.number() }).transform(() => { throw new RangeError('too big'); });
+  assert.equal(schemaVerdict(transformThrows, { n: 1 }), { success: false, issues: [{ path: [], message: 'the schema threw RangeError: too big' }] });
+});
 
 test('a step outside any run is a plain async function with schema checks', async () => {
   const half = step({ name: 'half', inputSchema: z.number(), outputSchema: z.number().int(), fn: async (n: number) => n / 2 });

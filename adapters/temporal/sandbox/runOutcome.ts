@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { invalidOutputFailure, outputNotJsonFailure } from '../../../core/definition/runRules.js';
+import { invalidOutputFailure, outputNotJsonFailure, schemaVerdict } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { SerializedFailure } from '../../../core/domain/run.js';
 import { payloadLimitMessage, RESULT_TOO_LARGE_ERROR, type FailureDetail, type TraceLocation } from '../protocol.js';
@@ -13,8 +13,8 @@ export type CheckedOutput = { ok: true; value: unknown } | { ok: false; failure:
  * not pass either, or its workflow task would be refused over and over instead of the run failing.
  */
 export function checkOutput(definition: WorkflowDefinition, output: unknown, maxResultBytes: number, maxPayloadBytes?: number): CheckedOutput {
-  const parsed = definition.outputSchema.safeParse(output);
-  if (!parsed.success) return { ok: false, failure: invalidOutputFailure(definition.name, parsed.error.issues) };
+  const parsed = schemaVerdict(definition.outputSchema, output);
+  if (!parsed.success) return { ok: false, failure: invalidOutputFailure(definition.name, parsed.issues) };
   let json: string | undefined;
   try {
     json = parsed.data === undefined ? undefined : JSON.stringify(parsed.data);

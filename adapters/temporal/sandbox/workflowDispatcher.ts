@@ -1,6 +1,6 @@
 import { CancelledFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { CancelledError, childWorkflowNotFound, serializeFailure } from '../../../core/definition/failures.js';
-import { invalidInputFailure } from '../../../core/definition/runRules.js';
+import { invalidInputFailure, schemaVerdict } from '../../../core/definition/runRules.js';
 import { cancelledRunFailure } from '../../../core/domain/run.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import { CALLBACK_WORKFLOW_TYPE, type CallbackDelivery, type TraceLocation } from '../protocol.js';
@@ -65,8 +65,8 @@ async function runDefinition(
   options: DispatcherOptions,
   servedHere: ServedDefinitions,
 ): Promise<unknown> {
-  const parsedInput = definition.inputSchema.safeParse(input);
-  if (!parsedInput.success) return await fail(invalidInputFailure(definition.name, parsedInput.error.issues), input);
+  const parsedInput = schemaVerdict(definition.inputSchema, input);
+  if (!parsedInput.success) return await fail(invalidInputFailure(definition.name, parsedInput.issues), input);
   let output: unknown;
   try {
     output = await definition.fn(parsedInput.data, createWorkflowContext(run, definition.feedbackSchema, servedHere));

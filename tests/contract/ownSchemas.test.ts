@@ -1,0 +1,60 @@
+import * as assert from 'uvu/assert';
+import { uniqueId } from '../support/http.js';
+import { contractSuite, expectStatus, http, runAndWait, start, statusOf, waitUntil, wf } from '../support/contract.js';
+
+/**
+ * A workflow's or step's own schema that throws (a refinement or transform with a mistake in it; zod lets the throw
+ * out of safeParse): the run fails by name, the same on both engines. It left an embedded run open for good, and
+ * failed a Temporal run's workflow task over and over.
+ */
+const test = contractSuite("a workflow's own schemas that throw");
+
+const refinementThrew = (where: string) => `(root): the schema threw SyntaxError: the ${where} schema's refinement threw`;
+
+async function traceSteps(api: Parameters<typeof http>[0], workflowId: string, runId: string): Promise<{ name: string; attempt: number; error: { name: string } | null }[]> {
+  const response = await http(api, 'GET', `${wf(workflowId, runId)}/trace-log`);
+  expectStatus(response, 200, 'trace log');
+  return response.body.data.steps;
+}
+
+test('inputSchema throws: the run fails with ValidationError naming what the schema threw', async ({ api }) => {
+  const result = await runAndWait(api, { workflowName: 'schema_throws', workflowId: uniqueId('os-input'), input: { throwIn: 'input' } });
+  assert.is(result.status, 'failed');
+  assert.equal(result.error, { name: 'ValidationError', message: `Invalid input for workflow schema_throws: ${refinementThrew('input')}` });
+  assert.equal(result.input, { throwIn: 'input' }, 'the input is kept as given');
+});
+
+test('outputSchema throws: the run fails with OutputValidationError', async ({ api }) => {
+  const result = await runAndWait(api, { workflowName: 'schema_throws', workflowId: uniqueId('os-output'), input: { throwIn: 'output' } });
+  assert.is(result.status, 'failed');
+  assert.equal(result.error, { name: 'OutputValidationError', message: `Invalid output of workflow schema_throws: ${refinementThrew('output')}` });
+});
+
+test("a step's inputSchema throws: StepInputValidationError, not retried", async ({ api }) => {
+  const result = await runAndWait(api, { workflowName: 'schema_throws', workflowId: uniqueId('os-step'), input: { throwIn: 'step' } });
+  assert.is(result.status, 'failed');
+  assert.equal(
+    { name: result.error.name, message: result.error.message, retryable: result.error.retryable },
+    { name: 'StepInputValidationError', message: `Invalid input for step checked_by_throwing_schema: ${refinementThrew('step')}`, retryable: false },
+  );
+  const steps = await traceSteps(api, result.workflowId, result.runId);
+  assert.equal(steps.map((step) => [step.name, step.attempt, step.error?.name]), [['checked_by_throwing_schema', 1, 'StepInputValidationError']], 'one attempt');
+});
+
+test('feedbackSchema throws on a reply the published schema takes: the wait fails with FeedbackValidationError', async ({ api }) => {
+  const { workflowId, runId } = await start(api, 'schema_throws', { throwIn: 'feedback' }, uniqueId('os-feedback'));
+  // Published as JSON Schema the refinement is not there: the API takes the reply; the run's own schema throws on it.
+  expectStatus(await http(api, 'POST', '/workflow/feedback', { json: { workflowId, payload: { throwIn: 'feedback' } } }), 200);
+  await waitUntil(api, workflowId, 'failed', runId);
+  const result = (await http(api, 'GET', `${wf(workflowId, runId)}/result`)).body;
+  assert.equal(result.error, { name: 'FeedbackValidationError', message: `Invalid feedback for workflow schema_throws: ${refinementThrew('feedback')}` });
+});
+
+test('a schema that throws only for some values leaves the others alone', async ({ api }) => {
+  const result = await runAndWait(api, { workflowName: 'schema_throws', workflowId: uniqueId('os-none'), input: { throwIn: 'nowhere' } });
+  assert.is(result.status, 'completed');
+  assert.equal(result.output, { throwIn: 'nowhere' });
+  assert.is((await statusOf(api, result.workflowId)).body.status, 'completed');
+});
+
+test.run();
