@@ -3,11 +3,11 @@ import { uniqueId } from '../support/http.js';
 import { contractSuite, expectStatus, http, runAndWait, start, statusOf, waitUntil, wf } from '../support/contract.js';
 
 /**
- * A workflow's or step's own schema that throws (a refinement or transform with a mistake in it; zod lets the throw
- * out of safeParse): the run fails by name, the same on both engines. It left an embedded run open for good, and
- * failed a Temporal run's workflow task over and over.
+ * Mistakes in a workflow's own code fail its run by name, the same on both engines, never the engine: a schema that
+ * throws (a refinement or transform with a mistake in it; zod lets the throw out of safeParse: it left an embedded run
+ * open for good, and failed a Temporal run's workflow task over and over), a thrown value without usable text.
  */
-const test = contractSuite("a workflow's own schemas that throw");
+const test = contractSuite("mistakes in a workflow's own code");
 
 const refinementThrew = (where: string) => `(root): the schema threw SyntaxError: the ${where} schema's refinement threw`;
 
@@ -56,5 +56,21 @@ test('a schema that throws only for some values leaves the others alone', async 
   assert.equal(result.output, { throwIn: 'nowhere' });
   assert.is((await statusOf(api, result.workflowId)).body.status, 'completed');
 });
+
+for (const inStep of [false, true]) {
+  test(`a value without usable text thrown ${inStep ? 'by a step' : 'by the workflow code'}: the run fails, its name and message text`, async ({ api }) => {
+    const expected: Record<string, { name: string; message: string }> = {
+      'no prototype': { name: 'Error', message: '[object Object]' },
+      'a message getter that throws': { name: 'Error', message: '' },
+      'a number as message': { name: 'Error', message: '42' },
+    };
+    for (const [kind, failure] of Object.entries(expected)) {
+      const result = await runAndWait(api, { workflowName: 'throws_odd_value', workflowId: uniqueId('om-odd'), input: { kind, inStep } });
+      assert.is(result.status, 'failed', kind);
+      assert.equal({ name: result.error.name, message: result.error.message }, failure, kind);
+      if (inStep) assert.is(result.error.activityType, 'throws_odd_value#throw_odd_value', kind);
+    }
+  });
+}
 
 test.run();
