@@ -88,9 +88,13 @@ test('the CI key starts only echo in main, and sees only its runs: 403 to start 
   expectStatus(rerun, 200);
   expectForbidden(await http(api, 'POST', `${wf(own.workflowId, own.runId)}/terminate`, { json: {}, ...h }), /"control" scope/, 'terminate');
 
-  // Runs lists: only echo runs of main, whatever the filter asks.
-  const runs = await http(api, 'GET', '/workflow/runs?limit=100', h);
-  expectStatus(runs, 200);
+  // Runs lists: only echo runs of main, whatever the filter asks. Temporal's list may show the key's own run a moment
+  // after its start (its visibility store lags): asked until it does.
+  const runs = await eventually('the CI key\'s run list to show its own run', async () => {
+    const listed = await http(api, 'GET', '/workflow/runs?limit=100', h);
+    expectStatus(listed, 200);
+    return listed.body.runs.some((run: { workflowId: string }) => run.workflowId === own.workflowId) && listed;
+  });
   assert.ok(runs.body.runs.length > 0);
   for (const run of runs.body.runs) assert.equal([run.catalog, run.workflowName], ['main', 'echo']);
   assert.ok(runs.body.runs.some((run: { workflowId: string }) => run.workflowId === own.workflowId));

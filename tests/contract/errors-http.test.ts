@@ -14,6 +14,7 @@ import {
   start,
   wf,
 } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 
 /** Transport-level errors: paths, methods, ids in paths, request ids, body and timeout limits. */
 const test = contractSuite('errors: paths, methods, ids and request ids');
@@ -119,7 +120,11 @@ test('odd workflow ids round-trip through the path, and their trace stays inside
     assert.ok(trace.body.localPath.startsWith(api.traceDir + sep + 'echo' + sep), `trace of ${workflowId} stays in TRACE_DIR/echo`);
     assert.ok((await stat(trace.body.localPath)).isFile());
   }
-  const listed = (await listAllRuns(api, { workflowName: 'echo' })).map((run) => run.workflowId);
+  // Temporal's list may show a run a moment after it closed (its visibility store lags): asked until it shows them all.
+  const listed = await eventually('the run list to show every odd id', async () => {
+    const workflowIds = (await listAllRuns(api, { workflowName: 'echo' })).map((run) => run.workflowId);
+    return ids.every((workflowId) => workflowIds.includes(workflowId)) && workflowIds;
+  });
   for (const workflowId of ids) assert.ok(listed.includes(workflowId), `${workflowId} in the run list`);
   // An encoded "/" is part of the id, not a path separator: "<tag>" alone is a different (unknown) id.
   expectError(await http(api, 'GET', `${wf(tag)}/status`), 404, 'WorkflowNotFoundError', { maybeWorkflowId: tag });

@@ -18,6 +18,7 @@ import {
   type ExpectedError,
 } from '../support/contract.js';
 import { isEmbedded } from '../support/engines.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Bad requests to the two start endpoints, table-driven. Every case carries a fresh workflowId and, after the
@@ -206,7 +207,12 @@ test('POST /workflow/run with the workflowId of a running execution: 409, the ru
   const response = await http(api, 'POST', '/workflow/run', { json: { workflowName: 'awaits_feedback', workflowId, input: {}, timeout: 1 } });
   expectError(response, 409, 'WorkflowAlreadyStartedError', { workflowId });
   assert.equal(await snapshot(api, workflowId), before);
-  assert.equal((await runsOfId(api, 'awaits_feedback', workflowId)).map((run) => run.runId), [runId]);
+  // Temporal's list may show a run a moment after its start (its visibility store lags): asked until it shows this one.
+  const runs = await eventually('the run list to show the running run', async () => {
+    const listed = await runsOfId(api, 'awaits_feedback', workflowId);
+    return listed.some((run) => run.runId === runId) && listed;
+  });
+  assert.equal(runs.map((run) => run.runId), [runId]);
   expectStatus(await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, { json: {} }), 200);
 });
 

@@ -103,8 +103,12 @@ test('the command: whoami for each key, a refusal as one line naming the scope (
   const refused = await flowgate(api.baseUrl, dashboard, ['terminate', workflowId]);
   assert.is(refused.code, 3);
   assert.match(refused.stderr, /^flowgate terminate: ForbiddenError: API key "dashboard" lacks the "control" scope.*\(HTTP 403[^)]*\); `flowgate whoami` shows what this key may do\n$/);
-  const listed = await flowgate(api.baseUrl, dashboard, ['runs', '--started-by', 'ci', '--json']);
-  assert.is(listed.code, 0, listed.stderr);
+  // Temporal's list may show a run a moment after its start (its visibility store lags): asked until it shows this one.
+  const listed = await eventually('`flowgate runs --started-by ci` to list the run', async () => {
+    const answer = await flowgate(api.baseUrl, dashboard, ['runs', '--started-by', 'ci', '--json']);
+    assert.is(answer.code, 0, answer.stderr);
+    return (JSON.parse(answer.stdout) as { runs: { workflowId: string }[] }).runs.some((run) => run.workflowId === workflowId) && answer;
+  });
   assert.ok((JSON.parse(listed.stdout) as { runs: { workflowId: string; startedBy: string }[] }).runs.some((run) => run.workflowId === workflowId && run.startedBy === 'ci'));
   const notAllowed = await flowgate(api.baseUrl, ci, ['start', 'sleeper', '--input', '{"ms":1}']);
   assert.is(notAllowed.code, 3);

@@ -74,7 +74,7 @@ test('a rerun starts a new run of the same workflow with the same input, and the
   assert.is.not(again.body.workflowId, rerun.workflowId);
 
   // The run list shows it too.
-  const listed = await listedUntil(api, { workflowName: 'echo' }, listsAll([rerun]), 'the rerun');
+  const listed = await listedUntil(api, { workflowName: 'echo' }, listsAll([rerun, original]), 'the rerun and the original');
   assert.equal(listed.find((entry) => entry.runId === rerun.runId).rerunOf, ref(original));
   assert.not.ok('rerunOf' in listed.find((entry) => entry.runId === original.runId), 'a run no rerun started has no rerunOf');
 });

@@ -73,7 +73,11 @@ test('runs of every kind started before a restart are found after it, with their
   expectContiguousIds(doneHistory, 'the completed run');
   const trace = await http(api, 'GET', `${wf(completed.body.workflowId, completed.body.runId)}/trace-log`);
   expectStatus(trace, 200, 'the trace-log of a run closed before the restart');
-  const listed = await listAllRuns(api, { workflowName: 'arithmetic' });
+  // Temporal's list may show a run a moment after it closed (its visibility store lags): asked until it shows this one.
+  const listed = await eventually('the run list to show the run closed before the restart', async () => {
+    const runs = await listAllRuns(api, { workflowName: 'arithmetic' });
+    return runs.some((run) => run.runId === completed.body.runId) && runs;
+  });
   assert.ok(listed.some((run) => run.runId === completed.body.runId), 'the runs list has the run closed before the restart');
 
   const slept = await resultOf(api, sleeping.workflowId);

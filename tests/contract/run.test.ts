@@ -13,6 +13,7 @@ import {
   UUID,
   wf,
 } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 
 /** POST /workflow/run: start, wait, answer the result. */
 const test = contractSuite('POST /workflow/run');
@@ -113,7 +114,12 @@ test('a continue-as-new chain is awaited to its last run; the answer keeps the o
   assert.is(response.body.status, 'completed');
   assert.equal(response.body.output, { done: true });
   assert.equal(response.body.input, { n: 2 });
-  const runs = await runsOfId(api, 'countdown', workflowId);
+  // Temporal's list may show a run a moment after it continued or closed (its visibility store lags): asked until it
+  // shows three runs, one of them completed.
+  const runs = await eventually('the run list to show the chain, closed', async () => {
+    const listed = await runsOfId(api, 'countdown', workflowId);
+    return listed.length >= 3 && listed.some((run) => run.status === 'completed') && listed;
+  });
   assert.is(runs.length, 3, 'n=2 makes three runs');
   const last = runs.find((run) => run.status === 'completed');
   assert.is(response.body.runId, last?.runId, 'the result is the last run of the chain');

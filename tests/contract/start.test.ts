@@ -17,6 +17,7 @@ import {
   waitUntil,
   wf,
 } from '../support/contract.js';
+import { eventually } from '../support/eventually.js';
 
 /** POST /workflow: start without waiting. */
 const test = contractSuite('POST /workflow');
@@ -100,7 +101,12 @@ test('a workflowId that is still running: 409 WorkflowAlreadyStartedError; the r
   const otherType = await http(api, 'POST', '/workflow', { json: { workflowName: 'echo', workflowId, input: { message: 'x' } } });
   expectError(otherType, 409, 'WorkflowAlreadyStartedError', { workflowId });
   assert.equal(await snapshot(api, workflowId), before);
-  assert.equal((await runsOfId(api, 'awaits_feedback', workflowId)).map((run) => run.runId), [runId]);
+  // Temporal's list may show a run a moment after its start (its visibility store lags): asked until it shows this one.
+  const runs = await eventually('the run list to show the running run', async () => {
+    const listed = await runsOfId(api, 'awaits_feedback', workflowId);
+    return listed.some((run) => run.runId === runId) && listed;
+  });
+  assert.equal(runs.map((run) => run.runId), [runId]);
   assert.equal(await runsOfId(api, 'echo', workflowId), []);
   expectStatus(await http(api, 'POST', `${wf(workflowId, runId)}/terminate`, { json: {} }), 200);
 });
@@ -115,7 +121,11 @@ test('concurrent starts with one workflowId: exactly one 200, the rest 409, one 
   for (const answer of answers.filter((candidate) => candidate.status === 409)) {
     expectError(answer, 409, 'WorkflowAlreadyStartedError', { workflowId });
   }
-  const runs = await runsOfId(api, 'awaits_feedback', workflowId);
+  // Temporal's list may show a run a moment after its start (its visibility store lags): asked until it shows one.
+  const runs = await eventually('the run list to show the started run', async () => {
+    const listed = await runsOfId(api, 'awaits_feedback', workflowId);
+    return listed.length >= 1 && listed;
+  });
   assert.is(runs.length, 1);
   expectStatus(await http(api, 'POST', `${wf(workflowId, runs[0].runId)}/terminate`, { json: {} }), 200);
 });
@@ -126,7 +136,12 @@ test('a workflowId whose run closed can start again', async ({ api }) => {
   const second = await start(api, 'echo', { message: '2' }, first.workflowId);
   assert.is.not(second.runId, first.runId);
   await waitUntil(api, first.workflowId, 'completed', second.runId);
-  assert.is((await runsOfId(api, 'echo', first.workflowId)).length, 2);
+  // Temporal's list may show a run a moment after its start or close (its visibility store lags): asked until it shows both.
+  const runs = await eventually('the run list to show both runs', async () => {
+    const listed = await runsOfId(api, 'echo', first.workflowId);
+    return [first, second].every(({ runId }) => listed.some((run) => run.runId === runId)) && listed;
+  });
+  assert.is(runs.length, 2);
 });
 
 test('POST /workflow takes no timeout: 400, nothing started', async ({ api }) => {

@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert';
 import { uniqueId } from '../support/http.js';
+import type { TestApi } from '../support/engines.js';
 import { eventually } from '../support/eventually.js';
 import {
   contractSuite,
@@ -21,6 +22,17 @@ import {
 
 /** GET /workflow/{id}/status, /workflow/{id}/input (and pinned forms), GET /workflow/runs. */
 const test = contractSuite('status, input and the run list');
+
+/**
+ * Every echo run the run list shows, once it shows these ones: Temporal's list may show a run a moment after it
+ * closed (its visibility store lags), and a test of paging needs its runs among the pages.
+ */
+async function echoRunsOnceListed(api: TestApi, runs: { workflowId: string }[]): Promise<any[]> {
+  return eventually('the run list to show the echo runs just run', async () => {
+    const listed = await listAllRuns(api, { workflowName: 'echo' });
+    return runs.every(({ workflowId }) => listed.some((run) => run.workflowId === workflowId)) && listed;
+  });
+}
 
 test('status of an open run: exactly the status keys, running, closedAt null', async ({ api }) => {
   const { workflowId, runId } = await start(api, 'awaits_feedback', {}, uniqueId('st-open'));
@@ -88,7 +100,12 @@ test('run list: exactly {runs, nextPageToken}; items are status views; newest fi
   const workflowName = 'arithmetic';
   const ids = [uniqueId('rl-a'), uniqueId('rl-b'), uniqueId('rl-c')];
   for (const workflowId of ids) await runAndWait(api, { workflowName, workflowId, input: { n: 1 } });
-  const response = await http(api, 'GET', `/workflow/runs?workflowName=${workflowName}`);
+  // Temporal's list may show a run a moment after it closed (its visibility store lags): asked until it shows the three.
+  const response = await eventually('the run list to show the three runs', async () => {
+    const answer = await http(api, 'GET', `/workflow/runs?workflowName=${workflowName}`);
+    expectStatus(answer, 200);
+    return ids.every((workflowId) => answer.body.runs.some((run: { workflowId: string }) => run.workflowId === workflowId)) && answer;
+  });
   expectStatus(response, 200);
   assert.equal(keys(response.body), ['nextPageToken', 'runs']);
   for (const run of response.body.runs) {
@@ -148,8 +165,9 @@ test('run list filters: workflowName, catalog and status (with the old "continue
 });
 
 test('run list limit: 1 and 1000 accepted, 0, 1001 and non-numbers refused', async ({ api }) => {
-  await runAndWait(api, { workflowName: 'echo', input: { message: 'a' } });
-  await runAndWait(api, { workflowName: 'echo', input: { message: 'b' } });
+  const a = await runAndWait(api, { workflowName: 'echo', input: { message: 'a' } });
+  const b = await runAndWait(api, { workflowName: 'echo', input: { message: 'b' } });
+  await echoRunsOnceListed(api, [a, b]);
   const one = await http(api, 'GET', '/workflow/runs?limit=1');
   expectStatus(one, 200);
   assert.is(one.body.runs.length, 1);
@@ -188,7 +206,7 @@ test('run list paging: every run exactly once over the pages, in order, then a n
     const run = await runAndWait(api, { workflowName: 'echo', workflowId: uniqueId(`pg-${index}`), input: { message: `${index}` } });
     ids.push(run.workflowId);
   }
-  const all = await listAllRuns(api, { workflowName: 'echo' });
+  const all = await echoRunsOnceListed(api, ids.map((workflowId) => ({ workflowId })));
   const seen: any[] = [];
   let pageToken: string | null = null;
   let pages = 0;
@@ -210,8 +228,9 @@ test('run list paging: every run exactly once over the pages, in order, then a n
 });
 
 test('run list: a forged, garbled or stale pageToken is 400', async ({ api }) => {
-  await runAndWait(api, { workflowName: 'echo', input: { message: 'a' } });
-  await runAndWait(api, { workflowName: 'echo', input: { message: 'b' } });
+  const a = await runAndWait(api, { workflowName: 'echo', input: { message: 'a' } });
+  const b = await runAndWait(api, { workflowName: 'echo', input: { message: 'b' } });
+  await echoRunsOnceListed(api, [a, b]);
   const first = await http(api, 'GET', '/workflow/runs?workflowName=echo&limit=1');
   const token: string = first.body.nextPageToken;
   assert.type(token, 'string');
