@@ -1,7 +1,8 @@
 import type { ChildWorkflowOptions } from '../../core/definition/context.js';
 import { CancelledError, ChildWorkflowFailedError, childIdTaken, childWorkflowNotFound } from '../../core/definition/failures.js';
-import { UnsupportedWorkflowError, WorkflowAlreadyStartedError } from '../../core/domain/errors.js';
-import { childWorkflowName, defaultChildWorkflowId } from '../../core/definition/runRules.js';
+import { CatalogNotAvailableError, UnsupportedWorkflowError, WorkflowAlreadyStartedError } from '../../core/domain/errors.js';
+import type { SerializedFailure } from '../../core/domain/run.js';
+import { checkChildStart, checkJsonInput, childWorkflowName, defaultChildWorkflowId } from '../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../core/definition/workflow.js';
 import type { CommandCall } from './commandLog.js';
 import { Payload } from './payload.js';
@@ -22,6 +23,12 @@ export async function executeChild(
   const { commands } = scope;
   const childName = childWorkflowName(workflow);
   const ordinal = commands.nextOrdinal('child');
+  const parent = commands.run;
+  const workflowId = options.workflowId ?? defaultChildWorkflowId(parent.workflowId, childName, ordinal);
+  // Mistakes of the workflow code, thrown before anything is recorded (as on Temporal), so a replay throws them again.
+  checkChildStart(workflowId, options);
+  checkJsonInput(`The input of child workflow ${childName} (${workflowId})`, input);
+  const inputPayload = Payload.of(input);
   const call = commands.call('child', childName);
   if (!call) return never();
   if (call.mode === 'replayed') return commands.replayed(call);
@@ -33,8 +40,6 @@ export async function executeChild(
   }
   if (commands.isCancelled(scope)) return commands.settle(call, commands.cancelledOutcome(`Child workflow ${childName} not started: the run is cancelled`));
 
-  const parent = commands.run;
-  const workflowId = options.workflowId ?? defaultChildWorkflowId(parent.workflowId, childName, ordinal);
   const catalog = options.catalog ?? parent.catalog;
   let childRunId: string;
   try {
@@ -42,16 +47,15 @@ export async function executeChild(
       workflowName: childName,
       catalog,
       workflowId,
-      input,
+      input: inputPayload,
       parent: { workflowId: parent.workflowId, runId: parent.runId },
       root: parent.root ?? { workflowId: parent.workflowId, runId: parent.runId },
     }).runId;
   } catch (error) {
-    const refused = error instanceof UnsupportedWorkflowError || error instanceof WorkflowAlreadyStartedError;
-    if (!refused) return commands.settle(call, { ok: false, error });
+    const failure = childStartRefusal(error, childName, catalog, workflowId);
+    if (!failure) return commands.settle(call, { ok: false, error });
     // As on Temporal, where the child's start is refused: the parent sees a failed child (that does not exist, or
     // whose id is taken), an error a replay after a restart rebuilds with its class.
-    const failure = error instanceof WorkflowAlreadyStartedError ? childIdTaken(workflowId) : childWorkflowNotFound(childName, catalog);
     commands.append('child_failed', { childWorkflowId: workflowId, status: 'failed', error: failure });
     return commands.settle(call, { ok: false, error: new ChildWorkflowFailedError(workflowId, '', 'failed', failure) });
   }
@@ -87,4 +91,16 @@ async function awaitChild(scope: RunScope, call: CommandCall, workflowId: string
       ? new CancelledError(`Child workflow ${workflowId} was cancelled`)
       : new ChildWorkflowFailedError(workflowId, lastRunId, status, end.failure);
   return commands.settle(call, { ok: false, error });
+}
+
+/**
+ * Why the engine refused a child's start, as the failure its parent's ChildWorkflowFailedError carries; undefined for
+ * an error of the engine itself. A catalog no worker serves here cannot take the child (on Temporal the child waits on
+ * its task queue until a worker of that catalog polls it: docs/authoring.md).
+ */
+function childStartRefusal(error: unknown, childName: string, catalog: string, workflowId: string): SerializedFailure | undefined {
+  if (error instanceof WorkflowAlreadyStartedError) return childIdTaken(workflowId);
+  if (error instanceof UnsupportedWorkflowError) return childWorkflowNotFound(childName, catalog);
+  if (error instanceof CatalogNotAvailableError) return { name: error.name, message: error.message, retryable: false };
+  return undefined;
 }

@@ -33,7 +33,8 @@ export interface ChildStart {
   workflowName: string;
   catalog: string;
   workflowId: string;
-  input: unknown;
+  /** Encoded by the parent's call, where a value JSON refuses is the code's TypeError. */
+  input: Payload;
   parent: RelatedRun;
   root: RelatedRun;
 }

@@ -252,7 +252,7 @@ export class RunLifecycle implements RunHost {
       workflowId: start.workflowId,
       workflowName: start.workflowName,
       catalog: start.catalog,
-      input: payloadOf(start.input, 'input'),
+      input: start.input,
       parent: start.parent,
       root: start.root,
     });

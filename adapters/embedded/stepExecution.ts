@@ -4,6 +4,7 @@ import { activityTypeOf } from '../../core/definition/names.js';
 import { thrownMessage } from '../../core/definition/thrownValues.js';
 import { isRetryable, retryDelayMs } from '../../core/definition/retry.js';
 import { runActivity, stepOutputNotJson } from '../../core/definition/runActivity.js';
+import { checkJsonInput } from '../../core/definition/runRules.js';
 import { addAggregations } from '../../core/definition/hooks.js';
 import type { SerializedFailure } from '../../core/domain/run.js';
 import type { CommandCall, CommandOutcome, CommandProgress } from './commandLog.js';
@@ -38,6 +39,7 @@ export function executeStep(scope: RunScope, activity: ActivityDefinition, input
   // sleep duration is): recorded, a replay after a restart handed the code a plain Error instead of its TypeError.
   let payload: Payload;
   try {
+    checkJsonInput(`The input of ${activity.kind} ${activity.name}`, input);
     payload = Payload.of(input);
   } catch (error) {
     return Promise.reject(error);

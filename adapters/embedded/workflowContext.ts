@@ -1,4 +1,5 @@
 import type { WorkflowContext, WorkflowInfo } from '../../core/definition/context.js';
+import { checkJsonInput } from '../../core/definition/runRules.js';
 import { executeChild } from './childWorkflows.js';
 import { ContinueAsNewRequest } from './closings.js';
 import { Payload } from './payload.js';
@@ -16,6 +17,7 @@ export function createWorkflowContext(commands: RunCommands, isCancelRequested: 
     sleep: (ms) => sleep(commands, ms),
     waitForWebhook: (request) => waitForWebhook(commands.currentScope(), request),
     continueAsNew: async (input) => {
+      checkJsonInput(`The input of the run workflow ${commands.run.workflowName} continues as`, input);
       // Thrown like Temporal's ContinueAsNew, so `finally` blocks run; the run closes when it leaves the function.
       throw new ContinueAsNewRequest(Payload.of(input));
     },

@@ -23,15 +23,31 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
 /** A step's `retry`: any of the policy's fields; one left out or `undefined` keeps its default. */
 export type RetryOptions = { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined };
 
-export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPolicy {
+/** The policy a step's `retry` means; `owner` (e.g. `step charge_card`) starts the message of a field refused. */
+export function resolveRetryPolicy(options: RetryOptions | undefined, owner?: string): RetryPolicy {
   const given = Object.entries(options ?? {}).filter(([, value]) => value !== undefined);
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...Object.fromEntries(given) };
+  const of = owner === undefined ? '' : `${owner}: `;
   if (!Number.isInteger(policy.maximumAttempts) || policy.maximumAttempts < 1) {
-    throw new RangeError('retry.maximumAttempts must be an integer >= 1');
+    throw new RangeError(`${of}retry.maximumAttempts must be an integer >= 1, got ${String(policy.maximumAttempts)}`);
   }
-  if (policy.initialIntervalMs < 0 || policy.maximumIntervalMs < 0) throw new RangeError('retry intervals must be >= 0');
-  if (policy.backoffCoefficient < 1) throw new RangeError('retry.backoffCoefficient must be >= 1');
-  return policy;
+  // `!(x >= 0)` refuses NaN as well: the embedded engine would retry at once where Temporal waits its default.
+  for (const field of ['initialIntervalMs', 'maximumIntervalMs'] as const) {
+    const value = policy[field];
+    if (typeof value !== 'number' || !(value >= 0) || !Number.isFinite(value)) {
+      throw new RangeError(`${of}retry.${field} must be a finite number >= 0, got ${String(value)}`);
+    }
+  }
+  const coefficient = policy.backoffCoefficient;
+  if (typeof coefficient !== 'number' || !(coefficient >= 1) || !Number.isFinite(coefficient)) {
+    throw new RangeError(`${of}retry.backoffCoefficient must be a finite number >= 1, got ${String(coefficient)}`);
+  }
+  // A string would match by substring on one engine and be spread into letters on the other.
+  const names: unknown = policy.nonRetryableErrorNames;
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
+    throw new TypeError(`${of}retry.nonRetryableErrorNames must be an array of error class names (strings)`);
+  }
+  return { ...policy, nonRetryableErrorNames: [...names] };
 }
 
 /** Delay before attempt `nextAttempt` (2 for the first retry). */

@@ -29,13 +29,15 @@ export async function runActivity(activity: ActivityDefinition, input: unknown):
     }
     checkedInput = parsed.data;
   }
-  const output = await activity.fn(checkedInput);
+  let output = await activity.fn(checkedInput);
   if (activity.outputSchema) {
     const parsed = schemaVerdict(activity.outputSchema, output);
     if (!parsed.success) {
       throw new StepOutputValidationError(`Invalid output of ${activity.kind} ${activity.name}: ${describeIssues(parsed.issues)}`);
     }
-    return parsed.data;
+    output = parsed.data;
   }
+  // JSON writes a function or a symbol as nothing: the step would seem to have returned undefined.
+  if (typeof output === 'function' || typeof output === 'symbol') throw stepOutputNotJson(activity, `JSON has no ${typeof output}`);
   return output;
 }

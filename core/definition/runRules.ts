@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { SerializedFailure } from '../domain/run.js';
-import type { WebhookRequest } from './context.js';
+import { workflowIdProblem } from '../domain/ids.js';
+import { fitsCharacters, hasUnpairedSurrogate } from '../domain/text.js';
+import type { ChildWorkflowOptions, WebhookRequest } from './context.js';
 import type { WorkflowDefinition } from './workflow.js';
 import { FeedbackValidationError } from './failures.js';
 import { thrownMessage, thrownName } from './thrownValues.js';
@@ -28,6 +30,39 @@ export function childWorkflowName(workflow: WorkflowDefinition | string): string
   return childName;
 }
 
+/**
+ * What a step call, a child's start and a continue-as-new hand the engine as input: a JSON value, or undefined (no
+ * input). A function or a symbol, which JSON writes as nothing, became an undefined input on the embedded engine and
+ * a payload Temporal cannot read (the next run's workflow task failing for good): refused here, as JSON itself refuses
+ * a BigInt, before anything is recorded or sent.
+ */
+export function checkJsonInput(what: string, value: unknown): void {
+  if (typeof value === 'function' || typeof value === 'symbol') throw new TypeError(`${what} must be a JSON value, got a ${typeof value}`);
+}
+
+/** Catalog names as the API takes them (docs/api.md, Conventions). */
+const MAX_CATALOG_LENGTH = 1000;
+
+/**
+ * The workflow id and catalog a child starts with: ids and names the API could address. Temporal refuses an empty or
+ * over-long id in the parent's workflow task, which then fails for good (the parent never closes), and runs a child
+ * of catalog `''` in the parent's; the embedded engine started them. A mistake in workflow code: TypeError, before
+ * the child starts.
+ */
+export function checkChildStart(workflowId: unknown, options: ChildWorkflowOptions): void {
+  if (typeof workflowId !== 'string') throw new TypeError(`executeChild: workflowId must be a string, got ${typeof workflowId}`);
+  const problem = workflowIdProblem(workflowId);
+  if (problem) {
+    const made = options.workflowId === undefined ? " (the default id, made of the parent's id and the child's name: give one in options.workflowId)" : '';
+    throw new TypeError(`executeChild: ${problem}${made}`);
+  }
+  const { catalog } = options;
+  if (catalog === undefined) return;
+  if (typeof catalog !== 'string' || catalog.length === 0 || !fitsCharacters(catalog, MAX_CATALOG_LENGTH) || hasUnpairedSurrogate(catalog)) {
+    throw new TypeError(`executeChild: catalog must be a non-empty string of at most ${MAX_CATALOG_LENGTH} characters (leave it out for the parent's), got ${typeof catalog === 'string' ? JSON.stringify(catalog.slice(0, 40)) : typeof catalog}`);
+  }
+}
+
 /** A child's workflow id unless the call gives one: `<parent id>/<child name>-<n>`, n counting the run's child calls. */
 export function defaultChildWorkflowId(parentWorkflowId: string, childName: string, ordinal: number): string {
   return `${parentWorkflowId}/${childName}-${ordinal}`;
@@ -38,6 +73,10 @@ export function checkWebhookRequest(request: WebhookRequest): void {
   if (typeof request !== 'object' || request === null) throw new TypeError('waitForWebhook: request must be an object');
   if (request.url !== undefined && (typeof request.url !== 'string' || request.url.length === 0)) {
     throw new TypeError('waitForWebhook: url must be a non-empty string');
+  }
+  // Any other scheme failed every attempt of the call (retried as the sender's own error) before the run failed.
+  if (request.url !== undefined && !/^https?:\/\/[^\s/?#]/i.test(request.url)) {
+    throw new TypeError(`waitForWebhook: url must be an http or https URL, got ${JSON.stringify(request.url.slice(0, 100))}`);
   }
   if (request.timeoutMs !== undefined && !(typeof request.timeoutMs === 'number' && request.timeoutMs > 0 && Number.isFinite(request.timeoutMs))) {
     throw new RangeError(`waitForWebhook: timeoutMs must be a finite positive number (leave it out to wait without a limit), got ${String(request.timeoutMs)}`);

@@ -28,7 +28,7 @@ export function defineActivity<I, O>(kind: ActivityKind, spec: StepSpec<I, O>): 
     inputSchema: spec.inputSchema,
     outputSchema: spec.outputSchema,
     fn: spec.fn,
-    retry: resolveRetryPolicy(spec.retry),
+    retry: resolveRetryPolicy(spec.retry, `${kind} ${spec.name}`),
     timeoutMs,
   });
   const call = (input: I) => callActivity(definition as ActivityDefinition, input) as Promise<O>;

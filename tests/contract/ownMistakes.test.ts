@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { uniqueId } from '../support/http.js';
 import { contractSuite, expectStatus, http, runAndWait, start, statusOf, waitUntil, wf } from '../support/contract.js';
+import { CTX_MISTAKES } from '../fixtures/workflows/contract.js';
 
 /**
  * Mistakes in a workflow's own code fail its run by name, the same on both engines, never the engine: a schema that
@@ -72,5 +73,35 @@ for (const inStep of [false, true]) {
     }
   });
 }
+
+test('ctx and its calls misused (child ids and catalogs, inputs JSON writes as nothing, a webhook url): a TypeError ends the run, never a run left open', async ({ api }) => {
+  const longParentId = `om-long-${'x'.repeat(990)}`;
+  const expected = (workflowId: string): Record<(typeof CTX_MISTAKES)[number], { name: string; message: string }> => ({
+    'child id empty': { name: 'TypeError', message: 'executeChild: workflowId must not be empty' },
+    'child default id too long': {
+      name: 'TypeError',
+      message: "executeChild: workflowId must be at most 1000 characters (the default id, made of the parent's id and the child's name: give one in options.workflowId)",
+    },
+    'child catalog empty': { name: 'TypeError', message: `executeChild: catalog must be a non-empty string of at most 1000 characters (leave it out for the parent's), got ""` },
+    'child catalog not a string': { name: 'TypeError', message: "executeChild: catalog must be a non-empty string of at most 1000 characters (leave it out for the parent's), got number" },
+    'child input a function': { name: 'TypeError', message: `The input of child workflow echo (${workflowId}/echo-1) must be a JSON value, got a function` },
+    'child input a BigInt': { name: 'TypeError', message: 'Do not know how to serialize a BigInt' },
+    'step input a function': { name: 'TypeError', message: 'The input of step echo_step must be a JSON value, got a function' },
+    'step output a function': { name: 'StepOutputValidationError', message: 'Output of step returns_function is not JSON: JSON has no function' },
+    'continue with a function': { name: 'TypeError', message: 'The input of the run workflow misuses_ctx continues as must be a JSON value, got a function' },
+    'webhook url not http': { name: 'TypeError', message: 'waitForWebhook: url must be an http or https URL, got "ftp://127.0.0.1/drop"' },
+  });
+  for (const mistake of CTX_MISTAKES) {
+    const workflowId = mistake === 'child default id too long' ? longParentId : uniqueId('om-ctx');
+    const result = await runAndWait(api, { workflowName: 'misuses_ctx', workflowId, input: { mistake } });
+    assert.is(result.status, 'failed', mistake);
+    assert.equal({ name: result.error.name, message: result.error.message }, expected(workflowId)[mistake], mistake);
+    if (mistake === 'step output a function') {
+      assert.equal([result.error.retryable, result.error.activityType], [false, 'misuses_ctx#returns_function'], 'not retried');
+    }
+    const children = (await http(api, 'GET', `/workflow/runs?workflowName=echo&limit=1000`)).body.runs.filter((run: { workflowId: string }) => run.workflowId.startsWith(`${workflowId}/`));
+    assert.equal(children, [], `${mistake}: no child started`);
+  }
+});
 
 test.run();

@@ -1,7 +1,7 @@
 import { ChildWorkflowFailure, executeChild as executeTemporalChild, isCancellation } from '@temporalio/workflow';
 import type { ChildWorkflowOptions } from '../../../core/definition/context.js';
 import { CancelledError, ChildWorkflowFailedError, childIdTaken } from '../../../core/definition/failures.js';
-import { childWorkflowName, defaultChildWorkflowId } from '../../../core/definition/runRules.js';
+import { checkChildStart, checkJsonInput, childWorkflowName, defaultChildWorkflowId } from '../../../core/definition/runRules.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { RunState } from './runState.js';
 import { checkPayload } from './payloadLimit.js';
@@ -26,9 +26,12 @@ export async function executeChild(
   const childName = childWorkflowName(workflow);
   const ordinal = run.nextOrdinal('child');
   const workflowId = options.workflowId ?? defaultChildWorkflowId(run.info.workflowId, childName, ordinal);
+  checkChildStart(workflowId, options);
   const taskQueue = options.catalog ?? run.info.catalog;
   const runTimeoutMs = childRunTimeoutMs(workflow, taskQueue === run.info.catalog ? servedHere : undefined);
-  checkPayload(`The input of child workflow ${childName} (${workflowId})`, input);
+  const what = `The input of child workflow ${childName} (${workflowId})`;
+  checkJsonInput(what, input);
+  checkPayload(what, input);
   try {
     return await executeTemporalChild(childName, {
       args: [input],

@@ -1,5 +1,6 @@
 import { continueAsNew, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import { FEEDBACK_WAIT_MEMO_KEY, TRACE_MEMO_KEY } from '../protocol.js';
+import { checkJsonInput } from '../../../core/definition/runRules.js';
 import { checkPayload } from './payloadLimit.js';
 
 type AnyWorkflow = (input: unknown) => Promise<unknown>;
@@ -11,7 +12,9 @@ type AnyWorkflow = (input: unknown) => Promise<unknown>;
  * blocks run.
  */
 export function continueAsNewKeepingMemo(input: unknown): Promise<never> {
-  checkPayload(`The input of the run workflow ${workflowInfo().workflowType} continues as`, input);
+  const what = `The input of the run workflow ${workflowInfo().workflowType} continues as`;
+  checkJsonInput(what, input);
+  checkPayload(what, input);
   // Not the trace location: that is this run's file, and the next run records its own as it closes. Nor the last wait's.
   const { [TRACE_MEMO_KEY]: _ownTrace, [FEEDBACK_WAIT_MEMO_KEY]: _ownWait, ...memo } = workflowInfo().memo ?? {};
   if (Object.keys(memo).length === 0) return continueAsNew<AnyWorkflow>(input);

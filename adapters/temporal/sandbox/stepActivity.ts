@@ -1,6 +1,7 @@
 import { ActivityFailure, isCancellation, proxyActivities, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import { CancelledError, StepFailedError } from '../../../core/definition/failures.js';
 import type { RetryPolicy } from '../../../core/definition/retry.js';
+import { checkJsonInput } from '../../../core/definition/runRules.js';
 import type { ActivityKind } from '../../../core/domain/trace.js';
 import { activityTypeFor } from '../protocol.js';
 import { checkPayload } from './payloadLimit.js';
@@ -30,6 +31,7 @@ export function stepActivity(meta: StepMeta): StepStub {
 /** Schedules the step as activity `<workflowType>#<step>`; its failures reach workflow code as the core's errors. */
 export async function callStep(meta: StepMeta, input: unknown): Promise<unknown> {
   const activityType = activityTypeFor(workflowInfo().workflowType, meta.name);
+  checkJsonInput(`The input of ${meta.kind} ${meta.name}`, input);
   checkPayload(`The input of step ${activityType}`, input);
   const activities = proxyActivities<Record<string, (input: unknown) => Promise<unknown>>>(activityOptions(meta));
   try {

@@ -167,4 +167,31 @@ test('a child of a type the catalog does not serve fails the call with ChildWork
   h.close();
 });
 
+const parentOfElsewhere = workflow({
+  name: 'parent_of_elsewhere',
+  description: 'Starts a child in a catalog the engine does not serve',
+  inputSchema: z.object({}),
+  outputSchema: z.unknown(),
+  fn: async (_input, ctx) => {
+    try {
+      return await ctx.executeChild('dozes', {}, { catalog: 'nowhere' });
+    } catch (error) {
+      const failure = error instanceof ChildWorkflowFailedError ? error.failure : undefined;
+      throw new Error(`caught ${(error as Error).name}: ${failure?.name}: ${failure?.message}`);
+    }
+  },
+});
+
+test('a child in a catalog the engine does not serve fails the call with ChildWorkflowFailedError, recorded as child_failed', async () => {
+  const h = harness([parentOfElsewhere, dozes]);
+  const ref = await h.run(parentOfElsewhere, {});
+  const outcome = await h.outcome(ref);
+  assert.is(outcome.run.status, 'failed');
+  assert.is(outcome.failure?.message, 'caught ChildWorkflowFailedError: CatalogNotAvailableError: Catalog "nowhere" is unknown to the engine');
+  const { page } = await h.engine.historyPage(ref, { pageSize: 50 });
+  const failed = page.events.filter((event) => event.type === 'child_failed');
+  assert.is(failed.length, 1, 'the refusal is in the history, so a replay gives the code the same error');
+  h.close();
+});
+
 test.run();
