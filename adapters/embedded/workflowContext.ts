@@ -1,5 +1,5 @@
 import type { WorkflowContext, WorkflowInfo } from '../../core/definition/context.js';
-import { checkJsonInput } from '../../core/definition/runRules.js';
+import { checkJsonInput, checkNonCancellable } from '../../core/definition/runRules.js';
 import { executeChild } from './childWorkflows.js';
 import { ContinueAsNewRequest } from './closings.js';
 import { Payload } from './payload.js';
@@ -23,7 +23,8 @@ export function createWorkflowContext(commands: RunCommands, isCancelRequested: 
     },
     executeChild: (workflow, input, options) =>
       executeChild(commands.currentScope(), workflow, input, options) as Promise<never>,
-    nonCancellable: (fn) => commands.services.scopes.run({ commands, shielded: true }, fn),
+    // Not async: an extra promise around fn's would move its outcome some ticks later than the code around it sees.
+    nonCancellable: (fn) => refusedCall(() => checkNonCancellable(fn)) ?? commands.services.scopes.run({ commands, shielded: true }, fn),
   };
 }
 
@@ -40,4 +41,14 @@ function workflowInfo(commands: RunCommands): WorkflowInfo {
     ...(run.root ? { root: { ...run.root } } : {}),
     startedAt: new Date(run.startedAt),
   });
+}
+
+/** A rejected promise with what `check` threw, or undefined when it passed: a call's mistake as its promise's failure. */
+function refusedCall(check: () => void): Promise<never> | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

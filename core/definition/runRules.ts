@@ -63,6 +63,11 @@ export function checkChildStart(workflowId: unknown, options: ChildWorkflowOptio
   }
 }
 
+/** What ctx.nonCancellable takes: the engines' own messages for anything else differ. */
+export function checkNonCancellable(fn: unknown): void {
+  if (typeof fn !== 'function') throw new TypeError(`nonCancellable: expected a function to run shielded from a stop, got ${fn === null ? 'null' : typeof fn}`);
+}
+
 /** A child's workflow id unless the call gives one: `<parent id>/<child name>-<n>`, n counting the run's child calls. */
 export function defaultChildWorkflowId(parentWorkflowId: string, childName: string, ordinal: number): string {
   return `${parentWorkflowId}/${childName}-${ordinal}`;

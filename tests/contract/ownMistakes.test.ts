@@ -90,6 +90,7 @@ test('ctx and its calls misused (child ids and catalogs, inputs JSON writes as n
     'step output a function': { name: 'StepOutputValidationError', message: 'Output of step returns_function is not JSON: JSON has no function' },
     'continue with a function': { name: 'TypeError', message: 'The input of the run workflow misuses_ctx continues as must be a JSON value, got a function' },
     'webhook url not http': { name: 'TypeError', message: 'waitForWebhook: url must be an http or https URL, got "ftp://127.0.0.1/drop"' },
+    'nonCancellable not a function': { name: 'TypeError', message: 'nonCancellable: expected a function to run shielded from a stop, got number' },
   });
   for (const mistake of CTX_MISTAKES) {
     const workflowId = mistake === 'child default id too long' ? longParentId : uniqueId('om-ctx');

@@ -2,7 +2,7 @@ import { CancellationScope, isCancellation, sleep as temporalSleep } from '@temp
 import type { z } from 'zod';
 import type { WorkflowContext } from '../../../core/definition/context.js';
 import { CancelledError } from '../../../core/definition/failures.js';
-import { checkSleepDuration } from '../../../core/definition/runRules.js';
+import { checkNonCancellable, checkSleepDuration } from '../../../core/definition/runRules.js';
 import { executeChild, type ServedDefinitions } from './childWorkflows.js';
 import { continueAsNewKeepingMemo } from './continueAsNew.js';
 import type { RunState } from './runState.js';
@@ -23,7 +23,10 @@ export function createWorkflowContext(run: RunState, feedbackSchema: z.ZodType |
     waitForWebhook: (request) => waitForWebhook(run, feedbackSchema, request),
     continueAsNew: (input) => continueAsNewKeepingMemo(input),
     executeChild: (workflow, input, options) => executeChild(run, workflow, input, options, servedHere) as Promise<never>,
-    nonCancellable: (fn) => CancellationScope.nonCancellable(fn),
+    nonCancellable: async (fn) => {
+      checkNonCancellable(fn);
+      return CancellationScope.nonCancellable(fn);
+    },
   };
 }
 
