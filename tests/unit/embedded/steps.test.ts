@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { evaluator, NonRetryableError, step, StepFailedError, workflow } from '../../../core/definition/index.js';
 import { flush, harness } from './support.js';
+import { ODD_THROWN_AS, ODD_THROWS } from '../../fixtures/oddValues.js';
 
 const attemptTimes: number[] = [];
 let flakyFailures = 0;
@@ -226,31 +227,15 @@ test('a step called outside any run simply runs', async () => {
   h.close();
 });
 
-/** Values code can throw that have no usable text: each must fail its run by name, not crash the engine. */
-const oddThrows: Record<string, () => unknown> = {
-  'no prototype': () => Object.create(null),
-  'a message getter that throws': () => Object.defineProperty(new Error('x'), 'message', { get: () => { throw new Error('message boom'); } }),
-  'a name getter that throws': () => Object.defineProperty(new Error('named'), 'name', { get: () => { throw new Error('name boom'); } }),
-  'a message getter that throws an object without a prototype': () => Object.defineProperty(new Error('x'), 'message', { get: () => { throw Object.create(null); } }),
-  'a number as message': () => Object.assign(new Error('x'), { message: 42 }),
-  'a number as name': () => Object.assign(new Error('numbered'), { name: 42 }),
-};
-const throwsOddly = step({ name: 'throws_oddly', retry: { maximumAttempts: 2, initialIntervalMs: 1 }, fn: async (kind: string) => { throw oddThrows[kind]!(); } });
+const throwsOddly = step({ name: 'throws_oddly', retry: { maximumAttempts: 2, initialIntervalMs: 1 }, fn: async (kind: string) => { throw ODD_THROWS[kind]!(); } });
 const oddStep = workflow({ name: 'odd_step', inputSchema: z.object({ kind: z.string() }), outputSchema: z.unknown(), fn: async ({ kind }) => throwsOddly(kind) });
-const oddWorkflow = workflow({ name: 'odd_workflow', inputSchema: z.object({ kind: z.string() }), outputSchema: z.unknown(), fn: async ({ kind }) => { throw oddThrows[kind]!(); } });
+const oddWorkflow = workflow({ name: 'odd_workflow', inputSchema: z.object({ kind: z.string() }), outputSchema: z.unknown(), fn: async ({ kind }) => { throw ODD_THROWS[kind]!(); } });
 
 test('whatever a step or a workflow throws fails its run with a name and a message that are text, never the engine', async () => {
   const h = harness([oddStep, oddWorkflow]);
-  const expected: Record<string, { name: string; message: string }> = {
-    'no prototype': { name: 'Error', message: '[object Object]' },
-    'a message getter that throws': { name: 'Error', message: '' },
-    'a name getter that throws': { name: 'Error', message: 'named' },
-    'a message getter that throws an object without a prototype': { name: 'Error', message: '' },
-    'a number as message': { name: 'Error', message: '42' },
-    'a number as name': { name: 'Error', message: 'numbered' },
-  };
+
   try {
-    for (const [kind, failure] of Object.entries(expected)) {
+    for (const [kind, failure] of Object.entries(ODD_THROWN_AS)) {
       const fromStep = await h.outcome(await h.run(oddStep, { kind }));
       assert.is(fromStep.run.status, 'failed', kind);
       assert.equal({ name: fromStep.failure?.name, message: fromStep.failure?.message }, failure, `step: ${kind}`);
