@@ -2,7 +2,7 @@ import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { CancelledError, serializeFailure, StepFailedError } from '../../core/definition/failures.js';
 import { activityTypeOf } from '../../core/definition/names.js';
 import { thrownMessage } from '../../core/definition/thrownValues.js';
-import { isRetryable, retryDelayMs } from '../../core/definition/retry.js';
+import { isRetryable, isRetryableFailure, retryDelayMs } from '../../core/definition/retry.js';
 import { runActivity, stepOutputNotJson } from '../../core/definition/runActivity.js';
 import { checkJsonInput } from '../../core/definition/runRules.js';
 import { addAggregations } from '../../core/definition/hooks.js';
@@ -290,7 +290,7 @@ class StepRun {
       return;
     }
     // Like Temporal's ApplicationFailure.nonRetryable: a property of the error, not of exhausted attempts.
-    const finalFailure: SerializedFailure = { ...failure, retryable: !(nonRetryable || policy.nonRetryableErrorNames.includes(failure.name)) };
+    const finalFailure: SerializedFailure = { ...failure, retryable: isRetryableFailure(policy, facts) };
     this.trace.error = { ...finalFailure, activityType: this.activityType };
     this.finish({ ok: false, error: new StepFailedError(this.activityType, finalFailure) });
   }

@@ -58,6 +58,13 @@ export function retryDelayMs(policy: RetryPolicy, nextAttempt: number): number {
 
 export function isRetryable(policy: RetryPolicy, error: { name?: string; nonRetryable?: boolean }, attempt: number): boolean {
   if (attempt >= policy.maximumAttempts) return false;
-  if (error.nonRetryable === true) return false;
-  return !policy.nonRetryableErrorNames.includes(error.name ?? '');
+  return isRetryableFailure(policy, error);
+}
+
+/**
+ * Whether a step's failure is of a kind worth retrying, as its `retryable` says (results, traces) on both engines: a
+ * property of the error (`nonRetryable`, a name the policy lists), like Temporal's, not of the attempts left.
+ */
+export function isRetryableFailure(policy: { readonly nonRetryableErrorNames: readonly string[] }, error: { name?: string; nonRetryable?: boolean }): boolean {
+  return error.nonRetryable !== true && !policy.nonRetryableErrorNames.includes(error.name ?? '');
 }

@@ -24,7 +24,9 @@ export function buildTraceRecord(closed: ClosedRunRecord): TraceRecord {
     error: closed.failure,
     startedAt: closed.run.startedAt.toISOString(),
     closedAt: closed.run.closedAt ? closed.run.closedAt.toISOString() : null,
-    steps: closed.steps,
+    // A step called without input, or that returned nothing: null, as the trace's shape has it (JSON leaves an
+    // undefined key out, and a trace without a step's input is refused as corrupt when read back).
+    steps: closed.steps.map((step) => (step.input === undefined || step.output === undefined ? { ...step, input: step.input ?? null, output: step.output ?? null } : step)),
   };
 }
 

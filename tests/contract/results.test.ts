@@ -277,6 +277,12 @@ test('a child whose workflow id has an open run: the parent gets ChildWorkflowFa
       retryable: false,
     },
   });
+  const refusals = (await historyEvents(api, caught.workflowId, caught.runId)).filter((event) => event.type === 'child_failed' && event.attributes.status === 'failed');
+  assert.equal(
+    refusals.map((event) => event.attributes),
+    [{ childWorkflowId: `${caught.workflowId}/held`, status: 'failed', error: caught.output.failure }],
+    "the refused start is in the parent's history",
+  );
 });
 
 test('an open run has no result yet: 424 WorkflowNotCompletedError with its workflowId', async ({ api }) => {

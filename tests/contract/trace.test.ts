@@ -45,6 +45,14 @@ test('a closed run with a local trace: source local, localPath and the data with
   assert.equal([data.steps[1].input, data.steps[1].output], [2, 4]);
 });
 
+test('a step called without input: the trace is served whole, its input null', async ({ api }) => {
+  const run = await runAndWait(api, { workflowName: 'fails_fatally', workflowId: uniqueId('tr-no-input'), input: {} });
+  const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
+  expectStatus(response, 200);
+  assert.ok('data' in response.body, 'the trace is read back, not refused as corrupt');
+  assert.equal(response.body.data.steps.map((step: { name: string; input: unknown }) => [step.name, step.input]), [['fatal_step', null]]);
+});
+
 test('a failed step is in the trace with its error', async ({ api }) => {
   const run = await runAndWait(api, { workflowName: 'fails_in_step', workflowId: uniqueId('tr-failed'), input: { reason: 'r' } });
   const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
@@ -56,6 +64,8 @@ test('a failed step is in the trace with its error', async ({ api }) => {
   assert.is(data.steps[0].name, 'reject_invoice');
   assert.is(data.steps[0].error.name, 'InvoiceRejectedError');
   assert.is(data.steps[0].error.message, 'invoice rejected: r');
+  assert.type(data.steps[0].error.retryable, 'boolean', 'whether the failure is of a kind worth retrying, on both engines');
+  assert.is(data.steps[0].error.retryable, run.error.retryable, "as the run's result says it");
   assert.is(data.steps[0].output, null);
 });
 

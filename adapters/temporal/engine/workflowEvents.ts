@@ -1,4 +1,5 @@
 import { cancelledRunFailure, type SerializedFailure } from '../../../core/domain/run.js';
+import { childIdTaken } from '../../../core/definition/failures.js';
 import { feedbackWaitStartedAttributes, identityAttribute } from '../../../core/domain/history.js';
 import { CALLBACK_WORKFLOW_TYPE, FEEDBACK_SIGNAL, FEEDBACK_WAIT_MEMO_KEY, type FeedbackWaitMemo } from '../protocol.js';
 import { failureOf } from './failures.js';
@@ -105,6 +106,14 @@ function mapChildEvent(raw: HistoryEvent): MappedEvent | undefined {
         type: 'child_failed',
         attributes: { ...childIds(attributes?.workflowExecution), status: 'failed', error: failureOf(attributes?.failure) },
       };
+    }
+    case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_FAILED: {
+      // Refused because the id has an open run: the parent's code got ChildWorkflowFailedError, and the embedded
+      // engine records the refusal as this child_failed (no child run, so no childRunId).
+      const attributes = raw.startChildWorkflowExecutionFailedEventAttributes;
+      if (attributes?.workflowType?.name === CALLBACK_WORKFLOW_TYPE) return undefined;
+      const workflowId = attributes?.workflowId ?? '';
+      return { type: 'child_failed', attributes: { childWorkflowId: workflowId, status: 'failed', error: childIdTaken(workflowId) } };
     }
     default: {
       const end = raw.eventType === null || raw.eventType === undefined ? undefined : CHILD_ENDS[raw.eventType];

@@ -7,6 +7,7 @@ import {
   TimeoutFailure,
 } from '@temporalio/workflow';
 import { cancelledRunFailure, runTimedOutFailure, type SerializedFailure } from '../../../core/domain/run.js';
+import { isRetryableFailure } from '../../../core/definition/retry.js';
 import type { FailureDetail } from '../protocol.js';
 
 const MAX_CAUSE_DEPTH = 5;
@@ -45,8 +46,8 @@ export function stepFailureOf(error: ActivityFailure, nonRetryableErrorNames: re
   }
   if (cause === undefined) return { name: 'ActivityFailure', message: error.message };
   const failure = serializeTemporalFailure(cause);
-  const nonRetryable = (cause instanceof ApplicationFailure && cause.nonRetryable === true) || nonRetryableErrorNames.includes(failure.name);
-  return { ...failure, retryable: !nonRetryable };
+  const nonRetryable = cause instanceof ApplicationFailure && cause.nonRetryable === true;
+  return { ...failure, retryable: isRetryableFailure({ nonRetryableErrorNames }, { name: failure.name, nonRetryable }) };
 }
 
 export type ChildStatus = 'failed' | 'cancelled' | 'terminated' | 'timed_out';

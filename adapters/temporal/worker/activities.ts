@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDefinition } from '../../../core/definition/activity.js';
 import { serializeFailure } from '../../../core/definition/failures.js';
+import { isRetryableFailure } from '../../../core/definition/retry.js';
 import { runActivity, stepOutputNotJson } from '../../../core/definition/runActivity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
 import type { Aggregations } from '../../../core/definition/hooks.js';
@@ -8,7 +9,7 @@ import type { RunObserver } from '../../../ports/runObserver.js';
 import { noMetrics, type Metrics } from '../../../ports/metrics.js';
 import { meterStepAttempt } from '../../metrics/stepAttemptMeter.js';
 import { activityTypeFor, payloadLimitMessage, RESULT_TOO_LARGE_ERROR } from '../protocol.js';
-import { stepAttemptFailure } from './activityFailure.js';
+import { isNonRetryable, stepAttemptFailure } from './activityFailure.js';
 import type { HeartbeatProgress } from './heartbeatProgress.js';
 import type { TraceCollector } from './traceCollector.js';
 import type { WorkflowDetailsCarrier } from './workflowDetailsCarrier.js';
@@ -104,7 +105,10 @@ function stepAttempt(
       return output;
     } catch (error) {
       meter.failed();
-      attemptEnded({ error: { ...serializeFailure(error), activityType: info.activityType } }, aggregations);
+      const failure = serializeFailure(error);
+      // As the run's result says it (sandbox/temporalFailures.ts stepFailureOf) and the embedded engine's trace.
+      const retryable = isRetryableFailure(definition.retry, { name: failure.name, nonRetryable: isNonRetryable(error) });
+      attemptEnded({ error: { ...failure, retryable, activityType: info.activityType } }, aggregations);
       throw stepAttemptFailure(error);
     }
   };

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { thrownField } from '../../../core/definition/thrownValues.js';
 import { serializeFailure } from '../../../core/definition/failures.js';
 import type { SerializedFailure } from '../../../core/domain/run.js';
 
@@ -10,12 +11,11 @@ import type { SerializedFailure } from '../../../core/domain/run.js';
  */
 export function stepAttemptFailure(error: unknown): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
-  const nonRetryable = (error as { nonRetryable?: unknown } | null)?.nonRetryable === true;
   const failure = serializeFailure(error);
   return ApplicationFailure.create({
     type: failure.name,
     message: failure.message,
-    nonRetryable,
+    nonRetryable: isNonRetryable(error),
     ...(failure.cause ? { cause: causeFailure(failure.cause) } : {}),
   });
 }
@@ -27,4 +27,9 @@ function causeFailure(failure: SerializedFailure): ApplicationFailure {
     nonRetryable: failure.retryable === false,
     ...(failure.cause ? { cause: causeFailure(failure.cause) } : {}),
   });
+}
+
+/** An error that says it is not worth retrying (NonRetryableError, `nonRetryable = true`); a getter that throws says no. */
+export function isNonRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && thrownField(error, 'nonRetryable') === true;
 }
