@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { SerializedFailure } from '../domain/run.js';
-import { workflowIdProblem } from '../domain/ids.js';
+import { MAX_CATALOG_NAME_LENGTH, workflowIdProblem } from '../domain/ids.js';
 import { fitsCharacters, hasUnpairedSurrogate } from '../domain/text.js';
 import type { ChildWorkflowOptions, WebhookRequest } from './context.js';
 import type { WorkflowDefinition } from './workflow.js';
@@ -40,9 +40,6 @@ export function checkJsonInput(what: string, value: unknown): void {
   if (typeof value === 'function' || typeof value === 'symbol') throw new TypeError(`${what} must be a JSON value, got a ${typeof value}`);
 }
 
-/** Catalog names as the API takes them (docs/api.md, Conventions). */
-const MAX_CATALOG_LENGTH = 1000;
-
 /**
  * The workflow id and catalog a child starts with: ids and names the API could address. Temporal refuses an empty or
  * over-long id in the parent's workflow task, which then fails for good (the parent never closes), and runs a child
@@ -58,8 +55,8 @@ export function checkChildStart(workflowId: unknown, options: ChildWorkflowOptio
   }
   const { catalog } = options;
   if (catalog === undefined) return;
-  if (typeof catalog !== 'string' || catalog.length === 0 || !fitsCharacters(catalog, MAX_CATALOG_LENGTH) || hasUnpairedSurrogate(catalog)) {
-    throw new TypeError(`executeChild: catalog must be a non-empty string of at most ${MAX_CATALOG_LENGTH} characters (leave it out for the parent's), got ${typeof catalog === 'string' ? JSON.stringify(catalog.slice(0, 40)) : typeof catalog}`);
+  if (typeof catalog !== 'string' || catalog.length === 0 || !fitsCharacters(catalog, MAX_CATALOG_NAME_LENGTH) || hasUnpairedSurrogate(catalog)) {
+    throw new TypeError(`executeChild: catalog must be a non-empty string of at most ${MAX_CATALOG_NAME_LENGTH} characters (leave it out for the parent's), got ${typeof catalog === 'string' ? JSON.stringify(catalog.slice(0, 40)) : typeof catalog}`);
   }
 }
 

@@ -2,6 +2,8 @@ import { ValidationError } from './errors.js';
 import { fitsCharacters, hasUnpairedSurrogate } from './text.js';
 
 export const MAX_WORKFLOW_ID_LENGTH = 1000;
+/** Catalog names (= task queues): 1 to this many characters, well-formed Unicode (docs/api.md, Conventions). */
+export const MAX_CATALOG_NAME_LENGTH = 1000;
 // C0 controls, DEL and C1 controls, as the body of a character class.
 const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
 const CONTROL_CHARACTER = new RegExp(`[${CONTROL_CHARACTERS}]`);

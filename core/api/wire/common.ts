@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_WORKFLOW_ID_LENGTH, runIdProblem, WORKFLOW_ID_PATTERN, workflowIdProblem } from '../../domain/ids.js';
+import { MAX_CATALOG_NAME_LENGTH, MAX_WORKFLOW_ID_LENGTH, runIdProblem, WORKFLOW_ID_PATTERN, workflowIdProblem } from '../../domain/ids.js';
 import { normaliseStatusFilter, RUN_STATUSES, TERMINAL_STATUSES } from '../../domain/status.js';
 import { CALLBACK_URL_PATTERN, callbackUrlProblem, MAX_CALLBACK_URL_LENGTH } from '../../domain/callback.js';
 import { fitsCharacters, hasUnpairedSurrogate } from '../../domain/text.js';
@@ -83,7 +83,7 @@ export function engineText(bounds: { min?: number; max?: number } = {}) {
     .meta(max === undefined ? {} : { maxLength: max });
 }
 
-export const CatalogNameSchema = engineText({ min: 1, max: 1000 }).meta({
+export const CatalogNameSchema = engineText({ min: 1, max: MAX_CATALOG_NAME_LENGTH }).meta({
   description: 'Catalog (= task queue). The default catalog when omitted.',
 });
 
