@@ -1,5 +1,5 @@
 import type { ActivityDefinition } from '../../core/definition/activity.js';
-import { CancelledError, serializeFailure, StepFailedError } from '../../core/definition/failures.js';
+import { CancelledError, serializeFailure, StepFailedError, stepTimedOut } from '../../core/definition/failures.js';
 import { activityTypeOf } from '../../core/definition/names.js';
 import { thrownMessage } from '../../core/definition/thrownValues.js';
 import { isRetryable, isRetryableFailure, retryDelayMs } from '../../core/definition/retry.js';
@@ -204,7 +204,7 @@ class StepRun {
         reject(error);
       };
       const stopTimeout = commands.setTimer(activity.timeoutMs, () => {
-        const error = new StepTimeoutError(`Step ${this.activityType} attempt ${this.attempt} timed out after ${activity.timeoutMs} ms`);
+        const error = new StepTimeoutError(stepTimedOut(this.activityType, this.attempt, activity.timeoutMs).message);
         timedOut(error);
         fail(error);
       });

@@ -79,6 +79,16 @@ export function childIdTaken(workflowId: string): SerializedFailure {
   return { name: 'WorkflowAlreadyStartedError', message: `Workflow ${workflowId} is already running: a child needs a workflow id no open run has`, retryable: false };
 }
 
+/**
+ * A step attempt that outlived its `timeoutMs`, worded alike on both engines (Temporal's own words are "activity
+ * StartToClose timeout"); `attempt` when known. Worth retrying: the next attempt may be faster.
+ */
+export function stepTimedOut(activityType: string, attempt: number | undefined, timeoutMs: number | undefined): SerializedFailure {
+  const which = attempt === undefined ? '' : ` attempt ${attempt}`;
+  const limit = timeoutMs === undefined ? '' : ` after ${timeoutMs} ms`;
+  return { name: 'StepTimeoutError', message: `Step ${activityType}${which} timed out${limit}`, retryable: true };
+}
+
 /** A webhook wait with a time limit got no reply in time. */
 export class WebhookTimeoutError extends Error {
   override name = 'WebhookTimeoutError';

@@ -2,7 +2,7 @@ import * as assert from 'uvu/assert';
 import { isAbsolute, join, sep } from 'node:path';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { uniqueId } from '../support/http.js';
-import { contractSuite, expectError, expectStatus, http, ISO_UTC, keys, runAndWait, start, waitUntil, wf } from '../support/contract.js';
+import { contractSuite, expectError, expectStatus, historyEvents, http, ISO_UTC, keys, runAndWait, start, waitUntil, wf } from '../support/contract.js';
 
 /** GET /workflow/{id}/runs/{rid}/trace-log */
 const test = contractSuite('trace log');
@@ -51,6 +51,23 @@ test('a step called without input: the trace is served whole, its input null', a
   expectStatus(response, 200);
   assert.ok('data' in response.body, 'the trace is read back, not refused as corrupt');
   assert.equal(response.body.data.steps.map((step: { name: string; input: unknown }) => [step.name, step.input]), [['fatal_step', null]]);
+});
+
+test('a step whose attempts time out: its error names the attempt and the limit, the trace ends it timed out, a late return changes nothing', async ({ api }) => {
+  const run = await runAndWait(api, { workflowName: 'step_times_out', workflowId: uniqueId('tr-timeout'), input: {} });
+  const timedOut = { name: 'StepTimeoutError', message: 'Step step_times_out#sleeps_past_its_limit attempt 2 timed out after 200 ms' };
+  assert.is(run.status, 'failed');
+  assert.equal(run.error, { ...timedOut, retryable: true, activityType: 'step_times_out#sleeps_past_its_limit' });
+  const failures = (await historyEvents(api, run.workflowId, run.runId)).filter((event) => event.type === 'step_failed');
+  assert.equal(failures.at(-1)?.attributes, { attempt: 2, error: timedOut });
+  // The attempts' functions return 1.5 s after they began: after that the trace must still say the attempt timed out.
+  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
+  expectStatus(response, 200);
+  const [step] = response.body.data.steps;
+  assert.equal([step.name, step.attempt, step.output], ['sleeps_past_its_limit', 2, null]);
+  assert.equal(step.error, run.error, "the step's error as the run's result has it");
+  assert.type(step.endedAt, 'string');
 });
 
 test('a failed step is in the trace with its error', async ({ api }) => {

@@ -1,13 +1,16 @@
 import type { ActivityKind } from '../../../core/domain/trace.js';
+import { stepTimedOut } from '../../../core/definition/failures.js';
 import { WEBHOOK_STEP_NAME } from '../protocol.js';
 import { stepFailureOf } from './failures.js';
 import { EventType, type HistoryEvent } from './proto.js';
-import { decodeForDisplay, toNumber } from './values.js';
+import { decodeForDisplay, toMillis, toNumber } from './values.js';
 
 /** A step still open in the history being read: its activity type and the attempt last started. */
 export interface OpenStep {
   activityType: string;
   attempt: number;
+  /** Its attempts' time limit (the step's timeoutMs), which a timed-out attempt's failure names. */
+  timeoutMs?: number | undefined;
 }
 
 export interface MappedEvent {
@@ -31,7 +34,7 @@ export function mapStepEvent(raw: HistoryEvent, steps: Map<number, OpenStep>): M
     case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
       const attributes = raw.activityTaskScheduledEventAttributes;
       const activityType = attributes?.activityType?.name ?? '';
-      steps.set(toNumber(raw.eventId), { activityType, attempt: 0 });
+      steps.set(toNumber(raw.eventId), { activityType, attempt: 0, timeoutMs: toMillis(attributes?.startToCloseTimeout) });
       const stepName = stepNameOf(activityType);
       const kind = kindOf(stepName);
       return { type: 'step_scheduled', stepName, attributes: { activityType, kind, input: decodeForDisplay(attributes?.input) } };
@@ -56,7 +59,9 @@ export function mapStepEvent(raw: HistoryEvent, steps: Map<number, OpenStep>): M
     case EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT: {
       const attributes = raw.activityTaskTimedOutEventAttributes;
       const step = closeStep(steps, attributes?.scheduledEventId);
-      return { type: 'step_failed', ...named(step), attributes: { attempt: attemptOf(step), error: stepFailureOf(attributes?.failure) } };
+      // Without `retryable`, as every attempt's step_failed (on the embedded engine too).
+      const { retryable: _retryable, ...error } = stepTimedOut(step?.activityType ?? '', attemptOf(step), step?.timeoutMs);
+      return { type: 'step_failed', ...named(step), attributes: { attempt: attemptOf(step), error } };
     }
     case EventType.EVENT_TYPE_ACTIVITY_TASK_CANCELED: {
       const attributes = raw.activityTaskCanceledEventAttributes;

@@ -2,6 +2,7 @@ import { proxySinks, type Sinks } from '@temporalio/workflow';
 import type { SerializedFailure } from '../../../core/domain/run.js';
 import { RUN_SINK } from '../protocol.js';
 import { coreWorkflowInfo } from './runState.js';
+import { takeStepsTimedOut } from './stepTimeouts.js';
 
 /** The statuses a run can close with from inside its own code (terminated and timed-out runs never get here). */
 export type SelfClosedStatus = 'completed' | 'failed' | 'cancelled' | 'continued_as_new';
@@ -34,6 +35,8 @@ export interface RunClosedMessage {
   input: unknown;
   output: unknown;
   failure: SerializedFailure | null;
+  /** Step calls whose last attempt Temporal timed out, by activity id, with their failure (stepTimeouts.ts). */
+  timedOutSteps?: Record<string, SerializedFailure>;
 }
 
 export interface RunClosing {
@@ -61,6 +64,7 @@ export function reportRunStarted(): void {
 /** Reports the closing run to the worker, which writes its trace (worker/traceCollector.ts) and tells its hooks. */
 export function reportRunClosed(closing: RunClosing): void {
   const info = coreWorkflowInfo();
+  const timedOutSteps = takeStepsTimedOut();
   const message: RunClosedMessage = {
     workflowId: info.workflowId,
     runId: info.runId,
@@ -78,6 +82,7 @@ export function reportRunClosed(closing: RunClosing): void {
     input: closing.input,
     output: closing.output,
     failure: closing.failure ?? null,
+    ...(timedOutSteps ? { timedOutSteps } : {}),
   };
   proxySinks<FlowgateSinks>()[RUN_SINK].runClosed(message);
 }

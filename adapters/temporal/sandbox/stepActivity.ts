@@ -6,6 +6,7 @@ import type { ActivityKind } from '../../../core/domain/trace.js';
 import { activityTypeFor } from '../protocol.js';
 import { checkPayload } from './payloadLimit.js';
 import { stepFailureOf } from './temporalFailures.js';
+import { recordStepTimedOut } from './stepTimeouts.js';
 
 /** What the sandbox knows of a step: everything in its definition except the code and the schemas. */
 export interface StepMeta {
@@ -38,7 +39,11 @@ export async function callStep(meta: StepMeta, input: unknown): Promise<unknown>
     return await activities[activityType]!(input);
   } catch (error) {
     if (isCancellation(error)) throw new CancelledError(`Step ${activityType} cancelled`);
-    if (error instanceof ActivityFailure) throw new StepFailedError(activityType, stepFailureOf(error, meta.retry.nonRetryableErrorNames));
+    if (error instanceof ActivityFailure) {
+      const failure = stepFailureOf(error, meta);
+      if (failure.name === 'StepTimeoutError' && error.activityId) recordStepTimedOut(error.activityId, { ...failure, activityType });
+      throw new StepFailedError(activityType, failure);
+    }
     throw error;
   }
 }

@@ -8,6 +8,8 @@ import {
 } from '@temporalio/workflow';
 import { cancelledRunFailure, runTimedOutFailure, type SerializedFailure } from '../../../core/domain/run.js';
 import { isRetryableFailure } from '../../../core/definition/retry.js';
+import { stepTimedOut } from '../../../core/definition/failures.js';
+import type { StepMeta } from './stepActivity.js';
 import type { FailureDetail } from '../protocol.js';
 
 const MAX_CAUSE_DEPTH = 5;
@@ -38,16 +40,17 @@ export function flowgateFailureOf(error: unknown): SerializedFailure | undefined
 }
 
 /** The failure of a step's last attempt, as the embedded engine reports it in StepFailedError. */
-export function stepFailureOf(error: ActivityFailure, nonRetryableErrorNames: readonly string[]): SerializedFailure {
+export function stepFailureOf(error: ActivityFailure, step: Pick<StepMeta, 'retry' | 'timeoutMs'>): SerializedFailure {
   const cause = error.cause;
   if (cause instanceof TimeoutFailure) {
-    // The embedded engine names an attempt that outlived timeoutMs StepTimeoutError; keep that name here too.
-    return { name: 'StepTimeoutError', message: cause.message || 'The step attempt timed out', retryable: true };
+    // Failed for good after its last attempt timed out: that attempt is the policy's last.
+    const attempt = error.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? step.retry.maximumAttempts : undefined;
+    return stepTimedOut(error.activityType, attempt, step.timeoutMs);
   }
   if (cause === undefined) return { name: 'ActivityFailure', message: error.message };
   const failure = serializeTemporalFailure(cause);
   const nonRetryable = cause instanceof ApplicationFailure && cause.nonRetryable === true;
-  return { ...failure, retryable: isRetryableFailure({ nonRetryableErrorNames }, { name: failure.name, nonRetryable }) };
+  return { ...failure, retryable: isRetryableFailure(step.retry, { name: failure.name, nonRetryable }) };
 }
 
 export type ChildStatus = 'failed' | 'cancelled' | 'terminated' | 'timed_out';

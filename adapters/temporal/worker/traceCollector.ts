@@ -60,6 +60,8 @@ export class TraceCollector {
     const entry = step;
     entry.attempt = Math.max(entry.attempt, attempt.attempt);
     return (end, aggregations) => {
+      // An attempt that returns after a later one began (it outlived its time limit): the later one is the step's.
+      if (entry.attempt > attempt.attempt) return;
       entry.endedAt = new Date().toISOString();
       if (aggregations) entry.aggregations = addAggregations(entry.aggregations, aggregations);
       if ('output' in end) {
@@ -75,8 +77,14 @@ export class TraceCollector {
   async runClosed(message: RunClosedMessage): Promise<void> {
     if (this.closed.has(message.runId)) return;
     remember(this.closed, message.runId, MAX_REMEMBERED_CLOSINGS);
-    const steps = [...(this.runs.get(message.runId)?.values() ?? [])];
+    const open = this.runs.get(message.runId);
     this.runs.delete(message.runId);
+    // What Temporal decided for a last attempt that timed out, whatever its function did (or does later).
+    for (const [activityId, failure] of Object.entries(message.timedOutSteps ?? {})) {
+      const step = open?.get(activityId);
+      if (step) Object.assign(step, { output: null, error: failure, endedAt: step.endedAt ?? message.closedAt });
+    }
+    const steps = [...(open?.values() ?? [])];
     const record = closedRunRecord(message, steps);
     // The start time the run's memo names the file by (traceLocation.ts), else the server's answer now.
     record.run.startedAt = message.traceStartedAt ? new Date(message.traceStartedAt) : await this.startTimeOf(message);

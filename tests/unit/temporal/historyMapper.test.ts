@@ -52,7 +52,9 @@ test('failed, timed-out and cancelled steps are step_failed; a step cancelled be
         failure: { message: 'boom', applicationFailureInfo: { type: 'TypeError', nonRetryable: true } },
       },
     }),
-    rawEvent(4, 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED', { activityTaskScheduledEventAttributes: { activityType: { name: 'wf#b' } } }),
+    rawEvent(4, 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED', {
+      activityTaskScheduledEventAttributes: { activityType: { name: 'wf#b' }, startToCloseTimeout: { seconds: '0', nanos: 300_000_000 } },
+    }),
     rawEvent(5, 'EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT', {
       activityTaskTimedOutEventAttributes: { scheduledEventId: '4', failure: { message: 'activity StartToClose timeout', timeoutFailureInfo: {} } },
     }),
@@ -65,7 +67,8 @@ test('failed, timed-out and cancelled steps are step_failed; a step cancelled be
   const failed = mapAll(events).filter((event) => event.type === 'step_failed');
   assert.equal(failed.map((event) => [event.stepName, event.attributes]), [
     ['a', { attempt: 3, error: { name: 'TypeError', message: 'boom', retryable: false } }],
-    ['b', { attempt: 1, error: { name: 'StepTimeoutError', message: 'activity StartToClose timeout', retryable: true } }],
+    // Worded as the embedded engine words it, not as Temporal does ("activity StartToClose timeout").
+    ['b', { attempt: 1, error: { name: 'StepTimeoutError', message: 'Step wf#b attempt 1 timed out after 300 ms' } }],
     ['c', { attempt: 1, error: { name: 'CancelledError', message: 'Step wf#c cancelled' } }],
   ]);
 });
