@@ -45,12 +45,14 @@ test('a closed run with a local trace: source local, localPath and the data with
   assert.equal([data.steps[1].input, data.steps[1].output], [2, 4]);
 });
 
-test('a step called without input: the trace is served whole, its input null', async ({ api }) => {
+test('a step called without input: the trace is served whole, its input null; its history event has no input', async ({ api }) => {
   const run = await runAndWait(api, { workflowName: 'fails_fatally', workflowId: uniqueId('tr-no-input'), input: {} });
   const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
   expectStatus(response, 200);
   assert.ok('data' in response.body, 'the trace is read back, not refused as corrupt');
   assert.equal(response.body.data.steps.map((step: { name: string; input: unknown }) => [step.name, step.input]), [['fatal_step', null]]);
+  const scheduled = (await historyEvents(api, run.workflowId, run.runId)).find((event) => event.type === 'step_scheduled');
+  assert.equal(scheduled?.attributes, { activityType: 'fails_fatally#fatal_step', kind: 'step' }, 'an undefined payload is left out, on both engines');
 });
 
 test('a step whose attempts time out: its error names the attempt and the limit, the trace ends it timed out, a late return changes nothing', async ({ api }) => {

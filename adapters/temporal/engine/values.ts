@@ -48,11 +48,12 @@ export function decodeFirst(payloads: Payloads | null | undefined): unknown {
 
 /**
  * For display (history events): a payload this adapter cannot decode (another converter's encoding, an encrypted
- * codec) becomes null instead of failing the whole page.
+ * codec) becomes null instead of failing the whole page. An `undefined` value (a step called without input, one that
+ * returned nothing) stays undefined, so the event leaves the attribute out, as the embedded engine's does.
  */
 export function decodeForDisplay(payloads: Payloads | null | undefined): unknown {
   try {
-    return decodeFirst(payloads) ?? null;
+    return decodeFirst(payloads);
   } catch {
     return null;
   }

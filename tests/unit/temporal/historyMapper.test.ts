@@ -166,7 +166,7 @@ test('workflow_started of a continued run and of a child; the reset mark with it
     rawEvent(4, 'EVENT_TYPE_WORKFLOW_TASK_FAILED', { workflowTaskFailedEventAttributes: { cause: 'WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE' } }),
   ];
   assert.equal(mapAll(events).map((event) => event.attributes), [
-    { workflowName: 'w', catalog: 'q', input: null, continuedFromRunId: 'previous', parentWorkflowId: 'parent' },
+    { workflowName: 'w', catalog: 'q', input: undefined, continuedFromRunId: 'previous', parentWorkflowId: 'parent' },
     { reason: 'why', stepName: 'add_one', resetFromRunId: 'base' },
     { reason: 'from the UI', resetFromRunId: 'base2' },
   ]);
