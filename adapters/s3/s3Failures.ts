@@ -24,12 +24,9 @@ export function isObjectMissing(error: unknown): boolean {
 
 /**
  * Worth another upload attempt: no HTTP answer at all (refused, reset, DNS, our deadline), 408, 429 or a 5xx.
- * Other 4xx answers (missing bucket, bad credentials, access denied) will not change by retrying a second later, nor
- * will credentials that could not be loaded at all (no request was sent: the SDK's provider chain, which has its own
- * retries, found none).
+ * Other 4xx answers (missing bucket, bad credentials, access denied) will not change by retrying a second later.
  */
 export function isTransientFailure(error: unknown): boolean {
-  if (shapeOf(error).name === 'CredentialsProviderError') return false;
   const status = httpStatusOf(error);
   if (status === undefined) return true;
   return status === 408 || status === 429 || status >= 500;

@@ -104,19 +104,6 @@ test('wrong credentials: the upload fails without retries; lookups throw TraceSt
   assert.is(read.name, 'TraceStoreUnavailableError');
 });
 
-test('credentials that cannot be loaded at all: the upload fails at once, not retried as if S3 were down', async () => {
-  const logger = capturingLogger();
-  // What the SDK's provider chain throws when no link has credentials (no environment, profile or role).
-  const unloadable = async () => {
-    throw Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
-  };
-  const store = storeFor({ credentials: unloadable, logger });
-  const closed = closedRun('no-credentials');
-  const error = await rejection(store.write(keyOf(closed), buildTraceRecord(closed)));
-  assert.match(error.message, /failed after 1 attempt\(s\): CredentialsProviderError: Could not load credentials from any providers/);
-  assert.equal(logger.lines.map((line) => [line.message, line.fields.willRetry]), [['trace upload attempt failed', false]]);
-});
-
 test('gateway stopped mid-run: the run still records its local trace, the upload gives up after bounded retries', async () => {
   const directory = await mkdtemp(join(tmpdir(), 'fg-s3-outage-'));
   const logger = capturingLogger();
