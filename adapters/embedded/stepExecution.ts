@@ -5,6 +5,7 @@ import { thrownMessage } from '../../core/definition/thrownValues.js';
 import { isRetryable, isRetryableFailure, retryDelayMs } from '../../core/definition/retry.js';
 import { runActivity, stepOutputNotJson } from '../../core/definition/runActivity.js';
 import { checkJsonInput } from '../../core/definition/runRules.js';
+import { thrownNonRetryable } from '../../core/definition/thrownValues.js';
 import { addAggregations } from '../../core/definition/hooks.js';
 import type { SerializedFailure } from '../../core/domain/run.js';
 import type { CommandCall, CommandOutcome, CommandProgress } from './commandLog.js';
@@ -280,7 +281,7 @@ class StepRun {
   private attemptFailed(error: unknown, attempt: number): void {
     const failure = serializeFailure(error);
     this.commands.append('step_failed', { attempt, error: failure }, this.activity.name);
-    const nonRetryable = (error as { nonRetryable?: unknown } | null)?.nonRetryable === true;
+    const nonRetryable = thrownNonRetryable(error);
     const facts = { name: failure.name, nonRetryable };
     const policy = this.activity.retry;
     if (isRetryable(policy, facts, attempt)) {

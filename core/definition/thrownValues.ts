@@ -26,6 +26,11 @@ export function textOf(value: unknown): string {
   }
 }
 
+/** Whether a thrown value says it is not worth retrying (NonRetryableError, `nonRetryable = true`); a getter that throws says no. */
+export function thrownNonRetryable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && thrownField(error, 'nonRetryable') === true;
+}
+
 /** The class name of a thrown value: its `name` when that is a non-empty string, else `Error`. */
 export function thrownName(error: unknown): string {
   if (typeof error !== 'object' || error === null) return 'Error';

@@ -2,6 +2,7 @@ import * as assert from 'uvu/assert';
 import { isAbsolute, join, sep } from 'node:path';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { uniqueId } from '../support/http.js';
+import { LATE_RETURN_MS } from '../fixtures/steps/contract.js';
 import { contractSuite, expectError, expectStatus, historyEvents, http, ISO_UTC, keys, runAndWait, start, waitUntil, wf } from '../support/contract.js';
 
 /** GET /workflow/{id}/runs/{rid}/trace-log */
@@ -62,8 +63,8 @@ test('a step whose attempts time out: its error names the attempt and the limit,
   assert.equal(run.error, { ...timedOut, retryable: true, activityType: 'step_times_out#sleeps_past_its_limit' });
   const failures = (await historyEvents(api, run.workflowId, run.runId)).filter((event) => event.type === 'step_failed');
   assert.equal(failures.at(-1)?.attributes, { attempt: 2, error: timedOut });
-  // The attempts' functions return 1.5 s after they began: after that the trace must still say the attempt timed out.
-  await new Promise((resolve) => setTimeout(resolve, 1_600));
+  // The attempts' functions return LATE_RETURN_MS after they began: after that the trace must still say it timed out.
+  await new Promise((resolve) => setTimeout(resolve, LATE_RETURN_MS + 500));
   const response = await http(api, 'GET', `${wf(run.workflowId, run.runId)}/trace-log`);
   expectStatus(response, 200);
   const [step] = response.body.data.steps;

@@ -112,6 +112,7 @@ function mapChildEvent(raw: HistoryEvent): MappedEvent | undefined {
       // engine records the refusal as this child_failed (no child run, so no childRunId).
       const attributes = raw.startChildWorkflowExecutionFailedEventAttributes;
       if (attributes?.workflowType?.name === CALLBACK_WORKFLOW_TYPE) return undefined;
+      if (attributes?.cause !== enums.StartChildWorkflowExecutionFailedCause.START_CHILD_WORKFLOW_EXECUTION_FAILED_CAUSE_WORKFLOW_ALREADY_EXISTS) return undefined;
       const workflowId = attributes?.workflowId ?? '';
       return { type: 'child_failed', attributes: { childWorkflowId: workflowId, status: 'failed', error: childIdTaken(workflowId) } };
     }

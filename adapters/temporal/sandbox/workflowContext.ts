@@ -23,8 +23,14 @@ export function createWorkflowContext(run: RunState, feedbackSchema: z.ZodType |
     waitForWebhook: (request) => waitForWebhook(run, feedbackSchema, request),
     continueAsNew: (input) => continueAsNewKeepingMemo(input),
     executeChild: (workflow, input, options) => executeChild(run, workflow, input, options, servedHere) as Promise<never>,
-    nonCancellable: async (fn) => {
-      checkNonCancellable(fn);
+    // Not async, as on the embedded engine: an extra promise around the scope's would settle it some ticks later,
+    // which could reorder the commands of branches that settle together.
+    nonCancellable: (fn) => {
+      try {
+        checkNonCancellable(fn);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       return CancellationScope.nonCancellable(fn);
     },
   };

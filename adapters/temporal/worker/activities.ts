@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { ActivityDefinition } from '../../../core/definition/activity.js';
-import { serializeFailure } from '../../../core/definition/failures.js';
+import { serializeFailure, stepTimedOut } from '../../../core/definition/failures.js';
 import { isRetryableFailure } from '../../../core/definition/retry.js';
 import { runActivity, stepOutputNotJson } from '../../../core/definition/runActivity.js';
 import type { WorkflowDefinition } from '../../../core/definition/workflow.js';
@@ -9,7 +9,8 @@ import type { RunObserver } from '../../../ports/runObserver.js';
 import { noMetrics, type Metrics } from '../../../ports/metrics.js';
 import { meterStepAttempt } from '../../metrics/stepAttemptMeter.js';
 import { activityTypeFor, payloadLimitMessage, RESULT_TOO_LARGE_ERROR } from '../protocol.js';
-import { isNonRetryable, stepAttemptFailure } from './activityFailure.js';
+import { stepAttemptFailure } from './activityFailure.js';
+import { thrownNonRetryable } from '../../../core/definition/thrownValues.js';
 import type { HeartbeatProgress } from './heartbeatProgress.js';
 import type { TraceCollector } from './traceCollector.js';
 import type { WorkflowDetailsCarrier } from './workflowDetailsCarrier.js';
@@ -82,6 +83,16 @@ function stepAttempt(
     let aggregations: Aggregations | undefined;
     // Counted where the attempt's fate is decided: a result refused for its size fails the attempt its function completed.
     const meter = meterStepAttempt(metrics, labels);
+    const startedAt = performance.now();
+    // An attempt whose function settles after its time limit was timed out by Temporal meanwhile (within the server's
+    // timer slack): traced and counted as that timeout, as the embedded engine decides it at the limit, never as the
+    // late result (a stop during the retry wait that follows would leave it looking completed).
+    const timedOut = (): boolean => {
+      if (performance.now() - startedAt <= definition.timeoutMs) return false;
+      meter.failed();
+      attemptEnded({ error: { ...stepTimedOut(info.activityType, info.attempt, definition.timeoutMs), activityType: info.activityType } }, aggregations);
+      return true;
+    };
     try {
       const workflowDetails = hooks ? await hooks.details.detailsOf(context) : undefined;
       const run = (): Promise<unknown> => progress.run(context, () => runActivity(definition, input));
@@ -99,15 +110,17 @@ function stepAttempt(
             },
           )
         : run());
+      if (timedOut()) return output;
       if (maxPayloadBytes !== undefined) checkStepResultSize(definition, output, maxPayloadBytes);
       meter.succeeded();
       attemptEnded({ output }, aggregations);
       return output;
     } catch (error) {
+      if (timedOut()) throw stepAttemptFailure(error);
       meter.failed();
       const failure = serializeFailure(error);
       // As the run's result says it (sandbox/temporalFailures.ts stepFailureOf) and the embedded engine's trace.
-      const retryable = isRetryableFailure(definition.retry, { name: failure.name, nonRetryable: isNonRetryable(error) });
+      const retryable = isRetryableFailure(definition.retry, { name: failure.name, nonRetryable: thrownNonRetryable(error) });
       attemptEnded({ error: { ...failure, retryable, activityType: info.activityType } }, aggregations);
       throw stepAttemptFailure(error);
     }

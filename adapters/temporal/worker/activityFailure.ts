@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { thrownField } from '../../../core/definition/thrownValues.js';
+import { thrownNonRetryable } from '../../../core/definition/thrownValues.js';
 import { serializeFailure } from '../../../core/definition/failures.js';
 import type { SerializedFailure } from '../../../core/domain/run.js';
 
@@ -15,7 +15,7 @@ export function stepAttemptFailure(error: unknown): ApplicationFailure {
   return ApplicationFailure.create({
     type: failure.name,
     message: failure.message,
-    nonRetryable: isNonRetryable(error),
+    nonRetryable: thrownNonRetryable(error),
     ...(failure.cause ? { cause: causeFailure(failure.cause) } : {}),
   });
 }
@@ -27,9 +27,4 @@ function causeFailure(failure: SerializedFailure): ApplicationFailure {
     nonRetryable: failure.retryable === false,
     ...(failure.cause ? { cause: causeFailure(failure.cause) } : {}),
   });
-}
-
-/** An error that says it is not worth retrying (NonRetryableError, `nonRetryable = true`); a getter that throws says no. */
-export function isNonRetryable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && thrownField(error, 'nonRetryable') === true;
 }

@@ -68,6 +68,7 @@ export class TraceCollector {
         entry.output = end.output ?? null;
         entry.error = null;
       } else {
+        entry.output = null;
         entry.error = end.error;
       }
     };
