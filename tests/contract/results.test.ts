@@ -174,6 +174,9 @@ test('timed out: a run past its own time limit reports timed_out', async ({ api 
   assert.is(run.output, null);
   const { v2 } = await results(api, run.workflowId, run.runId);
   assert.is(v2.status, 'timed_out');
+  // Named with its limit on both engines (Temporal's started event holds the limit the run was given).
+  assert.equal(v2.error, { name: 'WorkflowTimedOutError', message: 'The run exceeded its run timeout of 150 ms' });
+  assert.equal(run.error, v2.error, 'the run-and-wait answer says the same');
 });
 
 test("timed out child: a child past its own run time limit ends timed_out, and its parent's call throws saying so", async ({ api }) => {

@@ -4,8 +4,8 @@ import type { Clock } from '../../../ports/clock.js';
 import type { AwaitOptions } from '../../../ports/engine.js';
 import type { TemporalCalls } from './calls.js';
 import { LONG_POLL_TIMEOUT_MS } from './followHistory.js';
-import { fetchHistoryPage } from './historyReader.js';
-import { continuedRunIdOf, outcomeOf } from './outcome.js';
+import { fetchHistoryPage, firstHistoryEvent } from './historyReader.js';
+import { continuedRunIdOf, outcomeOf, timeOutLimitOf } from './outcome.js';
 import { reportedCloseOutcome } from './reportedClose.js';
 
 export interface AwaitDeps {
@@ -56,7 +56,10 @@ export async function awaitChainOutcome(deps: AwaitDeps, run: PinnedRunRef, { ti
         continue;
       }
       const reported = startedRun?.runId === current.runId ? reportedCloseOutcome(startedRun, close) : undefined;
-      return reported ?? outcomeOf(await deps.describe(current, stop.signal), close);
+      if (reported) return reported;
+      const ref = current;
+      const runTimeoutMs = await timeOutLimitOf(close, () => firstHistoryEvent(deps.calls, ref, { skipPayloads: true }));
+      return outcomeOf(await deps.describe(current, stop.signal), close, runTimeoutMs);
     }
   } catch (error) {
     if (timedOut || deps.calls.closed) return undefined;

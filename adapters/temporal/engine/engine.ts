@@ -16,7 +16,7 @@ import { readHistoryPage } from './historyPage.js';
 import { closeHistoryEvent, firstHistoryEvent } from './historyReader.js';
 import { RunLister } from './listRuns.js';
 import { checkOptions, type TemporalEngineOptions } from './options.js';
-import { outcomeOf } from './outcome.js';
+import { outcomeOf, timeOutLimitOf } from './outcome.js';
 import { PageTokens } from '../../pageTokens.js';
 import { resetToStep } from './reset.js';
 import { isInternalRun, runDescriptionOf } from './runDescription.js';
@@ -133,7 +133,8 @@ export class TemporalEngine implements WorkflowEngine {
     const run = await this.describeRun(ref);
     const { workflowId, runId } = run;
     if (run.status === 'running') throw runStillRunning(workflowId, runId);
-    return outcomeOf(run, await closeHistoryEvent(this.calls, { workflowId, runId }));
+    const close = await closeHistoryEvent(this.calls, { workflowId, runId });
+    return outcomeOf(run, close, await timeOutLimitOf(close, () => firstHistoryEvent(this.calls, { workflowId, runId }, { skipPayloads: true })));
   }
 
   async getInput(run: PinnedRunRef): Promise<unknown> {

@@ -1,12 +1,24 @@
-import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, type RunDescription, type RunOutcome, type SerializedFailure } from '../../../core/domain/run.js';
+import { cancelledRunFailure, HISTORY_SIZE_LIMIT_EXCEEDED, runTimedOutFailure, type RunDescription, type RunOutcome, type SerializedFailure } from '../../../core/domain/run.js';
 import { failureOf } from './failures.js';
 import { EventType, type HistoryEvent } from './proto.js';
 import { withoutKeyRecord } from './resetReason.js';
-import { decodeFirst } from './values.js';
+import { decodeFirst, toMillis } from './values.js';
 
-/** A closed run's outcome from its closing event. */
-export function outcomeOf(run: RunDescription, close: HistoryEvent | undefined): RunOutcome {
-  return { run, output: outputOf(close), failure: closingFailureOf(close) };
+/**
+ * A closed run's outcome from its closing event. `runTimeoutMs`: the limit a timed-out run was started with
+ * (timeOutLimitOf), which its failure names as the embedded engine's does.
+ */
+export function outcomeOf(run: RunDescription, close: HistoryEvent | undefined, runTimeoutMs?: number): RunOutcome {
+  return { run, output: outputOf(close), failure: closingFailureOf(close, runTimeoutMs) };
+}
+
+/**
+ * For a close that is a timeout, the run's time limit from its started event (one more read, for these runs only);
+ * undefined for any other close, or when the server does not say.
+ */
+export async function timeOutLimitOf(close: HistoryEvent | undefined, startedEvent: () => Promise<HistoryEvent | undefined>): Promise<number | undefined> {
+  if (close?.eventType !== EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT) return undefined;
+  return toMillis((await startedEvent())?.workflowExecutionStartedEventAttributes?.workflowRunTimeout ?? null);
 }
 
 function outputOf(close: HistoryEvent | undefined): unknown {
@@ -18,7 +30,7 @@ function outputOf(close: HistoryEvent | undefined): unknown {
  * How the run ended when it did not complete. Temporal records no error for cancelled, terminated and timed-out
  * runs; they get a failure naming how they ended (a termination's message is its reason).
  */
-export function closingFailureOf(close: HistoryEvent | undefined): SerializedFailure | null {
+export function closingFailureOf(close: HistoryEvent | undefined, runTimeoutMs?: number): SerializedFailure | null {
   switch (close?.eventType) {
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED:
       return failureOf(close.workflowExecutionFailedEventAttributes?.failure);
@@ -27,7 +39,7 @@ export function closingFailureOf(close: HistoryEvent | undefined): SerializedFai
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED:
       return terminationOf(close.workflowExecutionTerminatedEventAttributes?.reason);
     case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
-      return { name: 'WorkflowTimedOutError', message: 'The workflow run exceeded its time limit' };
+      return runTimeoutMs === undefined ? { name: 'WorkflowTimedOutError', message: 'The workflow run exceeded its time limit' } : runTimedOutFailure(runTimeoutMs);
     default:
       return null;
   }
