@@ -1,11 +1,10 @@
 import type { ActivityDefinition } from '../../core/definition/activity.js';
 import { CancelledError, serializeFailure, StepFailedError, stepTimedOut } from '../../core/definition/failures.js';
 import { activityTypeOf } from '../../core/definition/names.js';
-import { thrownMessage } from '../../core/definition/thrownValues.js';
+import { thrownMessage, thrownNonRetryable } from '../../core/definition/thrownValues.js';
 import { isRetryable, isRetryableFailure, retryDelayMs } from '../../core/definition/retry.js';
 import { runActivity, stepOutputNotJson } from '../../core/definition/runActivity.js';
 import { checkJsonInput } from '../../core/definition/runRules.js';
-import { thrownNonRetryable } from '../../core/definition/thrownValues.js';
 import { addAggregations } from '../../core/definition/hooks.js';
 import type { SerializedFailure } from '../../core/domain/run.js';
 import type { CommandCall, CommandOutcome, CommandProgress } from './commandLog.js';
